@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { readFileSync } from 'node:fs';
+import { ConfigError, registerSecret } from '../errors/index.js';
+import type { Environment } from '../schemas/index.js';
+import { checkKey, environmentOf } from './keys.js';
+
+/** Everything `contract.md` section 2 configures, normalised. */
+export interface CheckoutKitConfig {
+  /** `CHECKOUT_BASE_URL`, without a trailing slash. */
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  signingSecret: string | undefined;
+  invoiceKey: string | undefined;
+  partnerApiKey: string | undefined;
+  partnerSigningSecret: string | undefined;
+  /** `CHECKOUT_WEBHOOK_SECRET`, split on spaces and commas (several during rotation). */
+  webhookSecrets: string[];
+  /** `CHECKOUT_STORE`. @default 'file:.checkout-kit' */
+  store: string;
+  /** `CHECKOUT_REDIRECT_HOSTS`. @default the host of `CHECKOUT_BASE_URL` */
+  redirectHosts: string[];
+  /** `CHECKOUT_HANDLERS`, resolved against the working directory, if set. */
+  handlers: string | undefined;
+  /** Environment of the configured keys (all must agree). */
+  environment: Environment | undefined;
+  port: number | undefined;
+  host: string | undefined;
+}
+
+export interface LoadConfigOptions {
+  /** Variables to read. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Folder whose `.env` is read (values in `env` win). @default process.cwd() */
+  cwd?: string;
+  /** Read `.env` from `cwd`. @default true */
+  dotenv?: boolean;
+}
+
+/** The default embedded store location. */
+export const DEFAULT_STORE = 'file:.checkout-kit';
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(/[\s,]+/)
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function readDotenv(cwd: string): Record<string, string> {
+  const file = resolve(cwd, '.env');
+  if (!existsSync(file)) return {};
+  return parseDotenv(readFileSync(file));
+}
+
+/**
+ * Read and check the configuration of contract.md section 2. Throws `ConfigError` for malformed
+ * keys, keys of the wrong kind, or keys of mixed environments. Secrets are registered for redaction.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
+  const cwd = options.cwd ?? process.cwd();
+  const env = { ...(options.dotenv === false ? {} : readDotenv(cwd)), ...(options.env ?? process.env) };
+  const get = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value ? value : undefined;
+  };
+
+  const baseUrl = get('CHECKOUT_BASE_URL')?.replace(/\/+$/, '');
+  if (baseUrl) {
+    let url: URL;
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      throw new ConfigError(`CHECKOUT_BASE_URL "${baseUrl}" is not a URL: give the service's base address, e.g. https://api.example.com.`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      throw new ConfigError(`CHECKOUT_BASE_URL must be http(s), got ${url.protocol}`);
+    }
+  }
+
+  const apiKey = get('CHECKOUT_API_KEY');
+  const signingSecret = get('CHECKOUT_SIGNING_SECRET');
+  const invoiceKey = get('CHECKOUT_INVOICE_KEY');
+  const partnerApiKey = get('CHECKOUT_PARTNER_API_KEY');
+  const partnerSigningSecret = get('CHECKOUT_PARTNER_SIGNING_SECRET');
+  const webhookSecrets = list(get('CHECKOUT_WEBHOOK_SECRET'));
+  for (const secret of [apiKey, signingSecret, invoiceKey, partnerApiKey, partnerSigningSecret, ...webhookSecrets]) {
+    registerSecret(secret);
+  }
+
+  const environment = environmentOf([
+    { variable: 'CHECKOUT_API_KEY', environment: apiKey ? checkKey('merchant-key', apiKey, 'CHECKOUT_API_KEY') : undefined },
+    { variable: 'CHECKOUT_INVOICE_KEY', environment: invoiceKey ? checkKey('invoice-key', invoiceKey, 'CHECKOUT_INVOICE_KEY') : undefined },
+    {
+      variable: 'CHECKOUT_PARTNER_API_KEY',
+      environment: partnerApiKey ? checkKey('partner-key', partnerApiKey, 'CHECKOUT_PARTNER_API_KEY') : undefined,
+    },
+  ]);
+  if (signingSecret) checkKey('merchant-secret', signingSecret, 'CHECKOUT_SIGNING_SECRET');
+  if (partnerSigningSecret) checkKey('partner-secret', partnerSigningSecret, 'CHECKOUT_PARTNER_SIGNING_SECRET');
+  for (const secret of webhookSecrets) checkKey('webhook-secret', secret, 'CHECKOUT_WEBHOOK_SECRET');
+
+  const store = get('CHECKOUT_STORE') ?? DEFAULT_STORE;
+  if (!store.startsWith('file:') && !/^postgres(ql)?:\/\//.test(store) && store !== 'memory:') {
+    throw new ConfigError(`CHECKOUT_STORE "${store}" is neither file:<dir> nor postgres://…`);
+  }
+
+  const redirectHosts = list(get('CHECKOUT_REDIRECT_HOSTS')).map((host) => host.toLowerCase());
+  if (redirectHosts.length === 0 && baseUrl) redirectHosts.push(new URL(baseUrl).host.toLowerCase());
+
+  const port = get('PORT');
+  if (port !== undefined && !/^[0-9]{1,5}$/.test(port)) throw new ConfigError(`PORT "${port}" is not a port number.`);
+
+  const handlers = get('CHECKOUT_HANDLERS');
+  return {
+    baseUrl,
+    apiKey,
+    signingSecret,
+    invoiceKey,
+    partnerApiKey,
+    partnerSigningSecret,
+    webhookSecrets,
+    store,
+    redirectHosts,
+    handlers: handlers ? resolve(cwd, handlers) : undefined,
+    environment,
+    port: port === undefined ? undefined : Number(port),
+    host: get('HOST'),
+  };
+}

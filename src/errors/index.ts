@@ -1,0 +1,20 @@
+/**
+ * Error classes of checkout-kit. Every error the toolkit throws is a `CheckoutKitError`;
+ * the subclasses say which part failed and their messages say what to do next.
+ * No message ever contains an API key or a secret (see `redact`).
+ */
+export { redact, registerSecret } from './redact.js';
+export {
+  CheckoutKitError,
+  ConfigError,
+  ApiError,
+  NetworkError,
+  TimeoutError,
+  SchemaValidationError,
+  MoneyError,
+  WebhookVerificationError,
+  StoreError,
+  isApiError,
+  isCheckoutKitError,
+} from './errors.js';
+export type { ApiErrorOptions, WebhookVerificationReason } from './errors.js';

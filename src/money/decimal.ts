@@ -1,0 +1,86 @@
+import { Decimal } from 'decimal.js';
+import { MoneyError } from '../errors/index.js';
+
+/** Most decimal places an amount may carry (token amounts go up to 18, like wei). */
+export const MAX_DECIMALS = 18;
+
+// A private Decimal constructor: enough precision for 60 integer digits plus 18 decimals, and no
+// exponent notation when printing.
+const D = Decimal.clone({ precision: 80, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -100, toExpPos: 100 });
+
+const AMOUNT = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+// Amounts read from the service may carry a sign or leading zeros; be strict only on what we send.
+const SERVICE_AMOUNT = /^-?[0-9]+(\.[0-9]+)?$/;
+
+/**
+ * Throws `MoneyError` unless `value` is a non-negative decimal string without exponent and with at
+ * most 18 decimals. `field` names the value in the message.
+ * @example assertAmount('10.50') // ok
+ */
+export function assertAmount(value: unknown, field = 'amount'): asserts value is string {
+  if (typeof value === 'number') {
+    throw new MoneyError(
+      `${field} must be a decimal string such as "10.50", not the JS number ${String(value)}: numbers lose precision. Pass String(value) only if it is already exact.`,
+    );
+  }
+  if (typeof value !== 'string') {
+    throw new MoneyError(`${field} must be a decimal string such as "10.50", got ${value === null ? 'null' : typeof value}.`);
+  }
+  if (value.trim() === '') throw new MoneyError(`${field} is empty: give a decimal string such as "10.50".`);
+  if (value.startsWith('-')) throw new MoneyError(`${field} "${value}" is negative: amounts must be zero or more.`);
+  if (/e/i.test(value)) {
+    throw new MoneyError(`${field} "${value}" uses exponent notation: write it out in full, e.g. "0.000001".`);
+  }
+  if (!AMOUNT.test(value)) {
+    throw new MoneyError(`${field} "${value}" is not a plain decimal: use digits with an optional "." (e.g. "10.50"), no sign, spaces or separators.`);
+  }
+  const decimals = value.split('.')[1]?.length ?? 0;
+  if (decimals > MAX_DECIMALS) {
+    throw new MoneyError(`${field} "${value}" has ${decimals} decimals; at most ${MAX_DECIMALS} are allowed.`);
+  }
+}
+
+/** True when `value` passes `assertAmount`. */
+export function isAmount(value: unknown): value is string {
+  try {
+    assertAmount(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Parse an amount read from the service (or from our own input) into an exact Decimal. */
+export function toDecimal(value: string, field = 'amount'): Decimal {
+  if (typeof value !== 'string' || !SERVICE_AMOUNT.test(value.trim())) {
+    throw new MoneyError(`${field} "${String(value)}" is not a decimal string.`);
+  }
+  return new D(value.trim());
+}
+
+/** -1, 0 or 1 as `a` is less than, equal to or greater than `b`. "1.50" equals "1.5". */
+export function compareAmounts(a: string, b: string): -1 | 0 | 1 {
+  return toDecimal(a, 'a').comparedTo(toDecimal(b, 'b')) as -1 | 0 | 1;
+}
+
+/** `a + b`, exact, as a decimal string. */
+export function addAmounts(a: string, b: string): string {
+  return toDecimal(a, 'a').plus(toDecimal(b, 'b')).toFixed();
+}
+
+/** `a - b`, exact, as a decimal string (may be negative). */
+export function subtractAmounts(a: string, b: string): string {
+  return toDecimal(a, 'a').minus(toDecimal(b, 'b')).toFixed();
+}
+
+export function amountIsZero(a: string): boolean {
+  return toDecimal(a).isZero();
+}
+
+export function minAmount(a: string, b: string): string {
+  return compareAmounts(a, b) <= 0 ? a : b;
+}
+
+export function maxAmount(a: string, b: string): string {
+  return compareAmounts(a, b) >= 0 ? a : b;
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { EnvironmentSchema, Timestamp } from './common.js';
+import { InvoiceSchema } from './invoice.js';
+import { PaymentSchema } from './payment.js';
+
+/** Event types the sandbox emits (contract 3d). Other types are accepted and kept. */
+export const PAYMENT_EVENT_TYPES = [
+  'payment.created',
+  'payment.partially_paid',
+  'payment.paid',
+  'payment.overpaid',
+  'payment.expired',
+] as const;
+export const INVOICE_EVENT_TYPES = [
+  'invoice.created',
+  'invoice.partially_paid',
+  'invoice.paid',
+  'invoice.overpaid',
+  'invoice.expired',
+] as const;
+export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...INVOICE_EVENT_TYPES] as const;
+export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
+export type InvoiceEventType = (typeof INVOICE_EVENT_TYPES)[number];
+export type KnownEventType = (typeof EVENT_TYPES)[number];
+
+/** Contract 3c: the envelope of every webhook. `data` is validated by the type's prefix. */
+export const EventEnvelopeSchema = z.looseObject({
+  id: z.string().min(1).max(255),
+  type: z.string().min(1).max(255),
+  createdAt: Timestamp,
+  environment: EnvironmentSchema.optional(),
+  data: z.unknown(),
+});
+
+export type PaymentEvent = z.infer<typeof EventEnvelopeSchema> & { type: PaymentEventType; data: z.infer<typeof PaymentSchema> };
+export type InvoiceEvent = z.infer<typeof EventEnvelopeSchema> & { type: InvoiceEventType; data: z.infer<typeof InvoiceSchema> };
+/** Any event: known types carry a typed `data`, others carry `unknown`. */
+export type CheckoutEvent = z.infer<typeof EventEnvelopeSchema>;
+
+/** The event type narrowed from its name: `EventOf<'payment.paid'>` has a Payment in `data`. */
+export type EventOf<T extends string> = T extends PaymentEventType
+  ? PaymentEvent & { type: T }
+  : T extends InvoiceEventType
+    ? InvoiceEvent & { type: T }
+    : CheckoutEvent;
+
+/** `payment`, `invoice` or undefined from an event type's prefix. */
+export function resourceKindOf(type: string): 'payment' | 'invoice' | undefined {
+  if (type.startsWith('payment.')) return 'payment';
+  if (type.startsWith('invoice.')) return 'invoice';
+  return undefined;
+}
+
+/**
+ * Parse an envelope; for `payment.*` and `invoice.*` also validate `data`. Returns the zod result so
+ * callers decide how to report failures.
+ */
+export function parseEventEnvelope(value: unknown) {
+  const envelope = EventEnvelopeSchema.safeParse(value);
+  if (!envelope.success) return envelope;
+  const kind = resourceKindOf(envelope.data.type);
+  const dataSchema = kind === 'payment' ? PaymentSchema : kind === 'invoice' ? InvoiceSchema : undefined;
+  if (!dataSchema) return envelope;
+  const data = dataSchema.safeParse(envelope.data.data);
+  if (!data.success) {
+    return {
+      success: false as const,
+      error: new z.ZodError(data.error.issues.map((issue) => ({ ...issue, path: ['data', ...issue.path] }))),
+    };
+  }
+  return { success: true as const, data: { ...envelope.data, data: data.data } as CheckoutEvent };
+}

@@ -1,0 +1,25 @@
+/** The storage seam and its implementations. */
+export { OUTCOME_RANK } from './types.js';
+export type {
+  Store,
+  StoredEvent,
+  NewEvent,
+  Run,
+  NewRun,
+  ResourceKind,
+  ResourceRecord,
+  ResourceUpdate,
+  Outcome,
+  NewsSource,
+  CheckoutAttempt,
+  DeadLetter,
+  EventFilter,
+  RunFilter,
+  ResourceFilter,
+  ClaimOptions,
+  FailOptions,
+  PruneOptions,
+} from './types.js';
+export { MemoryStore, StateStore } from './memory-store.js';
+export { StoreState, emptyStateData } from './state.js';
+export type { Op, StateData } from './state.js';

@@ -1,0 +1,125 @@
+import { deadLetterOp, StoreState, type Op } from './state.js';
+import type {
+  CheckoutAttempt,
+  ClaimOptions,
+  DeadLetter,
+  EventFilter,
+  FailOptions,
+  NewEvent,
+  NewRun,
+  PruneOptions,
+  ResourceFilter,
+  ResourceKind,
+  ResourceRecord,
+  ResourceUpdate,
+  Run,
+  RunFilter,
+  Store,
+  StoredEvent,
+} from './types.js';
+
+/**
+ * Base of the stores that keep their state in a `StoreState`: every change goes through
+ * `commit(op)`, which subclasses make durable (the embedded store journals it).
+ */
+export abstract class StateStore implements Store {
+  abstract readonly description: string;
+  protected state = new StoreState();
+
+  abstract open(): Promise<void>;
+  abstract close(): Promise<void>;
+  /** Apply `op` and make it durable before resolving. Returns the op's value. */
+  protected abstract commit<T>(op: Op): Promise<T>;
+  /** Bring the in-memory state up to date before a read (other processes may have written). */
+  protected refresh(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async insertEvent(event: NewEvent): Promise<{ inserted: boolean }> {
+    return this.commit({ t: 'event', at: Date.now(), event });
+  }
+  async getEvent(id: string): Promise<StoredEvent | undefined> {
+    await this.refresh();
+    return this.state.getEvent(id);
+  }
+  async listEvents(filter?: EventFilter): Promise<Array<StoredEvent & { run: Run | undefined }>> {
+    await this.refresh();
+    return this.state.listEvents(filter);
+  }
+  async insertDeadLetter(letter: Omit<DeadLetter, 'id'>): Promise<DeadLetter> {
+    return this.commit(deadLetterOp(letter, Date.now()));
+  }
+  async listDeadLetters(limit = 100): Promise<DeadLetter[]> {
+    await this.refresh();
+    return this.state.data.deadLetters.slice(-limit).reverse();
+  }
+  async enqueueRun(run: NewRun): Promise<{ inserted: boolean; run: Run }> {
+    return this.commit({ t: 'enqueue', at: Date.now(), run });
+  }
+  async getRun(key: string): Promise<Run | undefined> {
+    await this.refresh();
+    const run = this.state.data.runs[key];
+    return run ? { ...run } : undefined;
+  }
+  async claimRun(key: string, options: ClaimOptions): Promise<Run | undefined> {
+    return this.commit({ t: 'claim', at: (options.now ?? new Date()).getTime(), key, owner: options.owner, leaseMs: options.leaseMs });
+  }
+  async completeRun(key: string, owner: string): Promise<boolean> {
+    return this.commit({ t: 'complete', at: Date.now(), key, owner });
+  }
+  async failRun(key: string, owner: string, options: FailOptions): Promise<boolean> {
+    return this.commit({ t: 'fail', at: Date.now(), key, owner, error: options.error, retryAt: options.retryAt });
+  }
+  async retryRun(key: string): Promise<boolean> {
+    return this.commit({ t: 'retry', at: Date.now(), key });
+  }
+  async listRuns(filter?: RunFilter): Promise<Run[]> {
+    await this.refresh();
+    return this.state.listRuns(filter);
+  }
+  async updateResource(update: ResourceUpdate, now = new Date()): Promise<{ record: ResourceRecord; advanced: boolean }> {
+    return this.commit({ t: 'resource', at: now.getTime(), update });
+  }
+  async getResource(kind: ResourceKind, id: string): Promise<ResourceRecord | undefined> {
+    await this.refresh();
+    return this.state.getResource(kind, id);
+  }
+  async listResources(filter?: ResourceFilter): Promise<ResourceRecord[]> {
+    await this.refresh();
+    return this.state.listResources(filter);
+  }
+  async putCheckoutAttempt(
+    attempt: Pick<CheckoutAttempt, 'orderId' | 'kind' | 'idempotencyKey' | 'requestHash'>,
+  ): Promise<{ inserted: boolean; attempt: CheckoutAttempt }> {
+    return this.commit({ t: 'attempt', at: Date.now(), attempt });
+  }
+  async completeCheckoutAttempt(orderId: string, result: { resourceId: string; checkoutUrl: string | undefined }): Promise<CheckoutAttempt> {
+    const attempt = await this.commit<CheckoutAttempt | undefined>({ t: 'attemptDone', at: Date.now(), orderId, ...result });
+    if (!attempt) throw new Error(`No checkout attempt for order ${orderId}: call putCheckoutAttempt first.`);
+    return attempt;
+  }
+  async getCheckoutAttempt(orderId: string): Promise<CheckoutAttempt | undefined> {
+    await this.refresh();
+    const attempt = this.state.data.attempts[orderId];
+    return attempt ? { ...attempt } : undefined;
+  }
+  async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    return this.commit({ t: 'lock', at: Date.now(), name, owner, ttlMs });
+  }
+  async releaseLock(name: string, owner: string): Promise<void> {
+    await this.commit({ t: 'unlock', at: Date.now(), name, owner });
+  }
+  async prune(options: PruneOptions): Promise<{ payloadsPruned: number; eventsForgotten: number }> {
+    return this.commit({ t: 'prune', at: Date.now(), ...options });
+  }
+}
+
+/** A store that lives in memory only: for tests and throwaway runs. Nothing survives the process. */
+export class MemoryStore extends StateStore {
+  readonly description = 'memory (nothing is kept after exit)';
+  async open(): Promise<void> {}
+  async close(): Promise<void> {}
+  protected async commit<T>(op: Op): Promise<T> {
+    return this.state.apply(op).value as T;
+  }
+}

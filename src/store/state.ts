@@ -1,0 +1,336 @@
+import { randomUUID } from 'node:crypto';
+import {
+  OUTCOME_RANK,
+  type CheckoutAttempt,
+  type DeadLetter,
+  type EventFilter,
+  type NewRun,
+  type ResourceFilter,
+  type ResourceRecord,
+  type ResourceUpdate,
+  type Run,
+  type RunFilter,
+  type StoredEvent,
+} from './types.js';
+
+/**
+ * Every change to a store, as a plain JSON record. Applying the same ops in the same order to an
+ * empty state always gives the same state: that is what lets the embedded store keep a journal of
+ * ops and replay it (its own, or another process's) instead of rewriting history.
+ * Each op carries the time it was made (`at`, ms since epoch) so replay never reads the clock.
+ */
+export type Op =
+  | { t: 'event'; at: number; event: StoredEvent }
+  | { t: 'dead'; at: number; letter: DeadLetter }
+  | { t: 'enqueue'; at: number; run: NewRun }
+  | { t: 'claim'; at: number; key: string; owner: string; leaseMs: number }
+  | { t: 'complete'; at: number; key: string; owner: string }
+  | { t: 'fail'; at: number; key: string; owner: string; error: string; retryAt?: string | undefined }
+  | { t: 'retry'; at: number; key: string }
+  | { t: 'resource'; at: number; update: ResourceUpdate }
+  | { t: 'attempt'; at: number; attempt: Pick<CheckoutAttempt, 'orderId' | 'kind' | 'idempotencyKey' | 'requestHash'> }
+  | { t: 'attemptDone'; at: number; orderId: string; resourceId: string; checkoutUrl: string | undefined }
+  | { t: 'lock'; at: number; name: string; owner: string; ttlMs: number }
+  | { t: 'unlock'; at: number; name: string; owner: string }
+  | { t: 'prune'; at: number; payloadsBefore?: string | undefined; eventsBefore?: string | undefined };
+
+/** What applying an op did. `changed` false means nothing needs journaling. */
+export interface OpResult<T = unknown> {
+  changed: boolean;
+  value: T;
+}
+
+/** The whole state, as it is snapshotted. Maps are kept as plain objects for JSON. */
+export interface StateData {
+  events: Record<string, StoredEvent>;
+  deadLetters: DeadLetter[];
+  runs: Record<string, Run>;
+  resources: Record<string, ResourceRecord>;
+  attempts: Record<string, CheckoutAttempt>;
+  locks: Record<string, { owner: string; until: number }>;
+}
+
+export function emptyStateData(): StateData {
+  return { events: {}, deadLetters: [], runs: {}, resources: {}, attempts: {}, locks: {} };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const resourceKey = (kind: string, id: string) => `${kind}:${id}`;
+
+/** Make a dead letter op with its id fixed up front (ids must not depend on replay). */
+export function deadLetterOp(letter: Omit<DeadLetter, 'id'>, at: number): Op {
+  return { t: 'dead', at, letter: { ...letter, id: randomUUID() } };
+}
+
+/** In-memory state plus the pure(ish) rules of every op. Shared by the memory and embedded stores. */
+export class StoreState {
+  data: StateData;
+
+  constructor(data: StateData = emptyStateData()) {
+    this.data = data;
+  }
+
+  apply(op: Op): OpResult {
+    switch (op.t) {
+      case 'event':
+        return this.insertEvent(op);
+      case 'dead':
+        this.data.deadLetters.push(op.letter);
+        return { changed: true, value: op.letter };
+      case 'enqueue':
+        return this.enqueue(op.run, op.at);
+      case 'claim':
+        return this.claim(op);
+      case 'complete':
+        return this.complete(op);
+      case 'fail':
+        return this.fail(op);
+      case 'retry':
+        return this.retry(op);
+      case 'resource':
+        return this.updateResource(op.update, op.at);
+      case 'attempt':
+        return this.putAttempt(op);
+      case 'attemptDone':
+        return this.completeAttempt(op);
+      case 'lock':
+        return this.lock(op);
+      case 'unlock':
+        return this.unlock(op);
+      case 'prune':
+        return this.prune(op);
+    }
+  }
+
+  private insertEvent(op: Extract<Op, { t: 'event' }>): OpResult<{ inserted: boolean }> {
+    if (this.data.events[op.event.id]) return { changed: false, value: { inserted: false } };
+    this.data.events[op.event.id] = op.event;
+    this.enqueue({ key: `event:${op.event.id}`, kind: 'event', data: { eventId: op.event.id, type: op.event.type } }, op.at);
+    return { changed: true, value: { inserted: true } };
+  }
+
+  private enqueue(run: NewRun, at: number): OpResult<{ inserted: boolean; run: Run }> {
+    const existing = this.data.runs[run.key];
+    if (existing) return { changed: false, value: { inserted: false, run: existing } };
+    const created: Run = {
+      key: run.key,
+      kind: run.kind,
+      status: 'pending',
+      attempts: 0,
+      owner: undefined,
+      leaseUntil: undefined,
+      nextAttemptAt: run.nextAttemptAt ?? iso(at),
+      lastError: undefined,
+      data: run.data,
+      createdAt: iso(at),
+      updatedAt: iso(at),
+      completedAt: undefined,
+    };
+    this.data.runs[run.key] = created;
+    return { changed: true, value: { inserted: true, run: created } };
+  }
+
+  /** Whether `run` may be claimed at time `at`. */
+  static claimable(run: Run, at: number): boolean {
+    if (run.status === 'pending') return Date.parse(run.nextAttemptAt) <= at;
+    if (run.status === 'running') return run.leaseUntil === undefined || Date.parse(run.leaseUntil) <= at;
+    return false;
+  }
+
+  private claim(op: Extract<Op, { t: 'claim' }>): OpResult<Run | undefined> {
+    const run = this.data.runs[op.key];
+    if (!run || !StoreState.claimable(run, op.at)) return { changed: false, value: undefined };
+    run.status = 'running';
+    run.owner = op.owner;
+    run.leaseUntil = iso(op.at + op.leaseMs);
+    run.attempts += 1;
+    run.updatedAt = iso(op.at);
+    return { changed: true, value: { ...run } };
+  }
+
+  private holds(run: Run | undefined, owner: string): run is Run {
+    return run !== undefined && run.status === 'running' && run.owner === owner;
+  }
+
+  private complete(op: Extract<Op, { t: 'complete' }>): OpResult<boolean> {
+    const run = this.data.runs[op.key];
+    if (!this.holds(run, op.owner)) return { changed: false, value: false };
+    run.status = 'done';
+    run.leaseUntil = undefined;
+    run.lastError = undefined;
+    run.completedAt = iso(op.at);
+    run.updatedAt = iso(op.at);
+    return { changed: true, value: true };
+  }
+
+  private fail(op: Extract<Op, { t: 'fail' }>): OpResult<boolean> {
+    const run = this.data.runs[op.key];
+    if (!this.holds(run, op.owner)) return { changed: false, value: false };
+    run.status = op.retryAt ? 'pending' : 'failed';
+    run.nextAttemptAt = op.retryAt ?? run.nextAttemptAt;
+    run.leaseUntil = undefined;
+    run.owner = undefined;
+    run.lastError = op.error;
+    run.updatedAt = iso(op.at);
+    return { changed: true, value: true };
+  }
+
+  private retry(op: Extract<Op, { t: 'retry' }>): OpResult<boolean> {
+    const run = this.data.runs[op.key];
+    if (!run || run.status !== 'failed') return { changed: false, value: false };
+    run.status = 'pending';
+    run.attempts = 0;
+    run.nextAttemptAt = iso(op.at);
+    run.updatedAt = iso(op.at);
+    return { changed: true, value: true };
+  }
+
+  private updateResource(update: ResourceUpdate, at: number): OpResult<{ record: ResourceRecord; advanced: boolean }> {
+    const key = resourceKey(update.kind, update.id);
+    const now = iso(at);
+    const existing = this.data.resources[key];
+    const record: ResourceRecord = existing ?? {
+      kind: update.kind,
+      id: update.id,
+      environment: undefined,
+      orderId: undefined,
+      outcome: 'pending',
+      outcomeSource: undefined,
+      snapshot: undefined,
+      expiresAt: undefined,
+      lastNewsAt: now,
+      open: true,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const advanced = update.outcome !== undefined && OUTCOME_RANK[update.outcome] > OUTCOME_RANK[record.outcome];
+    if (advanced && update.outcome) {
+      record.outcome = update.outcome;
+      record.outcomeSource = update.source;
+    }
+    // A snapshot older than the outcome we hold must not replace a newer one: only take it when the
+    // proposed outcome is not behind.
+    const notBehind = update.outcome === undefined || OUTCOME_RANK[update.outcome] >= OUTCOME_RANK[record.outcome];
+    if (update.snapshot && notBehind) record.snapshot = update.snapshot;
+    if (update.expiresAt && notBehind) record.expiresAt = update.expiresAt;
+    record.environment = update.environment ?? record.environment;
+    record.orderId = update.orderId ?? record.orderId;
+    if (update.open !== undefined) record.open = update.open;
+    record.lastNewsAt = now;
+    record.updatedAt = now;
+    this.data.resources[key] = record;
+    return { changed: true, value: { record: { ...record }, advanced } };
+  }
+
+  private putAttempt(op: Extract<Op, { t: 'attempt' }>): OpResult<{ inserted: boolean; attempt: CheckoutAttempt }> {
+    const existing = this.data.attempts[op.attempt.orderId];
+    if (existing) return { changed: false, value: { inserted: false, attempt: { ...existing } } };
+    const attempt: CheckoutAttempt = {
+      ...op.attempt,
+      status: 'sending',
+      resourceId: undefined,
+      checkoutUrl: undefined,
+      createdAt: iso(op.at),
+      updatedAt: iso(op.at),
+    };
+    this.data.attempts[attempt.orderId] = attempt;
+    return { changed: true, value: { inserted: true, attempt: { ...attempt } } };
+  }
+
+  private completeAttempt(op: Extract<Op, { t: 'attemptDone' }>): OpResult<CheckoutAttempt | undefined> {
+    const attempt = this.data.attempts[op.orderId];
+    if (!attempt) return { changed: false, value: undefined };
+    attempt.status = 'created';
+    attempt.resourceId = op.resourceId;
+    attempt.checkoutUrl = op.checkoutUrl;
+    attempt.updatedAt = iso(op.at);
+    return { changed: true, value: { ...attempt } };
+  }
+
+  private lock(op: Extract<Op, { t: 'lock' }>): OpResult<boolean> {
+    const held = this.data.locks[op.name];
+    if (held && held.owner !== op.owner && held.until > op.at) return { changed: false, value: false };
+    this.data.locks[op.name] = { owner: op.owner, until: op.at + op.ttlMs };
+    return { changed: true, value: true };
+  }
+
+  private unlock(op: Extract<Op, { t: 'unlock' }>): OpResult<void> {
+    const held = this.data.locks[op.name];
+    if (!held || held.owner !== op.owner) return { changed: false, value: undefined };
+    delete this.data.locks[op.name];
+    return { changed: true, value: undefined };
+  }
+
+  private prune(op: Extract<Op, { t: 'prune' }>): OpResult<{ payloadsPruned: number; eventsForgotten: number }> {
+    let payloadsPruned = 0;
+    let eventsForgotten = 0;
+    for (const [id, event] of Object.entries(this.data.events)) {
+      const run = this.data.runs[`event:${id}`];
+      // Never forget an event whose dispatch is unfinished.
+      if (run && run.status !== 'done' && run.status !== 'failed') continue;
+      if (op.eventsBefore && event.receivedAt < op.eventsBefore) {
+        delete this.data.events[id];
+        delete this.data.runs[`event:${id}`];
+        eventsForgotten += 1;
+      } else if (op.payloadsBefore && event.receivedAt < op.payloadsBefore && event.body !== undefined) {
+        event.body = undefined;
+        payloadsPruned += 1;
+      }
+    }
+    return { changed: payloadsPruned + eventsForgotten > 0, value: { payloadsPruned, eventsForgotten } };
+  }
+
+  // Queries (no ops).
+
+  getEvent(id: string): StoredEvent | undefined {
+    const event = this.data.events[id];
+    return event ? { ...event } : undefined;
+  }
+
+  listEvents(filter: EventFilter = {}): Array<StoredEvent & { run: Run | undefined }> {
+    const limit = filter.limit ?? 100;
+    const out: Array<StoredEvent & { run: Run | undefined }> = [];
+    const events = Object.values(this.data.events).sort((a, b) => (a.receivedAt < b.receivedAt ? 1 : a.receivedAt > b.receivedAt ? -1 : 0));
+    for (const event of events) {
+      if (filter.type && event.type !== filter.type) continue;
+      if (filter.since && event.receivedAt < filter.since) continue;
+      if (filter.resourceId && event.resourceId !== filter.resourceId) continue;
+      const run = this.data.runs[`event:${event.id}`];
+      if (filter.status && run?.status !== filter.status) continue;
+      out.push({ ...event, run: run ? { ...run } : undefined });
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  listRuns(filter: RunFilter = {}): Run[] {
+    const statuses = filter.status === undefined ? undefined : Array.isArray(filter.status) ? filter.status : [filter.status];
+    const dueBy = filter.dueBy === undefined ? undefined : Date.parse(filter.dueBy);
+    const out: Run[] = [];
+    for (const run of Object.values(this.data.runs)) {
+      if (filter.kind && run.kind !== filter.kind) continue;
+      if (statuses && !statuses.includes(run.status)) continue;
+      if (dueBy !== undefined && !StoreState.claimable(run, dueBy)) continue;
+      out.push({ ...run });
+      if (out.length >= (filter.limit ?? 100)) break;
+    }
+    return out;
+  }
+
+  getResource(kind: string, id: string): ResourceRecord | undefined {
+    const record = this.data.resources[resourceKey(kind, id)];
+    return record ? { ...record } : undefined;
+  }
+
+  listResources(filter: ResourceFilter = {}): ResourceRecord[] {
+    const out: ResourceRecord[] = [];
+    for (const record of Object.values(this.data.resources)) {
+      if (filter.kind && record.kind !== filter.kind) continue;
+      if (filter.open !== undefined && record.open !== filter.open) continue;
+      if (filter.lastNewsBefore && record.lastNewsAt > filter.lastNewsBefore) continue;
+      out.push({ ...record });
+      if (out.length >= (filter.limit ?? 1000)) break;
+    }
+    return out;
+  }
+}
