@@ -1,0 +1,6 @@
+/**
+ * Logging is injectable: pass any pino-compatible logger (fastify's `request.log` works). The
+ * default logger writes JSON lines to stderr and scrubs secrets from every message.
+ */
+export { createLogger, silentLogger } from './logger.js';
+export type { Logger } from './logger.js';

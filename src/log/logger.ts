@@ -1,0 +1,44 @@
+import { pino } from 'pino';
+import { redact } from '../errors/index.js';
+
+/** The subset of pino's logger checkout-kit calls. */
+export interface Logger {
+  debug(obj: object | string, msg?: string): void;
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+  child?(bindings: Record<string, unknown>): Logger;
+}
+
+export interface CreateLoggerOptions {
+  /** @default 'info' (or `LOG_LEVEL`) */
+  level?: string;
+  /** Where lines go. @default stderr */
+  destination?: NodeJS.WritableStream;
+}
+
+/** A pino logger that redacts secrets and authorization headers from every line. */
+export function createLogger(options: CreateLoggerOptions = {}): Logger {
+  const destination = options.destination ?? process.stderr;
+  return pino(
+    {
+      level: options.level ?? process.env.LOG_LEVEL ?? 'info',
+      redact: { paths: ['headers.authorization', 'headers["x-request-signature"]', '*.apiKey', '*.signingSecret', '*.secret'], censor: '[redacted]' },
+      hooks: {
+        streamWrite: (line: string) => redact(line),
+      },
+    },
+    destination as pino.DestinationStream,
+  );
+}
+
+/** A logger that drops everything. */
+export const silentLogger: Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child() {
+    return silentLogger;
+  },
+};
