@@ -1,1 +1,96 @@
-export * from './errors/index.js';
+/**
+ * checkout-kit: typed client, webhook receiver, once-only fulfillment, reconciler, checkout helper
+ * and a local sandbox for the hosted crypto checkout service. Each capability lives in its own
+ * folder; this file names the public surface.
+ */
+export {
+  CheckoutKitError,
+  ConfigError,
+  ApiError,
+  NetworkError,
+  TimeoutError,
+  SchemaValidationError,
+  MoneyError,
+  InvalidRequestError,
+  WebhookVerificationError,
+  StoreError,
+  isApiError,
+  isCheckoutKitError,
+  redact,
+} from './errors/index.js';
+export type { ApiErrorOptions, WebhookVerificationReason } from './errors/index.js';
+
+export {
+  MAX_DECIMALS,
+  assertAmount,
+  isAmount,
+  compareAmounts,
+  addAmounts,
+  subtractAmounts,
+  amountIsZero,
+  minAmount,
+  maxAmount,
+} from './money/index.js';
+
+export {
+  PaymentSchema,
+  PaymentDepositAddressSchema,
+  InvoiceSchema,
+  InvoiceAddressSchema,
+  InvoiceTokenSchema,
+  InvoiceDetailSchema,
+  InvoicePaymentSchema,
+  InvoiceSettlementSchema,
+  InvoiceListSchema,
+  MerchantSchema,
+  MerchantWalletSchema,
+  ErrorObjectSchema,
+  EventEnvelopeSchema,
+  EVENT_TYPES,
+  PAYMENT_EVENT_TYPES,
+  INVOICE_EVENT_TYPES,
+  parseEventEnvelope,
+} from './schemas/index.js';
+export type {
+  Environment,
+  Payment,
+  PaymentDepositAddress,
+  Invoice,
+  InvoiceAddress,
+  InvoiceToken,
+  InvoiceDetail,
+  InvoicePayment,
+  InvoiceSettlement,
+  Merchant,
+  MerchantWallet,
+  ErrorObject,
+  CheckoutEvent,
+  PaymentEvent,
+  InvoiceEvent,
+  EventOf,
+  KnownEventType,
+} from './schemas/index.js';
+
+export { loadConfig, DEFAULT_STORE } from './config/index.js';
+export type { CheckoutKitConfig, LoadConfigOptions } from './config/index.js';
+
+export { createLogger, silentLogger } from './log/index.js';
+export type { Logger } from './log/index.js';
+
+export { CheckoutClient, PartnerClient, defaultRequestSigner, checkRequestSignature, MAX_IDEMPOTENCY_KEY_LENGTH } from './client/index.js';
+export type {
+  CheckoutClientOptions,
+  PartnerClientOptions,
+  CreateOptions,
+  CallOptions,
+  TransportOptions,
+  RequestSigner,
+  SignableRequest,
+  CreatePaymentInput,
+  PartnerCreatePaymentInput,
+  CreateInvoiceInput,
+  CreateMerchantInput,
+} from './client/index.js';
+
+export { MemoryStore, OUTCOME_RANK } from './store/index.js';
+export type { Store, StoredEvent, Run, ResourceRecord, Outcome, ResourceKind, CheckoutAttempt, DeadLetter } from './store/index.js';

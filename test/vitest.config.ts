@@ -10,5 +10,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Tests start real servers, processes and databases: two cores, so keep parallelism modest.
     maxWorkers: 2,
+    // CI asks for a JSON report too, to print "N passed, N failed".
+    reporters: process.env.VITEST_JSON ? ['default', 'json'] : ['default'],
+    outputFile: process.env.VITEST_JSON ? { json: process.env.VITEST_JSON } : {},
   },
 });

@@ -14,8 +14,13 @@ export class ConfigError extends CheckoutKitError {
   override name = 'ConfigError';
 }
 
-/** A money amount is not a valid decimal string. */
-export class MoneyError extends CheckoutKitError {
+/** Input given to a toolkit call is invalid; nothing was sent. */
+export class InvalidRequestError extends CheckoutKitError {
+  override name = 'InvalidRequestError';
+}
+
+/** A money amount is not a valid decimal string; nothing was sent. */
+export class MoneyError extends InvalidRequestError {
   override name = 'MoneyError';
 }
 

@@ -12,6 +12,7 @@ export {
   TimeoutError,
   SchemaValidationError,
   MoneyError,
+  InvalidRequestError,
   WebhookVerificationError,
   StoreError,
   isApiError,

@@ -1,0 +1,27 @@
+/** Where a command writes; injectable so commands can be tested in-process. */
+export interface CliIO {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export const processIO = (): CliIO => ({ stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+
+export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
+  stream.write(`${line}\n`);
+}
+
+/** Print a value as JSON (for --json) or through a human formatter. */
+export function output<T>(io: CliIO, json: boolean, value: T, human: (value: T) => string): void {
+  writeLine(io.stdout, json ? JSON.stringify(value, null, 2) : human(value));
+}
+
+/** A plain text table: columns padded to their widest cell. */
+export function table(rows: Array<Record<string, string | number | undefined>>, columns: string[]): string {
+  if (rows.length === 0) return '(none)';
+  const cell = (value: string | number | undefined) => (value === undefined ? '' : String(value));
+  const widths = columns.map((column) => Math.max(column.length, ...rows.map((row) => cell(row[column]).length)));
+  const line = (cells: string[]) => cells.map((text, i) => text.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...rows.map((row) => line(columns.map((column) => cell(row[column]))))].join('\n');
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+import { run } from './program.js';
+
+// The only place that exits the process: everything else returns or throws.
+run(process.argv).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`checkout-kit: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 2;
+  },
+);

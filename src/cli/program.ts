@@ -1,0 +1,48 @@
+import { Command, CommanderError } from 'commander';
+import { EXIT, exitCodeFor, formatError } from './exit.js';
+import { processIO, type CliIO } from './io.js';
+
+/** A command module: adds itself to the program. Commands resolve to an exit code. */
+export type Register = (program: Command, io: CliIO, setExit: (code: number) => void) => void;
+
+/** Every command, in the order `--help` lists them. */
+const COMMANDS: Register[] = [];
+
+/** Build the program (exposed for tests). */
+export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
+  const program = new Command()
+    .name('checkout-kit')
+    .description('Take crypto payments through the hosted checkout without losing or double-fulfilling an order.')
+    .option('--verbose', 'print stack traces with errors')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+  for (const register of COMMANDS) register(program, io, setExit);
+  return program;
+}
+
+/** Run the CLI with `argv` (as process.argv); resolves to the exit code. */
+export async function run(argv: string[], io: CliIO = processIO()): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = buildProgram(io, (next) => {
+    code = Math.max(code, next);
+  });
+  if (argv.length <= 2) {
+    program.outputHelp();
+    return EXIT.ok;
+  }
+  try {
+    await program.parseAsync(argv);
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version print and exit 0; every other commander error is a usage error.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    io.stderr.write(`${formatError(error, argv.includes('--verbose'))}\n`);
+    return exitCodeFor(error);
+  }
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { InvalidRequestError } from '../errors/index.js';
+import { assertAmount } from '../money/index.js';
+
+const amount = z.custom<string>((value) => {
+  assertAmount(value);
+  return true;
+});
+const url = z.url({ protocol: /^https?$/ });
+
+/** Create payment (merchant, spec 4.6). Only these fields are sent; `environment` never is. */
+export const CreatePaymentInputSchema = z.object({
+  amount,
+  email: z.email().optional(),
+  token: z.string().min(1).optional(),
+  networkId: z.number().int().positive().optional(),
+  referenceId: z.string().min(1).max(255).optional(),
+  /** Not shown in the spec for the merchant operation; sent only when given. */
+  successUrl: url.optional(),
+  cancelUrl: url.optional(),
+});
+export type CreatePaymentInput = z.input<typeof CreatePaymentInputSchema>;
+
+/** Create payment (partner, spec 4.1). */
+export const PartnerCreatePaymentInputSchema = CreatePaymentInputSchema.extend({
+  merchantId: z.string().min(1),
+});
+export type PartnerCreatePaymentInput = z.input<typeof PartnerCreatePaymentInputSchema>;
+
+/** Create invoice (spec 4.3). */
+export const CreateInvoiceInputSchema = z.object({
+  amount,
+  networkId: z.number().int().positive().optional(),
+  token: z.string().min(1).optional(),
+  referenceId: z.string().min(1).max(255).optional(),
+});
+export type CreateInvoiceInput = z.input<typeof CreateInvoiceInputSchema>;
+
+/** Create merchant (partner, spec 4.2). */
+export const CreateMerchantInputSchema = z.object({
+  externalTenantId: z.string().min(1),
+  email: z.email(),
+  name: z.string().min(1),
+});
+export type CreateMerchantInput = z.input<typeof CreateMerchantInputSchema>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Validate caller input before anything is sent. Money errors keep their own class and message;
+ * everything else becomes one InvalidRequestError naming each bad field. Unknown keys (including
+ * `environment`) are refused, never forwarded.
+ */
+export function parseInput<S extends z.ZodObject>(schema: S, input: unknown, operation: string): z.output<S> {
+  if (input !== null && typeof input === 'object' && 'environment' in input) {
+    throw new InvalidRequestError(`${operation}: do not send "environment": the service takes it from the API key.`);
+  }
+  // A bad amount throws MoneyError from inside the schema, with its own precise message.
+  const result = schema.strict().safeParse(input);
+  if (result.success) return result.data as z.output<S>;
+  const fields = result.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ');
+  throw new InvalidRequestError(`${operation}: invalid input (${fields}); nothing was sent.`);
+}
+
+/** Ids in paths must be UUIDs (spec 4.7); checked before sending so a typo never becomes a 404 storm. */
+export function pathId(id: unknown, operation: string): string {
+  if (typeof id !== 'string' || !UUID.test(id)) {
+    throw new InvalidRequestError(`${operation}: id must be a UUID, got ${JSON.stringify(id)}.`);
+  }
+  return encodeURIComponent(id);
+}

@@ -1,0 +1,69 @@
+import { ConfigError, registerSecret } from '../errors/index.js';
+import { loadConfig, checkKey, type LoadConfigOptions } from '../config/index.js';
+import { MerchantSchema, PaymentSchema, type Environment, type Merchant, type Payment } from '../schemas/index.js';
+import type { CreateOptions } from './checkout-client.js';
+import { idempotencyKeyFor } from './idempotency.js';
+import { CreateMerchantInputSchema, PartnerCreatePaymentInputSchema, parseInput, type CreateMerchantInput, type PartnerCreatePaymentInput } from './inputs.js';
+import { Transport, type RequestAuth, type TransportOptions } from './transport.js';
+
+export interface PartnerClientOptions extends TransportOptions {
+  /** Partner API key `svc_pk_{test,live}_…`. */
+  apiKey: string;
+  /** Partner signing secret `svc_ps_…`. */
+  signingSecret: string;
+}
+
+/**
+ * The partner's client: create merchants (spec 4.2) and payments on behalf of a merchant (4.1).
+ * @example
+ * const partner = new PartnerClient({ baseUrl, apiKey: 'svc_pk_test_…', signingSecret: 'svc_ps_…' });
+ * const merchant = await partner.merchants.create({ externalTenantId: 't-1', email: 'shop@example.com', name: 'Shop' });
+ */
+export class PartnerClient {
+  readonly environment: Environment | undefined;
+  private readonly transport: Transport;
+  private readonly auth: RequestAuth;
+
+  constructor(options: PartnerClientOptions) {
+    if (!options.baseUrl) throw new ConfigError('PartnerClient needs baseUrl (CHECKOUT_BASE_URL).');
+    if (!options.apiKey || !options.signingSecret) {
+      throw new ConfigError('PartnerClient needs apiKey and signingSecret (CHECKOUT_PARTNER_API_KEY, CHECKOUT_PARTNER_SIGNING_SECRET).');
+    }
+    registerSecret(options.apiKey);
+    registerSecret(options.signingSecret);
+    this.environment = checkKey('partner-key', options.apiKey, 'apiKey');
+    checkKey('partner-secret', options.signingSecret, 'signingSecret');
+    this.auth = { bearer: options.apiKey, signingSecret: options.signingSecret };
+    this.transport = new Transport(options);
+  }
+
+  /** A partner client from `CHECKOUT_PARTNER_*` variables (and `.env`). */
+  static fromEnv(options: LoadConfigOptions & Omit<TransportOptions, 'baseUrl'> = {}): PartnerClient {
+    const config = loadConfig(options);
+    if (!config.baseUrl) throw new ConfigError('CHECKOUT_BASE_URL is not set.');
+    if (!config.partnerApiKey || !config.partnerSigningSecret) {
+      throw new ConfigError('CHECKOUT_PARTNER_API_KEY and CHECKOUT_PARTNER_SIGNING_SECRET must both be set for partner operations.');
+    }
+    return new PartnerClient({ ...options, baseUrl: config.baseUrl, apiKey: config.partnerApiKey, signingSecret: config.partnerSigningSecret });
+  }
+
+  readonly merchants = {
+    /** Create merchant (spec 4.2): `POST /v1/partner/merchants`. */
+    create: async (input: CreateMerchantInput, options: CreateOptions = {}): Promise<Merchant> => {
+      const operation = 'merchants.create';
+      const body = parseInput(CreateMerchantInputSchema, input, operation);
+      const idempotencyKey = idempotencyKeyFor(options.idempotencyKey);
+      return this.transport.request({ operation, method: 'POST', path: '/v1/partner/merchants', body, auth: this.auth, idempotencyKey, schema: MerchantSchema, signal: options.signal });
+    },
+  };
+
+  readonly payments = {
+    /** Create payment for a merchant (spec 4.1): `POST /v1/partner/payments`. */
+    create: async (input: PartnerCreatePaymentInput, options: CreateOptions = {}): Promise<Payment> => {
+      const operation = 'partner.payments.create';
+      const body = parseInput(PartnerCreatePaymentInputSchema, input, operation);
+      const idempotencyKey = idempotencyKeyFor(options.idempotencyKey);
+      return this.transport.request({ operation, method: 'POST', path: '/v1/partner/payments', body, auth: this.auth, idempotencyKey, schema: PaymentSchema, signal: options.signal });
+    },
+  };
+}

@@ -1,0 +1,199 @@
+import pRetry, { AbortError } from 'p-retry';
+import type { z } from 'zod';
+import { ApiError, CheckoutKitError, NetworkError, SchemaValidationError, TimeoutError } from '../errors/index.js';
+import { silentLogger, type Logger } from '../log/index.js';
+import { ErrorObjectSchema } from '../schemas/index.js';
+import { parseRetryAfter, isRetryable } from './retry-policy.js';
+import { defaultRequestSigner, type RequestSigner } from './signer.js';
+
+/** Options shared by every client. */
+export interface TransportOptions {
+  /** The service's base URL, e.g. `https://api.example.com`. */
+  baseUrl: string;
+  /** Retries after the first attempt for retryable failures. @default 4 */
+  retries?: number;
+  /** Per-attempt timeout in milliseconds. @default 15000 */
+  timeoutMs?: number;
+  /** First retry delay in milliseconds (doubles each retry, capped at 8 s). @default 250 */
+  minRetryDelayMs?: number;
+  /** Longest `Retry-After` honoured, in milliseconds. @default 60000 */
+  maxRetryAfterMs?: number;
+  /** Produces `X-Request-Signature`. @default contract.md 3b (`defaultRequestSigner`) */
+  signer?: RequestSigner;
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** @default silent */
+  logger?: Logger;
+}
+
+/** Credentials one request is sent with. */
+export interface RequestAuth {
+  bearer: string;
+  /** When set, the request is signed with it. */
+  signingSecret?: string | undefined;
+}
+
+export interface RequestSpec<S extends z.ZodType> {
+  /** Name used in errors, e.g. `payments.create`. */
+  operation: string;
+  method: 'GET' | 'POST';
+  /** Path with query, relative to the base URL, e.g. `/v1/payments`. */
+  path: string;
+  body?: Record<string, unknown>;
+  auth: RequestAuth;
+  idempotencyKey?: string;
+  schema: S;
+  signal?: AbortSignal | undefined;
+}
+
+/** Per-call options every operation accepts. */
+export interface CallOptions {
+  /** Abort the call (and its retries). */
+  signal?: AbortSignal;
+}
+
+/** Sends requests with auth, signature, timeout, retries and schema validation. */
+export class Transport {
+  readonly baseUrl: string;
+  private readonly options: Required<Omit<TransportOptions, 'baseUrl'>>;
+
+  constructor(options: TransportOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.options = {
+      retries: options.retries ?? 4,
+      timeoutMs: options.timeoutMs ?? 15_000,
+      minRetryDelayMs: options.minRetryDelayMs ?? 250,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+      signer: options.signer ?? defaultRequestSigner,
+      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      logger: options.logger ?? silentLogger,
+    };
+  }
+
+  /** Send a request; retries retryable failures with the same body and Idempotency-Key. */
+  async request<S extends z.ZodType>(spec: RequestSpec<S>): Promise<z.infer<S>> {
+    const body = spec.body === undefined ? '' : JSON.stringify(spec.body);
+    return pRetry(
+      async () => {
+        try {
+          return await this.attempt(spec, body);
+        } catch (error) {
+          // Stop at once for what a retry cannot fix; p-retry unwraps AbortError.
+          if (!isRetryable(error)) throw new AbortError(error as Error);
+          throw error;
+        }
+      },
+      {
+        retries: this.options.retries,
+        minTimeout: this.options.minRetryDelayMs,
+        maxTimeout: 8_000,
+        factor: 2,
+        randomize: true,
+        signal: spec.signal,
+        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+          if (!isRetryable(error) || retriesLeft === 0) return;
+          this.options.logger.warn(
+            { operation: spec.operation, attempt: attemptNumber, error: error.message },
+            `${spec.operation}: attempt ${attemptNumber} failed, retrying`,
+          );
+          if (error instanceof ApiError && error.retryAfterMs !== undefined) await sleep(error.retryAfterMs, spec.signal);
+        },
+      },
+    );
+  }
+
+  private async attempt<S extends z.ZodType>(spec: RequestSpec<S>, body: string): Promise<z.infer<S>> {
+    const url = `${this.baseUrl}${spec.path}`;
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      authorization: `Bearer ${spec.auth.bearer}`,
+    };
+    if (spec.body !== undefined) headers['content-type'] = 'application/json';
+    if (spec.idempotencyKey !== undefined) headers['idempotency-key'] = spec.idempotencyKey;
+    if (spec.auth.signingSecret) {
+      // Signed per attempt: the timestamp must be fresh on every retry.
+      headers['x-request-signature'] = this.options.signer({ method: spec.method, path: spec.path, body, secret: spec.auth.signingSecret });
+    }
+
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
+    let response: Response;
+    try {
+      response = await this.options.fetch(url, { method: spec.method, headers, body: spec.body === undefined ? undefined : body, signal });
+    } catch (error) {
+      throw this.transportError(spec, url, error, timeout);
+    }
+
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw this.transportError(spec, url, error, timeout);
+    }
+    this.options.logger.debug({ operation: spec.operation, method: spec.method, path: spec.path, status: response.status }, 'response');
+
+    if (!response.ok) throw this.apiError(spec, url, response, text);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new SchemaValidationError(`${spec.operation}: the ${response.status} response body is not JSON (${spec.method} ${url})`, [
+        { code: 'custom', path: [], message: `body starts ${JSON.stringify(text.slice(0, 40))}`, input: text.slice(0, 40) },
+      ]);
+    }
+    const parsed = spec.schema.safeParse(json);
+    if (!parsed.success) {
+      throw new SchemaValidationError(`${spec.operation}: the ${response.status} response does not match the expected schema (${spec.method} ${url})`, parsed.error.issues);
+    }
+    return parsed.data;
+  }
+
+  private transportError(spec: RequestSpec<z.ZodType>, url: string, error: unknown, timeout: AbortSignal): Error {
+    if (spec.signal?.aborted) return spec.signal.reason instanceof Error ? spec.signal.reason : new CheckoutKitError(`${spec.operation} was aborted`);
+    if (timeout.aborted) {
+      return new TimeoutError(`${spec.operation} got no answer within ${this.options.timeoutMs} ms (${spec.method} ${url}); raise timeoutMs or check the service.`, {
+        cause: error,
+      });
+    }
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    return new NetworkError(`${spec.operation} could not reach the service (${spec.method} ${url}): ${cause}. Check CHECKOUT_BASE_URL and connectivity.`, {
+      cause: error,
+    });
+  }
+
+  private apiError(spec: RequestSpec<z.ZodType>, url: string, response: Response, text: string): ApiError {
+    let code = `http_${response.status}`;
+    let message = response.statusText || 'error without a body';
+    try {
+      const parsed = ErrorObjectSchema.safeParse(JSON.parse(text));
+      if (parsed.success) ({ code, message } = parsed.data.error);
+    } catch {
+      // Not JSON: keep the status-derived code.
+    }
+    return new ApiError({
+      status: response.status,
+      code,
+      message,
+      operation: spec.operation,
+      method: spec.method,
+      url,
+      idempotencyKey: spec.idempotencyKey,
+      retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), this.options.maxRetryAfterMs),
+    });
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,63 @@
+import { WebhookVerificationError } from '../../errors/index.js';
+import { checkTolerance, parseTimestamp } from '../check-timestamp.js';
+import { decodeWhsecSecret } from '../decode-secret.js';
+import { hmacDigest } from '../hmac-digest.js';
+import { safeEqual } from '../safe-equal.js';
+import type { SchemeImplementation } from '../scheme.js';
+
+const ID = 'webhook-id';
+const TIMESTAMP = 'webhook-timestamp';
+const SIGNATURE = 'webhook-signature';
+
+/** `v1,` entries of a `webhook-signature` header (other versions are skipped, per the spec). */
+function v1Signatures(header: string): string[] {
+  const out: string[] = [];
+  for (const entry of header.split(' ')) {
+    // A proxy that split the header in two makes Node join them with ", ".
+    const clean = entry.endsWith(',') ? entry.slice(0, -1) : entry;
+    if (clean.startsWith('v1,') && clean.length > 3) out.push(clean.slice(3));
+  }
+  return out;
+}
+
+/** Standard Webhooks (contract.md 3a), the default scheme. */
+export const standardWebhooks: SchemeImplementation = {
+  key: decodeWhsecSecret,
+
+  verify({ header, body, keys, nowSeconds, toleranceSeconds }) {
+    const id = header(ID);
+    const timestampText = header(TIMESTAMP);
+    const signature = header(SIGNATURE);
+    if (id === undefined || timestampText === undefined || signature === undefined) {
+      const missing = [id === undefined && ID, timestampText === undefined && TIMESTAMP, signature === undefined && SIGNATURE].filter(Boolean);
+      throw new WebhookVerificationError(
+        'missing_headers',
+        `Missing required header(s) ${missing.join(', ')}: the delivery is not signed with Standard Webhooks, or a proxy dropped them.`,
+      );
+    }
+    const timestamp = parseTimestamp(timestampText, TIMESTAMP);
+    checkTolerance(timestamp, nowSeconds, toleranceSeconds);
+    const given = v1Signatures(signature);
+    if (given.length === 0) {
+      throw new WebhookVerificationError('bad_signature', `No v1 signature in ${SIGNATURE}: expected space-separated "v1,<base64>" entries.`);
+    }
+    const signed = `${id}.${timestampText}.`;
+    for (const key of keys) {
+      const expected = hmacDigest('sha256', key, signed, body, 'base64');
+      for (const candidate of given) if (safeEqual(candidate, expected)) return { id, timestamp };
+    }
+    throw new WebhookVerificationError(
+      'bad_signature',
+      'No matching signature found: the signature must cover the exact raw body bytes (not re-serialised JSON) and be made with one of the configured secrets.',
+    );
+  },
+
+  sign({ id, timestamp, body, keys }) {
+    const signed = `${id}.${timestamp}.`;
+    return {
+      [ID]: id,
+      [TIMESTAMP]: String(timestamp),
+      [SIGNATURE]: keys.map((key) => `v1,${hmacDigest('sha256', key, signed, body, 'base64')}`).join(' '),
+    };
+  },
+};

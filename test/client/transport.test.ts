@@ -1,0 +1,237 @@
+import { Writable } from 'node:stream';
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CheckoutClient } from '../../src/client/index.js';
+import { ApiError, ConfigError, InvalidRequestError, MoneyError, NetworkError, SchemaValidationError, TimeoutError } from '../../src/errors/index.js';
+import { createLogger } from '../../src/log/index.js';
+import { BASE_URL, TEST_KEYS, samplePayment } from '../support/fixtures.js';
+
+const client = (options: Partial<ConstructorParameters<typeof CheckoutClient>[0]> = {}) =>
+  new CheckoutClient({ baseUrl: BASE_URL, ...TEST_KEYS, minRetryDelayMs: 10, ...options });
+
+beforeAll(() => nock.disableNetConnect());
+afterEach(() => nock.cleanAll());
+afterAll(() => nock.enableNetConnect());
+
+describe('retries', () => {
+  it('retries 503 twice and sends the same Idempotency-Key three times', async () => {
+    const keys: string[] = [];
+    nock(BASE_URL)
+      .post('/v1/payments')
+      .times(2)
+      .reply(function () {
+        keys.push(this.req.headers['idempotency-key'] as string);
+        return [503, { error: { code: 'unavailable', message: 'try later' } }];
+      })
+      .post('/v1/payments')
+      .reply(function () {
+        keys.push(this.req.headers['idempotency-key'] as string);
+        return [201, samplePayment()];
+      });
+    const payment = await client().payments.create({ amount: '5' });
+    expect(payment.id).toBeTruthy();
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+  });
+
+  it('honours Retry-After on 429 before the next attempt', async () => {
+    const times: number[] = [];
+    nock(BASE_URL)
+      .post('/v1/payments')
+      .reply(() => {
+        times.push(Date.now());
+        return [429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'Retry-After': '1' }];
+      })
+      .post('/v1/payments')
+      .reply(() => {
+        times.push(Date.now());
+        return [201, samplePayment()];
+      });
+    await client().payments.create({ amount: '5' });
+    expect(times).toHaveLength(2);
+    // A lower bound only: a wait can be longer on a busy machine, never shorter.
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(990);
+  });
+
+  it('retries 409 (same key in flight)', async () => {
+    nock(BASE_URL).post('/v1/payments').reply(409, { error: { code: 'idempotency_key_in_flight', message: 'busy' } });
+    nock(BASE_URL).post('/v1/payments').reply(201, samplePayment());
+    await expect(client().payments.create({ amount: '5' })).resolves.toMatchObject({ status: 'CREATED' });
+  });
+
+  it('tries a 400 once and throws ApiError with status, code, operation and key', async () => {
+    let calls = 0;
+    nock(BASE_URL)
+      .post('/v1/payments')
+      .times(3)
+      .reply(() => {
+        calls += 1;
+        return [400, { error: { code: 'invalid_request', message: 'amount too small' } }];
+      });
+    const error = await client().payments.create({ amount: '0.0001' }, { idempotencyKey: 'k-400' }).catch((e: unknown) => e);
+    expect(calls).toBe(1);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 400, code: 'invalid_request', operation: 'payments.create', idempotencyKey: 'k-400', serviceMessage: 'amount too small' });
+    expect((error as Error).message).toContain('payments.create failed: 400 invalid_request');
+  });
+
+  it('gives up after the configured retries and reports the last error', async () => {
+    let calls = 0;
+    nock(BASE_URL)
+      .get(/\/v1\/payments\/.*/)
+      .times(5)
+      .reply(() => {
+        calls += 1;
+        return [500, 'oops'];
+      });
+    const error = await client({ retries: 2 }).payments.get(samplePayment().id).catch((e: unknown) => e);
+    expect(calls).toBe(3);
+    expect(error).toMatchObject({ name: 'ApiError', status: 500, code: 'http_500' });
+  });
+
+  it('does not retry a malformed 200 body: SchemaValidationError with issues', async () => {
+    let calls = 0;
+    nock(BASE_URL)
+      .post('/v1/payments')
+      .times(2)
+      .reply(() => {
+        calls += 1;
+        return [200, { id: 'x', amount: 25 }];
+      });
+    const error = await client().payments.create({ amount: '25' }).catch((e: unknown) => e);
+    expect(calls).toBe(1);
+    expect(error).toBeInstanceOf(SchemaValidationError);
+    expect((error as SchemaValidationError).issues.map((issue) => issue.path.join('.'))).toEqual(expect.arrayContaining(['status', 'amount']));
+  });
+
+  it('a non-JSON 200 body is a SchemaValidationError', async () => {
+    nock(BASE_URL).post('/v1/payments').reply(200, '<html>proxy</html>');
+    await expect(client().payments.create({ amount: '1' })).rejects.toBeInstanceOf(SchemaValidationError);
+  });
+
+  it('network errors are retried, then NetworkError', async () => {
+    nock(BASE_URL).post('/v1/payments').times(2).replyWithError({ code: 'ECONNRESET', message: 'socket hang up' });
+    const error = await client({ retries: 1 }).payments.create({ amount: '1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+  });
+
+  it('a slow answer is a TimeoutError', async () => {
+    nock(BASE_URL).post('/v1/payments').delay(500).reply(201, samplePayment());
+    const error = await client({ retries: 0, timeoutMs: 50 }).payments.create({ amount: '1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+  });
+
+  it('an AbortSignal stops the call and its retries', async () => {
+    let calls = 0;
+    nock(BASE_URL)
+      .post('/v1/payments')
+      .times(5)
+      .reply(() => {
+        calls += 1;
+        return [503, { error: { code: 'unavailable', message: 'x' } }, { 'Retry-After': '5' }];
+      });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('user gave up')), 200);
+    const error = await client().payments.create({ amount: '1' }, { signal: controller.signal }).catch((e: unknown) => e);
+    expect((error as Error).message).toBe('user gave up');
+    expect(calls).toBe(1);
+  });
+});
+
+describe('input is checked before anything is sent', () => {
+  // disableNetConnect + no interceptor: any request would fail with a different error.
+  it.each([
+    [25, 'JS number'],
+    ['', 'empty'],
+    ['-1', 'negative'],
+    ['1e3', 'exponent'],
+    ['0.1234567890123456789', '19 decimals'],
+    ['1,000', 'separator'],
+  ])('amount %s (%s) is a MoneyError', async (amount) => {
+    const error = await client()
+      .payments.create({ amount: amount as string })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MoneyError);
+  });
+
+  it('18 decimals are accepted', async () => {
+    nock(BASE_URL).post('/v1/payments', { amount: '0.123456789012345678' }).reply(201, samplePayment());
+    await expect(client().payments.create({ amount: '0.123456789012345678' })).resolves.toBeTruthy();
+  });
+
+  it('an Idempotency-Key over 255 characters is refused', async () => {
+    await expect(client().payments.create({ amount: '1' }, { idempotencyKey: 'k'.repeat(256) })).rejects.toThrow(/at most 255/);
+  });
+
+  it('a body never carries environment', async () => {
+    const input = { amount: '1', environment: 'live' } as unknown as { amount: string };
+    await expect(client().payments.create(input)).rejects.toThrow(/do not send "environment"/);
+  });
+
+  it('unknown fields and bad types are one clear InvalidRequestError', async () => {
+    const error = await client()
+      .payments.create({ amount: '1', networkId: 'one' as unknown as number, email: 'not-an-email' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect((error as Error).message).toMatch(/networkId/);
+    expect((error as Error).message).toMatch(/email/);
+  });
+
+  it('payments.get refuses an id that is not a UUID', async () => {
+    await expect(client().payments.get('../admin')).rejects.toThrow(/must be a UUID/);
+  });
+});
+
+describe('configuration errors come before any request', () => {
+  it('mixed test and live keys', () => {
+    expect(() => client({ invoiceKey: 'live_invoicekey0123456789abcdef' })).toThrow(ConfigError);
+    expect(() => client({ invoiceKey: 'live_invoicekey0123456789abcdef' })).toThrow(/one environment/);
+  });
+
+  it('a partner key in the merchant slot', () => {
+    expect(() => client({ apiKey: TEST_KEYS.partnerApiKey })).toThrow(/merchant key/);
+  });
+
+  it('a missing key for the operation', async () => {
+    const noInvoiceKey = new CheckoutClient({ baseUrl: BASE_URL, apiKey: TEST_KEYS.apiKey, signingSecret: TEST_KEYS.signingSecret });
+    await expect(noInvoiceKey.invoices.list()).rejects.toThrow(/CHECKOUT_INVOICE_KEY/);
+  });
+
+  it('reads the environment from the key prefix', () => {
+    expect(client().environment).toBe('test');
+  });
+});
+
+describe('secrets never leak', () => {
+  it('no error message or log line of failing calls contains a key or secret', async () => {
+    const canary = {
+      apiKey: 'svc_mk_test_CANARY1canary1canary1',
+      signingSecret: 'svc_ms_CANARY2canary2canary2',
+      invoiceKey: 'test_CANARY3canary3canary3canary3',
+    };
+    let logged = '';
+    const logger = createLogger({
+      level: 'debug',
+      destination: new Writable({
+        write(chunk, _encoding, done) {
+          logged += String(chunk);
+          done();
+        },
+      }),
+    });
+    const leaky = new CheckoutClient({ baseUrl: BASE_URL, ...canary, logger, retries: 1, minRetryDelayMs: 1 });
+    nock(BASE_URL)
+      .post('/v1/payments')
+      // A hostile or buggy server echoing the credentials back in its error message.
+      .reply(500, { error: { code: 'boom', message: `bad key ${canary.apiKey} sig ${canary.signingSecret}` } })
+      .post('/v1/payments')
+      .reply(401, { error: { code: 'unauthorized', message: `key ${canary.apiKey} rejected` } });
+    nock(BASE_URL).get('/v1/invoices').replyWithError(`connect failed with Bearer ${canary.invoiceKey}`);
+    const errors = await Promise.all([leaky.payments.create({ amount: '1' }).catch((e: Error) => e), leaky.invoices.list().catch((e: Error) => e)]);
+    const text = errors.map((e) => `${e.message} ${String(e.stack)} ${JSON.stringify(e)}`).join('\n') + logged;
+    expect(errors[0]).toBeInstanceOf(ApiError);
+    expect(logged).toContain('attempt 1 failed');
+    for (const secret of Object.values(canary)) expect(text).not.toContain(secret);
+    expect(text).toContain('[redacted]');
+  });
+});

@@ -1,0 +1,72 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+import { ConfigError, redact } from '../../src/errors/index.js';
+import { TEST_KEYS } from '../support/fixtures.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+const base = {
+  CHECKOUT_BASE_URL: 'https://api.checkout.test/',
+  CHECKOUT_API_KEY: TEST_KEYS.apiKey,
+  CHECKOUT_SIGNING_SECRET: TEST_KEYS.signingSecret,
+  CHECKOUT_INVOICE_KEY: TEST_KEYS.invoiceKey,
+};
+
+describe('loadConfig', () => {
+  it('reads every variable with its default', () => {
+    const config = loadConfig({
+      env: { ...base, CHECKOUT_WEBHOOK_SECRET: 'whsec_aGVsbG8=, whsec_d29ybGQ=' },
+      dotenv: false,
+    });
+    expect(config).toMatchObject({
+      baseUrl: 'https://api.checkout.test',
+      environment: 'test',
+      webhookSecrets: ['whsec_aGVsbG8=', 'whsec_d29ybGQ='],
+      store: 'file:.checkout-kit',
+      redirectHosts: ['api.checkout.test'],
+    });
+  });
+
+  it('reads .env from the working directory; real variables win', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ck-env-'));
+    dirs.push(dir);
+    await writeFile(join(dir, '.env'), `CHECKOUT_BASE_URL=https://from-dotenv.test\nCHECKOUT_STORE=file:data\nCHECKOUT_HANDLERS=./my-handlers.mjs\n`);
+    const config = loadConfig({ cwd: dir, env: { CHECKOUT_STORE: 'file:override' } });
+    expect(config.baseUrl).toBe('https://from-dotenv.test');
+    expect(config.store).toBe('file:override');
+    expect(config.handlers).toBe(join(dir, 'my-handlers.mjs'));
+  });
+
+  it.each([
+    [{ CHECKOUT_INVOICE_KEY: 'live_abcdefabcdefabcdef' }, /one environment/],
+    [{ CHECKOUT_API_KEY: TEST_KEYS.partnerApiKey }, /merchant key/],
+    [{ CHECKOUT_SIGNING_SECRET: 'svc_ps_wrongkind' }, /merchant secret/],
+    [{ CHECKOUT_WEBHOOK_SECRET: 'not-a-secret' }, /webhook secret/],
+    [{ CHECKOUT_BASE_URL: 'not a url' }, /not a URL/],
+    [{ CHECKOUT_STORE: 'mysql://x' }, /neither file/],
+    [{ PORT: 'eighty' }, /not a port/],
+  ])('refuses %j', (override, message) => {
+    expect(() => loadConfig({ env: { ...base, ...override }, dotenv: false })).toThrow(ConfigError);
+    expect(() => loadConfig({ env: { ...base, ...override }, dotenv: false })).toThrow(message);
+  });
+
+  it('never puts a secret in a configuration error and registers secrets for redaction', () => {
+    const secret = 'svc_ms_SECRETVALUEthatmustnotleak';
+    const error = (() => {
+      try {
+        loadConfig({ env: { ...base, CHECKOUT_API_KEY: secret }, dotenv: false });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(error?.message).toMatch(/should be a merchant key/);
+    expect(error?.message).not.toContain(secret);
+    expect(redact(`leaked ${TEST_KEYS.signingSecret}`)).toBe('leaked [redacted]');
+  });
+});
