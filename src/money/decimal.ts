@@ -8,6 +8,10 @@ export const MAX_DECIMALS = 18;
 // exponent notation when printing.
 const D = Decimal.clone({ precision: 80, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -100, toExpPos: 100 });
 
+/** The Decimal constructor every amount goes through (80 digits: never rounds an amount). */
+export const ExactDecimal = D;
+export type ExactDecimal = Decimal;
+
 const AMOUNT = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 // Amounts read from the service may carry a sign or leading zeros; be strict only on what we send.
 const SERVICE_AMOUNT = /^-?[0-9]+(\.[0-9]+)?$/;

@@ -13,4 +13,5 @@ export {
   minAmount,
   maxAmount,
   toDecimal,
+  ExactDecimal,
 } from './decimal.js';

@@ -1,0 +1,219 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { SchemaValidationError } from '../errors/index.js';
+import { silentLogger, type Logger } from '../log/index.js';
+import { InvoiceDetailSchema, PaymentSchema, type InvoiceDetail, type Payment } from '../schemas/index.js';
+import type { NewsSource, ResourceKind, ResourceRecord, Run, Store } from '../store/index.js';
+import { handlerFor, type FulfillmentHandlers } from './handlers.js';
+import { classify, fulfillmentKey, type ClassifyOptions, type Classification, type HandlerOutcome } from './outcome.js';
+
+/** The reads the engine needs from the service; `CheckoutClient` fits. */
+export interface ResourceReader {
+  payments: { get(id: string): Promise<Payment> };
+  invoices: { get(id: string): Promise<InvoiceDetail> };
+}
+
+export interface FulfillmentEngineOptions {
+  store: Store;
+  handlers: FulfillmentHandlers;
+  /** Reads the resource before deciding (a webhook is only a hint). */
+  client?: ResourceReader | undefined;
+  /**
+   * Re-read every resource from the service before deciding. Turn off only where no API key is
+   * configured: then the (verified) event's data is trusted.
+   * @default true when `client` is given
+   */
+  confirm?: boolean;
+  classify?: Omit<ClassifyOptions, 'now'>;
+  /** Lease owner id. @default `${hostname}:${pid}:${random}` */
+  owner?: string;
+  /** How long a handler call may run before another worker may take it over. @default 300000 */
+  leaseMs?: number;
+  /** Calls before a throwing handler is marked failed. @default 8 */
+  maxAttempts?: number;
+  /** First retry delay after a throw, doubling, capped at one hour. @default 2000 */
+  backoffMs?: number;
+  /** How long after expiry an unpaid resource is still polled for late money. @default 7 days */
+  lateWindowMs?: number;
+  logger?: Logger;
+  /** @default () => new Date() */
+  clock?: () => Date;
+}
+
+/** What happened to the handler run for a resource's outcome. */
+export type RunResult = 'completed' | 'no-handler' | 'retrying' | 'failed' | 'already-done' | 'in-progress' | 'none';
+
+export interface ProcessInput {
+  kind: ResourceKind;
+  id: string;
+  source: NewsSource;
+  /** The resource as an event carried it: used only when not confirming with the service. */
+  hint?: unknown;
+  orderId?: string | undefined;
+}
+
+export interface ProcessResult {
+  kind: ResourceKind;
+  id: string;
+  /** The stored outcome after this news (never behind what was stored before). */
+  outcome: ResourceRecord['outcome'];
+  /** Whether this news moved the outcome forward. */
+  advanced: boolean;
+  /** The outcome was first learned from this source (e.g. reconcile = missed by webhooks). */
+  firstLearnedBy: NewsSource | undefined;
+  classification: Classification;
+  run: RunResult;
+}
+
+export const defaultOwner = () => `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+
+/**
+ * Decides each resource's outcome from its amounts and runs the merchant's handler once per
+ * resource and outcome, whatever the source of the news: webhook, the buyer's return, or reconcile.
+ */
+export class FulfillmentEngine {
+  readonly owner: string;
+  private readonly options: FulfillmentEngineOptions;
+  private readonly confirm: boolean;
+  private readonly logger: Logger;
+  private readonly clock: () => Date;
+
+  constructor(options: FulfillmentEngineOptions) {
+    this.options = options;
+    this.owner = options.owner ?? defaultOwner();
+    this.confirm = options.confirm ?? options.client !== undefined;
+    this.logger = options.logger ?? silentLogger;
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  /** Learn the latest state of one resource, store it (forward only) and run its handler if due. */
+  async process(input: ProcessInput): Promise<ProcessResult> {
+    const resource = await this.read(input.kind, input.id, input.hint);
+    const now = this.clock();
+    const classification = classify(resource, { ...this.options.classify, now });
+    const pastLateWindow =
+      resource.expiresAt != null && now.getTime() > Date.parse(resource.expiresAt) + (this.options.lateWindowMs ?? 7 * 86_400_000);
+    const settled = classification.outcome === 'paid' || classification.outcome === 'overpaid';
+    const { record, advanced } = await this.options.store.updateResource(
+      {
+        kind: input.kind,
+        id: input.id,
+        environment: resource.environment,
+        orderId: input.orderId,
+        outcome: classification.outcome,
+        source: input.source,
+        snapshot: resource,
+        expiresAt: resource.expiresAt ?? undefined,
+        // A record is only ever closed here, never reopened by older news.
+        open: settled || pastLateWindow ? false : undefined,
+      },
+      now,
+    );
+    const result: ProcessResult = {
+      kind: input.kind,
+      id: input.id,
+      outcome: record.outcome,
+      advanced,
+      firstLearnedBy: advanced ? input.source : undefined,
+      classification,
+      run: 'none',
+    };
+    if (record.outcome === 'pending') return result;
+    const key = fulfillmentKey(input.kind, input.id, record.outcome);
+    await this.options.store.enqueueRun({
+      key,
+      kind: 'fulfillment',
+      data: { kind: input.kind, id: input.id, outcome: record.outcome, source: input.source, late: classification.late },
+    });
+    result.run = await this.execute(key, resource);
+    return result;
+  }
+
+  /** Run every fulfillment run that is due: retries after a throw, and runs whose worker died. */
+  async runDue(limit = 100): Promise<Record<RunResult, number>> {
+    const counts: Record<RunResult, number> = { completed: 0, 'no-handler': 0, retrying: 0, failed: 0, 'already-done': 0, 'in-progress': 0, none: 0 };
+    const due = await this.options.store.listRuns({ kind: 'fulfillment', status: ['pending', 'running'], dueBy: this.clock().toISOString(), limit });
+    for (const run of due) {
+      const { kind, id } = run.data as { kind: ResourceKind; id: string };
+      try {
+        const resource = await this.read(kind, id, (await this.options.store.getResource(kind, id))?.snapshot);
+        counts[await this.execute(run.key, resource)] += 1;
+      } catch (error) {
+        this.logger.warn({ key: run.key, error: (error as Error).message }, 'could not re-read the resource of a due run; will try again');
+        counts.retrying += 1;
+      }
+    }
+    return counts;
+  }
+
+  /** Put failed runs (all, or one key) back to pending; returns how many. */
+  async retryFailed(key?: string): Promise<number> {
+    const keys = key ? [key] : (await this.options.store.listRuns({ kind: 'fulfillment', status: 'failed', limit: 10_000 })).map((run) => run.key);
+    let count = 0;
+    for (const k of keys) if (await this.options.store.retryRun(k)) count += 1;
+    return count;
+  }
+
+  /** Read the resource: from the service when confirming, else from the hint (validated). */
+  private async read(kind: ResourceKind, id: string, hint: unknown): Promise<Payment | InvoiceDetail> {
+    if (this.confirm && this.options.client) {
+      return kind === 'payment' ? this.options.client.payments.get(id) : this.options.client.invoices.get(id);
+    }
+    const schema = kind === 'payment' ? PaymentSchema : InvoiceDetailSchema;
+    const parsed = schema.safeParse(hint);
+    if (!parsed.success) throw new SchemaValidationError(`${kind} ${id}: no valid data to decide from (configure an API key to confirm with the service)`, parsed.error.issues);
+    if (parsed.data.id !== id) throw new SchemaValidationError(`${kind} ${id}: the data is for ${parsed.data.id}`, []);
+    return parsed.data;
+  }
+
+  /** Claim the run and call the handler; at most one completed call per key. */
+  private async execute(key: string, resource: Payment | InvoiceDetail): Promise<RunResult> {
+    const store = this.options.store;
+    const claimed = await store.claimRun(key, { owner: this.owner, leaseMs: this.options.leaseMs ?? 300_000, now: this.clock() });
+    if (!claimed) {
+      const run = await store.getRun(key);
+      return run?.status === 'done' ? 'already-done' : run?.status === 'failed' ? 'failed' : 'in-progress';
+    }
+    const data = claimed.data as { kind: ResourceKind; outcome: HandlerOutcome; source: NewsSource; late: boolean };
+    const handler = handlerFor(this.options.handlers, data.outcome);
+    if (!handler) {
+      await store.completeRun(key, this.owner);
+      this.logger.info({ key }, `no ${data.outcome} handler: nothing to do`);
+      return 'no-handler';
+    }
+    const logger = this.logger.child?.({ key }) ?? this.logger;
+    try {
+      await handler(resource, {
+        kind: data.kind,
+        outcome: data.outcome,
+        key,
+        source: data.source,
+        late: data.late,
+        attempt: claimed.attempts,
+        classification: classify(resource, { ...this.options.classify, now: this.clock() }),
+        logger,
+      });
+    } catch (error) {
+      return this.recordFailure(claimed, error);
+    }
+    if (!(await store.completeRun(key, this.owner))) {
+      logger.warn({ key }, 'handler finished after its lease expired; another worker may have run it too: raise leaseMs');
+    }
+    return 'completed';
+  }
+
+  private async recordFailure(run: Run, error: unknown): Promise<RunResult> {
+    const message = error instanceof Error ? error.message : String(error);
+    const maxAttempts = this.options.maxAttempts ?? 8;
+    if (run.attempts >= maxAttempts) {
+      await this.options.store.failRun(run.key, this.owner, { error: message });
+      this.logger.error({ key: run.key, attempts: run.attempts, error: message }, 'handler failed for good; retry with `checkout-kit retry`');
+      return 'failed';
+    }
+    const delay = Math.min((this.options.backoffMs ?? 2000) * 2 ** (run.attempts - 1), 3_600_000);
+    const retryAt = new Date(this.clock().getTime() + delay).toISOString();
+    await this.options.store.failRun(run.key, this.owner, { error: message, retryAt });
+    this.logger.warn({ key: run.key, attempt: run.attempts, retryAt, error: message }, 'handler threw; will retry');
+    return 'retrying';
+  }
+}

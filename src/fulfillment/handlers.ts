@@ -1,0 +1,89 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ConfigError } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import type { InvoiceDetail, Payment } from '../schemas/index.js';
+import type { NewsSource, ResourceKind } from '../store/index.js';
+import type { Classification, HandlerOutcome } from './outcome.js';
+
+/** What a fulfillment handler is told besides the resource (contract.md section 5). */
+export interface FulfillmentContext {
+  kind: ResourceKind;
+  outcome: HandlerOutcome;
+  /** Stable for this resource and outcome: use it as your own idempotency key downstream. */
+  key: string;
+  source: NewsSource;
+  /** Paid after `expiresAt`. */
+  late: boolean;
+  /** 1 on the first call, more when an earlier call threw or its process died. */
+  attempt: number;
+  classification: Classification;
+  logger: Logger;
+}
+
+/** A handler: return to mark done (never called again for this resource and outcome), throw to retry. */
+export type FulfillmentHandler = (resource: Payment | InvoiceDetail, ctx: FulfillmentContext) => Promise<void> | void;
+
+/** The merchant's fulfillment module's default export. `paid` also gets overpaid resources when `overpaid` is absent. */
+export interface FulfillmentHandlers {
+  paid?: FulfillmentHandler;
+  overpaid?: FulfillmentHandler;
+  underpaid?: FulfillmentHandler;
+  expired?: FulfillmentHandler;
+}
+
+const HANDLER_NAMES = ['paid', 'overpaid', 'underpaid', 'expired'] as const;
+
+/** Identity function that types a fulfillment module. @example export default defineFulfillment({ async paid(payment, ctx) {} }) */
+export function defineFulfillment(handlers: FulfillmentHandlers): FulfillmentHandlers {
+  return handlers;
+}
+
+/** The handler for an outcome, with `paid` standing in for a missing `overpaid`. */
+export function handlerFor(handlers: FulfillmentHandlers, outcome: HandlerOutcome): FulfillmentHandler | undefined {
+  return outcome === 'overpaid' ? (handlers.overpaid ?? handlers.paid) : handlers[outcome];
+}
+
+/** Check a module's default export has the fulfillment shape. */
+export function assertHandlers(value: unknown, source: string): FulfillmentHandlers {
+  if (value === null || typeof value !== 'object') {
+    throw new ConfigError(`${source} must default-export an object with any of ${HANDLER_NAMES.join(', ')}.`);
+  }
+  for (const [name, handler] of Object.entries(value)) {
+    if (!(HANDLER_NAMES as readonly string[]).includes(name)) {
+      throw new ConfigError(`${source} exports an unknown handler "${name}": use ${HANDLER_NAMES.join(', ')}.`);
+    }
+    if (typeof handler !== 'function') throw new ConfigError(`${source}: handler "${name}" must be a function.`);
+  }
+  return value as FulfillmentHandlers;
+}
+
+/** The default module names, tried in order (contract.md section 2). */
+export const DEFAULT_HANDLER_FILES = ['fulfillment.ts', 'fulfillment.mjs', 'fulfillment.js'];
+
+/**
+ * Load the merchant's fulfillment module: `file` if given, else the first default file found in
+ * `cwd`. TypeScript modules are loaded through tsx.
+ */
+export async function loadHandlers(file: string | undefined, cwd = process.cwd()): Promise<FulfillmentHandlers> {
+  const path = file ? resolve(cwd, file) : DEFAULT_HANDLER_FILES.map((name) => resolve(cwd, name)).find((candidate) => existsSync(candidate));
+  if (!path) {
+    throw new ConfigError(`No fulfillment module: create ${DEFAULT_HANDLER_FILES.join(' / ')} in ${cwd} or set CHECKOUT_HANDLERS (or --handlers).`);
+  }
+  if (!existsSync(path)) throw new ConfigError(`Fulfillment module ${path} does not exist (CHECKOUT_HANDLERS / --handlers).`);
+  let module: { default?: unknown };
+  try {
+    if (/\.[cm]?tsx?$/.test(path)) {
+      const { tsImport } = await import('tsx/esm/api');
+      module = (await tsImport(pathToFileURL(path).href, import.meta.url)) as { default?: unknown };
+    } else {
+      module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+    }
+  } catch (error) {
+    throw new ConfigError(`Could not load the fulfillment module ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  // tsx may wrap a CommonJS-style default once more.
+  const exported = (module.default as { default?: unknown } | undefined)?.default ?? module.default;
+  return assertHandlers(exported, path);
+}

@@ -1,0 +1,104 @@
+import { ExactDecimal, toDecimal } from '../money/index.js';
+import type { Outcome, ResourceKind } from '../store/index.js';
+
+/** What a status word tells beyond the amounts: `closed` = past expiry, `hold` = not final yet. */
+export type StatusMeaning = 'closed' | 'hold';
+
+export interface ClassifyOptions {
+  /**
+   * Shortfall still counted as paid. `absolute` in the resource's unit, `percent` of the amount;
+   * when both are given the larger allowance wins. @default none (exact amount required)
+   * @example { absolute: '0.01' }
+   */
+  underpayTolerance?: { absolute?: string; percent?: string };
+  /**
+   * Status words that refine the amounts' verdict. They can close a resource early (`closed`: the
+   * service says it expired, even if our clock disagrees) or hold it (`hold`: money seen but not
+   * final), never make it paid.
+   * @default { EXPIRED: 'closed' }
+   */
+  statusMap?: Record<string, StatusMeaning>;
+  /** @default new Date() */
+  now?: Date;
+}
+
+/** The fields classification reads; Payment and Invoice (detail) both fit. */
+export interface Classifiable {
+  status?: string | undefined;
+  amount: string;
+  amountReceived?: string | undefined;
+  expiresAt?: string | null | undefined;
+  updatedAt?: string | undefined;
+  payments?: Array<{ amountReceived?: string | undefined; amount?: string | undefined }> | undefined;
+}
+
+export interface Classification {
+  outcome: Outcome;
+  /** Money reached the amount after `expiresAt`. */
+  late: boolean;
+  amount: string;
+  amountReceived: string;
+  /** amount − received when positive, else "0". */
+  shortfall: string;
+  /** received − amount when positive, else "0". */
+  surplus: string;
+}
+
+export const DEFAULT_STATUS_MAP: Record<string, StatusMeaning> = { EXPIRED: 'closed' };
+
+/** Received amount: the resource's own figure, or the sum of an invoice detail's payments. */
+function receivedOf(resource: Classifiable): ExactDecimal {
+  if (resource.amountReceived !== undefined) return toDecimal(resource.amountReceived, 'amountReceived');
+  let sum = new ExactDecimal(0);
+  for (const payment of resource.payments ?? []) {
+    const value = payment.amountReceived ?? payment.amount;
+    if (value !== undefined) sum = sum.plus(toDecimal(value, 'payments[].amount'));
+  }
+  return sum;
+}
+
+function allowance(amount: ExactDecimal, tolerance: ClassifyOptions['underpayTolerance']): ExactDecimal {
+  const absolute = tolerance?.absolute ? toDecimal(tolerance.absolute, 'underpayTolerance.absolute') : new ExactDecimal(0);
+  const percent = tolerance?.percent ? amount.times(toDecimal(tolerance.percent, 'underpayTolerance.percent')).dividedBy(100) : new ExactDecimal(0);
+  return ExactDecimal.max(absolute, percent);
+}
+
+/**
+ * The outcome of a payment or invoice from its amounts and `expiresAt` (contract.md section 5),
+ * in exact decimals. Status words only refine it through `statusMap`.
+ */
+export function classify(resource: Classifiable, options: ClassifyOptions = {}): Classification {
+  const now = (options.now ?? new Date()).getTime();
+  const amount = toDecimal(resource.amount, 'amount');
+  const received = receivedOf(resource);
+  const expiresAt = resource.expiresAt ? Date.parse(resource.expiresAt) : undefined;
+  const meaning = resource.status ? (options.statusMap ?? DEFAULT_STATUS_MAP)[resource.status] : undefined;
+  const pastExpiry = (expiresAt !== undefined && now >= expiresAt) || meaning === 'closed';
+
+  let outcome: Outcome;
+  if (received.greaterThan(amount)) outcome = 'overpaid';
+  else if (received.greaterThanOrEqualTo(amount.minus(allowance(amount, options.underpayTolerance)))) outcome = 'paid';
+  else if (!pastExpiry) outcome = 'pending';
+  else outcome = received.isZero() ? 'expired' : 'underpaid';
+  if (meaning === 'hold' && (outcome === 'paid' || outcome === 'overpaid')) outcome = 'pending';
+
+  const changedAt = resource.updatedAt ? Date.parse(resource.updatedAt) : now;
+  const late = (outcome === 'paid' || outcome === 'overpaid') && expiresAt !== undefined && changedAt > expiresAt;
+  const diff = amount.minus(received);
+  return {
+    outcome,
+    late,
+    amount: resource.amount,
+    amountReceived: received.toFixed(),
+    shortfall: diff.isPositive() && !diff.isZero() ? diff.toFixed() : '0',
+    surplus: diff.isNegative() ? diff.negated().toFixed() : '0',
+  };
+}
+
+/** Handler outcomes: every outcome but `pending`. */
+export type HandlerOutcome = Exclude<Outcome, 'pending'>;
+
+/** The stable idempotency key of one resource and outcome, given to handlers as `ctx.key`. */
+export function fulfillmentKey(kind: ResourceKind, id: string, outcome: HandlerOutcome): string {
+  return `${kind}:${id}:${outcome}`;
+}

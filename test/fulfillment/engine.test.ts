@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { FulfillmentEngine, type FulfillmentContext, type FulfillmentHandlers } from '../../src/fulfillment/index.js';
+import type { Payment } from '../../src/schemas/index.js';
+import { MemoryStore } from '../../src/store/index.js';
+import { FakeReader } from '../support/fake-reader.js';
+import { sampleInvoiceDetail, samplePayment } from '../support/fixtures.js';
+
+/** Handlers that record every call. */
+function recorder() {
+  const calls: Array<{ outcome: string; id: string; ctx: FulfillmentContext }> = [];
+  const record = (outcome: string) => async (resource: { id: string }, ctx: FulfillmentContext) => {
+    calls.push({ outcome, id: resource.id, ctx });
+  };
+  const handlers: FulfillmentHandlers = { paid: record('paid'), underpaid: record('underpaid'), expired: record('expired') };
+  return { calls, handlers };
+}
+
+const paid = (overrides: Partial<Payment> = {}) => samplePayment({ amount: '25.00', amountReceived: '25.00', status: 'PAID', ...overrides });
+
+describe('FulfillmentEngine', () => {
+  it('runs the paid handler once whatever the source, with a stable key', async () => {
+    const reader = new FakeReader();
+    const payment = reader.put(paid());
+    const { calls, handlers } = recorder();
+    const engine = new FulfillmentEngine({ store: new MemoryStore(), handlers, client: reader });
+    const results = [];
+    for (const source of ['webhook', 'return', 'reconcile', 'webhook'] as const) results.push(await engine.process({ kind: 'payment', id: payment.id, source }));
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.ctx).toMatchObject({ kind: 'payment', outcome: 'paid', key: `payment:${payment.id}:paid`, source: 'webhook', late: false, attempt: 1 });
+    expect(results.map((r) => r.run)).toEqual(['completed', 'already-done', 'already-done', 'already-done']);
+    expect(results[0]!.firstLearnedBy).toBe('webhook');
+  });
+
+  it('race: webhook, return and reconcile together for 200 paid payments → one call each', async () => {
+    const reader = new FakeReader();
+    const payments = Array.from({ length: 200 }, () => reader.put(paid()));
+    const { calls, handlers } = recorder();
+    const store = new MemoryStore();
+    // Three engines = three workers with their own lease owner ids, one store.
+    const engines = [1, 2, 3].map(() => new FulfillmentEngine({ store, handlers, client: reader }));
+    const sources = ['webhook', 'return', 'reconcile'] as const;
+    await Promise.all(payments.flatMap((p) => sources.map((source, i) => engines[i]!.process({ kind: 'payment', id: p.id, source }))));
+    expect(calls).toHaveLength(200);
+    expect(new Set(calls.map((c) => c.id)).size).toBe(200);
+  });
+
+  it('decides from Get payment, not from the event: a forged or stale "paid" fulfils nothing', async () => {
+    const reader = new FakeReader();
+    const unpaid = reader.put(samplePayment({ amountReceived: '0', status: 'CREATED' }));
+    const { calls, handlers } = recorder();
+    const engine = new FulfillmentEngine({ store: new MemoryStore(), handlers, client: reader });
+    const result = await engine.process({ kind: 'payment', id: unpaid.id, source: 'webhook', hint: { ...unpaid, amountReceived: '25.00', status: 'PAID' } });
+    expect(result.outcome).toBe('pending');
+    expect(calls).toHaveLength(0);
+  });
+
+  it('out of order: an older unpaid view after paid leaves the payment paid', async () => {
+    const reader = new FakeReader();
+    const payment = reader.put(paid({ expiresAt: new Date(Date.now() - 1000).toISOString() }));
+    const { calls, handlers } = recorder();
+    const store = new MemoryStore();
+    const engine = new FulfillmentEngine({ store, handlers, confirm: false });
+    await engine.process({ kind: 'payment', id: payment.id, source: 'webhook', hint: payment });
+    const stale = { ...payment, amountReceived: '0', status: 'EXPIRED' };
+    const result = await engine.process({ kind: 'payment', id: payment.id, source: 'webhook', hint: stale });
+    expect(result.outcome).toBe('paid');
+    expect(calls.map((c) => c.outcome)).toEqual(['paid']);
+    expect((await store.getResource('payment', payment.id))?.snapshot).toMatchObject({ amountReceived: '25.00' });
+  });
+
+  it('late money: expired first, then paid → both handlers, paid with late=true', async () => {
+    const reader = new FakeReader();
+    const expiresAt = new Date(Date.now() - 60_000).toISOString();
+    const payment = reader.put(samplePayment({ amountReceived: '0', expiresAt, updatedAt: expiresAt }));
+    const { calls, handlers } = recorder();
+    const store = new MemoryStore();
+    const engine = new FulfillmentEngine({ store, handlers, client: reader });
+    await engine.process({ kind: 'payment', id: payment.id, source: 'reconcile' });
+    reader.put({ ...payment, amountReceived: payment.amount, updatedAt: new Date().toISOString() });
+    await engine.process({ kind: 'payment', id: payment.id, source: 'webhook' });
+    expect(calls.map((c) => [c.outcome, c.ctx.late])).toEqual([
+      ['expired', false],
+      ['paid', true],
+    ]);
+    expect((await store.getResource('payment', payment.id))?.open).toBe(false);
+  });
+
+  it('overpaid goes to paid when there is no overpaid handler, and to overpaid when there is', async () => {
+    const reader = new FakeReader();
+    const a = reader.put(paid({ amountReceived: '30.00' }));
+    const b = reader.put(paid({ amountReceived: '30.00' }));
+    const first = recorder();
+    await new FulfillmentEngine({ store: new MemoryStore(), handlers: first.handlers, client: reader }).process({ kind: 'payment', id: a.id, source: 'webhook' });
+    expect(first.calls.map((c) => [c.outcome, c.ctx.outcome])).toEqual([['paid', 'overpaid']]);
+    const overpaid: string[] = [];
+    await new FulfillmentEngine({ store: new MemoryStore(), handlers: { paid: async () => {}, overpaid: async (r) => void overpaid.push(r.id) }, client: reader }).process({
+      kind: 'payment',
+      id: b.id,
+      source: 'webhook',
+    });
+    expect(overpaid).toEqual([b.id]);
+  });
+
+  it('a throwing handler is retried with backoff, then marked failed, then retried by command', async () => {
+    const reader = new FakeReader();
+    const payment = reader.put(paid());
+    let now = Date.parse('2026-11-22T12:00:00Z');
+    let attempts = 0;
+    let succeed = false;
+    const store = new MemoryStore();
+    const engine = new FulfillmentEngine({
+      store,
+      client: reader,
+      maxAttempts: 3,
+      backoffMs: 1000,
+      clock: () => new Date(now),
+      handlers: {
+        paid: async () => {
+          attempts += 1;
+          if (!succeed) throw new Error('warehouse down');
+        },
+      },
+    });
+    expect((await engine.process({ kind: 'payment', id: payment.id, source: 'webhook' })).run).toBe('retrying');
+    expect(await engine.runDue()).toMatchObject({ retrying: 0, completed: 0 }); // not due yet
+    now += 1000;
+    expect(await engine.runDue()).toMatchObject({ retrying: 1 });
+    now += 2000;
+    expect(await engine.runDue()).toMatchObject({ failed: 1 });
+    expect(attempts).toBe(3);
+    const run = await store.getRun(`payment:${payment.id}:paid`);
+    expect(run).toMatchObject({ status: 'failed', lastError: 'warehouse down', attempts: 3 });
+    now += 3_600_000;
+    expect(await engine.runDue()).toMatchObject({ completed: 0, failed: 0 }); // failed runs wait for a person
+    succeed = true;
+    expect(await engine.retryFailed()).toBe(1);
+    expect(await engine.runDue()).toMatchObject({ completed: 1 });
+    expect(attempts).toBe(4);
+    expect((await store.getRun(`payment:${payment.id}:paid`))?.status).toBe('done');
+  });
+
+  it('a run whose worker died is taken over after the lease, with the same key', async () => {
+    const reader = new FakeReader();
+    const payment = reader.put(paid());
+    const store = new MemoryStore();
+    let now = Date.now();
+    const key = `payment:${payment.id}:paid`;
+    // Worker A claims and "dies" (never completes).
+    await store.updateResource({ kind: 'payment', id: payment.id, outcome: 'paid', snapshot: payment });
+    await store.enqueueRun({ key, kind: 'fulfillment', data: { kind: 'payment', id: payment.id, outcome: 'paid', source: 'webhook', late: false } });
+    expect(await store.claimRun(key, { owner: 'worker-a', leaseMs: 60_000 })).toBeTruthy();
+    const { calls, handlers } = recorder();
+    const engine = new FulfillmentEngine({ store, handlers, client: reader, clock: () => new Date(now) });
+    expect((await engine.process({ kind: 'payment', id: payment.id, source: 'reconcile' })).run).toBe('in-progress');
+    now += 61_000;
+    expect(await engine.runDue()).toMatchObject({ completed: 1 });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.ctx).toMatchObject({ key, attempt: 2 });
+  });
+
+  it('invoices are decided from Get invoice (payments in the detail)', async () => {
+    const reader = new FakeReader();
+    const invoice = sampleInvoiceDetail({ amount: '40', amountReceived: undefined, payments: [{ amount: '40' }] });
+    reader.invoicesById.set(invoice.id, invoice);
+    const { calls, handlers } = recorder();
+    const result = await new FulfillmentEngine({ store: new MemoryStore(), handlers, client: reader }).process({ kind: 'invoice', id: invoice.id, source: 'webhook' });
+    expect(result).toMatchObject({ outcome: 'paid', run: 'completed' });
+    expect(calls[0]!.ctx).toMatchObject({ kind: 'invoice', key: `invoice:${invoice.id}:paid` });
+  });
+});
