@@ -1,0 +1,3 @@
+/** One reconcile pass: poll what the webhooks may have missed. */
+export { reconcile, RECONCILE_LOCK } from './reconcile.js';
+export type { ReconcileOptions, ReconcileSummary } from './reconcile.js';

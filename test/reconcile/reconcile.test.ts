@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { FulfillmentEngine, type FulfillmentHandlers } from '../../src/fulfillment/index.js';
+import { reconcile, RECONCILE_LOCK } from '../../src/reconcile/index.js';
+import { MemoryStore } from '../../src/store/index.js';
+import { FakeReader } from '../support/fake-reader.js';
+import { sampleInvoice, sampleInvoiceDetail, samplePayment } from '../support/fixtures.js';
+
+const ELEVEN_MINUTES_AGO = () => new Date(Date.now() - 11 * 60_000);
+
+function setup(handlers?: FulfillmentHandlers) {
+  const reader = new FakeReader();
+  const store = new MemoryStore();
+  const paidIds: string[] = [];
+  const engine = new FulfillmentEngine({ store, client: reader, handlers: handlers ?? { paid: async (r) => void paidIds.push(r.id) } });
+  return { reader, store, engine, paidIds };
+}
+
+describe('reconcile', () => {
+  it('fulfils a paid payment whose webhook never came, once, and counts it as missed by webhooks', async () => {
+    const { reader, store, engine, paidIds } = setup();
+    const payment = reader.put(samplePayment({ amountReceived: '25.00', amount: '25.00' }));
+    const pending = reader.put(samplePayment());
+    for (const p of [payment, pending]) await store.updateResource({ kind: 'payment', id: p.id, source: 'checkout' }, ELEVEN_MINUTES_AGO());
+    const first = await reconcile({ store, engine });
+    expect(first).toMatchObject({ skipped: false, checked: 2, advanced: 1, fulfilled: 1, missedByWebhooks: 1, failed: 0 });
+    expect(paidIds).toEqual([payment.id]);
+    const second = await reconcile({ store, engine, olderThanMs: 0 });
+    expect(second).toMatchObject({ checked: 1, fulfilled: 0 }); // the paid one is closed; only the pending one is polled
+    expect(paidIds).toEqual([payment.id]);
+  });
+
+  it('leaves resources with recent news alone', async () => {
+    const { reader, store, engine } = setup();
+    const payment = reader.put(samplePayment());
+    await store.updateResource({ kind: 'payment', id: payment.id, source: 'webhook' });
+    expect((await reconcile({ store, engine })).checked).toBe(0);
+    expect(reader.reads).toBe(0);
+  });
+
+  it('a second pass while one runs is skipped at once', async () => {
+    const { store, engine } = setup();
+    expect(await store.acquireLock(RECONCILE_LOCK, 'other-process', 60_000)).toBe(true);
+    expect(await reconcile({ store, engine })).toMatchObject({ skipped: true, checked: 0 });
+  });
+
+  it('finds invoices the store never saw through List invoices', async () => {
+    const { reader, store, engine } = setup();
+    const known = sampleInvoice();
+    await store.updateResource({ kind: 'invoice', id: known.id, source: 'webhook' });
+    const unseen = sampleInvoiceDetail({ amountReceived: '40.00' });
+    reader.invoicesById.set(unseen.id, unseen);
+    const summary = await reconcile({ store, engine, listInvoices: async () => [known, unseen] });
+    expect(summary).toMatchObject({ discovered: 1, checked: 1, fulfilled: 1, missedByWebhooks: 1 });
+    expect((await store.getResource('invoice', unseen.id))?.outcome).toBe('paid');
+  });
+
+  it('reports failures: a handler that fails for good, an unreadable resource, and runs awaiting retry', async () => {
+    const reader = new FakeReader();
+    const store = new MemoryStore();
+    const engine = new FulfillmentEngine({ store, client: reader, maxAttempts: 1, handlers: { paid: async () => Promise.reject(new Error('no stock')) } });
+    const payment = reader.put(samplePayment({ amountReceived: '25.00', amount: '25.00' }));
+    await store.updateResource({ kind: 'payment', id: payment.id, source: 'checkout' }, ELEVEN_MINUTES_AGO());
+    await store.updateResource({ kind: 'payment', id: '5e1c3a4b-0000-4000-8000-000000000000', source: 'checkout' }, ELEVEN_MINUTES_AGO());
+    const summary = await reconcile({ store, engine });
+    expect(summary).toMatchObject({ checked: 1, failed: 2, fulfilled: 0, awaitingRetry: 1 });
+    expect(summary.errors).toEqual([{ kind: 'payment', id: '5e1c3a4b-0000-4000-8000-000000000000', error: expect.stringMatching(/not found/) }]);
+    expect((await store.getRun(`payment:${payment.id}:paid`))?.lastError).toBe('no stock');
+  });
+
+  it('polls with bounded concurrency', async () => {
+    const { reader, store, engine } = setup();
+    let inFlight = 0;
+    let peak = 0;
+    const get = reader.payments.get;
+    reader.payments.get = async (id: string) => {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      try {
+        return await get(id);
+      } finally {
+        inFlight -= 1;
+      }
+    };
+    for (let i = 0; i < 40; i += 1) {
+      const p = reader.put(samplePayment());
+      await store.updateResource({ kind: 'payment', id: p.id, source: 'checkout' }, ELEVEN_MINUTES_AGO());
+    }
+    const progress: number[] = [];
+    const summary = await reconcile({ store, engine, concurrency: 3, onProgress: (done) => progress.push(done) });
+    expect(summary.checked).toBe(40);
+    expect(peak).toBe(3);
+    expect(progress.at(-1)).toBe(40);
+  });
+});
