@@ -114,6 +114,32 @@ export class WebhookVerificationError extends CheckoutKitError {
   }
 }
 
+/** A `checkoutUrl` failed the redirect guard: the buyer is never sent there. */
+export class RedirectRejectedError extends CheckoutKitError {
+  override name = 'RedirectRejectedError';
+  readonly url: string;
+  constructor(url: string, reason: string) {
+    super(`Refusing to redirect to ${JSON.stringify(url.slice(0, 200))}: ${reason}. Check CHECKOUT_REDIRECT_HOSTS.`);
+    this.url = url;
+  }
+}
+
+/**
+ * A checkout could not be created, with a code and HTTP status the shop can show:
+ * `invalid_request` 400, `token_not_available` / `network_not_available` 422,
+ * `idempotency_key_reused` 409, `service_unreachable` 503, `not_found` 404.
+ */
+export class CheckoutError extends CheckoutKitError {
+  override name = 'CheckoutError';
+  readonly code: string;
+  readonly status: number;
+  constructor(code: string, status: number, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.status = status;
+  }
+}
+
 export function isCheckoutKitError(value: unknown): value is CheckoutKitError {
   return value instanceof CheckoutKitError;
 }

@@ -15,6 +15,8 @@ export {
   InvalidRequestError,
   WebhookVerificationError,
   StoreError,
+  RedirectRejectedError,
+  CheckoutError,
   isApiError,
   isCheckoutKitError,
 } from './errors.js';

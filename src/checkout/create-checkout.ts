@@ -1,0 +1,145 @@
+import type { CheckoutClient, PartnerClient } from '../client/index.js';
+import { ApiError, CheckoutError, InvalidRequestError, NetworkError, TimeoutError } from '../errors/index.js';
+import { silentLogger, type Logger } from '../log/index.js';
+import { assertAmount } from '../money/index.js';
+import type { Invoice, Payment } from '../schemas/index.js';
+import type { ResourceKind, Store } from '../store/index.js';
+import { orderIdempotencyKey, requestHash } from './idempotency.js';
+
+/** Who creates the payment: the merchant itself, or a partner on behalf of a merchant. */
+export type Creator = { client: CheckoutClient } | { partner: PartnerClient; merchantId: string };
+
+export interface CheckoutDeps {
+  store: Store;
+  creator: Creator;
+  logger?: Logger;
+}
+
+export interface CheckoutInput {
+  /** The shop's own order id: one payment per order id, ever. */
+  orderId: string;
+  amount: string;
+  email?: string | undefined;
+  token?: string | undefined;
+  networkId?: number | undefined;
+  /** @default orderId */
+  referenceId?: string | undefined;
+  successUrl?: string | undefined;
+  cancelUrl?: string | undefined;
+}
+
+export interface CheckoutResult {
+  kind: ResourceKind;
+  orderId: string;
+  resourceId: string;
+  checkoutUrl: string;
+  idempotencyKey: string;
+  /** True when the order's payment already existed (double click, retry, second server). */
+  reused: boolean;
+}
+
+function checkOrderId(orderId: unknown): asserts orderId is string {
+  if (typeof orderId !== 'string' || orderId.trim() === '' || orderId.length > 200) {
+    throw new CheckoutError('invalid_request', 400, 'orderId must be a non-empty string of at most 200 characters.');
+  }
+}
+
+/** Translate what the service or the client said into an error the shop can show. */
+function toCheckoutError(error: unknown, orderId: string): unknown {
+  if (error instanceof CheckoutError) return error;
+  if (error instanceof InvalidRequestError) return new CheckoutError('invalid_request', 400, error.message, { cause: error });
+  if (error instanceof NetworkError || error instanceof TimeoutError) {
+    return new CheckoutError('service_unreachable', 503, `The payment service could not be reached for order ${orderId}; try again in a moment.`, { cause: error });
+  }
+  if (error instanceof ApiError) {
+    if (error.code === 'idempotency_key_reused') return reusedError(orderId, error);
+    if (error.code === 'token_not_available' || error.code === 'network_not_available') {
+      return new CheckoutError(error.code, 422, `${error.code === 'token_not_available' ? 'That token' : 'That network'} is not available for this shop: ${error.serviceMessage}`, {
+        cause: error,
+      });
+    }
+    if (error.status === 400 || error.status === 422) return new CheckoutError('invalid_request', 400, error.serviceMessage, { cause: error });
+    if (error.status >= 500 || error.status === 429) return new CheckoutError('service_unreachable', 503, `The payment service is unavailable (${error.status}); try again in a moment.`, { cause: error });
+  }
+  return error;
+}
+
+function reusedError(orderId: string, cause?: unknown): CheckoutError {
+  return new CheckoutError(
+    'idempotency_key_reused',
+    409,
+    `Order ${orderId} already has a payment created with different details (amount, email, token or network). Use a new order id for a changed order.`,
+    { cause },
+  );
+}
+
+/**
+ * Create the payment (or invoice) for an order exactly once. The Idempotency-Key is derived from
+ * the order id and recorded in the store before the request, so a retry after a crash, a double
+ * click or a second server returns the same payment and `checkoutUrl` instead of a new one.
+ */
+export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, kind: ResourceKind = 'payment'): Promise<CheckoutResult> {
+  checkOrderId(input.orderId);
+  const orderId = input.orderId;
+  try {
+    assertAmount(input.amount);
+  } catch (error) {
+    throw toCheckoutError(error, orderId);
+  }
+  const logger = deps.logger ?? silentLogger;
+  const body = requestBody(input, kind);
+  const idempotencyKey = orderIdempotencyKey(kind, orderId);
+  const hash = requestHash({ ...body, kind });
+  const { attempt, inserted } = await deps.store.putCheckoutAttempt({ orderId, kind, idempotencyKey, requestHash: hash });
+  if (attempt.requestHash !== hash || attempt.kind !== kind) throw reusedError(orderId);
+  if (attempt.status === 'created' && attempt.resourceId && attempt.checkoutUrl) {
+    return { kind, orderId, resourceId: attempt.resourceId, checkoutUrl: attempt.checkoutUrl, idempotencyKey, reused: true };
+  }
+
+  let resource: Payment | Invoice;
+  try {
+    resource = await send(deps.creator, kind, body, idempotencyKey);
+  } catch (error) {
+    throw toCheckoutError(error, orderId);
+  }
+  if (!resource.checkoutUrl) throw new CheckoutError('invalid_response', 502, `The service created ${kind} ${resource.id} without a checkoutUrl.`);
+  await deps.store.completeCheckoutAttempt(orderId, { resourceId: resource.id, checkoutUrl: resource.checkoutUrl });
+  await deps.store.updateResource({
+    kind,
+    id: resource.id,
+    orderId,
+    environment: resource.environment,
+    source: 'checkout',
+    snapshot: resource,
+    expiresAt: resource.expiresAt ?? undefined,
+  });
+  logger.info({ orderId, kind, id: resource.id }, `checkout ${kind} ready`);
+  // An earlier attempt may have reached the service before a crash: then this call was its replay.
+  return { kind, orderId, resourceId: resource.id, checkoutUrl: resource.checkoutUrl, idempotencyKey, reused: !inserted };
+}
+
+function requestBody(input: CheckoutInput, kind: ResourceKind): Record<string, unknown> {
+  const optional = (value: unknown) => (value === undefined || value === '' ? undefined : value);
+  const body: Record<string, unknown> = {
+    amount: input.amount,
+    token: optional(input.token),
+    networkId: optional(input.networkId),
+    referenceId: optional(input.referenceId) ?? input.orderId,
+  };
+  if (kind === 'payment') {
+    body.email = optional(input.email);
+    body.successUrl = optional(input.successUrl);
+    body.cancelUrl = optional(input.cancelUrl);
+  }
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+}
+
+async function send(creator: Creator, kind: ResourceKind, body: Record<string, unknown>, idempotencyKey: string): Promise<Payment | Invoice> {
+  if ('partner' in creator) {
+    if (kind === 'invoice') throw new CheckoutError('invalid_request', 400, 'Partners create payments, not invoices: use a merchant client for invoices.');
+    return creator.partner.payments.create({ ...(body as { amount: string }), merchantId: creator.merchantId }, { idempotencyKey });
+  }
+  return kind === 'payment'
+    ? creator.client.payments.create(body as { amount: string }, { idempotencyKey })
+    : creator.client.invoices.create(body as { amount: string }, { idempotencyKey });
+}

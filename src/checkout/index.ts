@@ -1,0 +1,12 @@
+/** Create payments and invoices once per order, redirect safely, confirm on return. */
+export { createCheckout } from './create-checkout.js';
+export type { CheckoutDeps, CheckoutInput, CheckoutResult, Creator } from './create-checkout.js';
+export { confirmReturn } from './confirm-return.js';
+export type { OrderState, OrderStatus } from './confirm-return.js';
+export { checkRedirectUrl } from './redirect-guard.js';
+export type { RedirectGuardOptions } from './redirect-guard.js';
+export { orderIdempotencyKey, requestHash } from './idempotency.js';
+export { handleCheckoutRequest, handleReturnRequest } from './http.js';
+export type { CheckoutHttpOptions, HttpAnswer } from './http.js';
+export { checkoutRoutes } from './fastify.js';
+export type { CheckoutRoutesOptions } from './fastify.js';

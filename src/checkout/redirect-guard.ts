@@ -1,0 +1,40 @@
+import { RedirectRejectedError } from '../errors/index.js';
+
+export interface RedirectGuardOptions {
+  /** Hosts (`host` or `host:port`, lower case) the buyer may be sent to. */
+  allowedHosts: string[];
+  /** Allow plain `http` to loopback hosts (the sandbox, test environment only). @default false */
+  allowLoopbackHttp?: boolean;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * Return the parsed URL when `raw` is safe to send the buyer to; throw `RedirectRejectedError`
+ * otherwise. Safe means: written plainly as `https://host/…` (or `http://` to loopback when
+ * allowed), no user-info, and a host exactly in the allow-list (no suffix or look-alike match).
+ */
+export function checkRedirectUrl(raw: unknown, options: RedirectGuardOptions): URL {
+  if (typeof raw !== 'string' || raw === '') throw new RedirectRejectedError(String(raw), 'not a URL string');
+  // Parsers repair backslashes, tabs and newlines into something else: refuse them outright.
+  if (/[\\\s\u0000-\u001f\u007f]/.test(raw)) throw new RedirectRejectedError(raw, 'it contains backslashes, spaces or control characters');
+  const scheme = /^(https?):\/\/[^/]/i.exec(raw);
+  if (!scheme) throw new RedirectRejectedError(raw, 'it is not an absolute http(s) URL');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new RedirectRejectedError(raw, 'it does not parse as a URL');
+  }
+  if (url.username || url.password || /^https?:\/\/[^/?#]*@/i.test(raw)) throw new RedirectRejectedError(raw, 'it carries user-info (user@host)');
+  if (/%2f|%5c/i.test(raw.split(/[?#]/)[0] ?? '')) throw new RedirectRejectedError(raw, 'it contains an encoded slash');
+  const loopback = LOOPBACK.has(url.hostname);
+  if (url.protocol === 'http:' && !(loopback && options.allowLoopbackHttp)) throw new RedirectRejectedError(raw, 'it is not https');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new RedirectRejectedError(raw, `scheme ${url.protocol} is not allowed`);
+  const allowed = options.allowedHosts.map((host) => host.toLowerCase());
+  // `url.host` is punycode for IDN names, so a look-alike never equals an ASCII allow-list entry.
+  if (!allowed.includes(url.host)) {
+    throw new RedirectRejectedError(raw, `host ${url.host} is not in the allow-list (${allowed.join(', ') || 'empty'})`);
+  }
+  return url;
+}
