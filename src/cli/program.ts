@@ -1,12 +1,16 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT, exitCodeFor, formatError } from './exit.js';
 import { processIO, type CliIO } from './io.js';
+import { registerServe } from './commands/serve.js';
+import { registerReconcile } from './commands/reconcile.js';
+import { registerInspect } from './commands/inspect.js';
+import { registerDoctor } from './commands/doctor.js';
 
 /** A command module: adds itself to the program. Commands resolve to an exit code. */
 export type Register = (program: Command, io: CliIO, setExit: (code: number) => void) => void;
 
 /** Every command, in the order `--help` lists them. */
-const COMMANDS: Register[] = [];
+const COMMANDS: Register[] = [registerServe, registerReconcile, registerInspect, registerDoctor];
 
 /** Build the program (exposed for tests). */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -14,7 +18,6 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .name('checkout-kit')
     .description('Take crypto payments through the hosted checkout without losing or double-fulfilling an order.')
     .option('--verbose', 'print stack traces with errors')
-    .showHelpAfterError()
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),

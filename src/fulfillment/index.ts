@@ -2,6 +2,8 @@
 export { classify, fulfillmentKey, DEFAULT_STATUS_MAP } from './outcome.js';
 export type { ClassifyOptions, Classifiable, Classification, HandlerOutcome, StatusMeaning } from './outcome.js';
 export { FulfillmentEngine, defaultOwner } from './engine.js';
+export { attachFulfillment } from './attach.js';
+export type { EventSource } from './attach.js';
 export type { FulfillmentEngineOptions, ProcessInput, ProcessResult, ResourceReader, RunResult } from './engine.js';
 export { defineFulfillment, loadHandlers, handlerFor, assertHandlers, DEFAULT_HANDLER_FILES } from './handlers.js';
 export type { FulfillmentContext, FulfillmentHandler, FulfillmentHandlers } from './handlers.js';

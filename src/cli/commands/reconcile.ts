@@ -1,0 +1,62 @@
+import cliProgress from 'cli-progress';
+import { reconcile, type ReconcileSummary } from '../../reconcile/index.js';
+import { EXIT, UsageError } from '../exit.js';
+import { output, table } from '../io.js';
+import type { Register } from '../program.js';
+import { openRuntime, parseDuration } from '../runtime.js';
+
+function human(summary: ReconcileSummary): string {
+  if (summary.skipped) return 'another reconcile pass is running on this store; nothing done';
+  const lines = [
+    table(
+      [
+        { checked: summary.checked, advanced: summary.advanced, fulfilled: summary.fulfilled, 'missed by webhooks': summary.missedByWebhooks, discovered: summary.discovered, retried: summary.retried, failed: summary.failed, 'awaiting retry': summary.awaitingRetry },
+      ],
+      ['checked', 'advanced', 'fulfilled', 'missed by webhooks', 'discovered', 'retried', 'failed', 'awaiting retry'],
+    ),
+  ];
+  for (const error of summary.errors.slice(0, 20)) lines.push(`error: ${error.kind} ${error.id}: ${error.error}`);
+  if (summary.awaitingRetry > 0) lines.push(`${summary.awaitingRetry} handler run(s) failed for good: see \`checkout-kit runs list --failed\`, then \`checkout-kit retry --all\``);
+  return lines.join('\n');
+}
+
+export const registerReconcile: Register = (program, io, setExit) => {
+  program
+    .command('reconcile')
+    .description('one reconcile pass (for cron): poll what the webhooks may have missed')
+    .option('--json', 'print the summary as JSON')
+    .option('--older-than <duration>', 'poll resources whose last news is older than this', '10m')
+    .option('--concurrency <n>', 'polls in flight at once', '8')
+    .action(async (options: { json?: boolean; olderThan: string; concurrency: string }) => {
+      const olderThanMs = parseDuration(options.olderThan);
+      if (olderThanMs === undefined) throw new UsageError(`--older-than "${options.olderThan}" is not a duration such as 10m, 30s or 2h`);
+      const concurrency = Number(options.concurrency);
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new UsageError(`--concurrency must be a whole number from 1 to 256, got "${options.concurrency}"`);
+      const runtime = await openRuntime(io, { handlers: true });
+      const { client } = runtime;
+      if (!client) throw new UsageError('reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY/CHECKOUT_SIGNING_SECRET (and CHECKOUT_INVOICE_KEY for invoices)');
+      const bar = !options.json && io.stderr.isTTY ? new cliProgress.SingleBar({ stream: io.stderr, format: 'reconcile [{bar}] {value}/{total}' }, cliProgress.Presets.shades_classic) : undefined;
+      try {
+        const summary = await reconcile({
+          store: runtime.store,
+          engine: runtime.engine,
+          listInvoices: runtime.config.invoiceKey ? () => client.invoices.list() : undefined,
+          olderThanMs,
+          concurrency,
+          logger: runtime.logger,
+          onProgress: bar
+            ? (done, total) => {
+                if (done === 0) bar.start(total, 0);
+                else bar.update(done);
+              }
+            : undefined,
+        });
+        bar?.stop();
+        output(io, options.json ?? false, summary, human);
+        if (summary.failed > 0 || summary.awaitingRetry > 0) setExit(EXIT.failures);
+      } finally {
+        bar?.stop();
+        await runtime.close();
+      }
+    });
+};

@@ -1,0 +1,33 @@
+import type { Register } from '../program.js';
+import { UsageError } from '../exit.js';
+import { writeLine } from '../io.js';
+import { openRuntime } from '../runtime.js';
+import { buildServeApp } from '../serve-app.js';
+
+export const registerServe: Register = (program, io) => {
+  program
+    .command('serve')
+    .description('run the webhook receiver (POST /webhooks/checkout) and the checkout routes')
+    .option('--port <n>', 'port (PORT)', (value) => Number(value))
+    .option('--host <host>', 'interface to listen on (HOST)')
+    .option('--handlers <file>', 'the fulfillment module (CHECKOUT_HANDLERS)')
+    .option('--public-url <url>', "the shop's public URL for success and cancel links (CHECKOUT_PUBLIC_URL)")
+    .action(async (options: { port?: number; host?: string; handlers?: string; publicUrl?: string }) => {
+      const runtime = await openRuntime(io, { handlers: true, handlersFile: options.handlers });
+      const port = options.port ?? runtime.config.port ?? 3000;
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got ${String(options.port)}`);
+      const host = options.host ?? runtime.config.host ?? '127.0.0.1';
+      let publicUrl = options.publicUrl ?? io.env.CHECKOUT_PUBLIC_URL;
+      const { app } = await buildServeApp(runtime, { publicUrl: publicUrl ?? `http://${host}:${port}` });
+      const address = await app.listen({ port, host });
+      publicUrl ??= address;
+      writeLine(io.stdout, `checkout-kit serve listening on ${address} (store: ${runtime.store.description})`);
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await app.close();
+      await runtime.close();
+    });
+};

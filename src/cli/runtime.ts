@@ -1,0 +1,54 @@
+import { CheckoutClient } from '../client/index.js';
+import { loadConfig, type CheckoutKitConfig } from '../config/index.js';
+import { FulfillmentEngine, loadHandlers, type FulfillmentHandlers } from '../fulfillment/index.js';
+import { createLogger, type Logger } from '../log/index.js';
+import { openStore } from '../store/open.js';
+import type { Store } from '../store/index.js';
+import type { CliIO } from './io.js';
+
+/** What most commands need, built from the configuration. */
+export interface Runtime {
+  config: CheckoutKitConfig;
+  store: Store;
+  /** Present when the base URL and a merchant or invoice key are configured. */
+  client: CheckoutClient | undefined;
+  engine: FulfillmentEngine;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  /** Load the fulfillment module (`--handlers`, else CHECKOUT_HANDLERS, else ./fulfillment.*). */
+  handlers?: boolean;
+  handlersFile?: string | undefined;
+}
+
+export function clientFor(config: CheckoutKitConfig, logger?: Logger): CheckoutClient | undefined {
+  if (!config.baseUrl || !(config.apiKey || config.invoiceKey)) return undefined;
+  return new CheckoutClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    signingSecret: config.signingSecret,
+    invoiceKey: config.invoiceKey,
+    logger,
+  });
+}
+
+/** Read the configuration, open the store, build the client and the engine. */
+export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Promise<Runtime> {
+  const config = loadConfig({ env: io.env, cwd: io.cwd });
+  const logger = createLogger({ destination: io.stderr });
+  const handlers: FulfillmentHandlers = options.handlers ? await loadHandlers(options.handlersFile ?? config.handlers, io.cwd) : {};
+  const store = await openStore(config.store, { cwd: io.cwd });
+  const client = clientFor(config, logger);
+  const engine = new FulfillmentEngine({ store, client, handlers, logger });
+  return { config, store, client, engine, logger, close: () => store.close() };
+}
+
+/** Parse `10m`, `30s`, `2h`, `1d`, `500ms` or plain milliseconds. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)?$/.exec(text.trim());
+  if (!match) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(match[2] ?? 'ms') as 'ms'];
+  return Number(match[1]) * unit;
+}

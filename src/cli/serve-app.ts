@@ -1,0 +1,50 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { checkoutRoutes } from '../checkout/index.js';
+import { ConfigError } from '../errors/index.js';
+import { attachFulfillment } from '../fulfillment/index.js';
+import { createReceiver, checkoutWebhooks, type WebhookReceiver } from '../webhooks/index.js';
+import type { Runtime } from './runtime.js';
+
+export interface ServeAppOptions {
+  /** The shop's public URL, for success/cancel links. @default http://HOST:PORT */
+  publicUrl: string;
+  /** How often due fulfillment runs (retries, crashed workers) are picked up. @default 5000 */
+  runDueEveryMs?: number;
+}
+
+/**
+ * The `serve` app: `POST /webhooks/checkout` feeding the fulfillment engine, and the checkout
+ * routes (`POST /checkout`, `GET /checkout/return`) when a client is configured.
+ */
+export async function buildServeApp(runtime: Runtime, options: ServeAppOptions): Promise<{ app: FastifyInstance; receiver: WebhookReceiver }> {
+  const { config, store, engine, client, logger } = runtime;
+  if (config.webhookSecrets.length === 0) throw new ConfigError('CHECKOUT_WEBHOOK_SECRET is not set: the receiver cannot verify deliveries without it.');
+  const receiver = createReceiver({ store, secrets: config.webhookSecrets, environment: config.environment, logger });
+  attachFulfillment(receiver, engine);
+  const app = Fastify();
+  await app.register(checkoutWebhooks, { receiver });
+  if (client) {
+    await app.register(checkoutRoutes, {
+      store,
+      engine,
+      creator: { client },
+      redirect: { allowedHosts: config.redirectHosts, allowLoopbackHttp: config.environment === 'test' },
+      publicUrl: options.publicUrl,
+      logger,
+    });
+  }
+  app.get('/healthz', async () => ({ ok: true }));
+
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    engine
+      .runDue()
+      .catch((error: Error) => logger.error({ error: error.message }, 'due fulfillment runs failed'))
+      .finally(() => (running = false));
+  }, options.runDueEveryMs ?? 5000);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
+  return { app, receiver };
+}
