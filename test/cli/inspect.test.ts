@@ -1,0 +1,78 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/open.js';
+import { runCli } from '../support/cli.js';
+import { samplePayment } from '../support/fixtures.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ck-cli-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function seed() {
+  const store = await openStore('file:.checkout-kit', { cwd: dir });
+  const payment = samplePayment();
+  const body = JSON.stringify({ id: 'evt_1', type: 'payment.created', createdAt: new Date().toISOString(), data: payment });
+  await store.insertEvent({ id: 'evt_1', type: 'payment.created', environment: 'test', createdAt: new Date().toISOString(), receivedAt: new Date().toISOString(), resourceKind: 'payment', resourceId: payment.id, body });
+  await store.updateResource({ kind: 'payment', id: payment.id, orderId: 'order-7', outcome: 'paid', source: 'reconcile', snapshot: payment });
+  await store.enqueueRun({ key: `payment:${payment.id}:paid`, kind: 'fulfillment', data: {} });
+  await store.claimRun(`payment:${payment.id}:paid`, { owner: 'me', leaseMs: 1000 });
+  await store.failRun(`payment:${payment.id}:paid`, 'me', { error: 'no stock' });
+  await store.close();
+  return { payment, body };
+}
+
+describe('inspection commands', () => {
+  it('events list and show read the configured store; show prints the raw body', async () => {
+    const { body } = await seed();
+    const list = await runCli(['events', 'list', '--json'], { cwd: dir });
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toMatchObject([{ id: 'evt_1', type: 'payment.created', run: { status: 'pending' } }]);
+    const show = await runCli(['events', 'show', 'evt_1'], { cwd: dir });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain(body);
+    const missing = await runCli(['events', 'show', 'evt_nope'], { cwd: dir });
+    expect(missing).toMatchObject({ code: 1, stderr: 'checkout-kit: no event evt_nope in the store\n' });
+  });
+
+  it('payments list/show, runs --failed and retry', async () => {
+    const { payment } = await seed();
+    const list = await runCli(['payments', 'list'], { cwd: dir });
+    expect(list.stdout).toMatch(new RegExp(`${payment.id}\\s+order-7\\s+paid\\s+reconcile\\s+yes`));
+    const show = await runCli(['payments', 'show', payment.id], { cwd: dir });
+    expect(show.stdout).toContain('outcome: paid (learned by reconcile)');
+    expect(show.stdout).toMatch(/failed\s+1\s+no stock/);
+    const failed = await runCli(['runs', '--failed', '--json'], { cwd: dir });
+    expect(JSON.parse(failed.stdout)).toHaveLength(1);
+    expect(await runCli(['retry'], { cwd: dir })).toMatchObject({ code: 2 });
+    const retried = await runCli(['retry', '--all', '--json'], { cwd: dir });
+    expect(JSON.parse(retried.stdout)).toEqual({ retried: 1 });
+    expect(JSON.parse((await runCli(['runs', '--failed', '--json'], { cwd: dir })).stdout)).toHaveLength(0);
+  });
+
+  it('bad configuration is one clear line and exit 2', async () => {
+    const result = await runCli(['events', 'list'], { cwd: dir, env: { CHECKOUT_STORE: 'mysql://db' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^checkout-kit: CHECKOUT_STORE "mysql:\/\/db" is neither/);
+  });
+
+  it('usage errors exit 2', async () => {
+    expect((await runCli(['reconcile', '--older-than', 'soon'], { cwd: dir })).code).toBe(2);
+    expect((await runCli(['events', 'list', '--status', 'weird'], { cwd: dir })).code).toBe(2);
+    expect((await runCli(['no-such-command'], { cwd: dir })).code).toBe(2);
+  });
+
+  it('doctor reports each check and fails when the configuration is incomplete', async () => {
+    const result = await runCli(['doctor', '--json'], { cwd: dir, env: { CHECKOUT_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(result.code).toBe(1);
+    const checks = JSON.parse(result.stdout) as Array<{ check: string; result: string }>;
+    expect(checks.find((c) => c.check === 'store')?.result).toBe('ok');
+    expect(checks.find((c) => c.check === 'webhook secrets')?.result).toBe('fail');
+  });
+});

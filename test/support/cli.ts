@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { run } from '../../src/cli/program.js';
+
+export const CLI_MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+export const TSX_LOADER = import.meta.resolve('tsx');
+
+/** Run the CLI in this process with captured output. */
+export async function runCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; tty?: boolean }) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  Object.assign(stderr, { isTTY: options.tty ?? false });
+  const code = await run(['node', 'checkout-kit', ...args], { stdout, stderr, env: options.env ?? {}, cwd: options.cwd });
+  return { code, stdout: out, stderr: err };
+}
+
+/** Start the CLI as a child process (`node --import tsx src/cli/main.ts …`). */
+export function spawnCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): ChildProcess {
+  return spawn(process.execPath, ['--import', TSX_LOADER, CLI_MAIN, ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Resolve with the first stdout line matching `pattern` (rejects if the process exits first). */
+export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    let errors = '';
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; stdout: ${buffer}; stderr: ${errors}`)), timeoutMs);
+    child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const match = pattern.exec(buffer);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`process exited (${code}) before ${pattern}; stdout: ${buffer}; stderr: ${errors}`));
+    });
+  });
+}
+
+/** Run the CLI as a child process to the end. */
+export function execCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnCli(args, options);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
