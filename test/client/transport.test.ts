@@ -147,7 +147,7 @@ describe('input is checked before anything is sent', () => {
     ['1e3', 'exponent'],
     ['0.1234567890123456789', '19 decimals'],
     ['1,000', 'separator'],
-  ])('amount %s (%s) is a MoneyError', async (amount) => {
+  ] as Array<[unknown, string]>)('amount %s (%s) is a MoneyError', async (amount) => {
     const error = await client()
       .payments.create({ amount: amount as string })
       .catch((e: unknown) => e);
@@ -227,7 +227,7 @@ describe('secrets never leak', () => {
       .post('/v1/payments')
       .reply(401, { error: { code: 'unauthorized', message: `key ${canary.apiKey} rejected` } });
     nock(BASE_URL).get('/v1/invoices').replyWithError(`connect failed with Bearer ${canary.invoiceKey}`);
-    const errors = await Promise.all([leaky.payments.create({ amount: '1' }).catch((e: Error) => e), leaky.invoices.list().catch((e: Error) => e)]);
+    const errors = (await Promise.all([leaky.payments.create({ amount: '1' }).catch((e: Error) => e), leaky.invoices.list().catch((e: Error) => e)])) as Error[];
     const text = errors.map((e) => `${e.message} ${String(e.stack)} ${JSON.stringify(e)}`).join('\n') + logged;
     expect(errors[0]).toBeInstanceOf(ApiError);
     expect(logged).toContain('attempt 1 failed');

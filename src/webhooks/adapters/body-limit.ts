@@ -1,0 +1,18 @@
+import { webhookError, type WebhookResult } from '../responses.js';
+
+/** A `Content-Length` above `limit`: refuse before reading a byte. */
+export function declaredTooLarge(contentLength: string | readonly string[] | null | undefined, limit: number): boolean {
+  return typeof contentLength === 'string' && Number(contentLength) > limit;
+}
+
+/** The 413 every adapter answers when it stops reading at the limit. */
+export function tooLarge(limit: number): WebhookResult {
+  return webhookError('payload_too_large', `Webhook body is larger than the limit of ${limit} bytes (receiver option maxBodyBytes).`, {
+    connection: 'close',
+  });
+}
+
+/** The 405 of the Node and Web handlers (fastify routes only POST anyway). */
+export function methodNotAllowed(method: string | undefined): WebhookResult {
+  return webhookError('method_not_allowed', `Webhooks are delivered with POST, got ${method ?? 'no method'}.`, { allow: 'POST' });
+}

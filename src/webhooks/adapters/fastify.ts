@@ -1,0 +1,60 @@
+import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
+import { errorObject } from '../../schemas/error.js';
+import { webhookError, type WebhookResult } from '../responses.js';
+import type { WebhookEndpoint } from '../receiver.js';
+
+export interface CheckoutWebhooksOptions {
+  /** A receiver from `createReceiver` (or anything with `handle` and `maxBodyBytes`). */
+  receiver: WebhookEndpoint;
+  /** @default '/webhooks/checkout' */
+  path?: string;
+  /** Call `receiver.start()` when fastify is ready and `receiver.stop()` when it closes. @default true */
+  lifecycle?: boolean;
+}
+
+function sendResult(reply: FastifyReply, result: WebhookResult): FastifyReply {
+  reply.code(result.status);
+  if (result.headers) reply.headers(result.headers);
+  return reply.send(result.body);
+}
+
+/**
+ * The receiver's route as a fastify plugin. It is deliberately not wrapped with fastify-plugin: the
+ * raw-body content-type parser lives in this plugin's own encapsulated context, so the app's JSON
+ * parser keeps working on every other route.
+ * @example
+ * await app.register(checkoutWebhooks, { receiver });
+ */
+export const checkoutWebhooks: FastifyPluginAsync<CheckoutWebhooksOptions> = async (instance, options) => {
+  const { receiver } = options;
+  instance.removeAllContentTypeParsers();
+  // Any media type arrives as bytes; the core answers 415 itself, with the spec's error object.
+  instance.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: receiver.maxBodyBytes }, (_request, body, done) => done(null, body));
+
+  instance.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendResult(reply, webhookError('payload_too_large', `Webhook body is larger than the limit of ${receiver.maxBodyBytes} bytes (receiver option maxBodyBytes).`));
+    }
+    request.log.error({ err: error }, 'Webhook route failed');
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    return reply.code(status).send(errorObject(status === 500 ? 'internal_error' : 'invalid_request', error.message));
+  });
+
+  instance.post(options.path ?? '/webhooks/checkout', async (request, reply) => {
+    const result = await receiver.handle({ headers: request.headers, body: request.body });
+    return sendResult(reply, result);
+  });
+
+  if (options.lifecycle ?? true) {
+    if (receiver.start) {
+      const start = receiver.start.bind(receiver);
+      instance.addHook('onReady', async () => {
+        await start();
+      });
+    }
+    if (receiver.stop) {
+      const stop = receiver.stop.bind(receiver);
+      instance.addHook('onClose', async () => stop());
+    }
+  }
+};

@@ -1,0 +1,92 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WebhookEndpoint } from '../receiver.js';
+import { webhookError, type WebhookResult } from '../responses.js';
+import { declaredTooLarge, methodNotAllowed, tooLarge } from './body-limit.js';
+
+/** A request as Node (or Express, which adds `body` when a body parser ran) hands it over. */
+export type NodeWebhookRequest = IncomingMessage & { body?: unknown };
+
+/** `(req, res)` for `http.createServer`, `(req, res, next)` for Express and Connect. */
+export type NodeWebhookHandler = (request: NodeWebhookRequest, response: ServerResponse, next?: (error?: unknown) => void) => Promise<void>;
+
+/** Read the stream, stopping (and discarding the rest) once `limit` is passed. */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      cleanup();
+      request.resume();
+      resolve('too_large');
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+  });
+}
+
+function write(response: ServerResponse, result: WebhookResult): void {
+  const payload = JSON.stringify(result.body);
+  response.writeHead(result.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(payload),
+    ...result.headers,
+  });
+  response.end(payload);
+}
+
+async function respond(receiver: WebhookEndpoint, request: NodeWebhookRequest): Promise<WebhookResult> {
+  if (request.method !== 'POST') return methodNotAllowed(request.method);
+  // body-parser marks what it parsed with `_body`; an ended stream cannot be read again either.
+  const consumed = request.readableEnded || (request as { _body?: unknown })._body === true;
+  if (consumed) {
+    if (request.body === undefined) {
+      return webhookError(
+        'raw_body_required',
+        'The request body was already read by another middleware and no raw body was kept, but the signature covers the raw bytes. ' +
+          "Mount the webhook handler before body parsers, or give its route express.raw({ type: 'application/json' }).",
+      );
+    }
+    // A Buffer (express.raw) or string (express.text) verifies; a parsed object gets raw_body_required.
+    return receiver.handle({ headers: request.headers, body: request.body });
+  }
+  if (declaredTooLarge(request.headers['content-length'], receiver.maxBodyBytes)) return tooLarge(receiver.maxBodyBytes);
+  const body = await readBody(request, receiver.maxBodyBytes);
+  if (body === 'too_large') return tooLarge(receiver.maxBodyBytes);
+  return receiver.handle({ headers: request.headers, body });
+}
+
+/**
+ * The receiver as a Node `http` handler, usable as Express middleware. Mount it before
+ * `express.json()` (or give its route `express.raw({ type: 'application/json' })`).
+ * @example
+ * http.createServer(createNodeHandler(receiver)).listen(3000);
+ * app.post('/webhooks/checkout', createNodeHandler(receiver)); // Express, before app.use(express.json())
+ */
+export function createNodeHandler(receiver: WebhookEndpoint): NodeWebhookHandler {
+  return async (request, response, next) => {
+    let result: WebhookResult;
+    try {
+      result = await respond(receiver, request);
+    } catch (error) {
+      if (next) return next(error);
+      result = webhookError('internal_error', `Webhook could not be handled: ${String(error)}`);
+    }
+    write(response, result);
+  };
+}

@@ -1,0 +1,108 @@
+import { WebhookVerificationError } from '../errors/index.js';
+import type { CheckoutEvent } from '../schemas/event.js';
+import { isJsonContentType } from './content-type.js';
+import { headerGetter, type HeaderBag } from './header-value.js';
+import { bodyText, parseDelivery } from './parse-delivery.js';
+import { plainHeaders } from './plain-headers.js';
+import { rawBody } from './raw-body.js';
+import type { NormalizedReceiverOptions } from './receiver-options.js';
+import { verificationFailure, webhookAck, webhookError, type WebhookResult } from './responses.js';
+import { eventEnvironment, toStoredEvent } from './stored-event.js';
+import type { WebhookVerifier } from './verify.js';
+
+/** One delivery as any framework hands it over. */
+export interface WebhookInput {
+  headers: HeaderBag;
+  /** The raw body: a Buffer / Uint8Array or the exact string. A parsed object answers 500 `raw_body_required`. */
+  body: unknown;
+  /** @default the `content-type` header */
+  contentType?: string | undefined;
+}
+
+export interface DeliveryContext {
+  options: NormalizedReceiverOptions;
+  verify: WebhookVerifier;
+  /** Called once the event is durably stored for the first time (to dispatch it after the ack). */
+  onStored(event: CheckoutEvent): void;
+}
+
+function byteLength(body: Buffer | string): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+}
+
+/**
+ * The framework-free core of the receiver: size, media type, signature, envelope, environment, then
+ * store once. Every refusal is the spec's error object; only a 2xx means the event is durable.
+ */
+export async function handleDelivery(context: DeliveryContext, input: WebhookInput): Promise<WebhookResult> {
+  const { options } = context;
+  const { logger, store } = options;
+  const refuse = (result: WebhookResult, details: Record<string, unknown> = {}): WebhookResult => {
+    const { error } = result.body as { error: { code: string; message: string } };
+    logger.warn({ status: result.status, code: error.code, ...details }, `Webhook refused: ${error.message}`);
+    return result;
+  };
+
+  let body: Buffer | string;
+  try {
+    body = rawBody(input.body);
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) {
+      logger.error({ code: 'raw_body_required' }, error.message);
+      return verificationFailure(error);
+    }
+    throw error;
+  }
+
+  const size = byteLength(body);
+  if (size > options.maxBodyBytes) {
+    return refuse(webhookError('payload_too_large', `Webhook body is ${size} bytes; the limit is ${options.maxBodyBytes} (receiver option maxBodyBytes).`));
+  }
+  const header = headerGetter(input.headers);
+  const contentType = input.contentType ?? header('content-type');
+  if (contentType !== undefined && !isJsonContentType(contentType)) {
+    return refuse(webhookError('unsupported_media_type', `Webhook content type must be application/json, got "${contentType.slice(0, 100)}".`));
+  }
+
+  try {
+    context.verify({ headers: input.headers, body });
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return refuse(verificationFailure(error), { reason: error.reason });
+    throw error;
+  }
+
+  const keepDeadLetter = async (code: 'invalid_json' | 'invalid_event', message: string, kept: string): Promise<WebhookResult> => {
+    // Verified, so it really came from the service: keep it for inspection rather than lose it.
+    try {
+      await store.insertDeadLetter({ receivedAt: new Date().toISOString(), reason: `${code}: ${message}`, body: kept, headers: plainHeaders(input.headers) });
+    } catch (error) {
+      logger.error({ err: String(error) }, `Could not keep the unparseable delivery as a dead letter: ${String(error)}`);
+    }
+    return refuse(webhookError(code, `${message} (kept as a dead letter for inspection)`));
+  };
+  const text = bodyText(body);
+  if (text === undefined) return keepDeadLetter('invalid_json', 'Webhook body is not valid UTF-8.', body.toString());
+  const parsed = parseDelivery(text, options.mapEnvelope);
+  if (!parsed.ok) return keepDeadLetter(parsed.code, parsed.message, text);
+
+  const event = parsed.event;
+  const environment = eventEnvironment(event);
+  if (options.environment !== undefined && environment !== undefined && environment !== options.environment) {
+    const message =
+      `Event ${event.id} (${event.type}) is a ${environment} event but this receiver is configured for ${options.environment}: ` +
+      `refused and not stored. Point the ${environment} webhook at a receiver for ${environment}, or fix the receiver's environment option.`;
+    logger.error({ eventId: event.id, eventEnvironment: environment, receiverEnvironment: options.environment }, message);
+    return webhookError('wrong_environment', message);
+  }
+
+  let inserted: boolean;
+  try {
+    ({ inserted } = await store.insertEvent(toStoredEvent(event, text, new Date())));
+  } catch (error) {
+    logger.error({ eventId: event.id, err: String(error) }, `Could not store event ${event.id}: ${String(error)}`);
+    return webhookError('store_unavailable', `Event ${event.id} could not be stored; retry later.`, { 'retry-after': '5' });
+  }
+  if (inserted) context.onStored(event);
+  else logger.debug({ eventId: event.id }, `Duplicate delivery of event ${event.id}: acknowledged, not dispatched again`);
+  return webhookAck(event.id, !inserted);
+}

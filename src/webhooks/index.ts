@@ -1,0 +1,27 @@
+/**
+ * The webhook receiver: verify the raw bytes (Standard Webhooks by default), store each event once,
+ * durably, then dispatch to typed handlers with retries. The core is framework-free; the fastify,
+ * Node `http` and Web `Request` adapters only move bytes in and out of `receiver.handle`.
+ */
+export { createReceiver } from './receiver.js';
+export type { WebhookReceiver, WebhookEndpoint } from './receiver.js';
+export type { ReceiverOptions, RetentionOptions } from './receiver-options.js';
+export type { WebhookInput } from './handle-delivery.js';
+export { WEBHOOK_ERROR_STATUS } from './responses.js';
+export type { WebhookResult, WebhookAck, WebhookErrorCode } from './responses.js';
+export type { EventName, EventHandler, ErrorHandler } from './event-handlers.js';
+export { WebhookHandlerError } from './handler-error.js';
+export type { EnvelopeMapper } from './parse-delivery.js';
+
+export { createVerifier, verifyWebhook } from './verify.js';
+export type { VerifierOptions, VerifyInput, WebhookVerifier } from './verify.js';
+export { signWebhook, generateTestHeaders, newWebhookSecret } from './sign.js';
+export type { SignWebhookOptions, TestHeadersOptions } from './sign.js';
+export type { WebhookScheme, StandardWebhooksScheme, StripeStyleScheme, PlainHmacScheme, VerifiedDelivery } from './scheme.js';
+export type { HeaderBag } from './header-value.js';
+
+export { checkoutWebhooks } from './adapters/fastify.js';
+export type { CheckoutWebhooksOptions } from './adapters/fastify.js';
+export { createNodeHandler } from './adapters/node.js';
+export type { NodeWebhookHandler, NodeWebhookRequest } from './adapters/node.js';
+export { createWebHandler } from './adapters/web.js';

@@ -1,0 +1,129 @@
+import type { CheckoutEvent } from '../schemas/event.js';
+import { createDispatcher } from './dispatcher.js';
+import { createHandlerRegistry, type HandlerRegistry } from './event-handlers.js';
+import { handleDelivery, type WebhookInput } from './handle-delivery.js';
+import { parseDelivery } from './parse-delivery.js';
+import { normalizeReceiverOptions, pruneCutoffs, type ReceiverOptions } from './receiver-options.js';
+import type { WebhookResult } from './responses.js';
+import { createVerifier } from './verify.js';
+
+/** What the adapters need: the core `handle` and the body limit (to stop reading early). */
+export interface WebhookEndpoint {
+  /** Bodies above this many bytes are refused with 413. */
+  readonly maxBodyBytes: number;
+  handle(input: WebhookInput): Promise<WebhookResult>;
+  /** Called by adapters that manage a lifecycle (the fastify plugin on ready). */
+  start?(): Promise<unknown>;
+  /** Called by adapters that manage a lifecycle (the fastify plugin on close). */
+  stop?(): Promise<void>;
+}
+
+export interface WebhookReceiver extends WebhookEndpoint, Pick<HandlerRegistry, 'on' | 'onAny' | 'onError'> {
+  /** Dispatch what is due now (events left by a crash, due retries) and start the retry and prune timers (unref'd). Resolves with the number dispatched. */
+  start(): Promise<number>;
+  /** Stop the timers and wait for in-flight dispatches. Events received later are stored, and dispatched by the next `start()`. */
+  stop(): Promise<void>;
+  /** Dispatch every due run once; resolves with how many were dispatched. */
+  dispatchDue(): Promise<number>;
+  /** Put a failed event (or all failed events) back in line, due now; resolves with how many. */
+  retryFailed(eventId?: string): Promise<number>;
+  /** Apply the retention settings now. */
+  prune(now?: Date): Promise<{ payloadsPruned: number; eventsForgotten: number }>;
+  /** Resolves once no dispatch is in flight (handy in tests). */
+  idle(): Promise<void>;
+}
+
+/**
+ * The webhook receiver: verify the raw bytes, store each event once (durable before the 2xx), then
+ * dispatch to handlers with retries. Adapters (`checkoutWebhooks`, `createNodeHandler`,
+ * `createWebHandler`) only move bytes in and out of `handle`.
+ * @example
+ * const receiver = createReceiver({ store, secrets: ['whsec_…'] });
+ * receiver.on('payment.paid', async (event) => fulfil(event.data.id, event.data.amount));
+ * await receiver.start();
+ */
+export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceiver {
+  const options = normalizeReceiverOptions(receiverOptions);
+  const { store, logger } = options;
+  const verify = createVerifier(options);
+  const handlers = createHandlerRegistry();
+
+  async function loadEvent(eventId: string): Promise<CheckoutEvent | string> {
+    const stored = await store.getEvent(eventId);
+    if (!stored) return 'the event is not in the store';
+    if (stored.body === undefined) return 'its payload was pruned (retention.payloadDays)';
+    const parsed = parseDelivery(stored.body, options.mapEnvelope);
+    return parsed.ok ? parsed.event : parsed.message;
+  }
+
+  const dispatcher = createDispatcher({
+    store,
+    handlers,
+    logger,
+    owner: options.owner,
+    leaseMs: options.leaseMs,
+    maxAttempts: options.maxAttempts,
+    backoffMs: options.backoff,
+    maxBackoffMs: options.maxBackoffMs,
+    loadEvent,
+  });
+
+  let stopped = false;
+  const timers: NodeJS.Timeout[] = [];
+
+  /** Run `task` every `ms`, never two at once; the timer does not keep the process alive. */
+  function every(ms: number, task: () => Promise<unknown>): void {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      void dispatcher.track(
+        task()
+          .catch((error: unknown) => logger.error({ err: String(error) }, `Webhook receiver background task failed: ${String(error)}`))
+          .finally(() => (running = false)),
+      );
+    }, ms);
+    timer.unref();
+    timers.push(timer);
+  }
+
+  function onStored(event: CheckoutEvent): void {
+    if (!options.dispatch || stopped) return;
+    // After the ack: the adapter writes the response before the handlers start.
+    void dispatcher.track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => dispatcher.dispatch(event.id, event)));
+  }
+
+  async function prune(now = new Date()) {
+    if (!options.retention) return { payloadsPruned: 0, eventsForgotten: 0 };
+    return store.prune(pruneCutoffs(options.retention, now));
+  }
+
+  return {
+    maxBodyBytes: options.maxBodyBytes,
+    handle: (input) => handleDelivery({ options, verify, onStored }, input),
+    on: handlers.on,
+    onAny: handlers.onAny,
+    onError: handlers.onError,
+    async start() {
+      stopped = false;
+      if (timers.length > 0) return 0;
+      if (options.retention) every(options.retention.intervalMs, () => prune());
+      if (!options.dispatch) return 0;
+      every(options.pollIntervalMs, () => dispatcher.dispatchDue());
+      return dispatcher.dispatchDue();
+    },
+    async stop() {
+      stopped = true;
+      for (const timer of timers.splice(0)) clearInterval(timer);
+      await dispatcher.idle();
+    },
+    dispatchDue: () => dispatcher.dispatchDue(),
+    async retryFailed(eventId) {
+      const count = await dispatcher.retryFailed(eventId);
+      if (count > 0 && options.dispatch && !stopped) void dispatcher.track(dispatcher.dispatchDue());
+      return count;
+    },
+    prune,
+    idle: () => dispatcher.idle(),
+  };
+}
