@@ -14,6 +14,8 @@ export {
   InvalidRequestError,
   WebhookVerificationError,
   StoreError,
+  RedirectRejectedError,
+  CheckoutError,
   isApiError,
   isCheckoutKitError,
   redact,
@@ -94,3 +96,55 @@ export type {
 
 export { MemoryStore, OUTCOME_RANK } from './store/index.js';
 export type { Store, StoredEvent, Run, ResourceRecord, Outcome, ResourceKind, CheckoutAttempt, DeadLetter } from './store/index.js';
+
+export {
+  createReceiver,
+  createVerifier,
+  verifyWebhook,
+  signWebhook,
+  generateTestHeaders,
+  newWebhookSecret,
+  checkoutWebhooks,
+  createNodeHandler,
+  createWebHandler,
+  WebhookHandlerError,
+  WEBHOOK_ERROR_STATUS,
+} from './webhooks/index.js';
+export type {
+  WebhookReceiver,
+  WebhookEndpoint,
+  ReceiverOptions,
+  RetentionOptions,
+  WebhookInput,
+  WebhookResult,
+  EventName,
+  EventHandler,
+  ErrorHandler,
+  EnvelopeMapper,
+  VerifierOptions,
+  WebhookScheme,
+  SignWebhookOptions,
+  CheckoutWebhooksOptions,
+} from './webhooks/index.js';
+
+export { classify, fulfillmentKey, FulfillmentEngine, attachFulfillment, defineFulfillment, loadHandlers } from './fulfillment/index.js';
+export type {
+  ClassifyOptions,
+  Classification,
+  HandlerOutcome,
+  FulfillmentEngineOptions,
+  FulfillmentContext,
+  FulfillmentHandler,
+  FulfillmentHandlers,
+  ProcessResult,
+  ResourceReader,
+} from './fulfillment/index.js';
+
+export { reconcile } from './reconcile/index.js';
+export type { ReconcileOptions, ReconcileSummary } from './reconcile/index.js';
+
+export { createCheckout, confirmReturn, checkRedirectUrl, checkoutRoutes, handleCheckoutRequest, handleReturnRequest } from './checkout/index.js';
+export type { CheckoutInput, CheckoutResult, Creator, OrderStatus, OrderState, RedirectGuardOptions, CheckoutRoutesOptions } from './checkout/index.js';
+
+export { openStore } from './store/open.js';
+export { EmbeddedStore } from './store/embedded/index.js';

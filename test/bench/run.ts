@@ -1,0 +1,32 @@
+/**
+ * `npm run bench`: every benchmark in one run, printed as a Markdown table for the README.
+ * Figures are throughputs measured on this machine in this run; compare ratios, not absolutes.
+ * Pass names to run only some: `npm run bench -- receiver reconcile`.
+ */
+interface BenchResult {
+  name: string;
+  eventsPerSec: number;
+  note?: string;
+}
+
+const SUITES: Record<string, () => Promise<{ run(): Promise<BenchResult[]> }>> = {
+  receiver: () => import('./receiver.bench.js'),
+  store: () => import('./store.bench.js'),
+  reconcile: () => import('./reconcile.bench.js'),
+  postgres: () => import('./postgres.bench.js'),
+};
+
+const wanted = process.argv.slice(2);
+const rows: string[] = ['| benchmark | per second | note |', '|---|---:|---|'];
+for (const [name, load] of Object.entries(SUITES)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  process.stderr.write(`bench: ${name}…\n`);
+  try {
+    for (const result of await (await load()).run()) {
+      rows.push(`| ${result.name} | ${Math.round(result.eventsPerSec).toLocaleString('en-US')} | ${result.note ?? ''} |`);
+    }
+  } catch (error) {
+    rows.push(`| ${name} | – | failed: ${(error as Error).message.split('\n')[0]} |`);
+  }
+}
+console.log(rows.join('\n'));
