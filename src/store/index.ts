@@ -22,4 +22,8 @@ export type {
 } from './types.js';
 export { MemoryStore, StateStore } from './memory-store.js';
 export { StoreState, emptyStateData } from './state.js';
-export type { Op, StateData } from './state.js';
+export type { Op, StateData, EventRecord, BodyRef } from './state.js';
+export { EmbeddedStore } from './embedded/index.js';
+export type { EmbeddedStoreOptions } from './embedded/index.js';
+export { openStore } from './open.js';
+export type { OpenStoreOptions } from './open.js';

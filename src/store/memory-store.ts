@@ -1,4 +1,4 @@
-import { deadLetterOp, StoreState, type Op } from './state.js';
+import { deadLetterOp, StoreState, type EventRecord, type Op } from './state.js';
 import type {
   CheckoutAttempt,
   ClaimOptions,
@@ -34,17 +34,27 @@ export abstract class StateStore implements Store {
   protected refresh(): Promise<void> {
     return Promise.resolve();
   }
+  /**
+   * Turn the state's event records into events. The embedded store overrides this to read the
+   * bodies it keeps outside the state (see `BodyRef`).
+   */
+  protected async withBodies<E extends EventRecord>(records: E[]): Promise<Array<Omit<E, 'bodyRef'>>> {
+    return records.map(({ bodyRef: _bodyRef, ...event }) => event);
+  }
 
   async insertEvent(event: NewEvent): Promise<{ inserted: boolean }> {
     return this.commit({ t: 'event', at: Date.now(), event });
   }
   async getEvent(id: string): Promise<StoredEvent | undefined> {
     await this.refresh();
-    return this.state.getEvent(id);
+    const record = this.state.getEvent(id);
+    if (!record) return undefined;
+    const [event] = await this.withBodies([record]);
+    return event;
   }
   async listEvents(filter?: EventFilter): Promise<Array<StoredEvent & { run: Run | undefined }>> {
     await this.refresh();
-    return this.state.listEvents(filter);
+    return this.withBodies(this.state.listEvents(filter));
   }
   async insertDeadLetter(letter: Omit<DeadLetter, 'id'>): Promise<DeadLetter> {
     return this.commit(deadLetterOp(letter, Date.now()));

@@ -40,9 +40,25 @@ export interface OpResult<T = unknown> {
   value: T;
 }
 
+/**
+ * Where a body kept outside the state lives: the embedded store leaves each body in the journal
+ * line that brought it, as a JSON string literal of `len` bytes at byte `off` of journal segment
+ * `seg`, so that neither the heap nor the snapshot holds every body ever received.
+ */
+export interface BodyRef {
+  seg: number;
+  off: number;
+  len: number;
+}
+
+/** An event as a state holds it: with its body inline, or a `bodyRef` to where the body is kept. */
+export interface EventRecord extends StoredEvent {
+  bodyRef?: BodyRef | undefined;
+}
+
 /** The whole state, as it is snapshotted. Maps are kept as plain objects for JSON. */
 export interface StateData {
-  events: Record<string, StoredEvent>;
+  events: Record<string, EventRecord>;
   deadLetters: DeadLetter[];
   runs: Record<string, Run>;
   resources: Record<string, ResourceRecord>;
@@ -64,10 +80,29 @@ export function deadLetterOp(letter: Omit<DeadLetter, 'id'>, at: number): Op {
 
 /** In-memory state plus the pure(ish) rules of every op. Shared by the memory and embedded stores. */
 export class StoreState {
-  data: StateData;
+  readonly data: StateData;
+  /**
+   * Keys of the runs still to do (`pending` or `running`). Dispatchers poll these; keeping them
+   * apart means a poll costs what is outstanding, not what was ever received.
+   */
+  private readonly activeRuns = new Set<string>();
+  /** Keys of open resources, which reconcile polls (same reason). */
+  private readonly openResources = new Set<string>();
+  /** Event ids by `receivedAt`, oldest first (ties in arrival order): lists read it from the end. */
+  private eventOrder: string[];
 
   constructor(data: StateData = emptyStateData()) {
     this.data = data;
+    this.eventOrder = Object.values(data.events)
+      .sort((a, b) => (a.receivedAt < b.receivedAt ? -1 : a.receivedAt > b.receivedAt ? 1 : 0))
+      .map((event) => event.id);
+    for (const run of Object.values(data.runs)) this.indexRun(run);
+    for (const [key, record] of Object.entries(data.resources)) if (record.open) this.openResources.add(key);
+  }
+
+  private indexRun(run: Run): void {
+    if (run.status === 'pending' || run.status === 'running') this.activeRuns.add(run.key);
+    else this.activeRuns.delete(run.key);
   }
 
   apply(op: Op): OpResult {
@@ -75,8 +110,8 @@ export class StoreState {
       case 'event':
         return this.insertEvent(op);
       case 'dead':
-        this.data.deadLetters.push(op.letter);
-        return { changed: true, value: op.letter };
+        this.data.deadLetters.push({ ...op.letter });
+        return { changed: true, value: { ...op.letter } };
       case 'enqueue':
         return this.enqueue(op.run, op.at);
       case 'claim':
@@ -104,14 +139,31 @@ export class StoreState {
 
   private insertEvent(op: Extract<Op, { t: 'event' }>): OpResult<{ inserted: boolean }> {
     if (this.data.events[op.event.id]) return { changed: false, value: { inserted: false } };
-    this.data.events[op.event.id] = op.event;
+    this.data.events[op.event.id] = { ...op.event };
+    this.placeInOrder(op.event);
     this.enqueue({ key: `event:${op.event.id}`, kind: 'event', data: { eventId: op.event.id, type: op.event.type } }, op.at);
     return { changed: true, value: { inserted: true } };
   }
 
+  /** Events arrive nearly in `receivedAt` order: append, or binary-search the place of a late one. */
+  private placeInOrder(event: StoredEvent): void {
+    const order = this.eventOrder;
+    const receivedAt = (i: number) => (this.data.events[order[i] as string] as EventRecord).receivedAt;
+    let low = order.length;
+    if (low > 0 && receivedAt(low - 1) > event.receivedAt) {
+      low = 0;
+      for (let high = order.length - 1; low < high; ) {
+        const mid = (low + high) >>> 1;
+        if (receivedAt(mid) > event.receivedAt) high = mid;
+        else low = mid + 1;
+      }
+    }
+    order.splice(low, 0, event.id);
+  }
+
   private enqueue(run: NewRun, at: number): OpResult<{ inserted: boolean; run: Run }> {
     const existing = this.data.runs[run.key];
-    if (existing) return { changed: false, value: { inserted: false, run: existing } };
+    if (existing) return { changed: false, value: { inserted: false, run: { ...existing } } };
     const created: Run = {
       key: run.key,
       kind: run.kind,
@@ -127,7 +179,8 @@ export class StoreState {
       completedAt: undefined,
     };
     this.data.runs[run.key] = created;
-    return { changed: true, value: { inserted: true, run: created } };
+    this.indexRun(created);
+    return { changed: true, value: { inserted: true, run: { ...created } } };
   }
 
   /** Whether `run` may be claimed at time `at`. */
@@ -160,6 +213,7 @@ export class StoreState {
     run.lastError = undefined;
     run.completedAt = iso(op.at);
     run.updatedAt = iso(op.at);
+    this.indexRun(run);
     return { changed: true, value: true };
   }
 
@@ -172,6 +226,7 @@ export class StoreState {
     run.owner = undefined;
     run.lastError = op.error;
     run.updatedAt = iso(op.at);
+    this.indexRun(run);
     return { changed: true, value: true };
   }
 
@@ -182,6 +237,7 @@ export class StoreState {
     run.attempts = 0;
     run.nextAttemptAt = iso(op.at);
     run.updatedAt = iso(op.at);
+    this.indexRun(run);
     return { changed: true, value: true };
   }
 
@@ -219,6 +275,8 @@ export class StoreState {
     record.lastNewsAt = now;
     record.updatedAt = now;
     this.data.resources[key] = record;
+    if (record.open) this.openResources.add(key);
+    else this.openResources.delete(key);
     return { changed: true, value: { record: { ...record }, advanced } };
   }
 
@@ -271,29 +329,31 @@ export class StoreState {
       if (op.eventsBefore && event.receivedAt < op.eventsBefore) {
         delete this.data.events[id];
         delete this.data.runs[`event:${id}`];
+        this.activeRuns.delete(`event:${id}`);
         eventsForgotten += 1;
-      } else if (op.payloadsBefore && event.receivedAt < op.payloadsBefore && event.body !== undefined) {
+      } else if (op.payloadsBefore && event.receivedAt < op.payloadsBefore && (event.body !== undefined || event.bodyRef !== undefined)) {
         event.body = undefined;
+        event.bodyRef = undefined;
         payloadsPruned += 1;
       }
     }
+    if (eventsForgotten > 0) this.eventOrder = this.eventOrder.filter((id) => this.data.events[id] !== undefined);
     return { changed: payloadsPruned + eventsForgotten > 0, value: { payloadsPruned, eventsForgotten } };
   }
 
   // Queries (no ops).
 
-  getEvent(id: string): StoredEvent | undefined {
+  getEvent(id: string): EventRecord | undefined {
     const event = this.data.events[id];
     return event ? { ...event } : undefined;
   }
 
-  listEvents(filter: EventFilter = {}): Array<StoredEvent & { run: Run | undefined }> {
+  listEvents(filter: EventFilter = {}): Array<EventRecord & { run: Run | undefined }> {
     const limit = filter.limit ?? 100;
-    const out: Array<StoredEvent & { run: Run | undefined }> = [];
-    const events = Object.values(this.data.events).sort((a, b) => (a.receivedAt < b.receivedAt ? 1 : a.receivedAt > b.receivedAt ? -1 : 0));
-    for (const event of events) {
+    const out: Array<EventRecord & { run: Run | undefined }> = [];
+    for (const event of this.eventsNewestFirst(filter.status)) {
+      if (filter.since && event.receivedAt < filter.since) break;
       if (filter.type && event.type !== filter.type) continue;
-      if (filter.since && event.receivedAt < filter.since) continue;
       if (filter.resourceId && event.resourceId !== filter.resourceId) continue;
       const run = this.data.runs[`event:${event.id}`];
       if (filter.status && run?.status !== filter.status) continue;
@@ -303,11 +363,31 @@ export class StoreState {
     return out;
   }
 
+  /** Newest first, without sorting history: from the receive-order index, or the few events still dispatching. */
+  private *eventsNewestFirst(status: EventFilter['status']): Generator<EventRecord> {
+    if (status === 'pending' || status === 'running') {
+      const events = [...this.activeRuns].flatMap((key) => {
+        const event = key.startsWith('event:') ? this.data.events[key.slice('event:'.length)] : undefined;
+        return event ? [event] : [];
+      });
+      yield* events.sort((a, b) => (a.receivedAt < b.receivedAt ? 1 : a.receivedAt > b.receivedAt ? -1 : 0));
+      return;
+    }
+    for (let i = this.eventOrder.length - 1; i >= 0; i--) {
+      const event = this.data.events[this.eventOrder[i] as string];
+      if (event) yield event;
+    }
+  }
+
   listRuns(filter: RunFilter = {}): Run[] {
     const statuses = filter.status === undefined ? undefined : Array.isArray(filter.status) ? filter.status : [filter.status];
     const dueBy = filter.dueBy === undefined ? undefined : Date.parse(filter.dueBy);
+    // Only pending and running runs can be due: then the active index is enough.
+    const activeOnly = dueBy !== undefined || (statuses !== undefined && statuses.every((s) => s === 'pending' || s === 'running'));
     const out: Run[] = [];
-    for (const run of Object.values(this.data.runs)) {
+    for (const key of activeOnly ? this.activeRuns : Object.keys(this.data.runs)) {
+      const run = this.data.runs[key];
+      if (!run) continue;
       if (filter.kind && run.kind !== filter.kind) continue;
       if (statuses && !statuses.includes(run.status)) continue;
       if (dueBy !== undefined && !StoreState.claimable(run, dueBy)) continue;
@@ -324,7 +404,10 @@ export class StoreState {
 
   listResources(filter: ResourceFilter = {}): ResourceRecord[] {
     const out: ResourceRecord[] = [];
-    for (const record of Object.values(this.data.resources)) {
+    const keys = filter.open === true ? this.openResources : Object.keys(this.data.resources);
+    for (const key of keys) {
+      const record = this.data.resources[key];
+      if (!record) continue;
       if (filter.kind && record.kind !== filter.kind) continue;
       if (filter.open !== undefined && record.open !== filter.open) continue;
       if (filter.lastNewsBefore && record.lastNewsAt > filter.lastNewsBefore) continue;

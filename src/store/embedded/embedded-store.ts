@@ -1,0 +1,423 @@
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, unlink, type FileHandle } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { StoreError } from '../../errors/index.js';
+import { createLogger, type Logger } from '../../log/index.js';
+import { StateStore } from '../memory-store.js';
+import { emptyStateData, StoreState, type EventRecord, type Op } from '../state.js';
+import { DirLock } from './dir-lock.js';
+import { fileVersion, fsyncDir, openExisting, readRange, writeAt } from './files.js';
+import { CorruptLineError, decodeJournal, encodeOp, JOURNAL_FILE, journalName } from './journal.js';
+import { readSnapshot, SNAPSHOT_FILE, writeSnapshot } from './snapshot.js';
+
+export interface EmbeddedStoreOptions {
+  /** Folder of the store, created when missing. Several processes may use it at once. */
+  dir: string;
+  /**
+   * Write a snapshot and start a new journal segment once the journal is larger than both this
+   * and the last snapshot (so compaction work stays proportional to what was appended).
+   * @default 4 MiB
+   */
+  compactMinBytes?: number;
+  /**
+   * A cross-process lock that its holder has not refreshed for this long (the holder died) is
+   * taken over. proper-lockfile's minimum is 2000.
+   * @default 10000
+   */
+  lockStaleMs?: number;
+  /** At most this many operations per group commit. @default 1000 */
+  maxBatch?: number;
+  /** Warnings (an unfinished journal line after a crash) and compaction failures. @default createLogger() */
+  logger?: Logger;
+  /**
+   * Tests only: skip the cross-process lock, to prove what it protects. Two processes then
+   * overwrite each other's journal lines and claim the same runs. Never set it in production.
+   * @default false
+   */
+  unsafeNoLock?: boolean;
+}
+
+interface Pending {
+  op: Op;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** What one op of a batch came to. */
+type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * The embedded store: a `StoreState` kept in memory, made durable in a folder that several
+ * processes (the receiver, a cron `reconcile`, a `replay`) may share.
+ *
+ * Files: `snapshot.json` (lowdb; the state up to the start of journal segment `journalGeneration`)
+ * and `journal-<gen>.jsonl`, one JSON op per line, appended and fsync'd under a cross-process
+ * lock. Writes are group-committed: concurrent callers share one append and one fsync, so a write
+ * costs what is in the batch, never what is stored. Event bodies stay in the journal line that
+ * brought them (the state keeps a byte range), so neither the heap nor the snapshot carries them;
+ * old segments are deleted once pruning has dropped every body they hold.
+ *
+ * @example
+ * const store = new EmbeddedStore({ dir: '.checkout-kit' });
+ * await store.open();
+ * await store.insertEvent(event); // durable once it resolves
+ */
+export class EmbeddedStore extends StateStore {
+  readonly description: string;
+  readonly dir: string;
+  private readonly compactMinBytes: number;
+  private readonly maxBatch: number;
+  private readonly logger: Logger;
+  private readonly lock: DirLock;
+
+  private status: 'new' | 'open' | 'closed' = 'new';
+  /** Version (inode, size, mtime) of the snapshot.json the state was built from, or 'absent'. */
+  private snapshotVersion = 'absent';
+  private snapshotBytes = 0;
+  /** Current journal segment. */
+  private gen = 0;
+  private journal: FileHandle | undefined;
+  /** Journal bytes applied to the state: complete lines only. */
+  private applied = 0;
+  /** Journal size last seen, an unfinished last line included. */
+  private seen = 0;
+  private tornWarnedAt = -1;
+  /** A write failed halfway: the state may hold ops the files do not. Reload before going on. */
+  private stale = false;
+
+  private queue: Pending[] = [];
+  private flushScheduled = false;
+  /** Serialises this instance's lock holders (flushes, catch-ups, compaction, close). */
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(options: EmbeddedStoreOptions) {
+    super();
+    this.dir = resolve(options.dir);
+    this.description = `embedded (${this.dir})`;
+    this.compactMinBytes = options.compactMinBytes ?? 4 * 1024 * 1024;
+    this.maxBatch = options.maxBatch ?? 1000;
+    this.logger = options.logger ?? createLogger();
+    this.lock = new DirLock(this.dir, {
+      staleMs: options.lockStaleMs ?? 10_000,
+      disabled: options.unsafeNoLock ?? false,
+      onCompromised: (error) => this.logger.error({ dir: this.dir, err: error }, 'Lost the store lock (this process stalled past the stale time)'),
+    });
+  }
+
+  /** Load the snapshot and replay the journal. A damaged file is a StoreError and stays untouched. */
+  async open(): Promise<void> {
+    if (this.status === 'open') return;
+    if (this.status === 'closed') throw new StoreError(`The store ${this.dir} was closed: create a new EmbeddedStore to open it again.`);
+    try {
+      await mkdir(this.dir, { recursive: true });
+      await this.exclusive(() => this.lock.with(() => this.reload()));
+    } catch (error) {
+      if (error instanceof StoreError) throw error;
+      throw new StoreError(`Cannot open the store ${this.dir}: ${(error as Error).message}. Check the folder and its permissions.`, { cause: error });
+    }
+    this.status = 'open';
+  }
+
+  /** Finish the queued writes and release the files. */
+  async close(): Promise<void> {
+    if (this.status !== 'open') {
+      this.status = 'closed';
+      return;
+    }
+    this.status = 'closed';
+    while (this.queue.length > 0 || this.flushScheduled) await this.exclusive(async () => undefined);
+    await this.exclusive(async () => {
+      await this.journal?.close();
+      this.journal = undefined;
+    });
+  }
+
+  /** Write a snapshot and start a new journal segment now (also done automatically as the journal grows). */
+  async compact(): Promise<void> {
+    this.assertOpen();
+    await this.exclusive(() => this.lock.with(() => this.compactLocked()));
+  }
+
+  protected commit<T>(op: Op): Promise<T> {
+    if (this.status !== 'open') return Promise.reject(this.notOpen());
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ op, resolve: resolve as (value: unknown) => void, reject });
+      this.scheduleFlush();
+    });
+  }
+
+  protected override async refresh(): Promise<void> {
+    this.assertOpen();
+    await this.exclusive(async () => {
+      if (await this.changedOnDisk()) await this.lock.with(() => this.sync(false));
+    });
+  }
+
+  protected override async withBodies<E extends EventRecord>(records: E[]): Promise<Array<Omit<E, 'bodyRef'>>> {
+    const segments = new Map<number, Promise<FileHandle | undefined>>();
+    try {
+      return await Promise.all(
+        records.map(async ({ bodyRef, ...event }) => {
+          if (!bodyRef) return event;
+          let segment = segments.get(bodyRef.seg);
+          if (!segment) segments.set(bodyRef.seg, (segment = openExisting(this.journalPath(bodyRef.seg), 'r')));
+          const handle = await segment;
+          // A segment is deleted only once no event of the newest state refers to it: another
+          // process pruned this body after our last catch-up.
+          if (!handle) return { ...event, body: undefined };
+          const literal = await readRange(handle, bodyRef.off, bodyRef.off + bodyRef.len);
+          try {
+            return { ...event, body: JSON.parse(literal.toString('utf8')) as string };
+          } catch (error) {
+            throw new StoreError(
+              `The body of event ${event.id} in ${this.journalPath(bodyRef.seg)} (bytes ${bodyRef.off}+${bodyRef.len}) is damaged. Restore the store folder from a backup.`,
+              { cause: error },
+            );
+          }
+        }),
+      );
+    } finally {
+      for (const segment of segments.values()) await (await segment.catch(() => undefined))?.close();
+    }
+  }
+
+  // Group commit.
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    void this.exclusive(() => this.flush());
+  }
+
+  /** Take the queue (what arrived while the previous batch was being written) and commit it as one append. */
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const batch = this.queue.splice(0, this.maxBatch);
+    if (this.queue.length > 0) this.scheduleFlush();
+    if (batch.length === 0) return;
+    let outcomes: Settled[];
+    try {
+      outcomes = await this.lock.with(() => this.writeBatch(batch));
+    } catch (error) {
+      this.stale = true;
+      const failure = error instanceof StoreError ? error : new StoreError(`Cannot write to the store ${this.dir}: ${(error as Error).message}`, { cause: error });
+      for (const item of batch) item.reject(failure);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i] as Settled;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
+    if (this.applied > Math.max(this.compactMinBytes, this.snapshotBytes)) {
+      // The batch is durable and answered; a failed compaction only delays the next one.
+      await this.lock.with(() => this.compactLocked()).catch((error: unknown) => {
+        this.stale = true;
+        this.logger.error({ dir: this.dir, err: error }, 'Store compaction failed; the journal keeps growing until one succeeds');
+      });
+    }
+  }
+
+  /** Under the lock: catch up, apply each op, append the changed ones in one write, fsync. */
+  private async writeBatch(batch: Pending[]): Promise<Settled[]> {
+    await this.sync(true);
+    const journal = this.journal ?? (await this.createJournal());
+    const lines: string[] = [];
+    let end = this.applied;
+    const outcomes = batch.map((item): Settled => {
+      let encoded;
+      try {
+        encoded = encodeOp(item.op, this.gen, end);
+      } catch (error) {
+        return { ok: false, error };
+      }
+      const result = this.state.apply(encoded.applied);
+      if (result.changed) {
+        lines.push(encoded.line);
+        end += encoded.bytes;
+      }
+      return { ok: true, value: result.value };
+    });
+    if (lines.length > 0) {
+      // Positional write at the end we caught up to: only the lock keeps another process from
+      // writing the same bytes (the unsafeNoLock test shows it).
+      try {
+        await writeAt(journal, Buffer.from(lines.join('')), this.applied);
+        await journal.datasync();
+      } catch (error) {
+        // Callers will be told it failed: take back what may have reached the file.
+        await journal.truncate(this.applied).catch(() => undefined);
+        throw error;
+      }
+      this.applied = this.seen = end;
+    }
+    return outcomes;
+  }
+
+  // Reading the files (always under the lock).
+
+  /** Bring the state up to the files. For a write, also cut an unfinished last line away. */
+  private async sync(forWrite: boolean): Promise<void> {
+    const snapshot = await fileVersion(this.snapshotPath);
+    if (this.stale || snapshot.version !== this.snapshotVersion) await this.reload();
+    else await this.catchUp();
+    if (forWrite && this.seen > this.applied && this.journal) {
+      await this.journal.truncate(this.applied);
+      await this.journal.datasync();
+      this.logger.warn(
+        { file: this.journalPath(this.gen), bytes: this.seen - this.applied },
+        'Removed an unfinished last line from the store journal (a writer stopped mid-append; that write was never acknowledged)',
+      );
+      this.seen = this.applied;
+    }
+  }
+
+  /** Cheap check, without the lock, whether another process wrote since we last looked. */
+  private async changedOnDisk(): Promise<boolean> {
+    if (this.stale) return true;
+    if ((await fileVersion(this.snapshotPath)).version !== this.snapshotVersion) return true;
+    this.journal ??= await openExisting(this.journalPath(this.gen), 'r+');
+    return this.journal !== undefined && (await this.journal.stat()).size !== this.seen;
+  }
+
+  /** Load snapshot.json and replay the current journal segment, replacing the state. */
+  private async reload(): Promise<void> {
+    const snapshotFile = await fileVersion(this.snapshotPath);
+    const snapshot = snapshotFile.version === 'absent' ? undefined : await readSnapshot(this.dir);
+    const gen = snapshot?.journalGeneration ?? 0;
+    const state = new StoreState(snapshot?.data ?? emptyStateData());
+    const journal = await openExisting(this.journalPath(gen), 'r+');
+    let applied = 0;
+    let seen = 0;
+    if (journal) {
+      try {
+        seen = (await journal.stat()).size;
+        const decoded = this.decode(await readRange(journal, 0, seen), 0, gen);
+        for (const op of decoded.ops) state.apply(op);
+        applied = decoded.bytes;
+      } catch (error) {
+        await journal.close();
+        throw error;
+      }
+    }
+    if (this.journal !== journal) await this.journal?.close();
+    this.state = state;
+    this.useSegment(gen, journal, applied, seen, snapshotFile);
+    this.stale = false;
+    this.warnTornTail();
+  }
+
+  /** Apply what other processes appended to the current segment since we last read it. */
+  private async catchUp(): Promise<void> {
+    this.journal ??= await openExisting(this.journalPath(this.gen), 'r+');
+    if (!this.journal) return;
+    const size = (await this.journal.stat()).size;
+    if (size === this.applied) {
+      this.seen = size;
+      return;
+    }
+    // Lines are never removed below what was applied, except by a reload-worthy event.
+    if (size < this.applied) return this.reload();
+    const decoded = this.decode(await readRange(this.journal, this.applied, size), this.applied, this.gen);
+    for (const op of decoded.ops) this.state.apply(op);
+    this.applied += decoded.bytes;
+    this.seen = size;
+    this.warnTornTail();
+  }
+
+  private decode(chunk: Buffer, base: number, gen: number): ReturnType<typeof decodeJournal> {
+    try {
+      return decodeJournal(chunk, base, gen);
+    } catch (error) {
+      if (!(error instanceof CorruptLineError)) throw error;
+      throw new StoreError(
+        `Cannot read the store: ${this.journalPath(gen)} has a damaged line at byte ${error.offset} (${error.reason}). ` +
+          'No file was changed. Stop every process using the store, keep a copy of the folder, then restore it from a backup ' +
+          '(or move the folder aside to start with an empty store).',
+        { cause: error },
+      );
+    }
+  }
+
+  /**
+   * A last line without its newline was cut short by a crash mid-append. Its write never
+   * finished, so it was never acknowledged: ignore it (the next write removes it).
+   */
+  private warnTornTail(): void {
+    if (this.seen === this.applied || this.tornWarnedAt === this.applied) return;
+    this.tornWarnedAt = this.applied;
+    this.logger.warn(
+      { file: this.journalPath(this.gen), bytes: this.seen - this.applied },
+      'Ignoring an unfinished last line of the store journal (a writer stopped mid-append; that write was never acknowledged)',
+    );
+  }
+
+  // Compaction.
+
+  /**
+   * Under the lock: snapshot the state, start journal segment gen+1, delete the segments no body
+   * refers to any more. Other processes notice the new snapshot.json and reload it.
+   */
+  private async compactLocked(): Promise<void> {
+    await this.sync(true);
+    const gen = this.gen + 1;
+    await writeSnapshot(this.dir, { journalGeneration: gen, data: this.state.data });
+    const snapshot = await fileVersion(this.snapshotPath);
+    const journal = await open(this.journalPath(gen), constants.O_RDWR | constants.O_CREAT | constants.O_TRUNC, 0o644);
+    await fsyncDir(this.dir);
+    await this.journal?.close();
+    this.useSegment(gen, journal, 0, 0, snapshot);
+    await this.deleteUnusedSegments();
+  }
+
+  private async deleteUnusedSegments(): Promise<void> {
+    const used = new Set<number>([this.gen]);
+    for (const event of Object.values(this.state.data.events)) if (event.bodyRef) used.add(event.bodyRef.seg);
+    const unused = (await readdir(this.dir)).filter((name) => {
+      const gen = Number(JOURNAL_FILE.exec(name)?.[1] ?? NaN);
+      return gen < this.gen && !used.has(gen);
+    });
+    for (const name of unused) await unlink(join(this.dir, name));
+    if (unused.length > 0) await fsyncDir(this.dir);
+  }
+
+  // Helpers.
+
+  private useSegment(gen: number, journal: FileHandle | undefined, applied: number, seen: number, snapshot: { version: string; size: number }): void {
+    this.gen = gen;
+    this.journal = journal;
+    this.applied = applied;
+    this.seen = seen;
+    this.snapshotVersion = snapshot.version;
+    this.snapshotBytes = snapshot.size;
+  }
+
+  private async createJournal(): Promise<FileHandle> {
+    const journal = await open(this.journalPath(this.gen), constants.O_RDWR | constants.O_CREAT, 0o644);
+    await fsyncDir(this.dir);
+    this.journal = journal;
+    return journal;
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.chain.then(fn);
+    this.chain = result.catch(() => undefined);
+    return result;
+  }
+
+  private get snapshotPath(): string {
+    return join(this.dir, SNAPSHOT_FILE);
+  }
+
+  private journalPath(gen: number): string {
+    return join(this.dir, journalName(gen));
+  }
+
+  private assertOpen(): void {
+    if (this.status !== 'open') throw this.notOpen();
+  }
+
+  private notOpen(): StoreError {
+    return new StoreError(`The store ${this.dir} is ${this.status === 'new' ? 'not open yet: call open() first' : 'closed'}.`);
+  }
+}

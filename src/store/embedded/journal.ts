@@ -1,0 +1,114 @@
+import type { EventRecord, Op } from '../state.js';
+
+/** Journal segment `gen`: one JSON op per line, appended under the store lock, never rewritten. */
+export const journalName = (gen: number): string => `journal-${gen}.jsonl`;
+export const JOURNAL_FILE = /^journal-(\d+)\.jsonl$/;
+
+/**
+ * An event line carries its body last, as a top-level field: `{"t":"event",…,"event":{…},"body":"…"}`.
+ * The body's JSON string literal then sits at a byte range of the file that the state can point to
+ * (a `BodyRef`) instead of holding the body. The separator cannot occur inside the literal (every
+ * quote there is escaped), so the last one on the line is where the body starts.
+ */
+const BODY_SEPARATOR = ',"body":';
+const BODY_SEPARATOR_BYTES = Buffer.from(BODY_SEPARATOR);
+
+const OP_TYPES = new Set<string>([
+  'event',
+  'dead',
+  'enqueue',
+  'claim',
+  'complete',
+  'fail',
+  'retry',
+  'resource',
+  'attempt',
+  'attemptDone',
+  'lock',
+  'unlock',
+  'prune',
+]);
+
+/** An op as a journal line, and the op to apply to the state (event bodies referenced, not held). */
+export interface EncodedOp {
+  line: string;
+  bytes: number;
+  /**
+   * What the line decodes to, so that this process's state is exactly what any other process
+   * (or a restart) builds by replaying the line: no Dates or undefined that JSON would change.
+   */
+  applied: Op;
+}
+
+/** Encode `op` as the line that will start at byte `offset` of journal segment `gen`. */
+export function encodeOp(op: Op, gen: number, offset: number): EncodedOp {
+  if (!Number.isFinite(op.at)) throw new RangeError(`Invalid time for a ${op.t} operation: ${op.at} (an invalid Date?)`);
+  if (op.t !== 'event' || op.event.body === undefined) {
+    const json = JSON.stringify(op);
+    return { line: `${json}\n`, bytes: Buffer.byteLength(json) + 1, applied: JSON.parse(json) as Op };
+  }
+  const { body, bodyRef: _bodyRef, ...meta } = op.event as EventRecord;
+  const metaJson = JSON.stringify(meta);
+  const head = `{"t":"event","at":${JSON.stringify(op.at)},"event":${metaJson}${BODY_SEPARATOR}`;
+  const literal = JSON.stringify(body);
+  const headBytes = Buffer.byteLength(head);
+  const literalBytes = Buffer.byteLength(literal);
+  const event: EventRecord = { ...(JSON.parse(metaJson) as EventRecord), body: undefined, bodyRef: { seg: gen, off: offset + headBytes, len: literalBytes } };
+  return { line: `${head}${literal}}\n`, bytes: headBytes + literalBytes + 2, applied: { t: 'event', at: op.at, event } };
+}
+
+/** What `decodeJournal` found in a chunk of a journal segment. */
+export interface DecodedChunk {
+  ops: Op[];
+  /** Bytes of complete lines (each ends with `\n`). */
+  bytes: number;
+  /** Bytes after the last `\n`: a line whose append never finished. */
+  tornBytes: number;
+}
+
+/** A complete line that is not a journal op: the file was damaged, not merely cut short. */
+export class CorruptLineError extends Error {
+  constructor(
+    readonly offset: number,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/**
+ * Decode the complete lines of `chunk`, which starts at byte `base` of journal segment `gen`.
+ * Event bodies become `BodyRef`s into the segment. Throws `CorruptLineError` for a damaged line.
+ */
+export function decodeJournal(chunk: Buffer, base: number, gen: number): DecodedChunk {
+  const ops: Op[] = [];
+  let start = 0;
+  for (let end = chunk.indexOf(10, start); end !== -1; end = chunk.indexOf(10, start)) {
+    ops.push(decodeLine(chunk, start, end, base, gen));
+    start = end + 1;
+  }
+  return { ops, bytes: start, tornBytes: chunk.length - start };
+}
+
+function decodeLine(chunk: Buffer, start: number, end: number, base: number, gen: number): Op {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(chunk.toString('utf8', start, end));
+  } catch (error) {
+    throw new CorruptLineError(base + start, `not JSON (${(error as Error).message})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null) throw new CorruptLineError(base + start, 'not an object');
+  const op = parsed as Record<string, unknown>;
+  if (typeof op.t !== 'string' || !OP_TYPES.has(op.t) || typeof op.at !== 'number') {
+    throw new CorruptLineError(base + start, `not a journal op (t=${JSON.stringify(op.t)})`);
+  }
+  if (op.t !== 'event') return op as Op;
+  const event = op.event as EventRecord | undefined;
+  if (typeof event !== 'object' || event === null || typeof event.id !== 'string') throw new CorruptLineError(base + start, 'event without an id');
+  if (typeof op.body !== 'string') return { t: 'event', at: op.at, event };
+  const separator = chunk.lastIndexOf(BODY_SEPARATOR_BYTES, end);
+  const off = separator + BODY_SEPARATOR_BYTES.length;
+  if (separator < start || chunk[end - 1] !== 0x7d /* } */) throw new CorruptLineError(base + start, 'event body is not the last field');
+  const record: EventRecord = { ...event, body: undefined, bodyRef: { seg: gen, off: base + off, len: end - 1 - off } };
+  return { t: 'event', at: op.at, event: record };
+}

@@ -1,0 +1,45 @@
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../errors/index.js';
+import { EmbeddedStore, type EmbeddedStoreOptions } from './embedded/index.js';
+import { MemoryStore } from './memory-store.js';
+import type { Store } from './types.js';
+
+export interface OpenStoreOptions extends Omit<EmbeddedStoreOptions, 'dir' | 'unsafeNoLock'> {
+  /** What a relative `file:` folder is resolved against. @default process.cwd() */
+  cwd?: string;
+}
+
+/**
+ * Open the store a `CHECKOUT_STORE` URL names: `file:<dir>` (embedded; relative to `cwd`, or a
+ * `file:///absolute` URL), `memory:` (nothing kept), `postgres://…`. Resolves once it is open.
+ *
+ * @example
+ * const store = await openStore('file:.checkout-kit');
+ */
+export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
+  const store = createStore(url, options);
+  await store.open();
+  return store;
+}
+
+function createStore(url: string, { cwd = process.cwd(), ...embedded }: OpenStoreOptions): Store {
+  if (url.startsWith('memory:')) return new MemoryStore();
+  if (url.startsWith('file:')) return new EmbeddedStore({ ...embedded, dir: fileStoreDir(url, cwd) });
+  if (/^postgres(ql)?:\/\//.test(url)) throw new ConfigError('PostgreSQL store arrives with the PostgreSQL issue');
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? url.slice(0, 20);
+  throw new ConfigError(`Store URL "${scheme}…" is not supported: use file:<dir> (embedded), postgres://… or memory: (tests).`);
+}
+
+function fileStoreDir(url: string, cwd: string): string {
+  if (url.startsWith('file://')) {
+    try {
+      return fileURLToPath(url);
+    } catch (error) {
+      throw new ConfigError(`Store URL ${url} is not a local file URL: use file:<dir> or file:///absolute/dir.`, { cause: error });
+    }
+  }
+  const dir = url.slice('file:'.length);
+  if (dir === '') throw new ConfigError('Store URL "file:" names no folder: use file:<dir>, e.g. file:.checkout-kit.');
+  return isAbsolute(dir) ? dir : resolve(cwd, dir);
+}

@@ -1,0 +1,277 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/index.js';
+import { sampleEvent } from './fixtures/sample-event.js';
+
+const HOUR = 3_600_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The behaviour every `Store` must have (memory, embedded, PostgreSQL). `factory` gives a fresh,
+ * open, empty store per test and a `cleanup` that closes it and removes what it wrote.
+ */
+export function storeContract(name: string, factory: () => Promise<{ store: Store; cleanup(): Promise<void> }>): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+
+    beforeEach(async () => {
+      ({ store, cleanup } = await factory());
+    });
+    afterEach(async () => {
+      await cleanup();
+    });
+
+    describe('events', () => {
+      it('stores an event once and gives its body back byte for byte', async () => {
+        const first = sampleEvent('evt_1');
+        expect(await store.insertEvent(first)).toEqual({ inserted: true });
+        expect(await store.insertEvent({ ...first, body: 'a different delivery' })).toEqual({ inserted: false });
+        expect(await store.getEvent('evt_1')).toEqual(first);
+        expect(await store.getEvent('evt_missing')).toBeUndefined();
+      });
+
+      it('keeps awkward bodies exact', async () => {
+        const bodies = ['', '\u2028\u2029', 'lone \ud800 surrogate', '"},"body":"x', 'back\\slash\n\r\t', '😀 é e\u0301 \u0000', ' '.repeat(3000)];
+        for (const [i, body] of bodies.entries()) await store.insertEvent(sampleEvent(`evt_${i}`, { body }));
+        for (const [i, body] of bodies.entries()) expect((await store.getEvent(`evt_${i}`))?.body).toBe(body);
+        const listed = await store.listEvents({ limit: 100 });
+        expect(new Set(listed.map((event) => event.body))).toEqual(new Set(bodies));
+      });
+
+      it('lets exactly one of 50 concurrent inserts of the same id in', async () => {
+        const results = await Promise.all(Array.from({ length: 50 }, () => store.insertEvent(sampleEvent('evt_race'))));
+        expect(results.filter((result) => result.inserted)).toHaveLength(1);
+        expect(await store.listEvents()).toHaveLength(1);
+      });
+
+      it('queues the dispatch run event:<id> with the event', async () => {
+        await store.insertEvent(sampleEvent('evt_1', { type: 'payment.expired' }));
+        const run = await store.getRun('event:evt_1');
+        expect(run).toMatchObject({ key: 'event:evt_1', kind: 'event', status: 'pending', attempts: 0, data: { eventId: 'evt_1', type: 'payment.expired' } });
+        expect(Date.parse(run?.nextAttemptAt ?? '')).toBeLessThanOrEqual(Date.now());
+        await store.insertEvent(sampleEvent('evt_1'));
+        expect(await store.listRuns({ kind: 'event' })).toHaveLength(1);
+      });
+
+      it('lists events newest first, filtered by type, since, resource, dispatch status and limit', async () => {
+        const t0 = Date.parse('2025-03-01T00:00:00.000Z');
+        await store.insertEvent(sampleEvent('a', { receivedAt: iso(t0), type: 'payment.created', resourceId: 'pay_1' }));
+        await store.insertEvent(sampleEvent('c', { receivedAt: iso(t0 + 2000), type: 'payment.paid', resourceId: 'pay_1' }));
+        await store.insertEvent(sampleEvent('b', { receivedAt: iso(t0 + 1000), type: 'payment.paid', resourceId: 'pay_2' }));
+        await store.insertEvent(sampleEvent('z', { receivedAt: iso(t0 - 1000), type: 'payment.created', resourceId: 'pay_3' }));
+        await store.claimRun('event:b', { owner: 'w', leaseMs: 60_000 });
+        await store.completeRun('event:b', 'w');
+        const ids = async (filter?: Parameters<Store['listEvents']>[0]) => (await store.listEvents(filter)).map((event) => event.id);
+        expect(await ids()).toEqual(['c', 'b', 'a', 'z']);
+        expect(await ids({ type: 'payment.paid' })).toEqual(['c', 'b']);
+        expect(await ids({ type: 'payment.created' })).toEqual(['a', 'z']);
+        expect(await ids({ since: iso(t0 + 1000) })).toEqual(['c', 'b']);
+        expect(await ids({ resourceId: 'pay_1' })).toEqual(['c', 'a']);
+        expect(await ids({ status: 'done' })).toEqual(['b']);
+        expect(await ids({ status: 'pending' })).toEqual(['c', 'a', 'z']);
+        expect(await ids({ status: 'pending', since: iso(t0) })).toEqual(['c', 'a']);
+        expect(await ids({ limit: 2 })).toEqual(['c', 'b']);
+        const [listed] = await store.listEvents({ status: 'done' });
+        expect(listed?.run).toMatchObject({ key: 'event:b', status: 'done' });
+        expect(listed?.body).toBe(sampleEvent('b').body);
+      });
+
+      it('prunes payloads of dispatched events but keeps their ids, and forgets only finished old events', async () => {
+        const old = iso(Date.now() - 30 * 24 * HOUR);
+        await store.insertEvent(sampleEvent('old_done', { receivedAt: old }));
+        await store.insertEvent(sampleEvent('old_pending', { receivedAt: old }));
+        await store.insertEvent(sampleEvent('new_done'));
+        for (const id of ['old_done', 'new_done']) {
+          await store.claimRun(`event:${id}`, { owner: 'w', leaseMs: 60_000 });
+          await store.completeRun(`event:${id}`, 'w');
+        }
+        const weekAgo = iso(Date.now() - 7 * 24 * HOUR);
+        expect(await store.prune({ payloadsBefore: weekAgo })).toEqual({ payloadsPruned: 1, eventsForgotten: 0 });
+        expect(await store.getEvent('old_done')).toMatchObject({ id: 'old_done', body: undefined });
+        expect((await store.getEvent('old_pending'))?.body).toBe(sampleEvent('old_pending').body);
+        expect((await store.getEvent('new_done'))?.body).toBe(sampleEvent('new_done').body);
+        expect(await store.insertEvent(sampleEvent('old_done'))).toEqual({ inserted: false });
+        expect(await store.prune({ payloadsBefore: weekAgo })).toEqual({ payloadsPruned: 0, eventsForgotten: 0 });
+
+        expect(await store.prune({ eventsBefore: weekAgo })).toEqual({ payloadsPruned: 0, eventsForgotten: 1 });
+        expect(await store.getEvent('old_done')).toBeUndefined();
+        expect(await store.getRun('event:old_done')).toBeUndefined();
+        expect(await store.getEvent('old_pending')).toBeDefined();
+      });
+    });
+
+    describe('runs', () => {
+      const newRun = { key: 'payment:pay_1:paid', kind: 'fulfillment' as const, data: { resourceId: 'pay_1', outcome: 'paid' } };
+
+      it('enqueues a run once', async () => {
+        const first = await store.enqueueRun(newRun);
+        expect(first).toMatchObject({ inserted: true, run: { ...newRun, status: 'pending', attempts: 0 } });
+        const again = await store.enqueueRun({ ...newRun, data: { other: true } });
+        expect(again).toEqual({ inserted: false, run: first.run });
+        expect(await store.getRun(newRun.key)).toEqual(first.run);
+      });
+
+      it('leases a due run to one owner at a time until the lease expires', async () => {
+        const t0 = Date.now();
+        await store.enqueueRun(newRun);
+        const claimed = await store.claimRun(newRun.key, { owner: 'a', leaseMs: 1000, now: new Date(t0) });
+        expect(claimed).toMatchObject({ status: 'running', owner: 'a', attempts: 1, leaseUntil: iso(t0 + 1000) });
+        expect(await store.claimRun(newRun.key, { owner: 'b', leaseMs: 1000, now: new Date(t0 + 999) })).toBeUndefined();
+        expect(await store.claimRun(newRun.key, { owner: 'b', leaseMs: 1000, now: new Date(t0 + 1000) })).toMatchObject({ owner: 'b', attempts: 2 });
+        expect(await store.completeRun(newRun.key, 'a')).toBe(false);
+        expect(await store.completeRun(newRun.key, 'b')).toBe(true);
+        expect(await store.getRun(newRun.key)).toMatchObject({ status: 'done', owner: 'b', attempts: 2 });
+        expect(await store.claimRun(newRun.key, { owner: 'c', leaseMs: 1000, now: new Date(t0 + 10 * HOUR) })).toBeUndefined();
+        expect(await store.claimRun('no-such-run', { owner: 'c', leaseMs: 1000 })).toBeUndefined();
+      });
+
+      it('lets exactly one of 20 concurrent claims win', async () => {
+        await store.enqueueRun(newRun);
+        const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => store.claimRun(newRun.key, { owner: `w${i}`, leaseMs: 60_000 })));
+        expect(claims.filter((claim) => claim !== undefined)).toHaveLength(1);
+      });
+
+      it('does not lease a run before it is due', async () => {
+        const t0 = Date.now();
+        await store.enqueueRun({ ...newRun, nextAttemptAt: iso(t0 + HOUR) });
+        expect(await store.claimRun(newRun.key, { owner: 'a', leaseMs: 1000, now: new Date(t0) })).toBeUndefined();
+        expect(await store.claimRun(newRun.key, { owner: 'a', leaseMs: 1000, now: new Date(t0 + HOUR) })).toMatchObject({ attempts: 1 });
+      });
+
+      it('fails back to pending at retryAt, or to failed for good; retryRun revives failed runs only', async () => {
+        const t0 = Date.now();
+        await store.enqueueRun(newRun);
+        await store.claimRun(newRun.key, { owner: 'a', leaseMs: 60_000, now: new Date(t0) });
+        expect(await store.failRun(newRun.key, 'b', { error: 'not mine', retryAt: iso(t0) })).toBe(false);
+        expect(await store.failRun(newRun.key, 'a', { error: 'HTTP 503', retryAt: iso(t0 + HOUR) })).toBe(true);
+        expect(await store.getRun(newRun.key)).toMatchObject({ status: 'pending', owner: undefined, lastError: 'HTTP 503', nextAttemptAt: iso(t0 + HOUR) });
+        expect(await store.claimRun(newRun.key, { owner: 'a', leaseMs: 60_000, now: new Date(t0 + HOUR - 1) })).toBeUndefined();
+        expect(await store.retryRun(newRun.key)).toBe(false);
+
+        await store.claimRun(newRun.key, { owner: 'a', leaseMs: 60_000, now: new Date(t0 + HOUR) });
+        expect(await store.failRun(newRun.key, 'a', { error: 'handler threw' })).toBe(true);
+        expect(await store.getRun(newRun.key)).toMatchObject({ status: 'failed', attempts: 2, lastError: 'handler threw' });
+        expect(await store.claimRun(newRun.key, { owner: 'a', leaseMs: 60_000, now: new Date(t0 + 10 * HOUR) })).toBeUndefined();
+        expect(await store.completeRun(newRun.key, 'a')).toBe(false);
+
+        expect(await store.retryRun(newRun.key)).toBe(true);
+        expect(await store.getRun(newRun.key)).toMatchObject({ status: 'pending', attempts: 0 });
+        expect(await store.claimRun(newRun.key, { owner: 'b', leaseMs: 60_000 })).toMatchObject({ owner: 'b', attempts: 1 });
+      });
+
+      it('lists runs by kind, status and due time', async () => {
+        const t0 = Date.now();
+        await store.enqueueRun({ key: 'f:due', kind: 'fulfillment', data: {}, nextAttemptAt: iso(t0 - 1000) });
+        await store.enqueueRun({ key: 'f:later', kind: 'fulfillment', data: {}, nextAttemptAt: iso(t0 + HOUR) });
+        await store.enqueueRun({ key: 'f:done', kind: 'fulfillment', data: {}, nextAttemptAt: iso(t0 - 1000) });
+        await store.claimRun('f:done', { owner: 'w', leaseMs: 1000 });
+        await store.completeRun('f:done', 'w');
+        await store.insertEvent(sampleEvent('evt_1'));
+        const keys = async (filter: Parameters<Store['listRuns']>[0]) => (await store.listRuns(filter)).map((run) => run.key).sort();
+        expect(await keys({ kind: 'fulfillment' })).toEqual(['f:done', 'f:due', 'f:later']);
+        expect(await keys({ kind: 'event' })).toEqual(['event:evt_1']);
+        expect(await keys({ status: 'done' })).toEqual(['f:done']);
+        expect(await keys({ status: ['pending', 'done'], kind: 'fulfillment' })).toEqual(['f:done', 'f:due', 'f:later']);
+        expect(await keys({ kind: 'fulfillment', dueBy: iso(t0) })).toEqual(['f:due']);
+        expect(await keys({ kind: 'fulfillment', dueBy: iso(t0 + HOUR) })).toEqual(['f:due', 'f:later']);
+        expect(await store.listRuns({ limit: 2 })).toHaveLength(2);
+      });
+    });
+
+    describe('resources', () => {
+      const paidSnapshot = { id: 'pay_1', status: 'PAID', amountReceived: '10' };
+
+      it('moves the outcome forward only', async () => {
+        const created = await store.updateResource({ kind: 'payment', id: 'pay_1', environment: 'test', orderId: 'order_1', source: 'checkout' });
+        expect(created).toMatchObject({ advanced: false, record: { kind: 'payment', id: 'pay_1', outcome: 'pending', open: true, orderId: 'order_1' } });
+        expect(await store.updateResource({ kind: 'payment', id: 'pay_1', outcome: 'expired', source: 'reconcile' })).toMatchObject({
+          advanced: true,
+          record: { outcome: 'expired', outcomeSource: 'reconcile' },
+        });
+        expect(await store.updateResource({ kind: 'payment', id: 'pay_1', outcome: 'paid', source: 'webhook' })).toMatchObject({
+          advanced: true,
+          record: { outcome: 'paid', outcomeSource: 'webhook' },
+        });
+        for (const outcome of ['pending', 'underpaid', 'expired', 'overpaid'] as const) {
+          expect(await store.updateResource({ kind: 'payment', id: 'pay_1', outcome, source: 'reconcile' })).toMatchObject({
+            advanced: false,
+            record: { outcome: 'paid', outcomeSource: 'webhook' },
+          });
+        }
+        expect(await store.getResource('payment', 'pay_1')).toMatchObject({ outcome: 'paid', orderId: 'order_1', environment: 'test' });
+        expect(await store.getResource('invoice', 'pay_1')).toBeUndefined();
+      });
+
+      it('keeps the newer snapshot when an older outcome arrives late', async () => {
+        await store.updateResource({ kind: 'payment', id: 'pay_1', outcome: 'paid', snapshot: paidSnapshot, expiresAt: '2025-01-01T01:00:00.000Z' });
+        const late = await store.updateResource({
+          kind: 'payment',
+          id: 'pay_1',
+          outcome: 'pending',
+          snapshot: { id: 'pay_1', status: 'CREATED', amountReceived: '0' },
+          expiresAt: '2024-12-31T00:00:00.000Z',
+        });
+        expect(late.record).toMatchObject({ outcome: 'paid', snapshot: paidSnapshot, expiresAt: '2025-01-01T01:00:00.000Z' });
+        expect((await store.getResource('payment', 'pay_1'))?.snapshot).toEqual(paidSnapshot);
+      });
+
+      it('lists open resources and those without news since a time', async () => {
+        const t0 = Date.parse('2025-03-01T00:00:00.000Z');
+        await store.updateResource({ kind: 'payment', id: 'pay_old' }, new Date(t0));
+        await store.updateResource({ kind: 'payment', id: 'pay_new' }, new Date(t0 + HOUR));
+        await store.updateResource({ kind: 'invoice', id: 'inv_1' }, new Date(t0));
+        await store.updateResource({ kind: 'payment', id: 'pay_closed', outcome: 'paid', open: false }, new Date(t0));
+        const ids = async (filter: Parameters<Store['listResources']>[0]) => (await store.listResources(filter)).map((record) => record.id).sort();
+        expect(await ids({ open: true })).toEqual(['inv_1', 'pay_new', 'pay_old']);
+        expect(await ids({ open: false })).toEqual(['pay_closed']);
+        expect(await ids({ open: true, kind: 'payment', lastNewsBefore: iso(t0) })).toEqual(['pay_old']);
+        await store.updateResource({ kind: 'payment', id: 'pay_old', open: false });
+        expect(await ids({ open: true, kind: 'payment' })).toEqual(['pay_new']);
+      });
+    });
+
+    describe('checkout attempts', () => {
+      it('inserts the attempt for an order once, then completes it', async () => {
+        const attempt = { orderId: 'order_1', kind: 'payment' as const, idempotencyKey: 'idem_1', requestHash: 'hash_1' };
+        const first = await store.putCheckoutAttempt(attempt);
+        expect(first).toMatchObject({ inserted: true, attempt: { ...attempt, status: 'sending', resourceId: undefined } });
+        const again = await store.putCheckoutAttempt({ ...attempt, idempotencyKey: 'idem_2', requestHash: 'hash_2' });
+        expect(again).toMatchObject({ inserted: false, attempt: { idempotencyKey: 'idem_1', requestHash: 'hash_1' } });
+        const done = await store.completeCheckoutAttempt('order_1', { resourceId: 'pay_1', checkoutUrl: 'https://pay.example/c/1' });
+        expect(done).toMatchObject({ status: 'created', resourceId: 'pay_1', checkoutUrl: 'https://pay.example/c/1', idempotencyKey: 'idem_1' });
+        expect(await store.getCheckoutAttempt('order_1')).toEqual(done);
+        expect(await store.getCheckoutAttempt('order_2')).toBeUndefined();
+        await expect(store.completeCheckoutAttempt('order_2', { resourceId: 'pay_2', checkoutUrl: undefined })).rejects.toThrow(/putCheckoutAttempt/);
+      });
+    });
+
+    describe('locks', () => {
+      it('are exclusive, renewable by their owner, expire after their TTL and are released by their owner only', async () => {
+        expect(await store.acquireLock('reconcile', 'a', 60_000)).toBe(true);
+        expect(await store.acquireLock('reconcile', 'b', 60_000)).toBe(false);
+        expect(await store.acquireLock('reconcile', 'a', 60_000)).toBe(true);
+        expect(await store.acquireLock('other', 'b', 60_000)).toBe(true);
+        await store.releaseLock('reconcile', 'b');
+        expect(await store.acquireLock('reconcile', 'b', 60_000)).toBe(false);
+        await store.releaseLock('reconcile', 'a');
+        // Lock times come from the clock: a TTL long enough for a loaded machine's next call.
+        expect(await store.acquireLock('reconcile', 'b', 500)).toBe(true);
+        expect(await store.acquireLock('reconcile', 'a', 500)).toBe(false);
+        await sleep(600);
+        expect(await store.acquireLock('reconcile', 'a', 60_000)).toBe(true);
+      });
+    });
+
+    describe('dead letters', () => {
+      it('keeps them with an id, newest first', async () => {
+        const first = await store.insertDeadLetter({ receivedAt: iso(1000), reason: 'bad JSON', body: '{"id":', headers: { 'webhook-id': 'msg_1' } });
+        const second = await store.insertDeadLetter({ receivedAt: iso(2000), reason: 'no type', body: '{}', headers: {} });
+        expect(first.id).toEqual(expect.any(String));
+        expect(first.id).not.toBe(second.id);
+        expect(await store.listDeadLetters()).toEqual([second, first]);
+        expect(await store.listDeadLetters(1)).toEqual([second]);
+      });
+    });
+  });
+}

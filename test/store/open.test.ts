@@ -1,0 +1,59 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors/index.js';
+import { silentLogger } from '../../src/log/index.js';
+import { EmbeddedStore, MemoryStore, openStore, type Store } from '../../src/store/index.js';
+import { sampleEvent } from './fixtures/sample-event.js';
+import { Scratch } from './helpers.js';
+
+const scratch = new Scratch();
+const opened: Store[] = [];
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  await scratch.cleanUp();
+});
+
+async function open(url: string, cwd?: string): Promise<Store> {
+  const store = await openStore(url, { cwd, logger: silentLogger });
+  opened.push(store);
+  return store;
+}
+
+describe('openStore', () => {
+  it('opens file:<dir> as an embedded store in that folder, relative to cwd', async () => {
+    const cwd = await scratch.dir();
+    const store = await open('file:.checkout-kit', cwd);
+    expect(store).toBeInstanceOf(EmbeddedStore);
+    expect((store as EmbeddedStore).dir).toBe(join(cwd, '.checkout-kit'));
+    expect(store.description).toContain(join(cwd, '.checkout-kit'));
+    await store.insertEvent(sampleEvent('evt_1'));
+    expect(await readdir(join(cwd, '.checkout-kit'))).toContain('journal-0.jsonl');
+  });
+
+  it('opens absolute folders and file:/// URLs', async () => {
+    const dir = await scratch.dir();
+    expect(((await open(`file:${join(dir, 'a')}`)) as EmbeddedStore).dir).toBe(join(dir, 'a'));
+    expect(((await open(pathToFileURL(join(dir, 'b')).href)) as EmbeddedStore).dir).toBe(join(dir, 'b'));
+  });
+
+  it('opens memory: as a memory store', async () => {
+    const store = await open('memory:');
+    expect(store).toBeInstanceOf(MemoryStore);
+    expect(await store.insertEvent(sampleEvent('evt_1'))).toEqual({ inserted: true });
+  });
+
+  it.each([
+    ['postgres://user:pw@localhost/db', /PostgreSQL store arrives with the PostgreSQL issue/],
+    ['postgresql://localhost/db', /PostgreSQL store arrives with the PostgreSQL issue/],
+    ['redis://localhost', /"redis:…" is not supported: use file:<dir>/],
+    ['file:', /names no folder/],
+    ['.checkout-kit', /not supported/],
+  ])('refuses %s with a ConfigError', async (url, message) => {
+    const error = await openStore(url).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain('pw@');
+  });
+});
