@@ -20,14 +20,18 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+const output: string[] = [];
 function worker(args: string[]) {
-  return spawn(process.execPath, ['--import', TSX_LOADER, WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  return child;
 }
 
 async function until(check: () => boolean, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
+    if (Date.now() > deadline) throw new Error(`timed out; worker output: ${output.join('')}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -39,11 +43,15 @@ describe('fulfillment survives a crash', () => {
     const payment = samplePayment({ amount: '25.00', amountReceived: '25.00' });
     const first = worker([store, log, 'hang', JSON.stringify(payment)]);
     await until(() => existsSync(log) && readFileSync(log, 'utf8').includes('start'));
+    const killed = new Promise((resolve) => first.once('exit', (_code, signal) => resolve(signal)));
     first.kill('SIGKILL');
-    await new Promise((resolve) => first.once('exit', resolve));
+    expect(await killed).toBe('SIGKILL');
 
     const second = worker([store, log, 'finish', JSON.stringify(payment)]);
-    const exitCode = await new Promise((resolve) => second.once('exit', resolve));
+    const exitCode = await Promise.race([
+      new Promise((resolve) => second.once('exit', resolve)),
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`second worker did not exit; output: ${output.join('')}`)), 30_000)),
+    ]);
     expect(exitCode).toBe(0);
 
     const key = `payment:${payment.id}:paid`;

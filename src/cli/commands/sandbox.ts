@@ -1,0 +1,109 @@
+import { Option, type Command } from 'commander';
+import { createLogger } from '../../log/index.js';
+import { startSandbox, type SandboxOptions } from '../../sandbox/index.js';
+import { UsageError } from '../exit.js';
+import { writeLine, type CliIO } from '../io.js';
+import type { Register } from '../program.js';
+
+/** Default port when neither --port nor PORT is given. */
+export const DEFAULT_SANDBOX_PORT = 4010;
+
+function probability(flag: string) {
+  return (value: string): number => {
+    const p = Number(value);
+    if (value.trim() === '' || !(p >= 0 && p <= 1)) throw new UsageError(`${flag} takes a probability between 0 and 1, got "${value}".`);
+    return p;
+  };
+}
+
+function wholeNumber(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new UsageError(`${flag} takes a whole number, got "${value}".`);
+    return n;
+  };
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `1500ms`, `90s`, `30m`, `2h` (a bare number is seconds). */
+export function parseDuration(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  if (!match) throw new UsageError(`--expires-in takes a duration such as 90s, 30m or 2h, got "${value}".`);
+  return Math.round(Number(match[1]) * UNITS[match[2] ?? 's']!);
+}
+
+interface SandboxFlags {
+  port?: number;
+  host?: string;
+  data: string;
+  webhookUrl: string[];
+  drop?: number;
+  duplicate?: number;
+  reorder?: boolean;
+  delay?: number;
+  staleTimestamp?: number;
+  seed?: number;
+  expiresIn?: number;
+  json?: boolean;
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+function optionsFrom(flags: SandboxFlags, io: CliIO): SandboxOptions {
+  const port = flags.port ?? (io.env.PORT ? wholeNumber('PORT')(io.env.PORT) : DEFAULT_SANDBOX_PORT);
+  return {
+    port,
+    host: flags.host ?? io.env.HOST ?? '127.0.0.1',
+    dataDir: flags.data,
+    webhookUrls: flags.webhookUrl,
+    faults: { drop: flags.drop, duplicate: flags.duplicate, reorder: flags.reorder, delayMs: flags.delay, staleTimestamp: flags.staleTimestamp, seed: flags.seed },
+    expiresAfterMs: flags.expiresIn,
+    logger: createLogger({ level: io.env.LOG_LEVEL ?? 'warn', destination: io.stderr }),
+  };
+}
+
+/** `checkout-kit sandbox`: run the local service until SIGINT/SIGTERM (contract 4 and 6). */
+export const registerSandbox: Register = (program: Command, io: CliIO) => {
+  program
+    .command('sandbox')
+    .description('run a local implementation of the service: every operation, a hosted checkout page, simulation endpoints and webhooks')
+    .option('--port <n>', `port to listen on (0: any free port) (default: $PORT or ${DEFAULT_SANDBOX_PORT})`, wholeNumber('--port'))
+    .option('--host <host>', 'loopback address to listen on (default: $HOST or 127.0.0.1)')
+    .option('--data <dir>', 'state and credentials.json directory', '.sandbox')
+    .option('--webhook-url <url>', 'send every event to this URL (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option('--drop <p>', 'never deliver an event to a URL, with probability p', probability('--drop'))
+    .option('--duplicate <p>', 'deliver an event twice, with probability p', probability('--duplicate'))
+    .option('--reorder', 'hold events briefly and deliver each batch shuffled')
+    .option('--delay <ms>', 'wait this long before delivering each event', wholeNumber('--delay'))
+    .option('--stale-timestamp <p>', 'sign with a timestamp one hour old, with probability p', probability('--stale-timestamp'))
+    .option('--seed <n>', 'seed of the fault injection, for reproducible runs', wholeNumber('--seed'))
+    .addOption(new Option('--expires-in <duration>', 'lifetime of new payments and invoices, e.g. 90s, 30m (default: 30m)').argParser(parseDuration))
+    .option('--json', 'print the startup information as one JSON line')
+    .action(async (flags: SandboxFlags) => {
+      const stopped = untilSignal();
+      const sandbox = await startSandbox(optionsFrom(flags, io));
+      if (flags.json) {
+        writeLine(io.stdout, JSON.stringify({ url: sandbox.url, credentialsPath: sandbox.credentialsPath, dataDir: sandbox.dataDir, webhookUrls: flags.webhookUrl, seed: sandbox.seed }));
+      } else {
+        writeLine(io.stdout, `sandbox listening on ${sandbox.url}`);
+        writeLine(io.stdout, `credentials: ${sandbox.credentialsPath}`);
+        writeLine(io.stdout, flags.webhookUrl.length ? `webhooks: ${flags.webhookUrl.join(', ')} (fault seed ${sandbox.seed})` : 'webhooks: none (add --webhook-url URL)');
+        writeLine(io.stdout, 'press Ctrl+C to stop');
+      }
+      const signal = await stopped;
+      await sandbox.close();
+      if (!flags.json) writeLine(io.stdout, `sandbox stopped (${signal})`);
+    });
+};

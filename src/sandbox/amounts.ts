@@ -1,0 +1,56 @@
+import { addAmounts, amountIsZero, compareAmounts, maxAmount, subtractAmounts, toDecimal } from '../money/index.js';
+import type { Status } from './records.js';
+
+function scaleOf(value: string): number {
+  return value.split('.')[1]?.length ?? 0;
+}
+
+/**
+ * `result` written with as many decimals as the most precise operand, so "10.50" - "0" is "10.50",
+ * not "10.5" (the value is the same; the page and the logs read better).
+ */
+export function scaled(result: string, ...operands: string[]): string {
+  return toDecimal(result).toFixed(Math.max(scaleOf(result), ...operands.map(scaleOf)));
+}
+
+/** `amount - received`, never below zero. */
+export function remainingOf(amount: string, received: string): string {
+  return scaled(maxAmount(subtractAmounts(amount, received), '0'), amount, received);
+}
+
+/** `received - amount`, never below zero. */
+export function surplusOf(amount: string, received: string): string {
+  return scaled(maxAmount(subtractAmounts(received, amount), '0'), amount, received);
+}
+
+/** `a + b`, exact, with the scale of the more precise operand. */
+export function sumOf(a: string, b: string): string {
+  return scaled(addAmounts(a, b), a, b);
+}
+
+/** Contract 3e: the status follows from the amounts, and from expiry only while nothing arrived. */
+export function statusOf(amount: string, received: string, expired: boolean): Status {
+  if (amountIsZero(received)) return expired ? 'EXPIRED' : 'CREATED';
+  const order = compareAmounts(received, amount);
+  if (order < 0) return 'PARTIALLY_PAID';
+  return order === 0 ? 'PAID' : 'OVERPAID';
+}
+
+/** True once `received` covers `amount`. */
+export function isFullyPaid(amount: string, received: string): boolean {
+  return compareAmounts(received, amount) >= 0;
+}
+
+const STEP = '0.000001';
+
+/** Half of `value`, rounded down to 6 decimals (token precision); `value` itself when that is 0. */
+export function halfOf(value: string): string {
+  const half = toDecimal(value).div(2).toDecimalPlaces(6, 1).toFixed();
+  return amountIsZero(half) ? value : scaled(half, value);
+}
+
+/** `remaining` plus a tenth of `amount` (at least one unit of 6 decimals): an overpayment. */
+export function excessOf(remaining: string, amount: string): string {
+  const tenth = toDecimal(amount).div(10).toDecimalPlaces(6, 1).toFixed();
+  return sumOf(remaining, amountIsZero(tenth) ? STEP : tenth);
+}

@@ -1,0 +1,36 @@
+import type { MerchantCaller } from './auth.js';
+import { forbidden, notFound } from './http-error.js';
+import type { AnyCharge } from './records.js';
+import { isUuid } from './requests.js';
+
+function byId<T extends AnyCharge>(records: T[], id: string): T | undefined {
+  return isUuid(id) ? records.find((r) => r.id === id) : undefined;
+}
+
+/**
+ * The caller's own payment or invoice: 404 for a malformed or unknown id or another merchant's,
+ * 403 for one of the other environment (contract 3g).
+ */
+export function ownCharge<T extends AnyCharge>(records: T[], id: string, caller: MerchantCaller, kind: T['kind']): T {
+  const record = byId(records, id);
+  if (record && record.environment !== caller.environment) {
+    throw forbidden(`This ${kind} belongs to the ${record.environment} environment; use a ${record.environment} key.`);
+  }
+  if (!record || record.merchantId !== caller.merchant.merchantId) throw notFound(`No ${kind} with id ${id} for this merchant.`);
+  return record;
+}
+
+/** A resource the simulation endpoints may touch: any merchant's, test environment only (403 for live). */
+export function testCharge<T extends AnyCharge>(records: T[], id: string, kind: T['kind']): T {
+  const record = byId(records, id);
+  if (!record) throw notFound(`No ${kind} with id ${id}.`);
+  if (record.environment !== 'test') throw forbidden(`Simulation works on test-environment resources only; this ${kind} is live.`);
+  return record;
+}
+
+/** A payment or invoice by id, whichever it is (for the checkout page). */
+export function anyCharge(records: { payments: AnyCharge[]; invoices: AnyCharge[] }, id: string): AnyCharge {
+  const record = byId(records.payments, id) ?? byId(records.invoices, id);
+  if (!record) throw notFound(`No payment or invoice with id ${id}.`);
+  return record;
+}

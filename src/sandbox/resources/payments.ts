@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import type { Environment, Payment } from '../../schemas/index.js';
+import { newAddress } from '../addresses.js';
+import { remainingOf, surplusOf } from '../amounts.js';
+import type { Route } from '../networks.js';
+import type { PaymentRecord } from '../records.js';
+
+export interface NewPaymentInput {
+  amount: string;
+  email?: string | undefined;
+  token?: string | undefined;
+  networkId?: number | undefined;
+  referenceId?: string | undefined;
+  successUrl?: string | undefined;
+  cancelUrl?: string | undefined;
+}
+
+export interface NewChargeContext {
+  environment: Environment;
+  merchantId: string;
+  routes: Route[];
+  now: Date;
+  expiresAfterMs: number;
+  seq: number;
+}
+
+/** A new payment with one fresh address per allowed network, listed once per allowed token. */
+export function newPayment(input: NewPaymentInput, context: NewChargeContext): PaymentRecord {
+  const at = context.now.toISOString();
+  return {
+    kind: 'payment',
+    id: randomUUID(),
+    environment: context.environment,
+    merchantId: context.merchantId,
+    status: 'CREATED',
+    amount: input.amount,
+    amountReceived: '0',
+    token: context.routes.length > 0 && input.token !== undefined ? context.routes[0]!.tokens[0]!.symbol : null,
+    email: input.email ?? null,
+    referenceId: input.referenceId ?? null,
+    successUrl: input.successUrl ?? null,
+    cancelUrl: input.cancelUrl ?? null,
+    expiresAt: new Date(context.now.getTime() + context.expiresAfterMs).toISOString(),
+    createdAt: at,
+    updatedAt: at,
+    seq: context.seq,
+    expiryNotified: false,
+    deposits: [],
+    depositAddresses: context.routes.flatMap(({ network, tokens }) => {
+      const address = newAddress(network.family);
+      return tokens.map((token) => ({ networkId: network.networkId, chainName: network.chainName, family: network.family, address, token: token.symbol, chainId: network.chainId }));
+    }),
+  };
+}
+
+/** `{base}/checkout/{id}`: the hosted checkout page of a payment or invoice. */
+export function checkoutUrlOf(baseUrl: string, id: string): string {
+  return `${baseUrl}/checkout/${id}`;
+}
+
+/**
+ * The spec's Payment (2.1) as Get payment returns it; `withMerchantId` for the partner create
+ * response, the only one that carries `merchantId`.
+ */
+export function paymentView(record: PaymentRecord, baseUrl: string, withMerchantId = false): Payment {
+  const payment: Payment = {
+    id: record.id,
+    status: record.status,
+    environment: record.environment,
+    addressMode: 'invoice',
+    amount: record.amount,
+    amountReceived: record.amountReceived,
+    remaining: remainingOf(record.amount, record.amountReceived),
+    surplus: surplusOf(record.amount, record.amountReceived),
+    token: record.token,
+    referenceId: record.referenceId,
+    email: record.email,
+    checkoutUrl: checkoutUrlOf(baseUrl, record.id),
+    expiresAt: record.expiresAt,
+    successUrl: record.successUrl,
+    cancelUrl: record.cancelUrl,
+    depositAddresses: record.depositAddresses,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+  return withMerchantId ? { ...payment, merchantId: record.merchantId } : payment;
+}

@@ -1,0 +1,68 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Low } from 'lowdb';
+import { JSONFile } from 'lowdb/node';
+import lockfile from 'proper-lockfile';
+import { ConfigError, StoreError } from '../errors/index.js';
+import { emptyData, type SandboxData } from './records.js';
+
+/** File of the sandbox state inside the data directory. */
+export const STATE_FILE = 'sandbox.json';
+
+/**
+ * The sandbox's persisted state: one lowdb JSON file (never `JSONFilePreset`, which turns into
+ * memory under NODE_ENV=test), locked so two sandboxes cannot share a data directory.
+ * Changes are made synchronously on `data` and then `commit()`ed; the write is atomic (temp file
+ * and rename), so the file never holds half a record.
+ */
+export class SandboxState {
+  private constructor(
+    private readonly db: Low<SandboxData>,
+    readonly file: string,
+    private readonly release: () => Promise<void>,
+  ) {}
+
+  static async open(dataDir: string): Promise<SandboxState> {
+    const dir = resolve(dataDir);
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, STATE_FILE);
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(file, { realpath: false, stale: 10_000, onCompromised: () => undefined });
+    } catch (error) {
+      throw new ConfigError(`${dir} is in use by another sandbox (lock ${file}.lock). Stop it, or pass another --data directory.`, { cause: error });
+    }
+    const db = new Low<SandboxData>(new JSONFile<SandboxData>(file), emptyData());
+    try {
+      await db.read();
+    } catch (error) {
+      await release();
+      throw new ConfigError(`${file} is not valid sandbox state (${(error as Error).message}). Delete it or pass another --data directory.`, { cause: error });
+    }
+    db.data = { ...emptyData(), ...db.data };
+    return new SandboxState(db, file, release);
+  }
+
+  get data(): SandboxData {
+    return this.db.data;
+  }
+
+  /** Persist `data`. On failure memory is reset to what the file holds, so nothing half-made survives. */
+  async commit(): Promise<void> {
+    try {
+      await this.db.write();
+    } catch (error) {
+      await this.db.read().catch(() => undefined);
+      throw new StoreError(`could not write ${this.file}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  /** Write once more and release the directory lock. */
+  async close(): Promise<void> {
+    try {
+      await this.db.write();
+    } finally {
+      await this.release().catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,86 @@
+import type { ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, spawnCli, waitForLine } from '../support/cli.js';
+import { cleanup, startReceiver, tempDir, waitUntil, type Receiver } from './helpers.js';
+
+const children: ChildProcess[] = [];
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+  await cleanup();
+});
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+async function startCli(args: string[]) {
+  const dir = await tempDir();
+  const child = spawnCli(['sandbox', '--port', '0', '--data', dir, ...args], { cwd: dir });
+  children.push(child);
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const [, url, credentialsPath] = await waitForLine(child, /sandbox listening on (http:\/\/127\.0\.0\.1:\d+)\ncredentials: (\S+)\n/);
+  const creds = JSON.parse(await readFile(credentialsPath!, 'utf8'));
+  return { dir, child, url: url!, credentialsPath: credentialsPath!, creds, stdout: () => stdout };
+}
+
+describe('checkout-kit sandbox', () => {
+  it('prints its URL and credentials path, serves the API and the checkout page, and stops cleanly on SIGTERM', async () => {
+    const { dir, child, url, credentialsPath, creds, stdout } = await startCli([]);
+    expect(credentialsPath).toBe(join(dir, 'credentials.json'));
+    expect(creds.baseUrl).toBe(url);
+
+    const created = await fetch(`${url}/v1/invoices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${creds.test.merchant.invoiceKey}`, 'content-type': 'application/json' },
+      body: '{"amount":"12.00"}',
+    });
+    expect(created.status).toBe(201);
+    const invoice = (await created.json()) as { id: string; checkoutUrl: string };
+    const page = await fetch(invoice.checkoutUrl);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain('<svg');
+
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+    expect(stdout()).toContain('sandbox stopped (SIGTERM)');
+    const state = JSON.parse(await readFile(join(dir, 'sandbox.json'), 'utf8'));
+    expect(state.invoices.map((i: { id: string }) => i.id)).toEqual([invoice.id]);
+  });
+
+  it('passes --webhook-url and the fault flags to the sender', async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const { child, url, creds } = await startCli(['--webhook-url', receiver.url, '--duplicate', '1', '--seed', '3', '--expires-in', '90s']);
+    const created = await fetch(`${url}/v1/invoices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${creds.test.merchant.invoiceKey}`, 'content-type': 'application/json' },
+      body: '{"amount":"1"}',
+    });
+    const invoice = (await created.json()) as { expiresAt: string };
+    expect(Date.parse(invoice.expiresAt) - Date.now()).toBeGreaterThan(80_000);
+    expect(Date.parse(invoice.expiresAt) - Date.now()).toBeLessThanOrEqual(90_000);
+    await waitUntil(() => receiver.received.length === 2, 10_000, 'the duplicated delivery');
+    for (const delivery of receiver.received) {
+      expect((new Webhook(creds.webhookSecret).verify(delivery.body, delivery.headers) as { type: string }).type).toBe('invoice.created');
+    }
+    child.kill('SIGINT');
+    expect(await exited(child)).toBe(0);
+  });
+
+  it('exits 2 on a bad flag value, without starting', async () => {
+    const dir = await tempDir();
+    const result = await runCli(['sandbox', '--drop', '1.5', '--data', dir], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--drop takes a probability between 0 and 1/);
+    const badHost = await runCli(['sandbox', '--host', '0.0.0.0', '--port', '0', '--data', dir], { cwd: dir });
+    expect(badHost.code).toBe(2);
+    expect(badHost.stderr).toMatch(/loopback/);
+  });
+});

@@ -1,0 +1,122 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { defaultRequestSigner } from '../../src/client/signer.js';
+import { startSandbox, type SandboxCredentials, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
+
+const dirs: string[] = [];
+const open: SandboxHandle[] = [];
+
+/** A fresh mkdtemp directory, removed by `cleanup()`. */
+export async function tempDir(prefix = 'checkout-sandbox-'): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Start a sandbox on 127.0.0.1, port 0, in a fresh data dir unless one is given; `cleanup()` closes it. */
+export async function openSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+  const sandbox = await startSandbox({ dataDir: options.dataDir ?? (await tempDir()), ...options });
+  open.push(sandbox);
+  return sandbox;
+}
+
+/** Close every sandbox and remove every temp dir (call in afterEach / afterAll). */
+export async function cleanup(): Promise<void> {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+}
+
+/** `credentials.json` as written by the sandbox. */
+export async function readCredentials(sandbox: SandboxHandle): Promise<SandboxCredentials> {
+  return JSON.parse(await readFile(sandbox.credentialsPath, 'utf8')) as SandboxCredentials;
+}
+
+/** The persisted state, to count records. */
+export async function readState(sandbox: SandboxHandle): Promise<{ payments: unknown[]; invoices: Array<Record<string, unknown>>; merchants: unknown[]; idempotency: unknown[] }> {
+  return JSON.parse(await readFile(join(sandbox.dataDir, 'sandbox.json'), 'utf8'));
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/**
+ * Call the sandbox as a merchant, partner or invoice caller: bearer key, signed with the project's
+ * signer when a secret is given.
+ */
+export async function api(
+  sandbox: SandboxHandle,
+  method: 'GET' | 'POST',
+  path: string,
+  options: { key?: string; secret?: string; body?: unknown; raw?: string; idempotencyKey?: string; contentType?: string } = {},
+): Promise<ApiResponse> {
+  const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  const headers: Record<string, string> = {};
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+  if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+  if (options.secret) headers['x-request-signature'] = defaultRequestSigner({ method, path, body: body ?? '', secret: options.secret });
+  const response = await fetch(`${sandbox.url}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // keep the text
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
+
+/** A simulation call (no key). */
+export function simulate(sandbox: SandboxHandle, path: string, body: unknown = {}): Promise<ApiResponse> {
+  return api(sandbox, 'POST', path, { body });
+}
+
+export interface ReceivedWebhook {
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+}
+
+export interface Receiver {
+  url: string;
+  received: ReceivedWebhook[];
+  close(): Promise<void>;
+}
+
+/**
+ * A real webhook receiver on 127.0.0.1 that keeps the raw body. `respond(n)` gives the status for
+ * the n-th request (1-based) and may delay. @default always 200
+ */
+export async function startReceiver(respond: (n: number) => number | Promise<number> = () => 200): Promise<Receiver> {
+  const app = Fastify({ forceCloseConnections: true });
+  const received: ReceivedWebhook[] = [];
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.post('/hook', async (request, reply) => {
+    received.push({ headers: request.headers as Record<string, string>, body: request.body as string, at: Date.now() });
+    reply.code(await respond(received.length));
+    return 'ok';
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}/hook`, received, close: () => app.close() };
+}
+
+/** Poll `check` until it returns true (or throw after `timeoutMs`). */
+export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const EVM_ADDRESS_RE = /^0x[0-9a-f]{40}$/;
+export const TRON_ADDRESS_RE = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
+export const DECIMAL_RE = /^[0-9]+(\.[0-9]+)?$/;
