@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT, exitCodeFor, formatError } from './exit.js';
 import { processIO, type CliIO } from './io.js';
+import { registerSandbox } from './commands/sandbox.js';
 import { registerServe } from './commands/serve.js';
 import { registerReconcile } from './commands/reconcile.js';
 import { registerInspect } from './commands/inspect.js';
@@ -10,7 +11,7 @@ import { registerDoctor } from './commands/doctor.js';
 export type Register = (program: Command, io: CliIO, setExit: (code: number) => void) => void;
 
 /** Every command, in the order `--help` lists them. */
-const COMMANDS: Register[] = [registerServe, registerReconcile, registerInspect, registerDoctor];
+const COMMANDS: Register[] = [registerServe, registerReconcile, registerSandbox, registerInspect, registerDoctor];
 
 /** Build the program (exposed for tests). */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
