@@ -1,0 +1,173 @@
+import { Writable } from 'node:stream';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkoutRoutes, createCheckout } from '../../src/checkout/index.js';
+import { CheckoutClient, PartnerClient } from '../../src/client/index.js';
+import { CheckoutError } from '../../src/errors/index.js';
+import { FulfillmentEngine } from '../../src/fulfillment/index.js';
+import { createLogger } from '../../src/log/index.js';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { EmbeddedStore } from '../../src/store/embedded/index.js';
+import { MemoryStore, type Store } from '../../src/store/index.js';
+import { cleanup, openSandbox, readState, simulate, tempDir } from '../sandbox/helpers.js';
+
+afterEach(cleanup);
+
+function merchantClient(sandbox: SandboxHandle, options: { retries?: number } = {}) {
+  const { apiKey, signingSecret, invoiceKey } = sandbox.credentials.test.merchant;
+  return new CheckoutClient({ baseUrl: sandbox.url, apiKey, signingSecret, invoiceKey, minRetryDelayMs: 20, ...options });
+}
+
+const paymentsAtService = async (sandbox: SandboxHandle, referenceId: string) =>
+  (await readState(sandbox)).payments.filter((p) => (p as { referenceId?: string }).referenceId === referenceId).length;
+
+describe('createCheckout against the sandbox', () => {
+  it('a crash between sending the create and storing its answer, then a retry after restart: one payment at the service', async () => {
+    const sandbox = await openSandbox();
+    const dir = await tempDir('ck-checkout-store-');
+    const client = merchantClient(sandbox);
+    const first = new EmbeddedStore({ dir: join(dir, 'store') });
+    await first.open();
+    // The process "dies" right after the service answered, before the answer is stored.
+    const crashing: Store = Object.assign(Object.create(first) as Store, {
+      completeCheckoutAttempt: async () => {
+        throw new Error('process killed');
+      },
+    });
+    await expect(createCheckout({ store: crashing, creator: { client } }, { orderId: 'order-crash', amount: '12.50', email: 'b@example.com' })).rejects.toThrow('process killed');
+    await first.close();
+
+    const restarted = new EmbeddedStore({ dir: join(dir, 'store') });
+    await restarted.open();
+    const retry = await createCheckout({ store: restarted, creator: { client } }, { orderId: 'order-crash', amount: '12.50', email: 'b@example.com' });
+    expect(retry.reused).toBe(true);
+    expect(await paymentsAtService(sandbox, 'order-crash')).toBe(1);
+    expect((await restarted.getCheckoutAttempt('order-crash'))).toMatchObject({ status: 'created', resourceId: retry.resourceId });
+    expect((await restarted.getResource('payment', retry.resourceId))?.orderId).toBe('order-crash');
+    await restarted.close();
+  });
+
+  it('a double click (concurrent calls) and a second server give the same payment and checkoutUrl', async () => {
+    const sandbox = await openSandbox({ createDelayMs: 100 });
+    const client = merchantClient(sandbox);
+    const store = new MemoryStore();
+    const results = await Promise.all(Array.from({ length: 5 }, () => createCheckout({ store, creator: { client } }, { orderId: 'order-dbl', amount: '3' })));
+    const otherServer = await createCheckout({ store: new MemoryStore(), creator: { client } }, { orderId: 'order-dbl', amount: '3' });
+    expect(new Set([...results, otherServer].map((r) => r.checkoutUrl)).size).toBe(1);
+    expect(await paymentsAtService(sandbox, 'order-dbl')).toBe(1);
+  });
+
+  it('the same order id with a different amount is a clear idempotency_key_reused error, locally and at the service', async () => {
+    const sandbox = await openSandbox();
+    const client = merchantClient(sandbox);
+    const store = new MemoryStore();
+    await createCheckout({ store, creator: { client } }, { orderId: 'order-amt', amount: '10' });
+    const local = await createCheckout({ store, creator: { client } }, { orderId: 'order-amt', amount: '11' }).catch((e: unknown) => e);
+    expect(local).toBeInstanceOf(CheckoutError);
+    expect(local).toMatchObject({ code: 'idempotency_key_reused', status: 409 });
+    // A server whose store lost the attempt: the service refuses the reused key.
+    const remote = await createCheckout({ store: new MemoryStore(), creator: { client } }, { orderId: 'order-amt', amount: '11' }).catch((e: unknown) => e);
+    expect(remote).toMatchObject({ code: 'idempotency_key_reused', status: 409 });
+    expect(await paymentsAtService(sandbox, 'order-amt')).toBe(1);
+  });
+
+  it('clear errors the shop can show: token not available, invalid amount, service unreachable', async () => {
+    const sandbox = await openSandbox();
+    const store = new MemoryStore();
+    const creator = { client: merchantClient(sandbox) };
+    await expect(createCheckout({ store, creator }, { orderId: 'o-tok', amount: '5', token: 'DOGE' })).rejects.toMatchObject({ code: 'token_not_available', status: 422 });
+    await expect(createCheckout({ store, creator }, { orderId: 'o-net', amount: '5', networkId: 999 })).rejects.toMatchObject({ code: 'network_not_available', status: 422 });
+    await expect(createCheckout({ store, creator }, { orderId: 'o-amt', amount: '-5' })).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
+    const unreachable = new CheckoutClient({ ...sandbox.credentials.test.merchant, baseUrl: 'http://127.0.0.1:9', retries: 0 });
+    await expect(createCheckout({ store, creator: { client: unreachable } }, { orderId: 'o-down', amount: '5' })).rejects.toMatchObject({ code: 'service_unreachable', status: 503 });
+  });
+
+  it('a partner creates on behalf of its merchant, once per order', async () => {
+    const sandbox = await openSandbox();
+    const { partner, merchant } = sandbox.credentials.test;
+    const client = new PartnerClient({ baseUrl: sandbox.url, ...partner });
+    const store = new MemoryStore();
+    const a = await createCheckout({ store, creator: { partner: client, merchantId: merchant.merchantId } }, { orderId: 'p-1', amount: '7', email: 'b@example.com' });
+    const b = await createCheckout({ store, creator: { partner: client, merchantId: merchant.merchantId } }, { orderId: 'p-1', amount: '7', email: 'b@example.com' });
+    expect(b).toMatchObject({ resourceId: a.resourceId, reused: true });
+  });
+
+  it('invoices are created once per order too', async () => {
+    const sandbox = await openSandbox();
+    const store = new MemoryStore();
+    const creator = { client: merchantClient(sandbox) };
+    const a = await createCheckout({ store, creator }, { orderId: 'inv-1', amount: '40' }, 'invoice');
+    const b = await createCheckout({ store: new MemoryStore(), creator }, { orderId: 'inv-1', amount: '40' }, 'invoice');
+    expect(b.resourceId).toBe(a.resourceId);
+    expect((await readState(sandbox)).invoices).toHaveLength(1);
+  });
+});
+
+describe('checkout routes (fastify)', () => {
+  async function shop(sandbox: SandboxHandle, allowedHosts: string[]) {
+    const client = merchantClient(sandbox);
+    const store = new MemoryStore();
+    const paid: string[] = [];
+    const engine = new FulfillmentEngine({ store, client, handlers: { paid: async (p) => void paid.push(p.id) } });
+    let logs = '';
+    const logger = createLogger({ destination: new Writable({ write: (chunk, _e, done) => ((logs += String(chunk)), done()) }) });
+    const app = Fastify();
+    await app.register(checkoutRoutes, { store, engine, creator: { client }, redirect: { allowedHosts, allowLoopbackHttp: true }, publicUrl: 'https://shop.example', logger });
+    return { app, paid, logs: () => logs };
+  }
+
+  it('POST /checkout (JSON or form) answers 303 to checkoutUrl; return confirms and fulfils once', async () => {
+    const sandbox = await openSandbox();
+    const { app, paid } = await shop(sandbox, [new URL(sandbox.url).host]);
+    const created = await app.inject({ method: 'POST', url: '/checkout', payload: { orderId: 'r-1', amount: '9.99', email: 'b@example.com' } });
+    expect(created.statusCode).toBe(303);
+    const location = created.headers.location as string;
+    expect(location.startsWith(`${sandbox.url}/checkout/`)).toBe(true);
+    const form = await app.inject({
+      method: 'POST',
+      url: '/checkout',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'orderId=r-1&amount=9.99&email=b%40example.com&networkId=',
+    });
+    expect(form.statusCode).toBe(303);
+    expect(form.headers.location).toBe(location);
+
+    const pending = await app.inject({ method: 'GET', url: '/checkout/return?orderId=r-1', headers: { accept: 'application/json' } });
+    expect(pending.json()).toMatchObject({ orderId: 'r-1', state: 'pending', outcome: 'pending' });
+    const paymentId = location.split('/').pop()!;
+    expect((await simulate(sandbox, `/sandbox/payments/${paymentId}/deposit`, { amount: '9.99' })).status).toBe(200);
+    for (let i = 0; i < 3; i += 1) {
+      const confirmed = await app.inject({ method: 'GET', url: '/checkout/return?orderId=r-1', headers: { accept: 'application/json' } });
+      expect(confirmed.json()).toMatchObject({ state: 'paid', outcome: 'paid', amountReceived: '9.99' });
+    }
+    expect(paid).toEqual([paymentId]);
+    const page = await app.inject({ method: 'GET', url: '/checkout/return?orderId=r-1' });
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.body).toContain('data-state="paid"');
+    await app.close();
+  });
+
+  it('never redirects off the allow-list: 502 and a clear log line', async () => {
+    const sandbox = await openSandbox();
+    const { app, logs } = await shop(sandbox, ['pay.example.com']);
+    const response = await app.inject({ method: 'POST', url: '/checkout', payload: { orderId: 'r-2', amount: '1' } });
+    expect(response.statusCode).toBe(502);
+    expect(response.headers.location).toBeUndefined();
+    expect(response.json()).toMatchObject({ error: { code: 'bad_checkout_url' } });
+    expect(logs()).toMatch(/Refusing to redirect to .*not in the allow-list/);
+    await app.close();
+  });
+
+  it('bad requests get the error object', async () => {
+    const sandbox = await openSandbox();
+    const { app } = await shop(sandbox, [new URL(sandbox.url).host]);
+    const missing = await app.inject({ method: 'POST', url: '/checkout', payload: { amount: '1' } });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().error.code).toBe('invalid_request');
+    const unknown = await app.inject({ method: 'GET', url: '/checkout/return?orderId=nope', headers: { accept: 'application/json' } });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error.code).toBe('not_found');
+    await app.close();
+  });
+});
