@@ -1,0 +1,54 @@
+import { constants } from 'node:fs';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { ScaffoldError } from './scaffold-error.js';
+
+export interface CopyTemplatesOptions {
+  /** The `templates/` folder. */
+  from: string;
+  /** The target folder (created if missing). */
+  to: string;
+  files: ReadonlyArray<readonly [source: string, destination: string]>;
+  /** Overwrite existing files. @default false */
+  force?: boolean;
+}
+
+/** Destinations (relative to the target) by what happened to them. */
+export interface CopyResult {
+  written: string[];
+  overwritten: string[];
+  skipped: string[];
+}
+
+const isCode = (error: unknown, code: string) => (error as NodeJS.ErrnoException | undefined)?.code === code;
+
+/**
+ * Copy each `[source, destination]`. Without `force` an existing destination is left byte for byte
+ * as it was and reported as skipped; the check and the write are one exclusive copy, so a file
+ * appearing meanwhile is not overwritten either.
+ */
+export async function copyTemplates(options: CopyTemplatesOptions): Promise<CopyResult> {
+  const result: CopyResult = { written: [], overwritten: [], skipped: [] };
+  for (const [source, destination] of options.files) {
+    const target = join(options.to, destination);
+    await mkdir(dirname(target), { recursive: true });
+    try {
+      await copyFile(join(options.from, source), target, constants.COPYFILE_EXCL);
+      result.written.push(destination);
+      continue;
+    } catch (error) {
+      if (!isCode(error, 'EEXIST')) throw new ScaffoldError(`Could not write ${target}: ${(error as Error).message}`, { cause: error });
+    }
+    if (!options.force) {
+      result.skipped.push(destination);
+      continue;
+    }
+    try {
+      await copyFile(join(options.from, source), target);
+    } catch (error) {
+      throw new ScaffoldError(`Could not overwrite ${target}: ${(error as Error).message}`, { cause: error });
+    }
+    result.overwritten.push(destination);
+  }
+  return result;
+}

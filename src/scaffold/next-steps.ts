@@ -1,0 +1,19 @@
+import { relative } from 'node:path';
+
+/**
+ * What to do after `init`, in order: from a fresh scaffold to a paid order in the sandbox.
+ * `keptScripts`: the project's own `dev` / `test` scripts, which init left in place.
+ */
+export function nextSteps(dir: string, cwd: string, keptScripts: readonly string[] = []): string[] {
+  const where = relative(cwd, dir);
+  const run = (script: string, command: string) => (keptScripts.includes(script) ? `${command}   (your own "${script}" script was kept)` : `npm run ${script}`);
+  return [
+    ...(where === '' ? [] : [`cd ${where.includes(' ') ? JSON.stringify(where) : where}`]),
+    'npm install',
+    'cp .env.example .env',
+    'npm run checkout:sandbox -- --webhook-url http://127.0.0.1:3000/webhooks/checkout   (in another terminal; writes .sandbox/credentials.json)',
+    'fill .env from .sandbox/credentials.json: CHECKOUT_BASE_URL = baseUrl, CHECKOUT_WEBHOOK_SECRET = webhookSecret, CHECKOUT_API_KEY / CHECKOUT_SIGNING_SECRET / CHECKOUT_INVOICE_KEY = test.merchant.apiKey / signingSecret / invoiceKey',
+    `${run('dev', 'npx tsx watch src/server.ts')}   (then open http://127.0.0.1:3000 and pay in the sandbox)`,
+    run('test', 'npx vitest run'),
+  ];
+}

@@ -1,0 +1,40 @@
+import type { KitManifest } from './package-root.js';
+import { ScaffoldError } from './scaffold-error.js';
+
+/** What the scaffold needs in the target's package.json. */
+export interface PackageRequirements {
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+}
+
+/** npm scripts the scaffold adds (an existing script of the same name is never replaced). */
+export const SCAFFOLD_SCRIPTS: Readonly<Record<string, string>> = {
+  'checkout:serve': 'checkout-kit serve',
+  'checkout:reconcile': 'checkout-kit reconcile',
+  'checkout:sandbox': 'checkout-kit sandbox',
+  dev: 'tsx watch src/server.ts',
+  test: 'vitest run',
+};
+
+const DEPENDENCIES = ['fastify'] as const;
+const DEV_DEPENDENCIES = ['typescript', 'tsx', 'vitest', '@types/node'] as const;
+
+/**
+ * The scripts and dependencies of the scaffold. `checkout-kit` is pinned to the running version's
+ * minor range; the others take the ranges checkout-kit itself is built and tested with, so the
+ * scaffold's fastify and TypeScript match the library's types.
+ */
+export function packageRequirements(kit: KitManifest): PackageRequirements {
+  const rangeOf = (name: string): string => {
+    const range = kit.dependencies?.[name] ?? kit.devDependencies?.[name];
+    if (range === undefined) throw new ScaffoldError(`checkout-kit's package.json does not list ${name}: reinstall checkout-kit.`);
+    return range;
+  };
+  const ranges = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, rangeOf(name)]));
+  return {
+    scripts: { ...SCAFFOLD_SCRIPTS },
+    dependencies: { 'checkout-kit': `^${kit.version}`, ...ranges(DEPENDENCIES) },
+    devDependencies: ranges(DEV_DEPENDENCIES),
+  };
+}

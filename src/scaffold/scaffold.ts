@@ -1,0 +1,80 @@
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { copyTemplates, type CopyResult } from './copy-templates.js';
+import { mergePackageJson, newPackageJson, type PackageJsonChanges } from './merge-package-json.js';
+import { nextSteps } from './next-steps.js';
+import { packageRequirements } from './package-requirements.js';
+import { findKitPackage, type KitPackage } from './package-root.js';
+import { ScaffoldError } from './scaffold-error.js';
+import { TEMPLATE_FILES } from './template-files.js';
+
+export interface ScaffoldOptions {
+  /** The target folder, created if missing. */
+  dir: string;
+  /** Overwrite files that exist (package.json is always merged, never overwritten). @default false */
+  force?: boolean;
+  /** What relative paths in the next steps are relative to. @default process.cwd() */
+  cwd?: string;
+  /** checkout-kit's own package (templates and version). @default the running one */
+  kit?: KitPackage;
+}
+
+export interface ScaffoldReport {
+  /** Absolute target folder. */
+  dir: string;
+  /** The folder did not exist and was created. */
+  createdDir: boolean;
+  files: CopyResult;
+  packageJson: { action: 'created' | 'updated' | 'unchanged' } & PackageJsonChanges;
+  nextSteps: string[];
+}
+
+async function prepareDir(dir: string): Promise<boolean> {
+  const existing = await stat(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (existing && !existing.isDirectory()) throw new ScaffoldError(`${dir} exists and is not a folder: give init a folder.`);
+  if (!existing) await mkdir(dir, { recursive: true });
+  return !existing;
+}
+
+interface PackageJsonPlan {
+  /** The text to write, or undefined when the file stays as it is. */
+  text: string | undefined;
+  flag: 'w' | 'wx';
+  summary: ScaffoldReport['packageJson'];
+}
+
+/** package.json: merged when present (additions only), created otherwise. Read and checked before anything is written. */
+async function planPackageJson(file: string, folderName: string, kit: KitPackage): Promise<PackageJsonPlan> {
+  const needs = packageRequirements(kit.manifest);
+  const current = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (current === undefined) {
+    return { text: newPackageJson(folderName, needs), flag: 'wx', summary: { action: 'created', added: needs, kept: { scripts: [], dependencies: [] }, warnings: [] } };
+  }
+  const merged = mergePackageJson(current, needs);
+  return merged.text === current
+    ? { text: undefined, flag: 'w', summary: { action: 'unchanged', ...merged.changes } }
+    : { text: merged.text, flag: 'w', summary: { action: 'updated', ...merged.changes } };
+}
+
+/**
+ * `checkout-kit init`: copy the templates into `dir` by the explicit map of `TEMPLATE_FILES`
+ * (dotfiles renamed), never overwriting without `force`, and add the scripts and dependencies the
+ * scaffold needs to its package.json. A broken package.json stops it before any file is written.
+ */
+export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldReport> {
+  const dir = resolve(options.dir);
+  const kit = options.kit ?? findKitPackage();
+  const createdDir = await prepareDir(dir);
+  const packageFile = join(dir, 'package.json');
+  const plan = await planPackageJson(packageFile, basename(dir), kit);
+  const files = await copyTemplates({ from: join(kit.root, 'templates'), to: dir, files: TEMPLATE_FILES, force: options.force ?? false });
+  if (plan.text !== undefined) await writeFile(packageFile, plan.text, { flag: plan.flag });
+  const packageJson = plan.summary;
+  return { dir, createdDir, files, packageJson, nextSteps: nextSteps(dir, options.cwd ?? process.cwd(), packageJson.kept.scripts) };
+}

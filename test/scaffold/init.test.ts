@@ -1,0 +1,225 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TEMPLATE_FILES, type ScaffoldReport } from '../../src/scaffold/index.js';
+import { runCli } from '../support/cli.js';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const TEMPLATES = join(REPO, 'templates');
+const { version } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { version: string };
+
+const temps: string[] = [];
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'ck-init-'));
+  temps.push(dir);
+  return dir;
+}
+afterAll(async () => {
+  await Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function init(dir: string, ...flags: string[]): Promise<ScaffoldReport> {
+  const result = await runCli(['init', dir, '--json', ...flags], { cwd: tmpdir() });
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as ScaffoldReport;
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => relative(dir, join(entry.parentPath, entry.name)));
+}
+
+const readJson = async (file: string) => JSON.parse(await readFile(file, 'utf8')) as Record<string, Record<string, string>>;
+
+describe('the template map', () => {
+  it('names every file of templates/ exactly once, and stores dotfiles under _names', async () => {
+    const sources = TEMPLATE_FILES.map(([source]) => source);
+    expect([...sources].sort()).toEqual((await filesUnder(TEMPLATES)).sort());
+    expect(new Set(TEMPLATE_FILES.map(([, destination]) => destination)).size).toBe(TEMPLATE_FILES.length);
+    expect(sources.filter((source) => source.split('/').some((part) => part.startsWith('.')))).toEqual([]);
+  });
+});
+
+describe('checkout-kit init', () => {
+  it('(a) writes every file of the map into an empty folder, dotfiles renamed, and a package.json', async () => {
+    const dir = join(await tempDir(), 'shop');
+    const report = await init(dir);
+
+    expect(report.createdDir).toBe(true);
+    expect(report.files).toEqual({ written: TEMPLATE_FILES.map(([, destination]) => destination), overwritten: [], skipped: [] });
+    for (const [source, destination] of TEMPLATE_FILES) {
+      expect(await readFile(join(dir, destination)), destination).toEqual(await readFile(join(TEMPLATES, source)));
+    }
+    expect(existsSync(join(dir, '.gitignore')) && existsSync(join(dir, '.env.example'))).toBe(true);
+    expect((await filesUnder(dir)).filter((file) => file.includes('_gitignore') || file.includes('_env'))).toEqual([]);
+
+    const manifest = await readJson(join(dir, 'package.json'));
+    expect(manifest).toMatchObject({ name: 'shop', private: true, type: 'module' });
+    expect(manifest.scripts).toEqual({
+      'checkout:serve': 'checkout-kit serve',
+      'checkout:reconcile': 'checkout-kit reconcile',
+      'checkout:sandbox': 'checkout-kit sandbox',
+      dev: 'tsx watch src/server.ts',
+      test: 'vitest run',
+    });
+    expect(manifest.dependencies).toMatchObject({ 'checkout-kit': `^${version}`, fastify: expect.any(String) });
+    expect(Object.keys(manifest.devDependencies ?? {}).sort()).toEqual(['@types/node', 'tsx', 'typescript', 'vitest']);
+    expect(report.packageJson.action).toBe('created');
+    expect(report.nextSteps.join('\n')).toMatch(/cp \.env\.example \.env[\s\S]*checkout:sandbox[\s\S]*credentials\.json[\s\S]*npm run dev/);
+  });
+
+  it('(b) never overwrites an existing file without --force, and only adds to package.json', async () => {
+    const dir = await tempDir();
+    const mine = '// my own handlers\nexport default {};\n';
+    await writeFile(join(dir, 'fulfillment.ts'), mine);
+    // Four-space indent, no final newline, an existing dev script and dependencies at our versions or not.
+    const original = {
+      name: 'my-shop',
+      version: '3.1.4',
+      type: 'module',
+      scripts: { dev: 'node watch.js', lint: 'eslint .' },
+      dependencies: { fastify: '5.0.0', ms: '^2.1.3' },
+      devDependencies: { vitest: '~4.0.0' },
+      prettier: { semi: false },
+    };
+    const originalText = JSON.stringify(original, null, 4);
+    await writeFile(join(dir, 'package.json'), originalText);
+
+    const report = await init(dir);
+    expect(await readFile(join(dir, 'fulfillment.ts'), 'utf8')).toBe(mine);
+    expect(report.files.skipped).toEqual(['fulfillment.ts']);
+    expect(report.files.written).toEqual(TEMPLATE_FILES.map(([, destination]) => destination).filter((file) => file !== 'fulfillment.ts'));
+
+    const text = await readFile(join(dir, 'package.json'), 'utf8');
+    const manifest = JSON.parse(text) as typeof original & Record<string, Record<string, string>>;
+    expect(text.startsWith('{\n    "name": "my-shop",\n    "version": "3.1.4",')).toBe(true);
+    expect(text.endsWith('}')).toBe(true);
+    expect(Object.keys(manifest)).toEqual(Object.keys(original));
+    expect(manifest.prettier).toEqual({ semi: false });
+    expect(manifest.scripts).toEqual({
+      dev: 'node watch.js',
+      lint: 'eslint .',
+      'checkout:serve': 'checkout-kit serve',
+      'checkout:reconcile': 'checkout-kit reconcile',
+      'checkout:sandbox': 'checkout-kit sandbox',
+      test: 'vitest run',
+    });
+    expect(manifest.dependencies).toEqual({ fastify: '5.0.0', ms: '^2.1.3', 'checkout-kit': `^${version}` });
+    expect(Object.keys(manifest.devDependencies)).toEqual(['vitest', 'typescript', 'tsx', '@types/node']);
+    expect(manifest.devDependencies.vitest).toBe('~4.0.0');
+    expect(report.packageJson).toMatchObject({ action: 'updated', kept: { scripts: ['dev'], dependencies: ['fastify', 'vitest'] } });
+    expect(report.nextSteps.join('\n')).toContain('npx tsx watch src/server.ts');
+
+    // Again: nothing to add, so package.json is not rewritten; --force replaces the handlers.
+    const again = await init(dir, '--force');
+    expect(again.files.overwritten).toEqual(TEMPLATE_FILES.map(([, destination]) => destination));
+    expect(again.packageJson.action).toBe('unchanged');
+    expect(await readFile(join(dir, 'package.json'), 'utf8')).toBe(text);
+    expect(await readFile(join(dir, 'fulfillment.ts'))).toEqual(await readFile(join(TEMPLATES, 'fulfillment.ts')));
+  });
+
+  it('says what it skipped in human output', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'tsconfig.json'), '{}\n');
+    const result = await runCli(['init', dir], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/skipped +tsconfig\.json \(exists; --force overwrites\)/);
+    expect(result.stdout).toMatch(/wrote +\.gitignore/);
+    expect(result.stdout).not.toMatch(/^ +1\. cd /m);
+    expect(await readFile(join(dir, 'tsconfig.json'), 'utf8')).toBe('{}\n');
+  });
+
+  it('refuses a broken package.json with exit 2, before writing anything', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'package.json'), '{ "name": "x", }');
+    const result = await runCli(['init', dir], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/package\.json is not valid JSON/);
+    expect(await readdir(dir)).toEqual(['package.json']);
+  });
+
+  it('refuses a target that is a file, with exit 2', async () => {
+    const file = join(await tempDir(), 'not-a-folder');
+    await writeFile(file, 'x');
+    const result = await runCli(['init', file], { cwd: tmpdir() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/is not a folder/);
+  });
+});
+
+interface Ran {
+  code: number | null;
+  output: string;
+  seconds: number;
+}
+
+/** Run a command to completion; output interleaved, for the assertion message. */
+function exec(command: string, args: string[], cwd: string): Promise<Ran> {
+  const started = Date.now();
+  // A clean environment: no vitest worker variables leaking into the scaffold's own vitest.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(VITEST|CHECKOUT_|NODE_ENV$|TEST$)/.test(name)));
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output, seconds: (Date.now() - started) / 1000 }));
+  });
+}
+
+describe('end to end', () => {
+  it(
+    '(c) scaffolds an empty folder and one with existing files, installs the local package, type-checks and runs the sample test green',
+    async () => {
+      const timings: Record<string, number> = {};
+      // The package's exports point at dist/: build it (emitted even if files others are editing have type errors).
+      const build = await exec(join(REPO, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], REPO);
+      timings.build = build.seconds;
+      expect(existsSync(join(REPO, 'dist/index.js')) && existsSync(join(REPO, 'dist/testing/index.d.ts')), build.output).toBe(true);
+      if (build.code !== 0) console.warn(`tsc reported errors while building dist/ (continuing):\n${build.output.slice(0, 2000)}`);
+
+      const empty = join(await tempDir(), 'fresh-shop');
+      await init(empty);
+      const existing = join(await tempDir(), 'old-shop');
+      await mkdir(existing);
+      await writeFile(join(existing, 'README.md'), '# Our shop\n');
+      await writeFile(join(existing, '.gitignore'), 'node_modules/\n');
+      await writeFile(join(existing, 'package.json'), `${JSON.stringify({ name: 'old-shop', private: true, type: 'module', scripts: { start: 'node index.js' } }, null, 2)}\n`);
+      const report = await init(existing);
+      expect(report.files.skipped).toEqual(['README.md', '.gitignore']);
+      expect(await readFile(join(existing, 'README.md'), 'utf8')).toBe('# Our shop\n');
+
+      // One install, from the repository itself; the empty-folder scaffold shares its node_modules.
+      const manifest = await readJson(join(existing, 'package.json'));
+      expect(manifest.dependencies?.['checkout-kit']).toBe(`^${version}`);
+      manifest.dependencies = { ...manifest.dependencies, 'checkout-kit': `file:${REPO}` };
+      await writeFile(join(existing, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+      const install = await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], existing);
+      timings.install = install.seconds;
+      expect(install.code, install.output).toBe(0);
+      await symlink(join(existing, 'node_modules'), join(empty, 'node_modules'), 'dir');
+
+      for (const dir of [existing, empty]) {
+        const name = dir === existing ? 'existing' : 'empty';
+        const tsc = await exec('npx', ['tsc', '--noEmit', '-p', '.'], dir);
+        timings[`tsc ${name}`] = tsc.seconds;
+        expect(tsc.code, tsc.output).toBe(0);
+
+        const vitest = await exec('npx', ['vitest', 'run', '--reporter=json', '--outputFile=vitest-report.json'], dir);
+        timings[`vitest ${name}`] = vitest.seconds;
+        expect(vitest.code, vitest.output).toBe(0);
+        const results = JSON.parse(await readFile(join(dir, 'vitest-report.json'), 'utf8')) as { success: boolean; numPassedTests: number; numFailedTests: number; numTotalTests: number };
+        expect(results).toMatchObject({ success: true, numFailedTests: 0 });
+        expect(results.numPassedTests).toBeGreaterThanOrEqual(5);
+        expect(results.numPassedTests).toBe(results.numTotalTests);
+      }
+      console.info(`init end to end, seconds: ${JSON.stringify(timings)}`);
+    },
+    240_000,
+  );
+});
