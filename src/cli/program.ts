@@ -7,13 +7,17 @@ import { registerReconcile } from './commands/reconcile.js';
 import { registerInspect } from './commands/inspect.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerDemo } from './commands/demo.js';
+import { registerReplay } from './commands/replay.js';
+import { registerTrigger } from './commands/trigger.js';
+import { registerCapture } from './commands/capture.js';
+import { registerProbeSignature } from './commands/probe-signature.js';
 import { registerInit } from './commands/init.js';
 
 /** A command module: adds itself to the program. Commands resolve to an exit code. */
 export type Register = (program: Command, io: CliIO, setExit: (code: number) => void) => void;
 
 /** Every command, in the order `--help` lists them. */
-const COMMANDS: Register[] = [registerInit, registerServe, registerReconcile, registerSandbox, registerInspect, registerDoctor, registerDemo];
+const COMMANDS: Register[] = [registerInit, registerServe, registerReconcile, registerSandbox, registerInspect, registerDoctor, registerDemo, registerReplay, registerTrigger, registerCapture, registerProbeSignature];
 
 /** Build the program (exposed for tests). */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {

@@ -1,0 +1,105 @@
+import cliProgress from 'cli-progress';
+import { checkKey, loadConfig } from '../../config/index.js';
+import { replayEvents, type EventSelection, type ReplayReport } from '../../devtools/index.js';
+import { registerSecret } from '../../errors/index.js';
+import { openStore } from '../../store/open.js';
+import { EXIT, UsageError } from '../exit.js';
+import { output, table, writeLine } from '../io.js';
+import type { Register } from '../program.js';
+import { parseDuration } from '../runtime.js';
+
+interface ReplayFlags {
+  to: string;
+  event: string[];
+  since?: string;
+  type?: string;
+  all?: boolean;
+  secret?: string;
+  json?: boolean;
+}
+
+/** An http(s) URL, or a usage error naming the flag. */
+export function httpUrl(flag: string, value: string): string {
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+    throw new UsageError(`${flag} takes an http(s) URL such as http://127.0.0.1:3000/webhooks/checkout, got "${value}".`);
+  }
+  return value;
+}
+
+/** `--since`: an ISO time, or a duration back from now (`10m`, `2h`, `1d`). */
+function sinceOf(value: string, now = Date.now()): string {
+  const ago = parseDuration(value);
+  if (ago !== undefined) return new Date(now - ago).toISOString();
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) throw new UsageError(`--since takes an ISO time (2025-01-31T12:00:00Z) or a duration back from now (10m, 2h, 1d), got "${value}".`);
+  return new Date(at).toISOString();
+}
+
+function selectionOf(flags: ReplayFlags): EventSelection {
+  const filters = flags.since !== undefined || flags.type !== undefined;
+  if (flags.event.length > 0) {
+    if (filters || flags.all) throw new UsageError('--event names the events itself: drop --since, --type and --all, or drop --event.');
+    return { ids: flags.event };
+  }
+  if (flags.all) {
+    if (filters) throw new UsageError('--all replays every stored event: drop --since and --type, or drop --all.');
+    return {};
+  }
+  if (!filters) throw new UsageError('say which events to replay: --event ID, --since TIME, --type TYPE, or --all.');
+  return { since: flags.since === undefined ? undefined : sinceOf(flags.since), type: flags.type };
+}
+
+/** `--secret`, else the first `CHECKOUT_WEBHOOK_SECRET`; a usage error when neither is set. */
+export function signingSecret(flag: string | undefined, configured: readonly string[]): string {
+  if (flag !== undefined) {
+    registerSecret(flag);
+    checkKey('webhook-secret', flag, '--secret');
+    return flag;
+  }
+  const [first] = configured;
+  if (!first) throw new UsageError('no secret to sign with: pass --secret whsec_… or set CHECKOUT_WEBHOOK_SECRET.');
+  return first;
+}
+
+function human(report: ReplayReport): string {
+  const rows = report.results.map((r) => ({ id: r.id, type: r.type, status: r.status ?? '-', result: r.error && r.outcome !== 'delivered' ? `${r.outcome}: ${r.error}` : r.outcome }));
+  const summary = `${report.delivered} delivered, ${report.failed} failed, ${report.skipped} skipped`;
+  return report.results.length ? `${table(rows, ['id', 'type', 'status', 'result'])}\n${summary}` : 'no stored events match';
+}
+
+/** `checkout-kit replay`: resend stored events byte for byte, freshly signed (issue items 4). */
+export const registerReplay: Register = (program, io, setExit) => {
+  program
+    .command('replay')
+    .description("resend stored events from the receiver's store: the original body byte for byte, freshly signed (Standard Webhooks)")
+    .requiredOption('--to <url>', 'where to send them, e.g. http://127.0.0.1:3000/webhooks/checkout')
+    .option('--event <id>', 'this stored event (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option('--since <time>', 'events received at or after this ISO time, or this long ago (10m, 2h, 1d)')
+    .option('--type <type>', 'events of this type, e.g. payment.paid')
+    .option('--all', 'every stored event')
+    .option('--secret <whsec>', 'sign with this secret (default: the first of CHECKOUT_WEBHOOK_SECRET)')
+    .option('--json', 'JSON output')
+    .action(async (flags: ReplayFlags) => {
+      const url = httpUrl('--to', flags.to);
+      const selection = selectionOf(flags);
+      const config = loadConfig({ env: io.env, cwd: io.cwd });
+      const secret = signingSecret(flags.secret, config.webhookSecrets);
+      const bar = !flags.json && io.stderr.isTTY ? new cliProgress.SingleBar({ stream: io.stderr, format: 'replay [{bar}] {value}/{total}' }, cliProgress.Presets.shades_classic) : undefined;
+      const store = await openStore(config.store, { cwd: io.cwd });
+      let report: ReplayReport;
+      try {
+        report = await replayEvents({
+          store,
+          selection,
+          target: { url, secret },
+          onResult: bar ? (_result, done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined,
+        });
+      } finally {
+        bar?.stop();
+        await store.close();
+      }
+      for (const id of report.missing) writeLine(io.stderr, `checkout-kit: no event ${id} in the store`);
+      output(io, flags.json ?? false, report, human);
+      if (report.failed > 0 || report.missing.length > 0) setExit(EXIT.failures);
+    });
+};

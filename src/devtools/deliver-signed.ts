@@ -1,0 +1,54 @@
+import { signWebhook } from '../webhooks/sign.js';
+
+/** Where and how a signed delivery is sent. */
+export interface SignedDeliveryTarget {
+  /** The receiver's URL, e.g. `http://127.0.0.1:3000/webhooks/checkout`. */
+  url: string;
+  /** `whsec_…` secret(s): one Standard Webhooks signature per secret, as during a rotation. */
+  secret: string | readonly string[];
+  /** Per-request timeout. @default 10000 */
+  timeoutMs?: number;
+}
+
+/** One delivery: the `webhook-id` and the exact body. */
+export interface SignedDeliveryInput {
+  id: string;
+  body: string;
+}
+
+/** What the receiver answered. `status` is undefined when no answer came (network error, timeout). */
+export interface DeliveryResult {
+  status: number | undefined;
+  /** A 2xx answer. */
+  ok: boolean;
+  error: string | undefined;
+}
+
+/** The network-level reason of a failed fetch, e.g. `ECONNREFUSED`, instead of undici's "fetch failed". */
+export function describeFetchError(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * POST `body` to the target, freshly signed (Standard Webhooks, a timestamp of now), as the service
+ * would. Never throws for the receiver's answer or a network failure: they are in the result.
+ */
+export async function deliverSigned(target: SignedDeliveryTarget, delivery: SignedDeliveryInput): Promise<DeliveryResult> {
+  const timeoutMs = target.timeoutMs ?? 10_000;
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'checkout-kit-devtools',
+    ...signWebhook({ id: delivery.id, body: delivery.body, secret: target.secret }),
+  };
+  try {
+    const response = await fetch(target.url, { method: 'POST', headers, body: delivery.body, signal: AbortSignal.timeout(timeoutMs) });
+    await response.arrayBuffer().catch(() => undefined);
+    return { status: response.status, ok: response.ok, error: response.ok ? undefined : `answered ${response.status}` };
+  } catch (error) {
+    const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
+    return { status: undefined, ok: false, error: timedOut ? `no answer within ${timeoutMs} ms` : describeFetchError(error) };
+  }
+}

@@ -1,0 +1,52 @@
+import { ApiError, NetworkError } from '../errors/index.js';
+import type { SandboxEvent } from '../sandbox/index.js';
+import { describeFetchError } from './deliver-signed.js';
+
+/** The resource as a simulation endpoint answers it (Get payment after the change). */
+export interface SimulatedResource {
+  id: string;
+  status: string;
+  amount: string;
+  amountReceived?: string;
+}
+
+async function call<T>(method: 'GET' | 'POST', url: string, operation: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
+  } catch (error) {
+    throw new NetworkError(`${operation}: cannot reach the sandbox at ${new URL(url).origin} (${describeFetchError(error)}): is \`checkout-kit sandbox\` running there?`, { cause: error });
+  }
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (!response.ok) {
+    const error = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
+    throw new ApiError({ status: response.status, code: error?.code ?? 'http_error', message: error?.message ?? text.slice(0, 200), operation, method, url });
+  }
+  return parsed as T;
+}
+
+/** `POST /sandbox/payments/{id}/deposit` `{ amount }`. */
+export function simulateDeposit(baseUrl: string, paymentId: string, amount: string): Promise<SimulatedResource> {
+  return call('POST', `${baseUrl}/sandbox/payments/${encodeURIComponent(paymentId)}/deposit`, 'sandbox.deposit', { amount });
+}
+
+/** `POST /sandbox/payments/{id}/expire`. */
+export function simulateExpiry(baseUrl: string, paymentId: string): Promise<SimulatedResource> {
+  return call('POST', `${baseUrl}/sandbox/payments/${encodeURIComponent(paymentId)}/expire`, 'sandbox.expire', {});
+}
+
+/** `GET /sandbox/events`: every event the sandbox emitted, oldest first. */
+export function sandboxEvents(baseUrl: string): Promise<SandboxEvent[]> {
+  return call('GET', `${baseUrl}/sandbox/events`, 'sandbox.events');
+}

@@ -1,0 +1,47 @@
+/** Named sandbox scenarios of `checkout-kit trigger`. */
+export const SCENARIOS = ['paid', 'partial-then-paid', 'overpaid', 'expired', 'late-payment', 'duplicate-storm'] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+/** One simulation call: a deposit of `amount`, or moving the payment past its expiry. */
+export type SimulationStep = { action: 'deposit'; amount: string } | { action: 'expire' };
+
+export interface ScenarioPlan {
+  summary: string;
+  /** The payment created. */
+  amount: string;
+  steps: SimulationStep[];
+  /** Re-send every event of the payment this many times, all at once (needs a target URL). */
+  storm?: number;
+}
+
+const AMOUNT = '25.00';
+
+/** What each scenario does to a fresh test payment of 25.00. */
+export const SCENARIO_PLANS: Record<ScenarioName, ScenarioPlan> = {
+  paid: { summary: 'deposit the full amount', amount: AMOUNT, steps: [{ action: 'deposit', amount: AMOUNT }] },
+  'partial-then-paid': {
+    summary: 'deposit 10.00, then the remaining 15.00',
+    amount: AMOUNT,
+    steps: [
+      { action: 'deposit', amount: '10.00' },
+      { action: 'deposit', amount: '15.00' },
+    ],
+  },
+  overpaid: { summary: 'deposit 30.00 for 25.00', amount: AMOUNT, steps: [{ action: 'deposit', amount: '30.00' }] },
+  expired: { summary: 'let the payment expire with nothing received', amount: AMOUNT, steps: [{ action: 'expire' }] },
+  'late-payment': {
+    summary: 'expire the payment, then deposit the full amount after expiry',
+    amount: AMOUNT,
+    steps: [{ action: 'expire' }, { action: 'deposit', amount: AMOUNT }],
+  },
+  'duplicate-storm': {
+    summary: 'pay in full, then re-send each of its events 20 times at once',
+    amount: AMOUNT,
+    steps: [{ action: 'deposit', amount: AMOUNT }],
+    storm: 20,
+  },
+};
+
+export function isScenario(name: string): name is ScenarioName {
+  return (SCENARIOS as readonly string[]).includes(name);
+}

@@ -1,0 +1,65 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { WebhookVerificationError } from '../../src/errors/index.js';
+import { createVerifier } from '../../src/webhooks/index.js';
+
+const dirs: string[] = [];
+
+/** A fresh mkdtemp folder, removed by `removeTempDirs()`. */
+export async function tempDir(prefix = 'ck-devtools-'): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+}
+
+export async function removeTempDirs(): Promise<void> {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
+export interface Delivery {
+  headers: Record<string, string>;
+  /** Exactly the bytes received. */
+  body: Buffer;
+  /** Whether the body and headers verified with the receiver's secret (tolerance 300 s). */
+  verified: boolean;
+  verifyError: string | undefined;
+}
+
+export interface TestReceiver {
+  url: string;
+  deliveries: Delivery[];
+  close(): Promise<void>;
+}
+
+/**
+ * A real receiver on 127.0.0.1, port 0. Keeps each raw body and verifies it with `createVerifier`
+ * (Standard Webhooks, default tolerance) when given a secret. Answers 401 to a delivery that does
+ * not verify, else `status(webhookId)` (default 204).
+ */
+export async function startTestReceiver(options: { secret?: string; status?: (webhookId: string | undefined) => number } = {}): Promise<TestReceiver> {
+  const verify = options.secret ? createVerifier({ secrets: options.secret }) : undefined;
+  const deliveries: Delivery[] = [];
+  const app = Fastify({ forceCloseConnections: true });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  app.post('/webhooks/checkout', async (request, reply) => {
+    const body = request.body as Buffer;
+    const headers = request.headers as Record<string, string>;
+    let verifyError: string | undefined;
+    try {
+      verify?.({ headers, body });
+    } catch (error) {
+      if (!(error instanceof WebhookVerificationError)) throw error;
+      verifyError = error.message;
+    }
+    deliveries.push({ headers, body, verified: verify !== undefined && verifyError === undefined, verifyError });
+    reply.code(verifyError ? 401 : (options.status?.(headers['webhook-id']) ?? 204));
+    return '';
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}/webhooks/checkout`, deliveries, close: () => app.close() };
+}
