@@ -79,7 +79,7 @@ export type { CheckoutKitConfig, LoadConfigOptions } from './config/index.js';
 export { createLogger, silentLogger } from './log/index.js';
 export type { Logger } from './log/index.js';
 
-export { CheckoutClient, PartnerClient, defaultRequestSigner, checkRequestSignature, MAX_IDEMPOTENCY_KEY_LENGTH } from './client/index.js';
+export { CheckoutClient, PartnerClient, clientFromConfig, defaultRequestSigner, checkRequestSignature, MAX_IDEMPOTENCY_KEY_LENGTH } from './client/index.js';
 export type {
   CheckoutClientOptions,
   PartnerClientOptions,

@@ -1,4 +1,4 @@
-import { CheckoutClient } from '../client/index.js';
+import { clientFromConfig, type CheckoutClient } from '../client/index.js';
 import { loadConfig, type CheckoutKitConfig } from '../config/index.js';
 import { FulfillmentEngine, loadHandlers, type FulfillmentHandlers } from '../fulfillment/index.js';
 import { createLogger, type Logger } from '../log/index.js';
@@ -23,24 +23,13 @@ export interface RuntimeOptions {
   handlersFile?: string | undefined;
 }
 
-export function clientFor(config: CheckoutKitConfig, logger?: Logger): CheckoutClient | undefined {
-  if (!config.baseUrl || !(config.apiKey || config.invoiceKey)) return undefined;
-  return new CheckoutClient({
-    baseUrl: config.baseUrl,
-    apiKey: config.apiKey,
-    signingSecret: config.signingSecret,
-    invoiceKey: config.invoiceKey,
-    logger,
-  });
-}
-
 /** Read the configuration, open the store, build the client and the engine. */
 export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Promise<Runtime> {
   const config = loadConfig({ env: io.env, cwd: io.cwd });
   const logger = createLogger({ destination: io.stderr });
   const handlers: FulfillmentHandlers = options.handlers ? await loadHandlers(options.handlersFile ?? config.handlers, io.cwd) : {};
   const store = await openStore(config.store, { cwd: io.cwd });
-  const client = clientFor(config, logger);
+  const client = clientFromConfig(config, logger);
   const engine = new FulfillmentEngine({ store, client, handlers, logger });
   return { config, store, client, engine, logger, close: () => store.close() };
 }

@@ -35,16 +35,7 @@ export async function buildServeApp(runtime: Runtime, options: ServeAppOptions):
   }
   app.get('/healthz', async () => ({ ok: true }));
 
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    engine
-      .runDue()
-      .catch((error: Error) => logger.error({ error: error.message }, 'due fulfillment runs failed'))
-      .finally(() => (running = false));
-  }, options.runDueEveryMs ?? 5000);
-  timer.unref();
-  app.addHook('onClose', async () => clearInterval(timer));
+  const stopDueRuns = engine.startDueRuns(options.runDueEveryMs);
+  app.addHook('onClose', async () => stopDueRuns());
   return { app, receiver };
 }

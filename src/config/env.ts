@@ -21,6 +21,8 @@ export interface CheckoutKitConfig {
   store: string;
   /** `CHECKOUT_REDIRECT_HOSTS`. @default the host of `CHECKOUT_BASE_URL` */
   redirectHosts: string[];
+  /** `CHECKOUT_PUBLIC_URL`: the shop's public URL for the buyer's success and cancel links. */
+  publicUrl: string | undefined;
   /** `CHECKOUT_HANDLERS`, resolved against the working directory, if set. */
   handlers: string | undefined;
   /** Environment of the configured keys (all must agree). */
@@ -113,6 +115,8 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   if (port !== undefined && !/^[0-9]{1,5}$/.test(port)) throw new ConfigError(`PORT "${port}" is not a port number.`);
 
   const handlers = get('CHECKOUT_HANDLERS');
+  const publicUrl = get('CHECKOUT_PUBLIC_URL')?.replace(/\/+$/, '');
+  if (publicUrl && !/^https?:\/\/[^/]/.test(publicUrl)) throw new ConfigError(`CHECKOUT_PUBLIC_URL "${publicUrl}" is not an http(s) URL.`);
   return {
     baseUrl,
     apiKey,
@@ -123,6 +127,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
     webhookSecrets,
     store,
     redirectHosts,
+    publicUrl,
     handlers: handlers ? resolve(cwd, handlers) : undefined,
     environment,
     port: port === undefined ? undefined : Number(port),

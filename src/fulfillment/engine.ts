@@ -146,6 +146,23 @@ export class FulfillmentEngine {
     return counts;
   }
 
+  /**
+   * Run due runs every `everyMs` in the background (never two sweeps at once; the timer does not
+   * keep the process alive). Returns a function that stops it.
+   */
+  startDueRuns(everyMs = 5000): () => void {
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      this.runDue()
+        .catch((error: Error) => this.logger.error({ error: error.message }, 'due fulfillment runs failed'))
+        .finally(() => (busy = false));
+    }, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   /** Put failed runs (all, or one key) back to pending; returns how many. */
   async retryFailed(key?: string): Promise<number> {
     const keys = key ? [key] : (await this.options.store.listRuns({ kind: 'fulfillment', status: 'failed', limit: 10_000 })).map((run) => run.key);

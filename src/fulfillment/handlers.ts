@@ -36,7 +36,7 @@ export interface FulfillmentHandlers {
 const HANDLER_NAMES = ['paid', 'overpaid', 'underpaid', 'expired'] as const;
 
 /** Identity function that types a fulfillment module. @example export default defineFulfillment({ async paid(payment, ctx) {} }) */
-export function defineFulfillment(handlers: FulfillmentHandlers): FulfillmentHandlers {
+export function defineFulfillment<T extends FulfillmentHandlers>(handlers: T): T {
   return handlers;
 }
 

@@ -11,8 +11,8 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
-  CheckoutClient,
   ConfigError,
+  clientFromConfig,
   FulfillmentEngine,
   attachFulfillment,
   checkoutRoutes,
@@ -50,10 +50,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   const store = await openStore(config.store);
 
   // Without keys the shop can still receive webhooks (then it trusts the verified event data).
-  const client =
-    config.baseUrl && (config.apiKey || config.invoiceKey)
-      ? new CheckoutClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, signingSecret: config.signingSecret, invoiceKey: config.invoiceKey, logger })
-      : undefined;
+  const client = clientFromConfig(config, logger);
   const engine = new FulfillmentEngine({ store, client, handlers, logger });
 
   // POST /webhooks/checkout: verify, store once, then let the engine decide (an event is only a hint).
@@ -70,7 +67,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
       engine,
       creator: { client },
       redirect: { allowedHosts: config.redirectHosts, allowLoopbackHttp: config.environment === 'test' },
-      publicUrl: options.publicUrl ?? process.env.CHECKOUT_PUBLIC_URL ?? `http://${host}:${port}`,
+      publicUrl: options.publicUrl ?? config.publicUrl ?? `http://${host}:${port}`,
       logger,
     });
   }
@@ -78,19 +75,10 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   app.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').send(homePage(randomUUID().slice(0, 8), client !== undefined)));
 
   // Handlers that threw are retried with backoff; this picks up the ones that are due.
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    engine
-      .runDue()
-      .catch((error: Error) => logger.error({ error: error.message }, 'due fulfillment runs failed'))
-      .finally(() => (busy = false));
-  }, options.retryEveryMs ?? 5000);
-  timer.unref();
+  const stopDueRuns = engine.startDueRuns(options.retryEveryMs ?? 5000);
 
   app.addHook('onClose', async () => {
-    clearInterval(timer);
+    stopDueRuns();
     await store.close();
   });
   return app;

@@ -5,7 +5,7 @@ import { openStore } from '../../store/open.js';
 import { EXIT } from '../exit.js';
 import { output, table } from '../io.js';
 import type { Register } from '../program.js';
-import { clientFor } from '../runtime.js';
+import { clientFromConfig } from '../../client/index.js';
 
 interface Check {
   check: string;
@@ -16,7 +16,7 @@ interface Check {
 const NIL_UUID = '00000000-0000-4000-8000-000000000000';
 
 async function serviceChecks(config: CheckoutKitConfig): Promise<Check[]> {
-  const client = clientFor(config);
+  const client = clientFromConfig(config);
   if (!client) return [{ check: 'service', result: 'warn', detail: 'not checked: CHECKOUT_BASE_URL and a key are needed' }];
   const checks: Check[] = [];
   if (config.apiKey && config.signingSecret) {

@@ -17,7 +17,7 @@ export const registerServe: Register = (program, io) => {
       const port = options.port ?? runtime.config.port ?? 3000;
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got ${String(options.port)}`);
       const host = options.host ?? runtime.config.host ?? '127.0.0.1';
-      let publicUrl = options.publicUrl ?? io.env.CHECKOUT_PUBLIC_URL;
+      let publicUrl = options.publicUrl ?? runtime.config.publicUrl;
       const { app } = await buildServeApp(runtime, { publicUrl: publicUrl ?? `http://${host}:${port}` });
       const address = await app.listen({ port, host });
       publicUrl ??= address;

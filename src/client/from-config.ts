@@ -1,0 +1,12 @@
+import type { CheckoutKitConfig } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import { CheckoutClient } from './checkout-client.js';
+
+/**
+ * The merchant client the configuration allows, or undefined when it has no base URL or no
+ * merchant/invoice key (a receiver can still run then, trusting verified event data).
+ */
+export function clientFromConfig(config: CheckoutKitConfig, logger?: Logger): CheckoutClient | undefined {
+  if (!config.baseUrl || !(config.apiKey || config.invoiceKey)) return undefined;
+  return new CheckoutClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, signingSecret: config.signingSecret, invoiceKey: config.invoiceKey, logger });
+}
