@@ -5,6 +5,7 @@ import { saveCapture } from '../../devtools/index.js';
 import { UsageError } from '../exit.js';
 import { writeLine } from '../io.js';
 import type { Register } from '../program.js';
+import { untilSignal } from '../signals.js';
 
 /** Default port: next to the sandbox's 4010. */
 export const DEFAULT_CAPTURE_PORT = 4020;
@@ -20,19 +21,6 @@ function port(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n > 65535) throw new UsageError(`--port takes a port number (0: any free port), got "${value}".`);
   return n;
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((done) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      done(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 /**

@@ -1,10 +1,10 @@
 import cliProgress from 'cli-progress';
-import { checkKey, loadConfig } from '../../config/index.js';
+import { loadConfig } from '../../config/index.js';
 import { replayEvents, type EventSelection, type ReplayReport } from '../../devtools/index.js';
-import { registerSecret } from '../../errors/index.js';
 import { openStore } from '../../store/open.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, table, writeLine } from '../io.js';
+import { httpUrl, signingSecret } from '../flags.js';
 import type { Register } from '../program.js';
 import { parseDuration } from '../runtime.js';
 
@@ -16,14 +16,6 @@ interface ReplayFlags {
   all?: boolean;
   secret?: string;
   json?: boolean;
-}
-
-/** An http(s) URL, or a usage error naming the flag. */
-export function httpUrl(flag: string, value: string): string {
-  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
-    throw new UsageError(`${flag} takes an http(s) URL such as http://127.0.0.1:3000/webhooks/checkout, got "${value}".`);
-  }
-  return value;
 }
 
 /** `--since`: an ISO time, or a duration back from now (`10m`, `2h`, `1d`). */
@@ -47,18 +39,6 @@ function selectionOf(flags: ReplayFlags): EventSelection {
   }
   if (!filters) throw new UsageError('say which events to replay: --event ID, --since TIME, --type TYPE, or --all.');
   return { since: flags.since === undefined ? undefined : sinceOf(flags.since), type: flags.type };
-}
-
-/** `--secret`, else the first `CHECKOUT_WEBHOOK_SECRET`; a usage error when neither is set. */
-export function signingSecret(flag: string | undefined, configured: readonly string[]): string {
-  if (flag !== undefined) {
-    registerSecret(flag);
-    checkKey('webhook-secret', flag, '--secret');
-    return flag;
-  }
-  const [first] = configured;
-  if (!first) throw new UsageError('no secret to sign with: pass --secret whsec_… or set CHECKOUT_WEBHOOK_SECRET.');
-  return first;
 }
 
 function human(report: ReplayReport): string {

@@ -4,6 +4,7 @@ import { startSandbox, type SandboxOptions } from '../../sandbox/index.js';
 import { UsageError } from '../exit.js';
 import { writeLine, type CliIO } from '../io.js';
 import type { Register } from '../program.js';
+import { untilSignal } from '../signals.js';
 
 /** Default port when neither --port nor PORT is given. */
 export const DEFAULT_SANDBOX_PORT = 4010;
@@ -46,19 +47,6 @@ interface SandboxFlags {
   seed?: number;
   expiresIn?: number;
   json?: boolean;
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 function optionsFrom(flags: SandboxFlags, io: CliIO): SandboxOptions {

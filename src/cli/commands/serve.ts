@@ -3,6 +3,7 @@ import { UsageError } from '../exit.js';
 import { writeLine } from '../io.js';
 import { openRuntime } from '../runtime.js';
 import { buildServeApp } from '../serve-app.js';
+import { untilSignal } from '../signals.js';
 
 export const registerServe: Register = (program, io) => {
   program
@@ -22,11 +23,7 @@ export const registerServe: Register = (program, io) => {
       const address = await app.listen({ port, host });
       publicUrl ??= address;
       writeLine(io.stdout, `checkout-kit serve listening on ${address} (store: ${runtime.store.description})`);
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await untilSignal();
       await app.close();
       await runtime.close();
     });

@@ -15,7 +15,7 @@ import { EVENT_TYPES, type KnownEventType } from '../../schemas/index.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, type CliIO } from '../io.js';
 import type { Register } from '../program.js';
-import { httpUrl, signingSecret } from './replay.js';
+import { httpUrl, signingSecret } from '../flags.js';
 
 interface TriggerFlags {
   to?: string;
