@@ -19,7 +19,7 @@ export interface ServeAppOptions {
 export async function buildServeApp(runtime: Runtime, options: ServeAppOptions): Promise<{ app: FastifyInstance; receiver: WebhookReceiver }> {
   const { config, store, engine, client, logger } = runtime;
   if (config.webhookSecrets.length === 0) throw new ConfigError('CHECKOUT_WEBHOOK_SECRET is not set: the receiver cannot verify deliveries without it.');
-  const receiver = createReceiver({ store, secrets: config.webhookSecrets, environment: config.environment, logger });
+  const receiver = createReceiver({ store, secrets: config.webhookSecrets, scheme: config.webhookScheme, environment: config.environment, logger });
   attachFulfillment(receiver, engine);
   const app = Fastify();
   await app.register(checkoutWebhooks, { receiver });

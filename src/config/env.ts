@@ -4,7 +4,9 @@ import { parse as parseDotenv } from 'dotenv';
 import { readFileSync } from 'node:fs';
 import { ConfigError, registerSecret } from '../errors/index.js';
 import type { Environment } from '../schemas/index.js';
+import type { WebhookScheme } from '../webhooks/index.js';
 import { checkKey, environmentOf } from './keys.js';
+import { parseWebhookScheme } from './webhook-scheme.js';
 
 /** Everything `contract.md` section 2 configures, normalised. */
 export interface CheckoutKitConfig {
@@ -17,6 +19,8 @@ export interface CheckoutKitConfig {
   partnerSigningSecret: string | undefined;
   /** `CHECKOUT_WEBHOOK_SECRET`, split on spaces and commas (several during rotation). */
   webhookSecrets: string[];
+  /** `CHECKOUT_WEBHOOK_SCHEME`. @default { kind: 'standard-webhooks' } */
+  webhookScheme: WebhookScheme;
   /** `CHECKOUT_STORE`. @default 'file:.checkout-kit' */
   store: string;
   /** `CHECKOUT_REDIRECT_HOSTS`. @default the host of `CHECKOUT_BASE_URL` */
@@ -101,7 +105,9 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   ]);
   if (signingSecret) checkKey('merchant-secret', signingSecret, 'CHECKOUT_SIGNING_SECRET');
   if (partnerSigningSecret) checkKey('partner-secret', partnerSigningSecret, 'CHECKOUT_PARTNER_SIGNING_SECRET');
-  for (const secret of webhookSecrets) checkKey('webhook-secret', secret, 'CHECKOUT_WEBHOOK_SECRET');
+  const webhookScheme = parseWebhookScheme(get('CHECKOUT_WEBHOOK_SCHEME'));
+  // Only Standard Webhooks fixes the secret's format; other schemes use the secret's bytes as given.
+  if (webhookScheme.kind === 'standard-webhooks') for (const secret of webhookSecrets) checkKey('webhook-secret', secret, 'CHECKOUT_WEBHOOK_SECRET');
 
   const store = get('CHECKOUT_STORE') ?? DEFAULT_STORE;
   if (!store.startsWith('file:') && !/^postgres(ql)?:\/\//.test(store) && store !== 'memory:') {
@@ -125,6 +131,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
     partnerApiKey,
     partnerSigningSecret,
     webhookSecrets,
+    webhookScheme,
     store,
     redirectHosts,
     publicUrl,

@@ -2,4 +2,5 @@
 export { loadConfig, DEFAULT_STORE } from './env.js';
 export type { CheckoutKitConfig, LoadConfigOptions } from './env.js';
 export { checkKey, environmentOf, describeKey } from './keys.js';
+export { parseWebhookScheme } from './webhook-scheme.js';
 export type { KeyKind } from './keys.js';

@@ -54,7 +54,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   const engine = new FulfillmentEngine({ store, client, handlers, logger });
 
   // POST /webhooks/checkout: verify, store once, then let the engine decide (an event is only a hint).
-  const receiver = createReceiver({ store, secrets: config.webhookSecrets, environment: config.environment, logger });
+  const receiver = createReceiver({ store, secrets: config.webhookSecrets, scheme: config.webhookScheme, environment: config.environment, logger });
   attachFulfillment(receiver, engine);
 
   const app = Fastify();

@@ -56,6 +56,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: { ...base, ...override }, dotenv: false })).toThrow(message);
   });
 
+  it('reads CHECKOUT_WEBHOOK_SCHEME in short or JSON form; other schemes take any secret', () => {
+    expect(loadConfig({ env: base, dotenv: false }).webhookScheme).toEqual({ kind: 'standard-webhooks' });
+    expect(loadConfig({ env: { ...base, CHECKOUT_WEBHOOK_SCHEME: 'stripe-style:x-sig' }, dotenv: false }).webhookScheme).toEqual({ kind: 'stripe-style', header: 'x-sig' });
+    const hmac = loadConfig({ env: { ...base, CHECKOUT_WEBHOOK_SCHEME: 'hmac:x-hub-signature-256:sha256:hex:sha256=', CHECKOUT_WEBHOOK_SECRET: 'plain-shared-secret' }, dotenv: false });
+    expect(hmac.webhookScheme).toEqual({ kind: 'hmac', header: 'x-hub-signature-256', algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' });
+    expect(hmac.webhookSecrets).toEqual(['plain-shared-secret']);
+    const json = '{"kind":"hmac","header":"x-signature","encoding":"base64"}';
+    expect(loadConfig({ env: { ...base, CHECKOUT_WEBHOOK_SCHEME: json }, dotenv: false }).webhookScheme).toEqual({ kind: 'hmac', header: 'x-signature', encoding: 'base64' });
+    expect(() => loadConfig({ env: { ...base, CHECKOUT_WEBHOOK_SCHEME: 'rot13' }, dotenv: false })).toThrow(/CHECKOUT_WEBHOOK_SCHEME "rot13" is not a scheme/);
+    expect(() => loadConfig({ env: { ...base, CHECKOUT_WEBHOOK_SCHEME: 'hmac' }, dotenv: false })).toThrow(ConfigError);
+  });
+
   it('never puts a secret in a configuration error and registers secrets for redaction', () => {
     const secret = 'svc_ms_SECRETVALUEthatmustnotleak';
     const error = (() => {

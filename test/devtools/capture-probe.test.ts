@@ -192,7 +192,7 @@ describe('probe-signature', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('scheme: {"kind":"hmac","header":"x-hub-signature-256","algorithm":"sha256","encoding":"hex","prefix":"sha256="}');
     expect(result.stdout).toContain('signed timestamp: none');
-    expect(result.stdout).toContain('configure: createReceiver({ store, secrets: [<this secret>], scheme: {"kind":"hmac"');
+    expect(result.stdout).toContain(`configure: CHECKOUT_WEBHOOK_SCHEME='{"kind":"hmac"`);
   });
 
   it('a wrong secret matches nothing: exit 1 with a clear message', async () => {

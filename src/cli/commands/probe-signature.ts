@@ -31,7 +31,7 @@ function describeMatch(match: ProbeMatch): string[] {
   } else if (match.scheme.kind === 'standard-webhooks') {
     lines.push('    configure: CHECKOUT_WEBHOOK_SECRET=<this secret> (Standard Webhooks is the default scheme; serve needs nothing else)');
   } else {
-    lines.push(`    configure: createReceiver({ store, secrets: [<this secret>], scheme: ${scheme} })`);
+    lines.push(`    configure: CHECKOUT_WEBHOOK_SCHEME='${scheme}' CHECKOUT_WEBHOOK_SECRET=<this secret> (or createReceiver({ secrets, scheme: ${scheme} }))`);
   }
   return lines;
 }
