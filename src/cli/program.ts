@@ -7,6 +7,7 @@ import { registerReconcile } from './commands/reconcile.js';
 import { registerInspect } from './commands/inspect.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerDemo } from './commands/demo.js';
+import { registerMigrate } from './commands/migrate.js';
 import { registerReplay } from './commands/replay.js';
 import { registerTrigger } from './commands/trigger.js';
 import { registerCapture } from './commands/capture.js';
@@ -17,7 +18,7 @@ import { registerInit } from './commands/init.js';
 export type Register = (program: Command, io: CliIO, setExit: (code: number) => void) => void;
 
 /** Every command, in the order `--help` lists them. */
-const COMMANDS: Register[] = [registerInit, registerServe, registerReconcile, registerSandbox, registerInspect, registerDoctor, registerDemo, registerReplay, registerTrigger, registerCapture, registerProbeSignature];
+const COMMANDS: Register[] = [registerInit, registerServe, registerReconcile, registerSandbox, registerInspect, registerDoctor, registerDemo, registerMigrate, registerReplay, registerTrigger, registerCapture, registerProbeSignature];
 
 /** Build the program (exposed for tests). */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {

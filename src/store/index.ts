@@ -27,3 +27,5 @@ export { EmbeddedStore } from './embedded/index.js';
 export type { EmbeddedStoreOptions } from './embedded/index.js';
 export { openStore } from './open.js';
 export type { OpenStoreOptions } from './open.js';
+export { PostgresStore, poolDatabase, MIGRATIONS, LATEST_VERSION } from './postgres/index.js';
+export type { PostgresStoreOptions, Database, Queryable, MigrationReport } from './postgres/index.js';

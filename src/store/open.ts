@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors/index.js';
 import { EmbeddedStore, type EmbeddedStoreOptions } from './embedded/index.js';
 import { MemoryStore } from './memory-store.js';
+import { PostgresStore } from './postgres/index.js';
 import type { Store } from './types.js';
 
 export interface OpenStoreOptions extends Omit<EmbeddedStoreOptions, 'dir' | 'unsafeNoLock'> {
@@ -26,7 +27,7 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
 function createStore(url: string, { cwd = process.cwd(), ...embedded }: OpenStoreOptions): Store {
   if (url.startsWith('memory:')) return new MemoryStore();
   if (url.startsWith('file:')) return new EmbeddedStore({ ...embedded, dir: fileStoreDir(url, cwd) });
-  if (/^postgres(ql)?:\/\//.test(url)) throw new ConfigError('PostgreSQL store arrives with the PostgreSQL issue');
+  if (/^postgres(ql)?:\/\//.test(url)) return new PostgresStore({ connectionString: url, logger: embedded.logger });
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? url.slice(0, 20);
   throw new ConfigError(`Store URL "${scheme}…" is not supported: use file:<dir> (embedded), postgres://… or memory: (tests).`);
 }

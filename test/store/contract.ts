@@ -114,7 +114,8 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
 
       it('leases a due run to one owner at a time until the lease expires', async () => {
         const t0 = Date.now();
-        await store.enqueueRun(newRun);
+        // Due exactly at t0: the clock may tick between reading t0 and enqueueing.
+        await store.enqueueRun({ ...newRun, nextAttemptAt: iso(t0) });
         const claimed = await store.claimRun(newRun.key, { owner: 'a', leaseMs: 1000, now: new Date(t0) });
         expect(claimed).toMatchObject({ status: 'running', owner: 'a', attempts: 1, leaseUntil: iso(t0 + 1000) });
         expect(await store.claimRun(newRun.key, { owner: 'b', leaseMs: 1000, now: new Date(t0 + 999) })).toBeUndefined();
@@ -141,7 +142,7 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
 
       it('fails back to pending at retryAt, or to failed for good; retryRun revives failed runs only', async () => {
         const t0 = Date.now();
-        await store.enqueueRun(newRun);
+        await store.enqueueRun({ ...newRun, nextAttemptAt: iso(t0) });
         await store.claimRun(newRun.key, { owner: 'a', leaseMs: 60_000, now: new Date(t0) });
         expect(await store.failRun(newRun.key, 'b', { error: 'not mine', retryAt: iso(t0) })).toBe(false);
         expect(await store.failRun(newRun.key, 'a', { error: 'HTTP 503', retryAt: iso(t0 + HOUR) })).toBe(true);

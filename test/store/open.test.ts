@@ -1,10 +1,11 @@
+import pg from 'pg';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors/index.js';
 import { silentLogger } from '../../src/log/index.js';
-import { EmbeddedStore, MemoryStore, openStore, type Store } from '../../src/store/index.js';
+import { EmbeddedStore, MemoryStore, PostgresStore, openStore, type Store } from '../../src/store/index.js';
 import { sampleEvent } from './fixtures/sample-event.js';
 import { Scratch } from './helpers.js';
 
@@ -45,8 +46,6 @@ describe('openStore', () => {
   });
 
   it.each([
-    ['postgres://user:pw@localhost/db', /PostgreSQL store arrives with the PostgreSQL issue/],
-    ['postgresql://localhost/db', /PostgreSQL store arrives with the PostgreSQL issue/],
     ['redis://localhost', /"redis:…" is not supported: use file:<dir>/],
     ['file:', /names no folder/],
     ['.checkout-kit', /not supported/],
@@ -55,5 +54,24 @@ describe('openStore', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain('pw@');
+  });
+
+  it('opens postgres:// as the PostgreSQL store; an unreachable server is a clear error without the password', async () => {
+    const error = await openStore('postgres://user:secretpw@127.0.0.1:9/db').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).not.toContain('secretpw');
+    if (process.env.DATABASE_URL) {
+      const schema = `open_test_${process.pid}`;
+      const url = new URL(process.env.DATABASE_URL);
+      url.searchParams.set('schema', schema);
+      const store = await openStore(url.href);
+      expect(store).toBeInstanceOf(PostgresStore);
+      expect(await store.insertEvent(sampleEvent('evt_pg'))).toEqual({ inserted: true });
+      await store.close();
+      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    }
   });
 });

@@ -1,0 +1,196 @@
+import type { Environment } from '../../schemas/index.js';
+import type { CheckoutAttempt, DeadLetter, NewsSource, Outcome, ResourceKind, ResourceRecord, Run, StoredEvent } from '../types.js';
+
+/**
+ * Rows as the driver returns them, and their mapping to the store's records: NULL becomes
+ * `undefined`, `timestamptz` (a `Date`) becomes an ISO string.
+ */
+type Time = Date | string;
+
+const iso = (value: Time): string => (value instanceof Date ? value : new Date(value)).toISOString();
+const isoOrUndefined = (value: Time | null): string | undefined => (value === null ? undefined : iso(value));
+const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
+
+// PostgreSQL `text` holds neither NUL nor a lone UTF-16 surrogate (it is UTF-8). A body with one
+// is kept as its JSON string literal instead, which has neither and parses back to the same string.
+const UNSTORABLE_IN_TEXT = /[\u0000\p{Cs}]/u;
+
+export function encodeBody(body: string): { text: string; escaped: boolean } {
+  return UNSTORABLE_IN_TEXT.test(body) ? { text: JSON.stringify(body), escaped: true } : { text: body, escaped: false };
+}
+
+function decodeBody(text: string, escaped: boolean): string {
+  return escaped ? (JSON.parse(text) as string) : text;
+}
+
+export const EVENT_COLUMNS = ['id', 'type', 'environment', 'created_at', 'received_at', 'resource_kind', 'resource_id', 'body', 'body_escaped'] as const;
+
+export interface EventRow {
+  id: string;
+  type: string;
+  environment: string | null;
+  created_at: string;
+  received_at: Time;
+  resource_kind: string | null;
+  resource_id: string | null;
+  body: string | null;
+  body_escaped: boolean;
+}
+
+export function toEvent(row: EventRow): StoredEvent {
+  return {
+    id: row.id,
+    type: row.type,
+    environment: orUndefined(row.environment) as Environment | undefined,
+    createdAt: row.created_at,
+    receivedAt: iso(row.received_at),
+    resourceKind: orUndefined(row.resource_kind) as ResourceKind | undefined,
+    resourceId: orUndefined(row.resource_id),
+    body: row.body === null ? undefined : decodeBody(row.body, row.body_escaped),
+  };
+}
+
+export const RUN_COLUMNS = [
+  'key',
+  'kind',
+  'status',
+  'attempts',
+  'owner',
+  'lease_until',
+  'next_attempt_at',
+  'last_error',
+  'data',
+  'created_at',
+  'updated_at',
+  'completed_at',
+] as const;
+export type RunColumn = (typeof RUN_COLUMNS)[number];
+
+export interface RunRow {
+  key: string;
+  kind: Run['kind'];
+  status: Run['status'];
+  attempts: number;
+  owner: string | null;
+  lease_until: Time | null;
+  next_attempt_at: Time;
+  last_error: string | null;
+  data: Record<string, unknown>;
+  created_at: Time;
+  updated_at: Time;
+  completed_at: Time | null;
+}
+
+export function toRun(row: RunRow): Run {
+  return {
+    key: row.key,
+    kind: row.kind,
+    status: row.status,
+    attempts: row.attempts,
+    owner: orUndefined(row.owner),
+    leaseUntil: isoOrUndefined(row.lease_until),
+    nextAttemptAt: iso(row.next_attempt_at),
+    lastError: orUndefined(row.last_error),
+    data: row.data,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    completedAt: isoOrUndefined(row.completed_at),
+  };
+}
+
+export type PrefixedRunRow = { [K in keyof RunRow as `run_${K}`]: RunRow[K] };
+
+/** The run of a row that carries one with its columns prefixed `run_` (an event with its dispatch run). */
+export function toPrefixedRun(row: PrefixedRunRow): Run {
+  return toRun(Object.fromEntries(RUN_COLUMNS.map((column) => [column, row[`run_${column}`]])) as unknown as RunRow);
+}
+
+export const RESOURCE_COLUMNS = [
+  'kind',
+  'id',
+  'environment',
+  'order_id',
+  'outcome',
+  'outcome_source',
+  'snapshot',
+  'expires_at',
+  'last_news_at',
+  'open',
+  'created_at',
+  'updated_at',
+] as const;
+
+export interface ResourceRow {
+  kind: ResourceKind;
+  id: string;
+  environment: string | null;
+  order_id: string | null;
+  outcome: Outcome;
+  outcome_source: string | null;
+  snapshot: Record<string, unknown> | null;
+  expires_at: string | null;
+  last_news_at: Time;
+  open: boolean;
+  created_at: Time;
+  updated_at: Time;
+}
+
+export function toResource(row: ResourceRow): ResourceRecord {
+  return {
+    kind: row.kind,
+    id: row.id,
+    environment: orUndefined(row.environment) as Environment | undefined,
+    orderId: orUndefined(row.order_id),
+    outcome: row.outcome,
+    outcomeSource: orUndefined(row.outcome_source) as NewsSource | undefined,
+    snapshot: orUndefined(row.snapshot),
+    expiresAt: orUndefined(row.expires_at),
+    lastNewsAt: iso(row.last_news_at),
+    open: row.open,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+export const ATTEMPT_COLUMNS = ['order_id', 'kind', 'idempotency_key', 'request_hash', 'status', 'resource_id', 'checkout_url', 'created_at', 'updated_at'] as const;
+
+export interface AttemptRow {
+  order_id: string;
+  kind: ResourceKind;
+  idempotency_key: string;
+  request_hash: string;
+  status: CheckoutAttempt['status'];
+  resource_id: string | null;
+  checkout_url: string | null;
+  created_at: Time;
+  updated_at: Time;
+}
+
+export function toAttempt(row: AttemptRow): CheckoutAttempt {
+  return {
+    orderId: row.order_id,
+    kind: row.kind,
+    idempotencyKey: row.idempotency_key,
+    requestHash: row.request_hash,
+    status: row.status,
+    resourceId: orUndefined(row.resource_id),
+    checkoutUrl: orUndefined(row.checkout_url),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+export const DEAD_LETTER_COLUMNS = ['id', 'received_at', 'reason', 'body', 'body_escaped', 'headers'] as const;
+
+export interface DeadLetterRow {
+  id: string;
+  received_at: Time;
+  reason: string;
+  body: string;
+  body_escaped: boolean;
+  headers: Record<string, string>;
+}
+
+export function toDeadLetter(row: DeadLetterRow): DeadLetter {
+  return { id: row.id, receivedAt: iso(row.received_at), reason: row.reason, body: decodeBody(row.body, row.body_escaped), headers: row.headers };
+}

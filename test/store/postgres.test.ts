@@ -1,0 +1,228 @@
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/program.js';
+import { ConfigError, StoreError } from '../../src/errors/index.js';
+import { LATEST_VERSION, MIGRATIONS, PostgresStore } from '../../src/store/postgres/index.js';
+import { storeContract } from './contract.js';
+import { sampleEvent } from './fixtures/sample-event.js';
+import { BACKEND, DATABASE_URL, randomSchema, TestDatabases } from './postgres/test-database.js';
+
+const databases = new TestDatabases();
+afterAll(() => databases.dispose());
+
+if (!DATABASE_URL) {
+  console.log('test/store/postgres.test.ts: DATABASE_URL is not set, so the PostgresStore tests run on PGlite (in-process); the tests that need a server are skipped.');
+}
+
+storeContract(`PostgresStore (${BACKEND})`, () => databases.fresh());
+
+describe(`PostgresStore migrations (${BACKEND})`, () => {
+  it('creates the schema on open, records each version once, and applies nothing the second time', async () => {
+    const store = await databases.store();
+    const first = await store.migrate();
+    expect(first).toMatchObject({ schema: store.schema, applied: MIGRATIONS.map(({ version, name }) => ({ version, name })), current: LATEST_VERSION });
+    expect(first.versions.map((row) => row.version)).toEqual(MIGRATIONS.map((migration) => migration.version));
+    expect(await store.migrate()).toMatchObject({ applied: [], current: LATEST_VERSION });
+    await store.open();
+    const tables = await databases.query<{ table_name: string }>(
+      'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+      [store.schema],
+    );
+    expect(tables.map((row) => row.table_name)).toEqual(['checkout_attempts', 'dead_letters', 'events', 'locks', 'resources', 'runs', 'schema_migrations']);
+    expect(await databases.query('SELECT version FROM "' + store.schema + '".schema_migrations')).toHaveLength(MIGRATIONS.length);
+    await store.close();
+  });
+
+  it('applies each version exactly once when five instances start together', async () => {
+    const schema = randomSchema();
+    const stores = await Promise.all(Array.from({ length: 5 }, () => databases.store({ schema })));
+    const reports = await Promise.all(stores.map((store) => store.migrate()));
+    expect(reports.flatMap((report) => report.applied.map((migration) => migration.version))).toEqual(MIGRATIONS.map((migration) => migration.version));
+    for (const report of reports) expect(report.current).toBe(LATEST_VERSION);
+    await Promise.all(stores.map((store) => store.open()));
+    expect(await stores[0]!.insertEvent(sampleEvent('evt_1'))).toEqual({ inserted: true });
+    expect(await stores[4]!.insertEvent(sampleEvent('evt_1'))).toEqual({ inserted: false });
+    await Promise.all(stores.map((store) => store.close()));
+  });
+
+  it('with migrate: false, refuses to open an outdated schema and says how to fix it', async () => {
+    const schema = randomSchema();
+    const strict = await databases.store({ schema, migrate: false });
+    const error = await strict.open().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toMatch(new RegExp(`schema version 0, this checkout-kit needs ${LATEST_VERSION}: run \`checkout-kit migrate\``));
+    const migrating = await databases.store({ schema });
+    await migrating.open();
+    await migrating.close();
+    await strict.open();
+    expect(await strict.insertEvent(sampleEvent('evt_1'))).toEqual({ inserted: true });
+    await strict.close();
+  });
+});
+
+describe(`PostgresStore storage (${BACKEND})`, () => {
+  it('keeps an ordinary body as plain text in the table, and one PostgreSQL text cannot hold escaped', async () => {
+    const { store, cleanup } = await databases.fresh();
+    const plain = sampleEvent('evt_plain');
+    await store.insertEvent(plain);
+    await store.insertEvent(sampleEvent('evt_nul', { body: 'a\u0000b \ud800' }));
+    const rows = await databases.query<{ id: string; body: string; body_escaped: boolean; bytes: number }>(
+      `SELECT id, body, body_escaped, octet_length(body) AS bytes FROM "${store.schema}".events ORDER BY id`,
+    );
+    expect(rows).toEqual([
+      { id: 'evt_nul', body: JSON.stringify('a\u0000b \ud800'), body_escaped: true, bytes: expect.any(Number) },
+      { id: 'evt_plain', body: plain.body, body_escaped: false, bytes: Buffer.byteLength(plain.body!) },
+    ]);
+    expect((await store.getEvent('evt_nul'))?.body).toBe('a\u0000b \ud800');
+    await cleanup();
+  });
+
+  it('keeps times from the service verbatim and snapshots as queryable JSONB', async () => {
+    const { store, cleanup } = await databases.fresh();
+    await store.insertEvent(sampleEvent('evt_1', { createdAt: '2025-01-01T00:00:00Z' }));
+    expect((await store.getEvent('evt_1'))?.createdAt).toBe('2025-01-01T00:00:00Z');
+    const snapshot = { id: 'pay_1', amount: '10.50', amountReceived: '10.50', nested: { list: [1, 'two'] } };
+    const { record } = await store.updateResource({ kind: 'payment', id: 'pay_1', outcome: 'paid', snapshot, expiresAt: '2025-01-01T01:00:00+01:00' });
+    expect(record).toMatchObject({ snapshot, expiresAt: '2025-01-01T01:00:00+01:00' });
+    const [row] = await databases.query<{ received: string }>(`SELECT snapshot->>'amountReceived' AS received FROM "${store.schema}".resources`);
+    expect(row?.received).toBe('10.50');
+    await cleanup();
+  });
+
+  it('reports advanced to exactly one of 20 concurrent first sights of a paid resource', async () => {
+    const { store, cleanup } = await databases.fresh();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.updateResource({ kind: 'payment', id: 'pay_1', outcome: i % 2 ? 'paid' : 'overpaid', source: 'webhook' })),
+    );
+    expect(results.filter((result) => result.advanced)).toHaveLength(1);
+    expect((await store.getResource('payment', 'pay_1'))?.outcome).toBe(results.find((result) => result.advanced)?.record.outcome);
+    await cleanup();
+  });
+
+  it('writes concurrent deliveries in batches: duplicates insert once, a bad event fails alone', async () => {
+    const { store, cleanup } = await databases.fresh();
+    const ids = Array.from({ length: 300 }, (_, i) => `evt_${i % 120}`);
+    const results = await Promise.allSettled([
+      ...ids.map((id) => store.insertEvent(sampleEvent(id))),
+      store.insertEvent(sampleEvent('evt_bad', { receivedAt: 'not a time' })),
+    ]);
+    const bad = results.pop();
+    expect(bad).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringMatching(/not a time/) }) });
+    const inserted = results.map((result, i) => (result.status === 'fulfilled' && result.value.inserted ? ids[i] : undefined)).filter(Boolean);
+    expect(inserted.sort()).toEqual([...new Set(ids)].sort());
+    expect(await store.listRuns({ kind: 'event', limit: 1000 })).toHaveLength(120);
+    expect(await store.getEvent('evt_bad')).toBeUndefined();
+    await cleanup();
+  });
+
+  it('keeps a dispatch run with its event: event:<id> runs come only from insertEvent', async () => {
+    const { store, cleanup } = await databases.fresh();
+    await expect(store.enqueueRun({ key: 'event:evt_1', kind: 'event', data: {} })).rejects.toThrow(/queued by insertEvent/);
+    await expect(store.enqueueRun({ key: 'other', kind: 'event', data: {} })).rejects.toThrow(StoreError);
+    await store.enqueueRun({ key: 'payment:pay_0:paid', kind: 'fulfillment', data: {} });
+    await store.insertEvent(sampleEvent('evt_1'));
+    await store.enqueueRun({ key: 'payment:pay_1:paid', kind: 'fulfillment', data: {} });
+    const run = await store.getRun('event:evt_1');
+    expect(await store.enqueueRun({ key: 'event:evt_1', kind: 'event', data: { other: true } })).toEqual({ inserted: false, run });
+    // Runs of both kinds list in the order they were queued.
+    expect((await store.listRuns()).map((listed) => listed.key)).toEqual(['payment:pay_0:paid', 'event:evt_1', 'payment:pay_1:paid']);
+    await cleanup();
+  });
+
+  it('gives a lock to exactly one of 20 concurrent owners', async () => {
+    const { store, cleanup } = await databases.fresh();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.acquireLock('reconcile', `owner_${i}`, 60_000)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    await cleanup();
+  });
+});
+
+describe('PostgresStore options', () => {
+  it('takes the schema from ?schema= and keeps credentials out of its description', async () => {
+    const store = new PostgresStore({ connectionString: 'postgres://shop:s3cret@db.internal:6543/shop?schema=ck_shop' });
+    expect(store.schema).toBe('ck_shop');
+    expect(store.description).toBe('PostgreSQL db.internal:6543/shop, schema ck_shop');
+    await store.close();
+    expect(new PostgresStore({ connectionString: 'postgres://db.internal/shop', schema: 'other' }).schema).toBe('other');
+    expect(new PostgresStore({ connectionString: 'postgres://db.internal/shop' }).schema).toBe('checkout_kit');
+  });
+
+  it('refuses ambiguous connections and unsafe schema names', () => {
+    expect(() => new PostgresStore({})).toThrow(ConfigError);
+    expect(() => new PostgresStore({ connectionString: 'postgres://a/b', pool: new pg.Pool() })).toThrow(/exactly one of connectionString, pool or database/);
+    expect(() => new PostgresStore({ connectionString: 'postgres://a/b', schema: 'x"; DROP TABLE y; --' })).toThrow(/schema name/);
+  });
+
+  it('fails to open with one clear StoreError when the server cannot be reached', async () => {
+    const store = new PostgresStore({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
+    await expect(store.open()).rejects.toThrow(/^Could not open the store PostgreSQL 127\.0\.0\.1:1\/none, schema checkout_kit: .*Check CHECKOUT_STORE/);
+    await store.close();
+  });
+});
+
+describe.skipIf(!DATABASE_URL)('PostgresStore on a server', () => {
+  it('lets two stores in different schemas share one pool (prepared statement names differ)', async () => {
+    const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+    const [a, b] = await Promise.all([databases.store({ pool, connectionString: undefined }), databases.store({ pool, connectionString: undefined })]);
+    await a!.open();
+    await b!.open();
+    expect(await a!.insertEvent(sampleEvent('evt_1'))).toEqual({ inserted: true });
+    expect(await b!.insertEvent(sampleEvent('evt_1'))).toEqual({ inserted: true });
+    expect((await b!.getEvent('evt_1'))?.id).toBe('evt_1');
+    await a!.close();
+    await b!.close();
+    expect(pool.totalCount).toBe(1);
+    await pool.end();
+  });
+});
+
+/** Run the CLI in-process and capture what it prints. */
+async function cli(args: string[], env: NodeJS.ProcessEnv) {
+  let stdout = '';
+  let stderr = '';
+  const sink = (write: (text: string) => void) => new Writable({ write: (chunk, _encoding, done) => (write(String(chunk)), done()) });
+  const code = await run(['node', 'checkout-kit', ...args], {
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink((text) => (stderr += text)),
+    env,
+    cwd: process.cwd(),
+  });
+  return { code, stdout, stderr };
+}
+
+describe('checkout-kit migrate', () => {
+  it('exits 2 with one line when CHECKOUT_STORE is not postgres://', async () => {
+    const result = await cli(['migrate'], { CHECKOUT_STORE: 'file:.checkout-kit' });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('checkout-kit: migrate is for PostgreSQL stores, but CHECKOUT_STORE is a file: store: set CHECKOUT_STORE=postgres://user@host:5432/database.\n');
+  });
+
+  it('exits 1 with one line when the server cannot be reached', async () => {
+    const result = await cli(['migrate'], { CHECKOUT_STORE: 'postgres://nobody:pw@127.0.0.1:1/none' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^checkout-kit: Could not migrate PostgreSQL 127\.0\.0\.1:1\/none, schema checkout_kit: .+\n$/);
+    expect(result.stderr).not.toContain('pw');
+  });
+
+  it.skipIf(!DATABASE_URL)('applies the migrations once and prints the versions, as text or --json', async () => {
+    const schema = randomSchema();
+    const env = { CHECKOUT_STORE: `${DATABASE_URL}?schema=${schema}` };
+    try {
+      const first = await cli(['migrate', '--json'], env);
+      expect(first).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(first.stdout)).toMatchObject({
+        schema,
+        applied: MIGRATIONS.map(({ version, name }) => ({ version, name })),
+        current: LATEST_VERSION,
+        store: expect.stringContaining(`schema ${schema}`),
+      });
+      const second = await cli(['migrate'], env);
+      expect(second.code).toBe(0);
+      expect(second.stdout).toContain(`up to date at version ${LATEST_VERSION} (nothing to apply)`);
+    } finally {
+      await databases.drop(schema);
+    }
+  });
+});
