@@ -7,25 +7,16 @@
  *
  * Run alone: `node --import tsx test/bench/receiver.bench.ts`.
  */
-import { fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { signWebhook } from '../../src/webhooks/index.js';
+import { forkServer, load, nextBody, serveInChild, WEBHOOK_PATH, type BenchResult, type ChildServer, type ForkedServer } from './load.js';
 
-export interface BenchResult {
-  name: string;
-  eventsPerSec: number;
-  note?: string;
-}
+export type { BenchResult } from './load.js';
 
-const CONNECTIONS = 50;
 const WARMUP_SECONDS = 1;
 const DURATION_SECONDS = 5;
-const PATH = '/webhooks/checkout';
 const SECRET = 'whsec_YmVuY2gtc2VjcmV0LWZvci1yZWNlaXZlcnMh';
 const ROLE_ENV = 'CHECKOUT_KIT_RECEIVER_BENCH';
 
@@ -36,59 +27,10 @@ interface ServerConfig {
   dir: string;
 }
 
-type ChildMessage =
-  | { type: 'ready'; port: number; setupMs: number }
-  | { type: 'closed'; stored: number | undefined }
-  | { type: 'error'; message: string };
-
-// ---------------------------------------------------------------------------------------------
-// Payloads: one realistic payment event; a unique suffix is spliced into its ids per request.
-
-const ID_MARK = '@@ID@@';
-const TEMPLATE = JSON.stringify({
-  id: `evt_${ID_MARK}`,
-  type: 'payment.paid',
-  createdAt: '2025-03-01T12:00:00.000Z',
-  environment: 'test',
-  data: {
-    id: `pay_${ID_MARK}`,
-    status: 'PAID',
-    environment: 'test',
-    addressMode: 'EVM',
-    amount: '149.90',
-    amountReceived: '149.90',
-    remaining: '0',
-    surplus: '0',
-    token: 'USDC',
-    referenceId: 'order-2025-000123',
-    email: 'buyer@example.com',
-    checkoutUrl: 'https://pay.example.com/checkout/3f1c2a7e-9b4d-4c1e-8a55-1d2e3f4a5b6c',
-    expiresAt: '2025-03-01T13:00:00.000Z',
-    successUrl: 'https://shop.example.com/checkout/return?orderId=order-2025-000123',
-    cancelUrl: 'https://shop.example.com/cart',
-    depositAddresses: [
-      { networkId: 1, chainName: 'Ethereum', family: 'evm', address: '0x71C7656EC7ab88b098defB751B7401B5f6d8976F', token: 'USDC', chainId: '0d6a3c10-1f2e-4a5b-9c8d-7e6f5a4b3c2d' },
-      { networkId: 137, chainName: 'Polygon', family: 'evm', address: '0x8Ba1f109551bD432803012645Ac136ddd64DBA72', token: 'USDC', chainId: '2b7e4d90-3c1a-4f6e-8d5b-9a0c1e2f3a4b' },
-      { networkId: 728126428, chainName: 'Tron', family: 'tron', address: 'TXLAQ63Xg1NAzckPwKHvzw7CSEmLMEqcdj', token: 'USDT', chainId: '5e9f1a2b-6c3d-4e7f-8a9b-0c1d2e3f4a5b' },
-    ],
-    createdAt: '2025-03-01T12:00:00.000Z',
-    updatedAt: '2025-03-01T12:07:31.000Z',
-  },
-}).split(ID_MARK);
-
-const RUN_TAG = randomBytes(4).toString('hex');
-let sequence = 0;
-
-/** A new event body: both ids get the same unique suffix. */
-function nextBody(): { id: string; body: string } {
-  const suffix = `${RUN_TAG}${(sequence++).toString(36).padStart(8, '0')}`;
-  return { id: `evt_${suffix}`, body: TEMPLATE.join(suffix) };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Server side (child process).
 
-async function startServer(config: ServerConfig): Promise<{ port: number; close(): Promise<number | undefined> }> {
+async function startServer(config: ServerConfig): Promise<ChildServer> {
   const { default: Fastify } = await import('fastify');
   const app = Fastify({ logger: false });
   const { scenario } = config;
@@ -96,7 +38,7 @@ async function startServer(config: ServerConfig): Promise<{ port: number; close(
   let closeStore: () => Promise<void> = async () => {};
 
   if (scenario.kind === 'bare') {
-    app.post(PATH, async () => ({ received: true }));
+    app.post(WEBHOOK_PATH, async () => ({ received: true }));
   } else if (scenario.kind === 'verify') {
     const { checkoutWebhooks, createVerifier, WEBHOOK_ERROR_STATUS } = await import('../../src/webhooks/index.js');
     const verify = createVerifier({ secrets: SECRET });
@@ -165,7 +107,7 @@ async function startServer(config: ServerConfig): Promise<{ port: number; close(
     // The naive receiver: its own JSON-free body, a linear duplicate scan, push, rewrite the file.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-    app.post(PATH, async (request, reply) => {
+    app.post(WEBHOOK_PATH, async (request, reply) => {
       const body = request.body as string;
       try {
         verify({ headers: request.headers, body });
@@ -196,90 +138,24 @@ async function startServer(config: ServerConfig): Promise<{ port: number; close(
   };
 }
 
-async function serverMain(): Promise<void> {
-  const config = JSON.parse(process.env[ROLE_ENV]!) as ServerConfig;
-  const send = (message: ChildMessage) => process.send?.(message);
-  try {
-    const started = Date.now();
-    const server = await startServer(config);
-    send({ type: 'ready', port: server.port, setupMs: Date.now() - started });
-    process.on('message', (message) => {
-      if (message !== 'close') return;
-      void server.close().then(
-        (stored) => {
-          send({ type: 'closed', stored });
-          process.disconnect?.();
-        },
-        (error: unknown) => send({ type: 'error', message: String(error) }),
-      );
-    });
-  } catch (error) {
-    send({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    process.exitCode = 1;
-    process.disconnect?.();
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Load side (this process).
 
-function load(port: number, seconds: number): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url: `http://127.0.0.1:${port}${PATH}`,
-        connections: CONNECTIONS,
-        duration: seconds,
-        requests: [
-          {
-            method: 'POST',
-            // Called for every request: a new event id, signed now.
-            setupRequest: (request) => {
-              const { id, body } = nextBody();
-              const headers = signWebhook({ id: `msg_${id.slice(4)}`, body, secret: SECRET });
-              return { ...request, body, headers: { 'content-type': 'application/json', ...headers } };
-            },
-          },
-        ],
-      },
-      (error, result) => (error ? reject(error) : resolve(result)),
-    );
-  });
-}
-
 async function measure(name: string, scenario: Scenario): Promise<BenchResult & { setupMs: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'checkout-kit-receiver-bench-'));
-  const child = fork(fileURLToPath(import.meta.url), [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, [ROLE_ENV]: JSON.stringify({ scenario, dir } satisfies ServerConfig) },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const next = () =>
-    new Promise<ChildMessage>((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`bench server for "${name}" exited (${code}) early`));
-      child.once('exit', onExit);
-      child.once('message', (message) => {
-        child.off('exit', onExit);
-        resolve(message as ChildMessage);
-      });
-    });
+  let server: ForkedServer | undefined;
   try {
-    const ready = await next();
-    if (ready.type !== 'ready') throw new Error(`bench server for "${name}" failed: ${ready.type === 'error' ? ready.message : ready.type}`);
-    await load(ready.port, WARMUP_SECONDS);
-    const result = await load(ready.port, DURATION_SECONDS);
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    const closing = next();
-    child.send('close');
-    const closed = await closing;
-    await exited;
+    server = await forkServer({ module: import.meta.url, roleEnv: ROLE_ENV, config: { scenario, dir } satisfies ServerConfig, name });
+    await load({ port: server.port, seconds: WARMUP_SECONDS, secret: SECRET });
+    const result = await load({ port: server.port, seconds: DURATION_SECONDS, secret: SECRET });
+    const stored = await server.close();
     const ok = result['2xx'];
     const notes = [`p99 ${result.latency.p99} ms`];
     if (result.non2xx > 0 || result.errors > 0) notes.push(`${result.non2xx} non-2xx, ${result.errors} errors`);
-    if (closed.type === 'closed' && closed.stored !== undefined) notes.push(`${closed.stored} events stored at end`);
-    return { name, eventsPerSec: Math.round(ok / result.duration), note: notes.join('; '), setupMs: ready.setupMs };
+    if (stored !== undefined) notes.push(`${stored} events stored at end`);
+    return { name, eventsPerSec: Math.round(ok / result.duration), note: notes.join('; '), setupMs: server.setupMs };
   } finally {
-    if (child.exitCode === null) child.kill();
+    server?.kill();
     await rm(dir, { recursive: true, force: true });
   }
 }
@@ -308,7 +184,7 @@ export async function run(): Promise<BenchResult[]> {
 }
 
 if (process.env[ROLE_ENV]) {
-  void serverMain();
+  void serveInChild(ROLE_ENV, startServer);
 } else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const results = await run();
   console.table(results);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { classify, type Classifiable } from '../../src/fulfillment/index.js';
 import { compareAmounts } from '../../src/money/index.js';
 import { OUTCOME_RANK } from '../../src/store/index.js';
+import { decimalString } from '../support/arbitraries.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const FUTURE = '2026-11-22T13:00:00Z';
@@ -66,12 +67,7 @@ describe('classify', () => {
     expect(classify(resource('0.1', PAST, { amount: '0.3' }), { now: NOW })).toMatchObject({ outcome: 'underpaid', shortfall: '0.2' });
   });
 
-  const decimal = fc
-    .tuple(fc.bigInt({ min: 0n, max: 10n ** 24n }), fc.integer({ min: 0, max: 18 }))
-    .map(([units, scale]) => {
-      const digits = units.toString().padStart(scale + 1, '0');
-      return scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
-    });
+  const decimal = decimalString({ maxUnits: 10n ** 24n });
 
   it('is monotonic in amountReceived (property)', () => {
     fc.assert(

@@ -1,41 +1,20 @@
-import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
 import type { Invoice, InvoiceDetail } from '../../schemas/index.js';
 import { newAddress } from '../addresses.js';
 import { remainingOf, surplusOf } from '../amounts.js';
 import type { InvoiceRecord } from '../records.js';
-import { checkoutUrlOf, type NewChargeContext } from './payments.js';
+import type { CreateInvoiceBody } from '../requests.js';
+import { checkoutUrlOf, newCharge, type NewChargeContext } from './payments.js';
 
-export interface NewInvoiceInput {
-  amount: string;
-  networkId?: number | undefined;
-  token?: string | undefined;
-  referenceId?: string | undefined;
-  successUrl?: string | undefined;
-  cancelUrl?: string | undefined;
-}
+/** A create-invoice request as the sandbox validated it. */
+export type NewInvoiceInput = z.output<typeof CreateInvoiceBody>;
 
 /** A new invoice with a pre-computed address on every allowed network (spec 4.3). */
 export function newInvoice(input: NewInvoiceInput, context: NewChargeContext): InvoiceRecord {
-  const at = context.now.toISOString();
   return {
     kind: 'invoice',
-    id: randomUUID(),
-    environment: context.environment,
-    merchantId: context.merchantId,
-    status: 'CREATED',
-    amount: input.amount,
-    amountReceived: '0',
-    token: input.token !== undefined ? (context.routes[0]?.tokens[0]?.symbol ?? null) : null,
+    ...newCharge(input, context),
     networkId: input.networkId ?? null,
-    referenceId: input.referenceId ?? null,
-    successUrl: input.successUrl ?? null,
-    cancelUrl: input.cancelUrl ?? null,
-    expiresAt: new Date(context.now.getTime() + context.expiresAfterMs).toISOString(),
-    createdAt: at,
-    updatedAt: at,
-    seq: context.seq,
-    expiryNotified: false,
-    deposits: [],
     settlements: [],
     addresses: context.routes.map(({ network, tokens }) => ({
       chainId: network.chainId,

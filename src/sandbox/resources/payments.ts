@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
 import type { Environment, Payment } from '../../schemas/index.js';
 import { newAddress } from '../addresses.js';
 import { remainingOf, surplusOf } from '../amounts.js';
 import type { Route } from '../networks.js';
-import type { PaymentRecord } from '../records.js';
+import type { ChargeRecord, PaymentRecord } from '../records.js';
+import type { CreatePaymentBody } from '../requests.js';
 
-export interface NewPaymentInput {
-  amount: string;
-  email?: string | undefined;
-  token?: string | undefined;
-  networkId?: number | undefined;
-  referenceId?: string | undefined;
-  successUrl?: string | undefined;
-  cancelUrl?: string | undefined;
-}
+/** A create-payment request as the sandbox validated it. */
+export type NewPaymentInput = z.output<typeof CreatePaymentBody>;
 
 export interface NewChargeContext {
   environment: Environment;
@@ -24,19 +19,24 @@ export interface NewChargeContext {
   seq: number;
 }
 
-/** A new payment with one fresh address per allowed network, listed once per allowed token. */
-export function newPayment(input: NewPaymentInput, context: NewChargeContext): PaymentRecord {
+/**
+ * What a new payment and a new invoice share: unpaid, no deposits, expiring `expiresAfterMs` from
+ * now. A requested token is recorded as the first allowed route spells it (the request's match is
+ * case-insensitive); without one, `token` is null.
+ */
+export function newCharge(
+  input: Pick<NewPaymentInput, 'amount' | 'token' | 'referenceId' | 'successUrl' | 'cancelUrl'>,
+  context: NewChargeContext,
+): ChargeRecord & { token: string | null } {
   const at = context.now.toISOString();
   return {
-    kind: 'payment',
     id: randomUUID(),
     environment: context.environment,
     merchantId: context.merchantId,
     status: 'CREATED',
     amount: input.amount,
     amountReceived: '0',
-    token: context.routes.length > 0 && input.token !== undefined ? context.routes[0]!.tokens[0]!.symbol : null,
-    email: input.email ?? null,
+    token: input.token !== undefined ? (context.routes[0]?.tokens[0]?.symbol ?? null) : null,
     referenceId: input.referenceId ?? null,
     successUrl: input.successUrl ?? null,
     cancelUrl: input.cancelUrl ?? null,
@@ -46,6 +46,15 @@ export function newPayment(input: NewPaymentInput, context: NewChargeContext): P
     seq: context.seq,
     expiryNotified: false,
     deposits: [],
+  };
+}
+
+/** A new payment with one fresh address per allowed network, listed once per allowed token. */
+export function newPayment(input: NewPaymentInput, context: NewChargeContext): PaymentRecord {
+  return {
+    kind: 'payment',
+    ...newCharge(input, context),
+    email: input.email ?? null,
     depositAddresses: context.routes.flatMap(({ network, tokens }) => {
       const address = newAddress(network.family);
       return tokens.map((token) => ({ networkId: network.networkId, chainName: network.chainName, family: network.family, address, token: token.symbol, chainId: network.chainId }));

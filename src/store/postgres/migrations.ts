@@ -11,6 +11,17 @@ export interface Migration {
   statements(schema: string): string[];
 }
 
+/**
+ * A run's lease and retry state, the same in both tables of version 1: `events` (each event's
+ * dispatch run) and `runs` (every other run). Part of a released migration, so never edited.
+ */
+const RUN_STATE_COLUMNS_V1 = `status text NOT NULL CHECK (status IN ('pending', 'running', 'done', 'failed')),
+        attempts integer NOT NULL DEFAULT 0,
+        owner text,
+        lease_until timestamptz,
+        next_attempt_at timestamptz NOT NULL,
+        last_error text,`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -34,12 +45,7 @@ export const MIGRATIONS: readonly Migration[] = [
         resource_id text,
         body text,
         body_escaped boolean NOT NULL DEFAULT false,
-        status text NOT NULL CHECK (status IN ('pending', 'running', 'done', 'failed')),
-        attempts integer NOT NULL DEFAULT 0,
-        owner text,
-        lease_until timestamptz,
-        next_attempt_at timestamptz NOT NULL,
-        last_error text,
+        ${RUN_STATE_COLUMNS_V1}
         queued_at timestamptz NOT NULL,
         updated_at timestamptz NOT NULL,
         completed_at timestamptz
@@ -56,12 +62,7 @@ export const MIGRATIONS: readonly Migration[] = [
         key text PRIMARY KEY,
         seq bigint NOT NULL DEFAULT nextval('${s}.arrival_seq'),
         kind text NOT NULL CHECK (kind = 'fulfillment'),
-        status text NOT NULL CHECK (status IN ('pending', 'running', 'done', 'failed')),
-        attempts integer NOT NULL DEFAULT 0,
-        owner text,
-        lease_until timestamptz,
-        next_attempt_at timestamptz NOT NULL,
-        last_error text,
+        ${RUN_STATE_COLUMNS_V1}
         data jsonb NOT NULL,
         created_at timestamptz NOT NULL,
         updated_at timestamptz NOT NULL,
