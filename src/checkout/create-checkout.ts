@@ -5,6 +5,7 @@ import { assertAmount } from '../money/index.js';
 import type { Invoice, Payment } from '../schemas/index.js';
 import type { ResourceKind, Store } from '../store/index.js';
 import { orderIdempotencyKey, requestHash } from './idempotency.js';
+import { checkRedirectUrl, type RedirectGuardOptions } from './redirect-guard.js';
 
 /** Who creates the payment: the merchant itself, or a partner on behalf of a merchant. */
 export type Creator = { client: CheckoutClient } | { partner: PartnerClient; merchantId: string };
@@ -12,6 +13,11 @@ export type Creator = { client: CheckoutClient } | { partner: PartnerClient; mer
 export interface CheckoutDeps {
   store: Store;
   creator: Creator;
+  /**
+   * When given, the `checkoutUrl` is checked before it is stored: a URL off the allow-list is never
+   * kept (nor shown later on the return page). `RedirectRejectedError` is thrown.
+   */
+  redirect?: RedirectGuardOptions;
   logger?: Logger;
 }
 
@@ -59,7 +65,10 @@ function toCheckoutError(error: unknown, orderId: string): unknown {
       });
     }
     if (error.status === 400 || error.status === 422) return new CheckoutError('invalid_request', 400, error.serviceMessage, { cause: error });
+    if (error.status === 409) return new CheckoutError('checkout_in_progress', 409, `The payment for order ${orderId} is still being created; try again in a moment.`, { cause: error });
     if (error.status >= 500 || error.status === 429) return new CheckoutError('service_unreachable', 503, `The payment service is unavailable (${error.status}); try again in a moment.`, { cause: error });
+    // 401, 403, 404 and the rest: the shop's configuration, not the buyer, is at fault.
+    return new CheckoutError('service_rejected', 502, `The payment service refused the request (${error.status} ${error.code}); check the shop's keys with \`checkout-kit doctor\`.`, { cause: error });
   }
   return error;
 }
@@ -93,6 +102,11 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
   const { attempt, inserted } = await deps.store.putCheckoutAttempt({ orderId, kind, idempotencyKey, requestHash: hash });
   if (attempt.requestHash !== hash || attempt.kind !== kind) throw reusedError(orderId);
   if (attempt.status === 'created' && attempt.resourceId && attempt.checkoutUrl) {
+    // An earlier call may have died between recording the attempt and the resource: the reconciler
+    // must know every payment a buyer can be sent to.
+    if (!(await deps.store.getResource(kind, attempt.resourceId))) {
+      await deps.store.updateResource({ kind, id: attempt.resourceId, orderId, source: 'checkout' });
+    }
     return { kind, orderId, resourceId: attempt.resourceId, checkoutUrl: attempt.checkoutUrl, idempotencyKey, reused: true };
   }
 
@@ -102,8 +116,7 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
   } catch (error) {
     throw toCheckoutError(error, orderId);
   }
-  if (!resource.checkoutUrl) throw new CheckoutError('invalid_response', 502, `The service created ${kind} ${resource.id} without a checkoutUrl.`);
-  await deps.store.completeCheckoutAttempt(orderId, { resourceId: resource.id, checkoutUrl: resource.checkoutUrl });
+  // Known to the reconciler first, whatever happens next.
   await deps.store.updateResource({
     kind,
     id: resource.id,
@@ -113,6 +126,9 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
     snapshot: resource,
     expiresAt: resource.expiresAt ?? undefined,
   });
+  if (!resource.checkoutUrl) throw new CheckoutError('invalid_response', 502, `The service created ${kind} ${resource.id} without a checkoutUrl.`);
+  if (deps.redirect) checkRedirectUrl(resource.checkoutUrl, deps.redirect);
+  await deps.store.completeCheckoutAttempt(orderId, { resourceId: resource.id, checkoutUrl: resource.checkoutUrl });
   logger.info({ orderId, kind, id: resource.id }, `checkout ${kind} ready`);
   // An earlier attempt may have reached the service before a crash: then this call was its replay.
   return { kind, orderId, resourceId: resource.id, checkoutUrl: resource.checkoutUrl, idempotencyKey, reused: !inserted };

@@ -59,7 +59,7 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
   cancelUrl.searchParams.set('cancelled', '1');
   try {
     const result = await createCheckout(
-      { store: options.store, creator: options.creator, logger },
+      { store: options.store, creator: options.creator, redirect: options.redirect, logger },
       { ...parsed.data, successUrl: returnUrl.href, cancelUrl: cancelUrl.href },
     );
     const target = checkRedirectUrl(result.checkoutUrl, options.redirect);
@@ -75,7 +75,7 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
 
 /** `GET /checkout/return?orderId=…`: confirm and report the order's state, as JSON or a small page. */
 export async function handleReturnRequest(
-  options: Pick<CheckoutHttpOptions, 'store' | 'engine' | 'logger'>,
+  options: Pick<CheckoutHttpOptions, 'store' | 'engine' | 'logger' | 'redirect'>,
   query: { orderId?: unknown },
   wantsJson: boolean,
 ): Promise<HttpAnswer> {
@@ -86,8 +86,19 @@ export async function handleReturnRequest(
   } catch (error) {
     return errorAnswer(error, logger);
   }
+  // Only a URL that passes the guard is ever shown to the buyer.
+  status = { ...status, checkoutUrl: safeUrl(status.checkoutUrl, options.redirect) };
   if (wantsJson) return json(200, status);
   return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body: returnPage(status) };
+}
+
+function safeUrl(url: string | undefined, guard: CheckoutHttpOptions['redirect']): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    return checkRedirectUrl(url, guard).href;
+  } catch {
+    return undefined;
+  }
 }
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

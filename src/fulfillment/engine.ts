@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { SchemaValidationError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { InvoiceDetailSchema, PaymentSchema, type InvoiceDetail, type Payment } from '../schemas/index.js';
-import type { NewsSource, ResourceKind, ResourceRecord, Run, Store } from '../store/index.js';
+import { OUTCOME_RANK, type NewsSource, type ResourceKind, type ResourceRecord, type Run, type Store } from '../store/index.js';
 import { handlerFor, type FulfillmentHandlers } from './handlers.js';
 import { classify, fulfillmentKey, type ClassifyOptions, type Classification, type HandlerOutcome } from './outcome.js';
 
@@ -41,7 +41,7 @@ export interface FulfillmentEngineOptions {
 }
 
 /** What happened to the handler run for a resource's outcome. */
-export type RunResult = 'completed' | 'no-handler' | 'retrying' | 'failed' | 'already-done' | 'in-progress' | 'none';
+export type RunResult = 'completed' | 'no-handler' | 'superseded' | 'retrying' | 'failed' | 'already-done' | 'in-progress' | 'none';
 
 export interface ProcessInput {
   kind: ResourceKind;
@@ -88,7 +88,17 @@ export class FulfillmentEngine {
 
   /** Learn the latest state of one resource, store it (forward only) and run its handler if due. */
   async process(input: ProcessInput): Promise<ProcessResult> {
-    const resource = await this.read(input.kind, input.id, input.hint);
+    let resource: Payment | InvoiceDetail;
+    try {
+      resource = await this.read(input.kind, input.id, input.hint);
+    } catch (error) {
+      // The service could not be asked (outage, bad data): make sure reconcile knows the resource,
+      // so news of it is not lost once the sender gives up retrying.
+      if (!(await this.options.store.getResource(input.kind, input.id))) {
+        await this.options.store.updateResource({ kind: input.kind, id: input.id, orderId: input.orderId, source: input.source });
+      }
+      throw error;
+    }
     const now = this.clock();
     const classification = classify(resource, { ...this.options.classify, now });
     const pastLateWindow =
@@ -104,8 +114,6 @@ export class FulfillmentEngine {
         source: input.source,
         snapshot: resource,
         expiresAt: resource.expiresAt ?? undefined,
-        // A record is only ever closed here, never reopened by older news.
-        open: settled || pastLateWindow ? false : undefined,
       },
       now,
     );
@@ -118,20 +126,24 @@ export class FulfillmentEngine {
       classification,
       run: 'none',
     };
-    if (record.outcome === 'pending') return result;
-    const key = fulfillmentKey(input.kind, input.id, record.outcome);
-    await this.options.store.enqueueRun({
-      key,
-      kind: 'fulfillment',
-      data: { kind: input.kind, id: input.id, outcome: record.outcome, source: input.source, late: classification.late },
-    });
-    result.run = await this.execute(key, resource);
+    if (record.outcome !== 'pending') {
+      const key = fulfillmentKey(input.kind, input.id, record.outcome);
+      await this.options.store.enqueueRun({
+        key,
+        kind: 'fulfillment',
+        data: { kind: input.kind, id: input.id, outcome: record.outcome, source: input.source, late: classification.late },
+      });
+      result.run = await this.execute(key, resource);
+    }
+    // Closed only once its run is queued (a crash in between must leave it open for reconcile),
+    // and never reopened by older news.
+    if (record.open && (settled || pastLateWindow)) await this.options.store.updateResource({ kind: input.kind, id: input.id, open: false }, now);
     return result;
   }
 
   /** Run every fulfillment run that is due: retries after a throw, and runs whose worker died. */
   async runDue(limit = 100): Promise<Record<RunResult, number>> {
-    const counts: Record<RunResult, number> = { completed: 0, 'no-handler': 0, retrying: 0, failed: 0, 'already-done': 0, 'in-progress': 0, none: 0 };
+    const counts: Record<RunResult, number> = { completed: 0, 'no-handler': 0, superseded: 0, retrying: 0, failed: 0, 'already-done': 0, 'in-progress': 0, none: 0 };
     const due = await this.options.store.listRuns({ kind: 'fulfillment', status: ['pending', 'running'], dueBy: this.clock().toISOString(), limit });
     for (const run of due) {
       const { kind, id } = run.data as { kind: ResourceKind; id: string };
@@ -191,7 +203,15 @@ export class FulfillmentEngine {
       const run = await store.getRun(key);
       return run?.status === 'done' ? 'already-done' : run?.status === 'failed' ? 'failed' : 'in-progress';
     }
-    const data = claimed.data as { kind: ResourceKind; outcome: HandlerOutcome; source: NewsSource; late: boolean };
+    const data = claimed.data as { kind: ResourceKind; id: string; outcome: HandlerOutcome; source: NewsSource; late: boolean };
+    // An older outcome's retry after a newer one (underpaid, then topped up to paid): the order
+    // has moved on, so the old handler must not act on it.
+    const stored = await store.getResource(data.kind, data.id);
+    if (stored && OUTCOME_RANK[stored.outcome] > OUTCOME_RANK[data.outcome]) {
+      await store.completeRun(key, this.owner);
+      this.logger.info({ key, now: stored.outcome }, `superseded by ${stored.outcome}: ${data.outcome} handler not called`);
+      return 'superseded';
+    }
     const handler = handlerFor(this.options.handlers, data.outcome);
     if (!handler) {
       await store.completeRun(key, this.owner);

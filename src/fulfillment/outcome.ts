@@ -77,7 +77,8 @@ export function classify(resource: Classifiable, options: ClassifyOptions = {}):
 
   let outcome: Outcome;
   if (received.greaterThan(amount)) outcome = 'overpaid';
-  else if (received.greaterThanOrEqualTo(amount.minus(allowance(amount, options.underpayTolerance)))) outcome = 'paid';
+  // Some money must have arrived: a tolerance as large as the amount never pays for nothing.
+  else if (!received.isZero() && received.greaterThanOrEqualTo(amount.minus(allowance(amount, options.underpayTolerance)))) outcome = 'paid';
   else if (!pastExpiry) outcome = 'pending';
   else outcome = received.isZero() ? 'expired' : 'underpaid';
   if (meaning === 'hold' && (outcome === 'paid' || outcome === 'overpaid')) outcome = 'pending';

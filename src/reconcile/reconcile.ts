@@ -109,7 +109,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileSum
     );
 
     const due = await engine.runDue(10_000);
-    summary.retried = due.completed + due.retrying + due.failed + due['no-handler'];
+    summary.retried = due.completed + due.retrying + due.failed + due['no-handler'] + due.superseded;
     summary.fulfilled += due.completed;
     summary.failed += due.failed;
     summary.awaitingRetry = (await store.listRuns({ kind: 'fulfillment', status: 'failed', limit: 100_000 })).length;

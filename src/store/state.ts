@@ -66,8 +66,28 @@ export interface StateData {
   locks: Record<string, { owner: string; until: number }>;
 }
 
+/**
+ * A map keyed by outside ids (order ids, event ids) must have no prototype: with a plain object,
+ * an order called `constructor` or `__proto__` would find (or replace) Object.prototype's.
+ */
+function dictionary<T>(entries: Record<string, T> = {}): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, entries);
+}
+
 export function emptyStateData(): StateData {
-  return { events: {}, deadLetters: [], runs: {}, resources: {}, attempts: {}, locks: {} };
+  return { events: dictionary(), deadLetters: [], runs: dictionary(), resources: dictionary(), attempts: dictionary(), locks: dictionary() };
+}
+
+/** The same data with prototype-free maps (a snapshot parsed from JSON has plain objects). */
+function withDictionaries(data: StateData): StateData {
+  return {
+    ...data,
+    events: dictionary(data.events),
+    runs: dictionary(data.runs),
+    resources: dictionary(data.resources),
+    attempts: dictionary(data.attempts),
+    locks: dictionary(data.locks),
+  };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -92,7 +112,7 @@ export class StoreState {
   private eventOrder: string[];
 
   constructor(data: StateData = emptyStateData()) {
-    this.data = data;
+    this.data = withDictionaries(data);
     this.eventOrder = Object.values(data.events)
       .sort((a, b) => (a.receivedAt < b.receivedAt ? -1 : a.receivedAt > b.receivedAt ? 1 : 0))
       .map((event) => event.id);

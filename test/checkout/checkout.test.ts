@@ -83,6 +83,26 @@ describe('createCheckout against the sandbox', () => {
     await expect(createCheckout({ store, creator: { client: unreachable } }, { orderId: 'o-down', amount: '5' })).rejects.toMatchObject({ code: 'service_unreachable', status: 503 });
   });
 
+  it('regression: a reused attempt whose resource was never recorded is recorded for reconcile', async () => {
+    const sandbox = await openSandbox();
+    const client = merchantClient(sandbox);
+    const store = new MemoryStore();
+    const first = await createCheckout({ store, creator: { client } }, { orderId: 'o-lost', amount: '2' });
+    // As if the process had died after recording the attempt but before recording the resource.
+    const forgetful = new MemoryStore();
+    await forgetful.putCheckoutAttempt({ ...(await store.getCheckoutAttempt('o-lost'))! });
+    await forgetful.completeCheckoutAttempt('o-lost', { resourceId: first.resourceId, checkoutUrl: first.checkoutUrl });
+    expect(await forgetful.getResource('payment', first.resourceId)).toBeUndefined();
+    await createCheckout({ store: forgetful, creator: { client } }, { orderId: 'o-lost', amount: '2' });
+    expect(await forgetful.getResource('payment', first.resourceId)).toMatchObject({ orderId: 'o-lost', open: true });
+  });
+
+  it('regression: service refusals the buyer cannot fix are service_rejected (502), not a 500', async () => {
+    const sandbox = await openSandbox();
+    const wrongKey = new CheckoutClient({ ...sandbox.credentials.test.merchant, apiKey: 'svc_mk_test_notarealkey0000', baseUrl: sandbox.url, retries: 0 });
+    await expect(createCheckout({ store: new MemoryStore(), creator: { client: wrongKey } }, { orderId: 'o-401', amount: '1' })).rejects.toMatchObject({ code: 'service_rejected', status: 502 });
+  });
+
   it('a partner creates on behalf of its merchant, once per order', async () => {
     const sandbox = await openSandbox();
     const { partner, merchant } = sandbox.credentials.test;
@@ -156,6 +176,9 @@ describe('checkout routes (fastify)', () => {
     expect(response.headers.location).toBeUndefined();
     expect(response.json()).toMatchObject({ error: { code: 'bad_checkout_url' } });
     expect(logs()).toMatch(/Refusing to redirect to .*not in the allow-list/);
+    // The rejected URL is never kept, so the return page cannot show it either.
+    const back = await app.inject({ method: 'GET', url: '/checkout/return?orderId=r-2', headers: { accept: 'application/json' } });
+    expect(back.body).not.toContain(sandbox.url);
     await app.close();
   });
 

@@ -158,6 +158,64 @@ describe('FulfillmentEngine', () => {
     expect(calls[0]!.ctx).toMatchObject({ key, attempt: 2 });
   });
 
+  it('regression: a crash between storing paid and queueing its run leaves the payment open for reconcile', async () => {
+    const reader = new FakeReader();
+    const payment = reader.put(paid());
+    const store = new MemoryStore();
+    const enqueue = store.enqueueRun.bind(store);
+    let crash = true;
+    store.enqueueRun = async (run) => {
+      if (crash) throw new Error('process killed');
+      return enqueue(run);
+    };
+    const { calls, handlers } = recorder();
+    const engine = new FulfillmentEngine({ store, handlers, client: reader });
+    await expect(engine.process({ kind: 'payment', id: payment.id, source: 'reconcile' })).rejects.toThrow('process killed');
+    expect(await store.getResource('payment', payment.id)).toMatchObject({ outcome: 'paid', open: true });
+    crash = false;
+    expect((await engine.process({ kind: 'payment', id: payment.id, source: 'reconcile' })).run).toBe('completed');
+    expect(calls).toHaveLength(1);
+    expect((await store.getResource('payment', payment.id))?.open).toBe(false);
+  });
+
+  it('regression: when the service cannot be read, the resource is still recorded for reconcile', async () => {
+    const reader = new FakeReader(); // knows no payment: every read fails
+    const store = new MemoryStore();
+    const engine = new FulfillmentEngine({ store, handlers: {}, client: reader });
+    const id = '7d3f2a10-0000-4000-8000-000000000001';
+    await expect(engine.process({ kind: 'payment', id, source: 'webhook' })).rejects.toThrow(/not found/);
+    expect(await store.getResource('payment', id)).toMatchObject({ outcome: 'pending', open: true });
+  });
+
+  it('regression: an older outcome’s retry after a newer one is superseded, not called', async () => {
+    const reader = new FakeReader();
+    const expiresAt = new Date(Date.now() - 1000).toISOString();
+    const payment = reader.put(samplePayment({ amount: '25.00', amountReceived: '10.00', expiresAt }));
+    let now = Date.now();
+    const seen: string[] = [];
+    const store = new MemoryStore();
+    const engine = new FulfillmentEngine({
+      store,
+      client: reader,
+      backoffMs: 1000,
+      clock: () => new Date(now),
+      handlers: {
+        underpaid: async () => {
+          seen.push('underpaid');
+          throw new Error('mail server down');
+        },
+        paid: async () => void seen.push('paid'),
+      },
+    });
+    expect((await engine.process({ kind: 'payment', id: payment.id, source: 'webhook' })).run).toBe('retrying');
+    reader.put({ ...payment, amountReceived: '25.00' });
+    expect((await engine.process({ kind: 'payment', id: payment.id, source: 'webhook' })).run).toBe('completed');
+    now += 5000;
+    expect(await engine.runDue()).toMatchObject({ superseded: 1, retrying: 0 });
+    expect(seen).toEqual(['underpaid', 'paid']);
+    expect((await store.getRun(`payment:${payment.id}:underpaid`))?.status).toBe('done');
+  });
+
   it('invoices are decided from Get invoice (payments in the detail)', async () => {
     const reader = new FakeReader();
     const invoice = sampleInvoiceDetail({ amount: '40', amountReceived: undefined, payments: [{ amount: '40' }] });

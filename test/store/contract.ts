@@ -23,6 +23,16 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
     });
 
     describe('events', () => {
+      it('regression: ids that name Object.prototype members are ordinary ids', async () => {
+        for (const id of ['constructor', '__proto__', 'toString']) {
+          expect(await store.insertEvent(sampleEvent(id))).toEqual({ inserted: true });
+          expect((await store.putCheckoutAttempt({ orderId: id, kind: 'payment', idempotencyKey: `k-${id}`, requestHash: 'h' })).inserted).toBe(true);
+          expect((await store.updateResource({ kind: 'payment', id, outcome: 'paid', source: 'webhook' })).advanced).toBe(true);
+        }
+        expect((await store.listEvents()).map((event) => event.id).sort()).toEqual(['__proto__', 'constructor', 'toString']);
+        expect((await store.getRun('event:constructor'))?.status).toBe('pending');
+      });
+
       it('stores an event once and gives its body back byte for byte', async () => {
         const first = sampleEvent('evt_1');
         expect(await store.insertEvent(first)).toEqual({ inserted: true });
