@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { SchemaValidationError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { InvoiceDetailSchema, PaymentSchema, type InvoiceDetail, type Payment } from '../schemas/index.js';
-import { OUTCOME_RANK, type NewsSource, type ResourceKind, type ResourceRecord, type Run, type Store } from '../store/index.js';
+import { keepLease, OUTCOME_RANK, type NewsSource, type ResourceKind, type ResourceRecord, type Run, type Store } from '../store/index.js';
 import { handlerFor, type FulfillmentHandlers } from './handlers.js';
 import { classify, fulfillmentKey, type ClassifyOptions, type Classification, type HandlerOutcome } from './outcome.js';
 
@@ -131,6 +131,8 @@ export class FulfillmentEngine {
       await this.options.store.enqueueRun({
         key,
         kind: 'fulfillment',
+        // Due by the engine's clock, the one its claims use.
+        nextAttemptAt: now.toISOString(),
         data: { kind: input.kind, id: input.id, outcome: record.outcome, source: input.source, late: classification.late },
       });
       result.run = await this.execute(key, resource);
@@ -219,6 +221,15 @@ export class FulfillmentEngine {
       return 'no-handler';
     }
     const logger = this.logger.child?.({ key }) ?? this.logger;
+    const leaseMs = this.options.leaseMs ?? 300_000;
+    const stopRenewing = keepLease({
+      store,
+      key,
+      owner: this.owner,
+      leaseMs,
+      clock: this.clock,
+      onLost: (reason) => logger.warn({ key, reason }, 'lost the lease of a running handler: another worker may run it too'),
+    });
     try {
       await handler(resource, {
         kind: data.kind,
@@ -232,6 +243,8 @@ export class FulfillmentEngine {
       });
     } catch (error) {
       return this.recordFailure(claimed, error);
+    } finally {
+      stopRenewing();
     }
     if (!(await store.completeRun(key, this.owner))) {
       logger.warn({ key }, 'handler finished after its lease expired; another worker may have run it too: raise leaseMs');

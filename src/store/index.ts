@@ -21,6 +21,8 @@ export type {
   PruneOptions,
 } from './types.js';
 export { MemoryStore, StateStore } from './memory-store.js';
+export { keepLease } from './keep-lease.js';
+export type { KeepLeaseOptions } from './keep-lease.js';
 export { StoreState, emptyStateData } from './state.js';
 export type { Op, StateData, EventRecord, BodyRef } from './state.js';
 export { EmbeddedStore } from './embedded/index.js';

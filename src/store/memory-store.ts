@@ -74,6 +74,9 @@ export abstract class StateStore implements Store {
   async claimRun(key: string, options: ClaimOptions): Promise<Run | undefined> {
     return this.commit({ t: 'claim', at: (options.now ?? new Date()).getTime(), key, owner: options.owner, leaseMs: options.leaseMs });
   }
+  async renewLease(key: string, owner: string, leaseMs: number, now = new Date()): Promise<boolean> {
+    return this.commit({ t: 'renew', at: now.getTime(), key, owner, leaseMs });
+  }
   async completeRun(key: string, owner: string): Promise<boolean> {
     return this.commit({ t: 'complete', at: Date.now(), key, owner });
   }

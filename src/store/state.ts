@@ -25,6 +25,7 @@ export type Op =
   | { t: 'enqueue'; at: number; run: NewRun }
   | { t: 'claim'; at: number; key: string; owner: string; leaseMs: number }
   | { t: 'complete'; at: number; key: string; owner: string }
+  | { t: 'renew'; at: number; key: string; owner: string; leaseMs: number }
   | { t: 'fail'; at: number; key: string; owner: string; error: string; retryAt?: string | undefined }
   | { t: 'retry'; at: number; key: string }
   | { t: 'resource'; at: number; update: ResourceUpdate }
@@ -138,6 +139,8 @@ export class StoreState {
         return this.claim(op);
       case 'complete':
         return this.complete(op);
+      case 'renew':
+        return this.renew(op);
       case 'fail':
         return this.fail(op);
       case 'retry':
@@ -223,6 +226,14 @@ export class StoreState {
 
   private holds(run: Run | undefined, owner: string): run is Run {
     return run !== undefined && run.status === 'running' && run.owner === owner;
+  }
+
+  private renew(op: Extract<Op, { t: 'renew' }>): OpResult<boolean> {
+    const run = this.data.runs[op.key];
+    if (!this.holds(run, op.owner)) return { changed: false, value: false };
+    run.leaseUntil = iso(op.at + op.leaseMs);
+    run.updatedAt = iso(op.at);
+    return { changed: true, value: true };
   }
 
   private complete(op: Extract<Op, { t: 'complete' }>): OpResult<boolean> {

@@ -201,6 +201,11 @@ export interface Store {
    * the claimed run (attempts incremented), or undefined when someone else holds it or it is done.
    */
   claimRun(key: string, options: ClaimOptions): Promise<Run | undefined>;
+  /**
+   * Extend a lease `owner` still holds, to `now + leaseMs` (the heartbeat of a long handler).
+   * Returns false when the lease was lost: taken over after it ran out, or finished.
+   */
+  renewLease(key: string, owner: string, leaseMs: number, now?: Date): Promise<boolean>;
   /** Mark done; only the lease owner may. Returns false when the lease was lost. */
   completeRun(key: string, owner: string): Promise<boolean>;
   /** Release with an error: back to pending at `retryAt`, or `failed`. Only the lease owner may. */

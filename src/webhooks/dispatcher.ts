@@ -5,6 +5,7 @@ import { backoffDelay } from './backoff-delay.js';
 import type { HandlerRegistry } from './event-handlers.js';
 import { WebhookHandlerError } from './handler-error.js';
 import { runHandlers } from './run-handlers.js';
+import { keepLease } from '../store/keep-lease.js';
 
 /** Key of the dispatch run `store.insertEvent` queues with each new event. */
 export const eventRunKey = (eventId: string) => `event:${eventId}`;
@@ -75,7 +76,14 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
       logger.error({ eventId }, `Cannot dispatch event ${eventId}: ${event}`);
       return 'failed';
     }
-    const errors = await runHandlers(handlers.handlersFor(event.type), event);
+    const stopRenewing = keepLease({
+      store,
+      key,
+      owner,
+      leaseMs,
+      onLost: (reason) => logger.warn({ eventId, reason }, `Lost the lease on event ${eventId} while its handlers ran; another worker may run them again.`),
+    });
+    const errors = await runHandlers(handlers.handlersFor(event.type), event).finally(stopRenewing);
     if (errors.length === 0) {
       if (!(await store.completeRun(key, owner))) {
         logger.warn({ eventId, leaseMs }, `Lease on event ${eventId} ran out before its handlers finished; another worker may run them again. Raise leaseMs.`);

@@ -216,6 +216,29 @@ describe('FulfillmentEngine', () => {
     expect((await store.getRun(`payment:${payment.id}:underpaid`))?.status).toBe('done');
   });
 
+  it('a handler that runs longer than its lease keeps it (heartbeat): another worker does not run it too', async () => {
+    const reader = new FakeReader();
+    const payment = reader.put(paid());
+    const store = new MemoryStore();
+    let calls = 0;
+    const handlers = {
+      paid: async () => {
+        calls += 1;
+        await new Promise((resolve) => setTimeout(resolve, 1200));
+      },
+    };
+    const slow = new FulfillmentEngine({ store, client: reader, leaseMs: 300, handlers });
+    const other = new FulfillmentEngine({ store, client: reader, leaseMs: 300, handlers });
+    const first = slow.process({ kind: 'payment', id: payment.id, source: 'webhook' });
+    const deadline = Date.now() + 1100;
+    while (Date.now() < deadline) {
+      await other.runDue();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect((await first).run).toBe('completed');
+    expect(calls).toBe(1);
+  });
+
   it('invoices are decided from Get invoice (payments in the detail)', async () => {
     const reader = new FakeReader();
     const invoice = sampleInvoiceDetail({ amount: '40', amountReceived: undefined, payments: [{ amount: '40' }] });

@@ -150,6 +150,20 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         expect(await store.claimRun(newRun.key, { owner: 'a', leaseMs: 1000, now: new Date(t0 + HOUR) })).toMatchObject({ attempts: 1 });
       });
 
+      it('renews a lease only for the owner that still holds it', async () => {
+        const t0 = Date.now();
+        await store.enqueueRun({ ...newRun, nextAttemptAt: iso(t0) });
+        await store.claimRun(newRun.key, { owner: 'a', leaseMs: 1000, now: new Date(t0) });
+        expect(await store.renewLease(newRun.key, 'b', 1000, new Date(t0 + 500))).toBe(false);
+        expect(await store.renewLease(newRun.key, 'a', 1000, new Date(t0 + 500))).toBe(true);
+        expect((await store.getRun(newRun.key))?.leaseUntil).toBe(iso(t0 + 1500));
+        expect(await store.claimRun(newRun.key, { owner: 'b', leaseMs: 1000, now: new Date(t0 + 1200) })).toBeUndefined();
+        expect(await store.claimRun(newRun.key, { owner: 'b', leaseMs: 1000, now: new Date(t0 + 1500) })).toMatchObject({ owner: 'b' });
+        expect(await store.renewLease(newRun.key, 'a', 1000, new Date(t0 + 1600))).toBe(false);
+        expect(await store.completeRun(newRun.key, 'b')).toBe(true);
+        expect(await store.renewLease(newRun.key, 'b', 1000, new Date(t0 + 1700))).toBe(false);
+      });
+
       it('fails back to pending at retryAt, or to failed for good; retryRun revives failed runs only', async () => {
         const t0 = Date.now();
         await store.enqueueRun({ ...newRun, nextAttemptAt: iso(t0) });

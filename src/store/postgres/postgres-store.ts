@@ -276,6 +276,12 @@ export class PostgresStore implements Store {
     return rows[0] && toRun(rows[0]);
   }
 
+  async renewLease(key: string, owner: string, leaseMs: number, now = new Date()): Promise<boolean> {
+    const { sql, id } = this.leaseOf(key);
+    const { rowCount } = await this.database.query({ ...sql.renew, values: [id, owner, now.toISOString(), new Date(now.getTime() + leaseMs).toISOString()] });
+    return rowCount > 0;
+  }
+
   async completeRun(key: string, owner: string): Promise<boolean> {
     const { sql, id } = this.leaseOf(key);
     const { rowCount } = await this.database.query({ ...sql.complete, values: [id, owner, new Date().toISOString()] });

@@ -63,6 +63,12 @@ export function buildStatements(quoted: string) {
         WHERE ${match} AND ${claimableAt('$3::timestamptz')}
         RETURNING ${columns}`,
       ),
+      renew: prepare(
+        `${table}_renew`,
+        `UPDATE ${s}.${table}
+        SET lease_until = $4::timestamptz, updated_at = $3::timestamptz
+        WHERE ${match} AND status = 'running' AND owner = $2`,
+      ),
       complete: prepare(
         `${table}_complete`,
         `UPDATE ${s}.${table}
