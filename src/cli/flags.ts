@@ -13,10 +13,11 @@ export function httpUrl(flag: string, value: string): string {
 }
 
 /** `--secret`, else the first `CHECKOUT_WEBHOOK_SECRET`; a usage error when neither is set. */
-export function signingSecret(flag: string | undefined, configured: readonly string[]): string {
+export function signingSecret(flag: string | undefined, configured: readonly string[], standardWebhooks = true): string {
   if (flag !== undefined) {
     registerSecret(flag);
-    checkKey('webhook-secret', flag, '--secret');
+    // Only Standard Webhooks fixes the secret's format (whsec_…); other schemes sign with its bytes.
+    if (standardWebhooks) checkKey('webhook-secret', flag, '--secret');
     return flag;
   }
   const [first] = configured;

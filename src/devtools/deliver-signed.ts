@@ -1,11 +1,14 @@
+import type { WebhookScheme } from '../webhooks/scheme.js';
 import { signWebhook } from '../webhooks/sign.js';
 
 /** Where and how a signed delivery is sent. */
 export interface SignedDeliveryTarget {
   /** The receiver's URL, e.g. `http://127.0.0.1:3000/webhooks/checkout`. */
   url: string;
-  /** `whsec_…` secret(s): one Standard Webhooks signature per secret, as during a rotation. */
+  /** Secret(s): one signature per secret, as during a rotation. */
   secret: string | readonly string[];
+  /** How to sign, as the receiver verifies. @default { kind: 'standard-webhooks' } */
+  scheme?: WebhookScheme;
   /** Per-request timeout. @default 10000 */
   timeoutMs?: number;
 }
@@ -33,7 +36,7 @@ export function describeFetchError(error: unknown): string {
 }
 
 /**
- * POST `body` to the target, freshly signed (Standard Webhooks, a timestamp of now), as the service
+ * POST `body` to the target, freshly signed (its scheme, a timestamp of now), as the service
  * would. Never throws for the receiver's answer or a network failure: they are in the result.
  */
 export async function deliverSigned(target: SignedDeliveryTarget, delivery: SignedDeliveryInput): Promise<DeliveryResult> {
@@ -41,7 +44,7 @@ export async function deliverSigned(target: SignedDeliveryTarget, delivery: Sign
   const headers = {
     'content-type': 'application/json',
     'user-agent': 'checkout-kit-devtools',
-    ...signWebhook({ id: delivery.id, body: delivery.body, secret: target.secret }),
+    ...signWebhook({ id: delivery.id, body: delivery.body, secret: target.secret, scheme: target.scheme }),
   };
   try {
     const response = await fetch(target.url, { method: 'POST', headers, body: delivery.body, signal: AbortSignal.timeout(timeoutMs) });

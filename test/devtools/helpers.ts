@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { WebhookVerificationError } from '../../src/errors/index.js';
-import { createVerifier } from '../../src/webhooks/index.js';
+import { createVerifier, type WebhookScheme } from '../../src/webhooks/index.js';
 
 const dirs: string[] = [];
 
@@ -38,8 +38,10 @@ export interface TestReceiver {
  * (Standard Webhooks, default tolerance) when given a secret. Answers 401 to a delivery that does
  * not verify, else `status(webhookId)` (default 204).
  */
-export async function startTestReceiver(options: { secret?: string; status?: (webhookId: string | undefined) => number } = {}): Promise<TestReceiver> {
-  const verify = options.secret ? createVerifier({ secrets: options.secret }) : undefined;
+export async function startTestReceiver(
+  options: { secret?: string; scheme?: WebhookScheme; status?: (webhookId: string | undefined) => number } = {},
+): Promise<TestReceiver> {
+  const verify = options.secret ? createVerifier({ secrets: options.secret, scheme: options.scheme }) : undefined;
   const deliveries: Delivery[] = [];
   const app = Fastify({ forceCloseConnections: true });
   app.removeAllContentTypeParsers();

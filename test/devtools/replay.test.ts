@@ -82,6 +82,14 @@ describe('replay', () => {
     expect(receiver.deliveries.map((d) => d.verified)).toEqual([true]);
   });
 
+  it('signs in the configured CHECKOUT_WEBHOOK_SCHEME (here plain HMAC with a plain secret)', async () => {
+    const scheme = { kind: 'hmac', header: 'x-signature', encoding: 'base64' } as const;
+    receiver = await startTestReceiver({ secret: 'plain-shared-secret-123', scheme });
+    const { code } = await replay(['--event', 'evt_mid', '--secret', 'plain-shared-secret-123'], { CHECKOUT_WEBHOOK_SCHEME: JSON.stringify(scheme) });
+    expect(code).toBe(0);
+    expect(receiver.deliveries.map((d) => [d.verified, Boolean(d.headers['x-signature'])])).toEqual([[true, true]]);
+  });
+
   it('filters: --event (repeatable), --type, --since as ISO time and as a duration', async () => {
     receiver = await startTestReceiver({ secret: SECRET });
     expect((await replay(['--event', 'evt_new', '--event', 'evt_old', '--secret', SECRET])).code).toBe(0);

@@ -57,13 +57,13 @@ export const registerReplay: Register = (program, io, setExit) => {
     .option('--since <time>', 'events received at or after this ISO time, or this long ago (10m, 2h, 1d)')
     .option('--type <type>', 'events of this type, e.g. payment.paid')
     .option('--all', 'every stored event')
-    .option('--secret <whsec>', 'sign with this secret (default: the first of CHECKOUT_WEBHOOK_SECRET)')
+    .option('--secret <secret>', 'sign with this secret (default: the first of CHECKOUT_WEBHOOK_SECRET), in the CHECKOUT_WEBHOOK_SCHEME scheme')
     .option('--json', 'JSON output')
     .action(async (flags: ReplayFlags) => {
       const url = httpUrl('--to', flags.to);
       const selection = selectionOf(flags);
       const config = loadConfig({ env: io.env, cwd: io.cwd });
-      const secret = signingSecret(flags.secret, config.webhookSecrets);
+      const secret = signingSecret(flags.secret, config.webhookSecrets, config.webhookScheme.kind === 'standard-webhooks');
       const bar = !flags.json && io.stderr.isTTY ? new cliProgress.SingleBar({ stream: io.stderr, format: 'replay [{bar}] {value}/{total}' }, cliProgress.Presets.shades_classic) : undefined;
       const store = await openStore(config.store, { cwd: io.cwd });
       let report: ReplayReport;
@@ -71,7 +71,7 @@ export const registerReplay: Register = (program, io, setExit) => {
         report = await replayEvents({
           store,
           selection,
-          target: { url, secret },
+          target: { url, secret, scheme: config.webhookScheme },
           onResult: bar ? (_result, done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined,
         });
       } finally {
