@@ -224,13 +224,13 @@ describe('FulfillmentEngine', () => {
     const handlers = {
       paid: async () => {
         calls += 1;
-        await new Promise((resolve) => setTimeout(resolve, 1200));
+        await new Promise((resolve) => setTimeout(resolve, 2500));
       },
     };
-    const slow = new FulfillmentEngine({ store, client: reader, leaseMs: 300, handlers });
-    const other = new FulfillmentEngine({ store, client: reader, leaseMs: 300, handlers });
+    const slow = new FulfillmentEngine({ store, client: reader, leaseMs: 900, handlers });
+    const other = new FulfillmentEngine({ store, client: reader, leaseMs: 900, handlers });
     const first = slow.process({ kind: 'payment', id: payment.id, source: 'webhook' });
-    const deadline = Date.now() + 1100;
+    const deadline = Date.now() + 2300;
     while (Date.now() < deadline) {
       await other.runDue();
       await new Promise((resolve) => setTimeout(resolve, 50));
