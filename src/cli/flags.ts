@@ -24,3 +24,30 @@ export function signingSecret(flag: string | undefined, configured: readonly str
   if (!first) throw new UsageError('no secret to sign with: pass --secret whsec_… or set CHECKOUT_WEBHOOK_SECRET.');
   return first;
 }
+
+const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** Parse `500ms`, `30s`, `10m`, `2h`, `1d`; a bare number is in `bareUnit`. Undefined when malformed. */
+export function parseDuration(text: string, bareUnit: keyof typeof DURATION_UNITS = 'ms'): number | undefined {
+  const match = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)?$/.exec(text.trim());
+  if (!match) return undefined;
+  return Math.round(Number(match[1]) * DURATION_UNITS[(match[2] ?? bareUnit) as keyof typeof DURATION_UNITS]);
+}
+
+/** A commander parser for a probability flag (0 to 1). */
+export function probability(flag: string) {
+  return (value: string): number => {
+    const p = Number(value);
+    if (value.trim() === '' || !(p >= 0 && p <= 1)) throw new UsageError(`${flag} takes a probability between 0 and 1, got "${value}".`);
+    return p;
+  };
+}
+
+/** A commander parser for a whole-number flag. */
+export function wholeNumber(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new UsageError(`${flag} takes a whole number, got "${value}".`);
+    return n;
+  };
+}

@@ -33,11 +33,3 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   const engine = new FulfillmentEngine({ store, client, handlers, logger });
   return { config, store, client, engine, logger, close: () => store.close() };
 }
-
-/** Parse `10m`, `30s`, `2h`, `1d`, `500ms` or plain milliseconds. */
-export function parseDuration(text: string): number | undefined {
-  const match = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)?$/.exec(text.trim());
-  if (!match) return undefined;
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(match[2] ?? 'ms') as 'ms'];
-  return Number(match[1]) * unit;
-}

@@ -6,6 +6,7 @@ import { InvoiceDetailSchema, PaymentSchema, type InvoiceDetail, type Payment } 
 import { keepLease, OUTCOME_RANK, type NewsSource, type ResourceKind, type ResourceRecord, type Run, type Store } from '../store/index.js';
 import { handlerFor, type FulfillmentHandlers } from './handlers.js';
 import { classify, fulfillmentKey, type ClassifyOptions, type Classification, type HandlerOutcome } from './outcome.js';
+import { every } from '../timers/index.js';
 
 /** The reads the engine needs from the service; `CheckoutClient` fits. */
 export interface ResourceReader {
@@ -165,16 +166,11 @@ export class FulfillmentEngine {
    * keep the process alive). Returns a function that stops it.
    */
   startDueRuns(everyMs = 5000): () => void {
-    let busy = false;
-    const timer = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      this.runDue()
-        .catch((error: Error) => this.logger.error({ error: error.message }, 'due fulfillment runs failed'))
-        .finally(() => (busy = false));
-    }, everyMs);
-    timer.unref();
-    return () => clearInterval(timer);
+    return every(
+      everyMs,
+      () => this.runDue(),
+      (error) => this.logger.error({ error: (error as Error).message }, 'due fulfillment runs failed'),
+    );
   }
 
   /** Put failed runs (all, or one key) back to pending; returns how many. */

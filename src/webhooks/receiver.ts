@@ -6,6 +6,7 @@ import { parseDelivery } from './parse-delivery.js';
 import { normalizeReceiverOptions, pruneCutoffs, type ReceiverOptions } from './receiver-options.js';
 import type { WebhookResult } from './responses.js';
 import { createVerifier } from './verify.js';
+import { every } from '../timers/index.js';
 
 /** What the adapters need: the core `handle` and the body limit (to stop reading early). */
 export interface WebhookEndpoint {
@@ -69,22 +70,18 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
   });
 
   let stopped = false;
-  const timers: NodeJS.Timeout[] = [];
+  const timers: Array<() => void> = [];
 
-  /** Run `task` every `ms`, never two at once; the timer does not keep the process alive. */
-  function every(ms: number, task: () => Promise<unknown>): void {
-    let running = false;
-    const timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      void dispatcher.track(
-        task()
-          .catch((error: unknown) => logger.error({ err: String(error) }, `Webhook receiver background task failed: ${String(error)}`))
-          .finally(() => (running = false)),
-      );
-    }, ms);
-    timer.unref();
-    timers.push(timer);
+  /** Run `task` every `ms` in the background; its runs count as in-flight work for `stop()`. */
+  function background(ms: number, task: () => Promise<unknown>): void {
+    timers.push(
+      every(
+        ms,
+        task,
+        (error) => logger.error({ err: String(error) }, `Webhook receiver background task failed: ${String(error)}`),
+        (run) => dispatcher.track(run),
+      ),
+    );
   }
 
   function onStored(event: CheckoutEvent): void {
@@ -107,14 +104,14 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
     async start() {
       stopped = false;
       if (timers.length > 0) return 0;
-      if (options.retention) every(options.retention.intervalMs, () => prune());
+      if (options.retention) background(options.retention.intervalMs, () => prune());
       if (!options.dispatch) return 0;
-      every(options.pollIntervalMs, () => dispatcher.dispatchDue());
+      background(options.pollIntervalMs, () => dispatcher.dispatchDue());
       return dispatcher.dispatchDue();
     },
     async stop() {
       stopped = true;
-      for (const timer of timers.splice(0)) clearInterval(timer);
+      for (const stopTimer of timers.splice(0)) stopTimer();
       await dispatcher.idle();
     },
     dispatchDue: () => dispatcher.dispatchDue(),

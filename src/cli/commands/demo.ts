@@ -1,13 +1,8 @@
 import { runDemo, type DemoResult } from '../../demo/index.js';
 import { EXIT, UsageError } from '../exit.js';
+import { probability } from '../flags.js';
 import { output, table } from '../io.js';
 import type { Register } from '../program.js';
-
-const probability = (flag: string, value: string) => {
-  const p = Number(value);
-  if (!(p >= 0 && p <= 1)) throw new UsageError(`${flag} must be a probability from 0 to 1, got "${value}"`);
-  return p;
-};
 
 function human(result: DemoResult): string {
   const rows = result.rows.map((row) => ({
@@ -36,17 +31,17 @@ export const registerDemo: Register = (program, io, setExit) => {
     .command('demo')
     .description('the whole story on embedded defaults: sandbox with faulty webhooks, receiver, checkout, payments, reconcile')
     .option('--orders <n>', 'orders to create (cycling through the scenarios)', '12')
-    .option('--drop <p>', 'probability a webhook is never delivered', '0.3')
-    .option('--duplicate <p>', 'probability a webhook is delivered twice', '0.3')
+    .option('--drop <p>', 'probability a webhook is never delivered', probability('--drop'), 0.3)
+    .option('--duplicate <p>', 'probability a webhook is delivered twice', probability('--duplicate'), 0.3)
     .option('--no-reorder', 'deliver webhooks in order')
     .option('--data <dir>', 'keep the data in this folder (default: a temp folder, removed)')
     .option('--json', 'JSON output')
-    .action(async (options: { orders: string; drop: string; duplicate: string; reorder: boolean; data?: string; json?: boolean }) => {
+    .action(async (options: { orders: string; drop: number; duplicate: number; reorder: boolean; data?: string; json?: boolean }) => {
       const orders = Number(options.orders);
       if (!Number.isInteger(orders) || orders < 1 || orders > 1000) throw new UsageError(`--orders must be a whole number from 1 to 1000, got "${options.orders}"`);
       const result = await runDemo({
         orders,
-        faults: { drop: probability('--drop', options.drop), duplicate: probability('--duplicate', options.duplicate), reorder: options.reorder },
+        faults: { drop: options.drop, duplicate: options.duplicate, reorder: options.reorder },
         dataDir: options.data,
         onLine: options.json ? undefined : (line) => io.stderr.write(`demo: ${line}\n`),
       });

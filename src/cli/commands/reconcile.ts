@@ -2,8 +2,9 @@ import cliProgress from 'cli-progress';
 import { reconcile, type ReconcileSummary } from '../../reconcile/index.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, table } from '../io.js';
+import { parseDuration } from '../flags.js';
 import type { Register } from '../program.js';
-import { openRuntime, parseDuration } from '../runtime.js';
+import { openRuntime } from '../runtime.js';
 
 function human(summary: ReconcileSummary): string {
   if (summary.skipped) return 'another reconcile pass is running on this store; nothing done';

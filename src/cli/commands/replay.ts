@@ -4,9 +4,8 @@ import { replayEvents, type EventSelection, type ReplayReport } from '../../devt
 import { openStore } from '../../store/open.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, table, writeLine } from '../io.js';
-import { httpUrl, signingSecret } from '../flags.js';
+import { httpUrl, parseDuration, signingSecret } from '../flags.js';
 import type { Register } from '../program.js';
-import { parseDuration } from '../runtime.js';
 
 interface ReplayFlags {
   to: string;

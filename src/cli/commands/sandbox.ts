@@ -4,34 +4,17 @@ import { startSandbox, type SandboxOptions } from '../../sandbox/index.js';
 import { UsageError } from '../exit.js';
 import { writeLine, type CliIO } from '../io.js';
 import type { Register } from '../program.js';
+import { parseDuration, probability, wholeNumber } from '../flags.js';
 import { untilSignal } from '../signals.js';
 
 /** Default port when neither --port nor PORT is given. */
 export const DEFAULT_SANDBOX_PORT = 4010;
 
-function probability(flag: string) {
-  return (value: string): number => {
-    const p = Number(value);
-    if (value.trim() === '' || !(p >= 0 && p <= 1)) throw new UsageError(`${flag} takes a probability between 0 and 1, got "${value}".`);
-    return p;
-  };
-}
-
-function wholeNumber(flag: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new UsageError(`${flag} takes a whole number, got "${value}".`);
-    return n;
-  };
-}
-
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** `1500ms`, `90s`, `30m`, `2h` (a bare number is seconds). */
-export function parseDuration(value: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  if (!match) throw new UsageError(`--expires-in takes a duration such as 90s, 30m or 2h, got "${value}".`);
-  return Math.round(Number(match[1]) * UNITS[match[2] ?? 's']!);
+/** `--expires-in`: `1500ms`, `90s`, `30m`, `2h` (a bare number is seconds). */
+function expiresIn(value: string): number {
+  const ms = parseDuration(value, 's');
+  if (ms === undefined) throw new UsageError(`--expires-in takes a duration such as 90s, 30m or 2h, got "${value}".`);
+  return ms;
 }
 
 interface SandboxFlags {
@@ -77,7 +60,7 @@ export const registerSandbox: Register = (program: Command, io: CliIO) => {
     .option('--delay <ms>', 'wait this long before delivering each event', wholeNumber('--delay'))
     .option('--stale-timestamp <p>', 'sign with a timestamp one hour old, with probability p', probability('--stale-timestamp'))
     .option('--seed <n>', 'seed of the fault injection, for reproducible runs', wholeNumber('--seed'))
-    .addOption(new Option('--expires-in <duration>', 'lifetime of new payments and invoices, e.g. 90s, 30m (default: 30m)').argParser(parseDuration))
+    .addOption(new Option('--expires-in <duration>', 'lifetime of new payments and invoices, e.g. 90s, 30m (default: 30m)').argParser(expiresIn))
     .option('--json', 'print the startup information as one JSON line')
     .action(async (flags: SandboxFlags) => {
       const stopped = untilSignal();

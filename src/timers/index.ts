@@ -1,0 +1,2 @@
+/** Background timers shared by the receiver, the fulfillment engine and the sandbox. */
+export { every } from './every.js';
