@@ -1,22 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { removeTempDirs, tempDir as makeTempDir } from '../support/temp-dirs.js';
 import Fastify from 'fastify';
 import { WebhookVerificationError } from '../../src/errors/index.js';
 import { createVerifier, type WebhookScheme } from '../../src/webhooks/index.js';
 
-const dirs: string[] = [];
 
-/** A fresh mkdtemp folder, removed by `removeTempDirs()`. */
-export async function tempDir(prefix = 'ck-devtools-'): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-}
+export const tempDir = (prefix = 'ck-devtools-') => makeTempDir(prefix);
 
-export async function removeTempDirs(): Promise<void> {
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-}
+export { removeTempDirs };
 
 export interface Delivery {
   headers: Record<string, string>;

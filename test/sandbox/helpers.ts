@@ -1,19 +1,13 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { removeTempDirs, tempDir as makeTempDir } from '../support/temp-dirs.js';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { defaultRequestSigner } from '../../src/client/signer.js';
 import { startSandbox, type SandboxCredentials, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 
-const dirs: string[] = [];
 const open: SandboxHandle[] = [];
 
-/** A fresh mkdtemp directory, removed by `cleanup()`. */
-export async function tempDir(prefix = 'checkout-sandbox-'): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-}
+export const tempDir = (prefix = 'checkout-sandbox-') => makeTempDir(prefix);
 
 /** Start a sandbox on 127.0.0.1, port 0, in a fresh data dir unless one is given; `cleanup()` closes it. */
 export async function openSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
@@ -25,7 +19,7 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
 /** Close every sandbox and remove every temp dir (call in afterEach / afterAll). */
 export async function cleanup(): Promise<void> {
   await Promise.all(open.splice(0).map((s) => s.close()));
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  await removeTempDirs();
 }
 
 /** `credentials.json` as written by the sandbox. */
