@@ -1,6 +1,7 @@
 import { CheckoutError } from '../errors/index.js';
 import type { FulfillmentEngine } from '../fulfillment/index.js';
-import type { Outcome, Store } from '../store/index.js';
+import { silentLogger, type Logger } from '../log/index.js';
+import type { Outcome, ResourceRecord, Store } from '../store/index.js';
 
 /** What the shop's success page shows: `paid`, still `pending`, or `failed` (expired / underpaid). */
 export type OrderState = 'paid' | 'pending' | 'failed';
@@ -15,28 +16,61 @@ export interface OrderStatus {
   checkoutUrl: string | undefined;
   amount: string | undefined;
   amountReceived: string | undefined;
+  /**
+   * True when the service was asked just now. False when it could not be (an outage): the answer
+   * is then the state last stored, which outcomes only ever move forward from, and `note` says so.
+   */
+  confirmed: boolean;
+  /** Why the answer is not freshly confirmed, in words the buyer can read. */
+  note?: string | undefined;
 }
 
 const STATE: Record<Outcome, OrderState> = { pending: 'pending', paid: 'paid', overpaid: 'paid', underpaid: 'failed', expired: 'failed' };
 
+const NOT_CONFIRMED: Record<OrderState, string> = {
+  pending: 'We could not reach the payment service just now, so your payment is still confirming. This page checks again shortly; there is no need to pay again.',
+  paid: 'We could not reach the payment service just now; this is the state it last confirmed.',
+  failed: 'We could not reach the payment service just now; this is the state it last confirmed.',
+};
+
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
 /**
  * The buyer came back to the shop: confirm the order's payment with the service through the
  * fulfillment engine (source `return`) and say whether it is paid. Safe to call any number of
- * times; handlers still run once.
+ * times; handlers still run once. When the service cannot be asked (an outage), the answer is the
+ * stored state with `confirmed: false`, and the failed read is logged: the buyer must not see an
+ * error page for a payment that may well have arrived (issue 11).
  */
-export async function confirmReturn(deps: { store: Store; engine: FulfillmentEngine }, orderId: string): Promise<OrderStatus> {
+export async function confirmReturn(deps: { store: Store; engine: FulfillmentEngine; logger?: Logger | undefined }, orderId: string): Promise<OrderStatus> {
   if (typeof orderId !== 'string' || orderId === '') throw new CheckoutError('invalid_request', 400, 'orderId is required.');
   const attempt = await deps.store.getCheckoutAttempt(orderId);
   if (!attempt?.resourceId) throw new CheckoutError('not_found', 404, `No checkout was created for order ${orderId}.`);
-  const result = await deps.engine.process({ kind: attempt.kind, id: attempt.resourceId, source: 'return', orderId });
+  const known = { orderId, kind: attempt.kind, resourceId: attempt.resourceId, checkoutUrl: attempt.checkoutUrl };
+  try {
+    const result = await deps.engine.process({ kind: attempt.kind, id: attempt.resourceId, source: 'return', orderId });
+    const { amount, amountReceived } = result.classification;
+    return { ...known, state: STATE[result.outcome], outcome: result.outcome, amount, amountReceived, confirmed: true };
+  } catch (error) {
+    (deps.logger ?? silentLogger).warn(
+      { err: error, orderId, kind: attempt.kind, resourceId: attempt.resourceId },
+      'could not confirm a return with the payment service; answered the stored state',
+    );
+    return storedStatus(known, await deps.store.getResource(attempt.kind, attempt.resourceId));
+  }
+}
+
+/** The order's state as last stored (pending when nothing was ever learned). */
+function storedStatus(known: Pick<OrderStatus, 'orderId' | 'kind' | 'resourceId' | 'checkoutUrl'>, record: ResourceRecord | undefined): OrderStatus {
+  const outcome = record?.outcome ?? 'pending';
+  const state = STATE[outcome];
   return {
-    orderId,
-    state: STATE[result.outcome],
-    outcome: result.outcome,
-    kind: attempt.kind,
-    resourceId: attempt.resourceId,
-    checkoutUrl: attempt.checkoutUrl,
-    amount: result.classification.amount,
-    amountReceived: result.classification.amountReceived,
+    ...known,
+    state,
+    outcome,
+    amount: text(record?.snapshot?.amount),
+    amountReceived: text(record?.snapshot?.amountReceived),
+    confirmed: false,
+    note: NOT_CONFIRMED[state],
   };
 }

@@ -30,6 +30,8 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   const handlers: FulfillmentHandlers = options.handlers ? await loadHandlers(options.handlersFile ?? config.handlers, io.cwd) : {};
   const store = await openStore(config.store, { cwd: io.cwd });
   const client = clientFromConfig(config, logger);
-  const engine = new FulfillmentEngine({ store, client, handlers, logger });
+  // The configured outcome rules, in every command: a tolerance known to `serve` but not to the
+  // `reconcile` cron job would decide the same payment two ways (issue 11).
+  const engine = new FulfillmentEngine({ store, client, handlers, logger, classify: config.outcomeRules });
   return { config, store, client, engine, logger, close: () => store.close() };
 }

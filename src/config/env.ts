@@ -6,6 +6,7 @@ import { ConfigError, registerSecret } from '../errors/index.js';
 import type { Environment } from '../schemas/index.js';
 import type { WebhookScheme } from '../webhooks/index.js';
 import { checkKey, environmentOf } from './keys.js';
+import { parseStatusMap, parseUnderpayTolerance, type OutcomeRules } from './outcome-rules.js';
 import { parseWebhookScheme } from './webhook-scheme.js';
 
 /** Everything `contract.md` section 2 configures, normalised. */
@@ -29,6 +30,12 @@ export interface CheckoutKitConfig {
   publicUrl: string | undefined;
   /** `CHECKOUT_HANDLERS`, resolved against the working directory, if set. */
   handlers: string | undefined;
+  /**
+   * `CHECKOUT_UNDERPAY_TOLERANCE` and `CHECKOUT_STATUS_MAP`: the fulfillment engine's `classify`
+   * option in every command, so all processes decide a payment alike.
+   * @default { statusMap: { EXPIRED: 'closed' } } (no tolerance)
+   */
+  outcomeRules: OutcomeRules;
   /** Environment of the configured keys (all must agree). */
   environment: Environment | undefined;
   port: number | undefined;
@@ -120,6 +127,8 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const port = get('PORT');
   if (port !== undefined && !/^[0-9]{1,5}$/.test(port)) throw new ConfigError(`PORT "${port}" is not a port number.`);
 
+  const outcomeRules: OutcomeRules = { underpayTolerance: parseUnderpayTolerance(get('CHECKOUT_UNDERPAY_TOLERANCE')), statusMap: parseStatusMap(get('CHECKOUT_STATUS_MAP')) };
+
   const handlers = get('CHECKOUT_HANDLERS');
   const publicUrl = get('CHECKOUT_PUBLIC_URL')?.replace(/\/+$/, '');
   if (publicUrl && !/^https?:\/\/[^/]/.test(publicUrl)) throw new ConfigError(`CHECKOUT_PUBLIC_URL "${publicUrl}" is not an http(s) URL.`);
@@ -136,6 +145,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
     redirectHosts,
     publicUrl,
     handlers: handlers ? resolve(cwd, handlers) : undefined,
+    outcomeRules,
     environment,
     port: port === undefined ? undefined : Number(port),
     host: get('HOST'),

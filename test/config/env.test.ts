@@ -68,6 +68,36 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: { ...base, CHECKOUT_WEBHOOK_SCHEME: 'hmac' }, dotenv: false })).toThrow(ConfigError);
   });
 
+  it('reads the outcome rules: CHECKOUT_UNDERPAY_TOLERANCE as an amount, a percent or both; CHECKOUT_STATUS_MAP replaces the default map', () => {
+    const rules = (env: Record<string, string>) => loadConfig({ env: { ...base, ...env }, dotenv: false }).outcomeRules;
+    expect(rules({})).toEqual({ underpayTolerance: undefined, statusMap: { EXPIRED: 'closed' } });
+    expect(rules({ CHECKOUT_UNDERPAY_TOLERANCE: '0.01' }).underpayTolerance).toEqual({ absolute: '0.01' });
+    expect(rules({ CHECKOUT_UNDERPAY_TOLERANCE: '1%' }).underpayTolerance).toEqual({ percent: '1' });
+    expect(rules({ CHECKOUT_UNDERPAY_TOLERANCE: '0.01, 0.5%' }).underpayTolerance).toEqual({ absolute: '0.01', percent: '0.5' });
+    expect(rules({ CHECKOUT_UNDERPAY_TOLERANCE: '1% 0.000000000000000001' }).underpayTolerance).toEqual({ absolute: '0.000000000000000001', percent: '1' });
+    expect(rules({ CHECKOUT_STATUS_MAP: 'EXPIRED=closed,CONFIRMING=hold' }).statusMap).toEqual({ EXPIRED: 'closed', CONFIRMING: 'hold' });
+    expect(rules({ CHECKOUT_STATUS_MAP: 'CANCELLED=closed' }).statusMap).toEqual({ CANCELLED: 'closed' });
+  });
+
+  it.each([
+    [{ CHECKOUT_UNDERPAY_TOLERANCE: '1e-2' }, /CHECKOUT_UNDERPAY_TOLERANCE "1e-2" is not a tolerance \("1e-2" is not a plain decimal amount/],
+    [{ CHECKOUT_UNDERPAY_TOLERANCE: '-0.01' }, /not a plain decimal amount/],
+    [{ CHECKOUT_UNDERPAY_TOLERANCE: 'one%' }, /"one%" is not a plain decimal followed by %/],
+    [{ CHECKOUT_UNDERPAY_TOLERANCE: '100.0000000000000000001%' }, /not a plain decimal followed by %/],
+    [{ CHECKOUT_UNDERPAY_TOLERANCE: '100.5%' }, /100.5% is more than 100%/],
+    [{ CHECKOUT_UNDERPAY_TOLERANCE: '0.01,0.02' }, /at most one amount and one percent/],
+    [{ CHECKOUT_UNDERPAY_TOLERANCE: '1%,2%' }, /at most one amount and one percent/],
+    [{ CHECKOUT_UNDERPAY_TOLERANCE: '0.01,1%,2%' }, /more than two parts/],
+    [{ CHECKOUT_UNDERPAY_TOLERANCE: ',' }, /is empty/],
+    [{ CHECKOUT_STATUS_MAP: 'EXPIRED=gone' }, /CHECKOUT_STATUS_MAP "EXPIRED=gone" is not a status map \(a meaning must be one of closed, hold\)/],
+    [{ CHECKOUT_STATUS_MAP: 'PAID=paid' }, /a meaning must be one of closed, hold/],
+    [{ CHECKOUT_STATUS_MAP: 'EXPIRED' }, /each entry must be STATUS=meaning/],
+    [{ CHECKOUT_STATUS_MAP: 'EXPIRED=closed,EXPIRED=hold' }, /mapped twice/],
+  ])('refuses the outcome rule %j with a clear message', (override, message) => {
+    expect(() => loadConfig({ env: { ...base, ...override }, dotenv: false })).toThrow(ConfigError);
+    expect(() => loadConfig({ env: { ...base, ...override }, dotenv: false })).toThrow(message);
+  });
+
   it('never puts a secret in a configuration error and registers secrets for redaction', () => {
     const secret = 'svc_ms_SECRETVALUEthatmustnotleak';
     const error = (() => {

@@ -1,5 +1,5 @@
 import { ApiError } from '../../errors/index.js';
-import { loadConfig, type CheckoutKitConfig } from '../../config/index.js';
+import { describeOutcomeRules, loadConfig, type CheckoutKitConfig } from '../../config/index.js';
 import { loadHandlers } from '../../fulfillment/index.js';
 import { openStore } from '../../store/open.js';
 import { EXIT } from '../exit.js';
@@ -66,6 +66,7 @@ async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> 
       ? { check: 'redirect hosts', result: 'ok', detail: config.redirectHosts.join(', ') }
       : { check: 'redirect hosts', result: 'fail', detail: 'no host allowed: set CHECKOUT_REDIRECT_HOSTS or CHECKOUT_BASE_URL' },
   );
+  checks.push({ check: 'outcome rules', result: 'ok', detail: describeOutcomeRules(config.outcomeRules) });
   try {
     const store = await openStore(config.store, { cwd });
     checks.push({ check: 'store', result: 'ok', detail: store.description });

@@ -116,6 +116,9 @@ function registerResources(program: Command, io: CliIO, setExit: (code: number) 
     });
 }
 
+/** The command that lists runs failed for good; other commands point the user at it. */
+export const LIST_FAILED_RUNS = 'checkout-kit runs --failed';
+
 function registerRuns(program: Command, io: CliIO) {
   program
     .command('runs')
@@ -132,7 +135,7 @@ function registerRuns(program: Command, io: CliIO) {
     .option('--all', 'every failed run')
     .option('--json', 'JSON output')
     .action(async (key: string | undefined, options: { all?: boolean; json?: boolean }) => {
-      if (!key && !options.all) throw new UsageError('give a run key (see `checkout-kit runs --failed`) or --all');
+      if (!key && !options.all) throw new UsageError(`give a run key (see \`${LIST_FAILED_RUNS}\`) or --all`);
       const retried = await withStore(io, async (store) => {
         const keys = key ? [key] : (await store.listRuns({ status: 'failed', limit: 100_000 })).map((run) => run.key);
         let count = 0;

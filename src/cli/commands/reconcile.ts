@@ -3,6 +3,7 @@ import { reconcile, type ReconcileSummary } from '../../reconcile/index.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, table } from '../io.js';
 import { parseDuration } from '../flags.js';
+import { LIST_FAILED_RUNS } from './inspect.js';
 import type { Register } from '../program.js';
 import { openRuntime } from '../runtime.js';
 
@@ -17,7 +18,7 @@ function human(summary: ReconcileSummary): string {
     ),
   ];
   for (const error of summary.errors.slice(0, 20)) lines.push(`error: ${error.kind} ${error.id}: ${error.error}`);
-  if (summary.awaitingRetry > 0) lines.push(`${summary.awaitingRetry} handler run(s) failed for good: see \`checkout-kit runs list --failed\`, then \`checkout-kit retry --all\``);
+  if (summary.awaitingRetry > 0) lines.push(`${summary.awaitingRetry} handler run(s) failed for good: see \`${LIST_FAILED_RUNS}\`, then \`checkout-kit retry --all\``);
   return lines.join('\n');
 }
 

@@ -1,0 +1,122 @@
+import { Writable } from 'node:stream';
+import Fastify from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkoutRoutes } from '../../src/checkout/index.js';
+import { CheckoutClient } from '../../src/client/index.js';
+import { NetworkError } from '../../src/errors/index.js';
+import { FulfillmentEngine } from '../../src/fulfillment/index.js';
+import { createLogger } from '../../src/log/index.js';
+import { MemoryStore } from '../../src/store/index.js';
+import { FakeReader } from '../support/fake-reader.js';
+import { BASE_URL, samplePayment, TEST_KEYS } from '../support/fixtures.js';
+
+/** The service, as the engine reads it, with a switch for an outage. */
+class FlakyReader extends FakeReader {
+  down = false;
+  constructor() {
+    super();
+    const get = this.payments.get;
+    this.payments.get = async (id) => {
+      if (this.down) throw new NetworkError(`payments.get failed: connect ECONNREFUSED (GET ${BASE_URL}/v1/payments/${id})`);
+      return get(id);
+    };
+  }
+}
+
+const apps: Array<{ close(): Promise<unknown> }> = [];
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
+
+async function shopWithOrders() {
+  const store = new MemoryStore();
+  const reader = new FlakyReader();
+  const paid: string[] = [];
+  const engine = new FulfillmentEngine({ store, client: reader, handlers: { paid: async (p) => void paid.push(p.id) } });
+  const orders: Record<string, string> = {};
+  // Two orders: one the buyer paid in full, one still awaiting its money.
+  for (const [orderId, amountReceived] of [['o-paid', '10'], ['o-waiting', '0']] as const) {
+    const payment = reader.put(samplePayment({ amount: '10', amountReceived, referenceId: orderId, checkoutUrl: `${BASE_URL}/checkout/${orderId}` }));
+    await store.putCheckoutAttempt({ orderId, kind: 'payment', idempotencyKey: `ck-payment-${orderId}`, requestHash: 'h' });
+    await store.completeCheckoutAttempt(orderId, { resourceId: payment.id, checkoutUrl: payment.checkoutUrl });
+    orders[orderId] = payment.id;
+  }
+  let logs = '';
+  const logger = createLogger({ level: 'info', destination: new Writable({ write: (chunk, _e, done) => ((logs += String(chunk)), done()) }) });
+  const app = Fastify();
+  apps.push(app);
+  // Only the return page is under test: the creator is never called.
+  const creator = { client: new CheckoutClient({ baseUrl: BASE_URL, ...TEST_KEYS, retries: 0 }) };
+  await app.register(checkoutRoutes, { store, engine, creator, redirect: { allowedHosts: [new URL(BASE_URL).host] }, publicUrl: 'https://shop.example', logger });
+  const back = (orderId: string, accept = 'application/json') => app.inject({ method: 'GET', url: `/checkout/return?orderId=${orderId}`, headers: { accept } });
+  return { app, reader, store, paid, orders, back, logs: () => logs };
+}
+
+describe('GET /checkout/return during an outage of the service', () => {
+  it('regression: a failed service read answers the stored state (confirmed: false) instead of 500 internal_error, and logs the read', async () => {
+    const shop = await shopWithOrders();
+    // Before the outage the return confirms and fulfils the paid order.
+    const before = await shop.back('o-paid');
+    expect(before.statusCode).toBe(200);
+    expect(before.json()).toMatchObject({ state: 'paid', outcome: 'paid' });
+    expect(shop.paid).toEqual([shop.orders['o-paid']]);
+
+    shop.reader.down = true;
+    const readsBefore = shop.reader.reads;
+    const paid = await shop.back('o-paid');
+    expect(paid.statusCode).toBe(200);
+    expect(paid.json()).toMatchObject({
+      orderId: 'o-paid',
+      state: 'paid',
+      outcome: 'paid',
+      resourceId: shop.orders['o-paid'],
+      amount: '10',
+      amountReceived: '10',
+      confirmed: false,
+      note: expect.stringMatching(/could not reach the payment service/),
+    });
+
+    const waiting = await shop.back('o-waiting');
+    expect(waiting.statusCode).toBe(200);
+    expect(waiting.json()).toMatchObject({ orderId: 'o-waiting', state: 'pending', outcome: 'pending', confirmed: false, note: expect.stringMatching(/still confirming/) });
+    // Still a way back to the payment page while pending.
+    expect(waiting.json().checkoutUrl).toBe(`${BASE_URL}/checkout/o-waiting`);
+    expect(shop.reader.reads).toBe(readsBefore);
+
+    // The buyer's page says the same in words, and keeps refreshing.
+    const page = await shop.back('o-waiting', 'text/html');
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.body).toContain('data-state="pending"');
+    expect(page.body).toContain('still confirming');
+    expect(page.body).toContain('http-equiv="refresh"');
+
+    // Each failed read is logged as a warning with the error, once per request.
+    const warnings = shop
+      .logs()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; msg: string; orderId?: string; err?: { type: string; message: string } })
+      .filter((line) => line.level === 40);
+    expect(warnings.map((w) => w.orderId)).toEqual(['o-paid', 'o-waiting', 'o-waiting']);
+    expect(warnings[0]).toMatchObject({ msg: expect.stringMatching(/could not confirm/), err: { type: 'NetworkError', message: expect.stringMatching(/ECONNREFUSED/) } });
+    expect(shop.logs()).not.toContain('internal_error');
+    // Nothing was fulfilled twice, nothing moved back.
+    expect(shop.paid).toHaveLength(1);
+    expect((await shop.store.getResource('payment', shop.orders['o-paid']!))?.outcome).toBe('paid');
+
+    // Once the service is back, the answer is confirmed again.
+    shop.reader.down = false;
+    const after = (await shop.back('o-waiting')).json();
+    expect(after).toMatchObject({ state: 'pending', confirmed: true });
+    expect(after.note).toBeUndefined();
+  });
+
+  it('an unknown order is still 404 during an outage', async () => {
+    const shop = await shopWithOrders();
+    shop.reader.down = true;
+    const unknown = await shop.back('o-nope');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error.code).toBe('not_found');
+  });
+});

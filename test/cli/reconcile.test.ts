@@ -1,0 +1,47 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/open.js';
+import { runCli } from '../support/cli.js';
+import { TEST_KEYS } from '../support/fixtures.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ck-reconcile-cli-'));
+  await writeFile(join(dir, 'fulfillment.mjs'), 'export default { async paid() {} };\n');
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A handler run that failed for good, as `maxAttempts` throws leave it. */
+async function seedFailedRun(key: string) {
+  const store = await openStore('file:.checkout-kit', { cwd: dir });
+  await store.enqueueRun({ key, kind: 'fulfillment', data: {} });
+  await store.claimRun(key, { owner: 'me', leaseMs: 1000 });
+  await store.failRun(key, 'me', { error: 'no stock' });
+  await store.close();
+}
+
+// Nothing is open, so reconcile never calls the (unreachable) service.
+const env = { CHECKOUT_BASE_URL: 'http://127.0.0.1:9', CHECKOUT_API_KEY: TEST_KEYS.apiKey, CHECKOUT_SIGNING_SECRET: TEST_KEYS.signingSecret };
+
+describe('checkout-kit reconcile', () => {
+  it('regression: the commands reconcile prints for failed runs work (it printed `runs list --failed`, which exits 2)', async () => {
+    await seedFailedRun('payment:p-1:paid');
+    const reconciled = await runCli(['reconcile', '--older-than', '0'], { cwd: dir, env });
+    expect(reconciled.stderr).toBe('');
+    expect(reconciled.code).toBe(1);
+    const printed = [...reconciled.stdout.matchAll(/`checkout-kit ([^`]+)`/g)].map((match) => match[1]!);
+    expect(printed).toHaveLength(2);
+
+    // In the order printed: list the failed runs, then put them back in line.
+    const results = [];
+    for (const command of printed) results.push(await runCli(command.split(' '), { cwd: dir, env }));
+    const [list, retry] = results;
+    expect(list).toMatchObject({ code: 0, stderr: '' });
+    expect(list!.stdout).toMatch(/payment:p-1:paid\s+failed\s+1/);
+    expect(retry).toMatchObject({ code: 0, stdout: '1 run(s) put back in line\n' });
+  });
+});
