@@ -3,7 +3,7 @@ import { ApiError, CheckoutError, InvalidRequestError, NetworkError, TimeoutErro
 import { silentLogger, type Logger } from '../log/index.js';
 import { assertAmount } from '../money/index.js';
 import type { Invoice, Payment } from '../schemas/index.js';
-import type { ResourceKind, Store } from '../store/index.js';
+import type { CheckoutAttempt, ResourceKind, Store } from '../store/index.js';
 import { orderIdempotencyKey, requestHash } from './idempotency.js';
 import { checkRedirectUrl, type RedirectGuardOptions } from './redirect-guard.js';
 
@@ -19,6 +19,8 @@ export interface CheckoutDeps {
    */
   redirect?: RedirectGuardOptions;
   logger?: Logger;
+  /** The clock of what the store records; give the engine's (`engine.clock`). @default () => new Date() */
+  clock?: () => Date;
 }
 
 export interface CheckoutInput {
@@ -96,16 +98,17 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
     throw toCheckoutError(error, orderId);
   }
   const logger = deps.logger ?? silentLogger;
+  const clock = deps.clock ?? (() => new Date());
   const body = requestBody(input, kind);
-  const idempotencyKey = orderIdempotencyKey(kind, orderId);
   const hash = requestHash({ ...body, kind });
-  const { attempt, inserted } = await deps.store.putCheckoutAttempt({ orderId, kind, idempotencyKey, requestHash: hash });
+  const { attempt, inserted } = await recordAttempt(deps.store, { orderId, kind, requestHash: hash }, clock);
+  const { idempotencyKey } = attempt;
   if (attempt.requestHash !== hash || attempt.kind !== kind) throw reusedError(orderId);
   if (attempt.status === 'created' && attempt.resourceId && attempt.checkoutUrl) {
     // An earlier call may have died between recording the attempt and the resource: the reconciler
     // must know every payment a buyer can be sent to.
     if (!(await deps.store.getResource(kind, attempt.resourceId))) {
-      await deps.store.updateResource({ kind, id: attempt.resourceId, orderId, source: 'checkout' });
+      await deps.store.updateResource({ kind, id: attempt.resourceId, orderId, source: 'checkout' }, clock());
     }
     return { kind, orderId, resourceId: attempt.resourceId, checkoutUrl: attempt.checkoutUrl, idempotencyKey, reused: true };
   }
@@ -114,24 +117,61 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
   try {
     resource = await send(deps.creator, kind, body, idempotencyKey);
   } catch (error) {
+    if (isDefiniteRefusal(error)) {
+      // Nothing was created: free the order for a corrected try, under a new key.
+      await deps.store.releaseCheckoutAttempt(orderId, attempt.number, clock());
+      logger.info({ orderId, kind, attempt: attempt.number, err: error }, `the service refused the ${kind} for order ${orderId}; a corrected retry may follow`);
+    }
     throw toCheckoutError(error, orderId);
   }
   // Known to the reconciler first, whatever happens next.
-  await deps.store.updateResource({
-    kind,
-    id: resource.id,
-    orderId,
-    environment: resource.environment,
-    source: 'checkout',
-    snapshot: resource,
-    expiresAt: resource.expiresAt ?? undefined,
-  });
+  await deps.store.updateResource(
+    {
+      kind,
+      id: resource.id,
+      orderId,
+      environment: resource.environment,
+      source: 'checkout',
+      snapshot: resource,
+      expiresAt: resource.expiresAt ?? undefined,
+    },
+    clock(),
+  );
   if (!resource.checkoutUrl) throw new CheckoutError('invalid_response', 502, `The service created ${kind} ${resource.id} without a checkoutUrl.`);
   if (deps.redirect) checkRedirectUrl(resource.checkoutUrl, deps.redirect);
-  await deps.store.completeCheckoutAttempt(orderId, { resourceId: resource.id, checkoutUrl: resource.checkoutUrl });
+  await deps.store.completeCheckoutAttempt(orderId, { resourceId: resource.id, checkoutUrl: resource.checkoutUrl }, clock());
   logger.info({ orderId, kind, id: resource.id }, `checkout ${kind} ready`);
   // An earlier attempt may have reached the service before a crash: then this call was its replay.
   return { kind, orderId, resourceId: resource.id, checkoutUrl: resource.checkoutUrl, idempotencyKey, reused: !inserted };
+}
+
+/**
+ * Whether the service answered that it will not create this request (400, 422 and other 4xx but
+ * 409 "in flight" and 429 "slow down"): then nothing exists at the service. A timeout, a 5xx or a
+ * network error leaves the result unknown, and the attempt (with its key) must stand.
+ */
+function isDefiniteRefusal(error: unknown): boolean {
+  if (error instanceof InvalidRequestError) return true;
+  return error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 409 && error.status !== 429;
+}
+
+/**
+ * The order's standing attempt: the one stored, or a new one. After a refusal the next number is
+ * put, with its own key; a concurrent caller that put it first wins and both use its key.
+ */
+async function recordAttempt(
+  store: Store,
+  attempt: Pick<CheckoutAttempt, 'orderId' | 'kind' | 'requestHash'>,
+  clock: () => Date,
+): Promise<{ inserted: boolean; attempt: CheckoutAttempt }> {
+  for (;;) {
+    const current = await store.getCheckoutAttempt(attempt.orderId);
+    const number = current?.status === 'refused' ? current.number + 1 : (current?.number ?? 1);
+    if (current && current.status !== 'refused') return { inserted: false, attempt: current };
+    const put = await store.putCheckoutAttempt({ ...attempt, number, idempotencyKey: orderIdempotencyKey(attempt.kind, attempt.orderId, number) }, clock());
+    // Refused meanwhile by another caller's try: take the next number.
+    if (put.attempt.status !== 'refused') return put;
+  }
 }
 
 function requestBody(input: CheckoutInput, kind: ResourceKind): Record<string, unknown> {

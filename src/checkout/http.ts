@@ -40,7 +40,7 @@ const json = (status: number, body: unknown): HttpAnswer => ({ status, headers: 
 
 function errorAnswer(error: unknown, logger: Logger): HttpAnswer {
   if (error instanceof CheckoutError) return json(error.status, errorObject(error.code, error.message));
-  logger.error({ error: (error as Error).message }, 'checkout failed unexpectedly');
+  logger.error({ err: error }, 'checkout failed unexpectedly');
   return json(500, errorObject('internal_error', 'The checkout failed unexpectedly; the error was logged.'));
 }
 
@@ -59,7 +59,7 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
   cancelUrl.searchParams.set('cancelled', '1');
   try {
     const result = await createCheckout(
-      { store: options.store, creator: options.creator, redirect: options.redirect, logger },
+      { store: options.store, creator: options.creator, redirect: options.redirect, logger, clock: options.engine.clock },
       { ...parsed.data, successUrl: returnUrl.href, cancelUrl: cancelUrl.href },
     );
     const target = checkRedirectUrl(result.checkoutUrl, options.redirect);
@@ -111,5 +111,6 @@ function returnPage(status: OrderStatus): string {
   }[status.state];
   const refresh = status.state === 'pending' ? '<meta http-equiv="refresh" content="5">' : '';
   const link = status.state === 'pending' && status.checkoutUrl ? `<p><a href="${escape(status.checkoutUrl)}">Back to the payment page</a></p>` : '';
-  return `<!doctype html><html><head><meta charset="utf-8">${refresh}<title>Order ${escape(status.orderId)}</title></head><body><h1 data-state="${status.state}">Order ${escape(status.orderId)}: ${status.state}</h1><p>${message}</p>${link}</body></html>`;
+  const note = status.note ? `<p data-confirmed="false">${escape(status.note)}</p>` : '';
+  return `<!doctype html><html><head><meta charset="utf-8">${refresh}<title>Order ${escape(status.orderId)}</title></head><body><h1 data-state="${status.state}">Order ${escape(status.orderId)}: ${status.state}</h1>${note}<p>${message}</p>${link}</body></html>`;
 }

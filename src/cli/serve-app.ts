@@ -19,7 +19,8 @@ export interface ServeAppOptions {
 export async function buildServeApp(runtime: Runtime, options: ServeAppOptions): Promise<{ app: FastifyInstance; receiver: WebhookReceiver }> {
   const { config, store, engine, client, logger } = runtime;
   if (config.webhookSecrets.length === 0) throw new ConfigError('CHECKOUT_WEBHOOK_SECRET is not set: the receiver cannot verify deliveries without it.');
-  const receiver = createReceiver({ store, secrets: config.webhookSecrets, scheme: config.webhookScheme, environment: config.environment, logger });
+  // One clock for the receiver and the engine: leases and due times are compared across both.
+  const receiver = createReceiver({ store, secrets: config.webhookSecrets, scheme: config.webhookScheme, environment: config.environment, logger, clock: engine.clock });
   attachFulfillment(receiver, engine);
   const app = Fastify();
   await app.register(checkoutWebhooks, { receiver });

@@ -96,7 +96,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     const { merchant } = sandbox.credentials.test;
     const client = new CheckoutClient({ baseUrl: sandbox.url, apiKey: merchant.apiKey, signingSecret: merchant.signingSecret, invoiceKey: merchant.invoiceKey, logger });
     const engine = new FulfillmentEngine({ store, client, logger, handlers: { paid: count('paid'), overpaid: count('overpaid'), underpaid: count('underpaid'), expired: count('expired') } });
-    receiver = createReceiver({ store, secrets: [sandbox.credentials.webhookSecret], environment: 'test', logger, pollIntervalMs: 200, backoff: 200 });
+    receiver = createReceiver({ store, secrets: [sandbox.credentials.webhookSecret], environment: 'test', logger, pollIntervalMs: 200, backoff: 200, clock: engine.clock });
     attachFulfillment(receiver, engine);
     await receiver.start();
     endpoint.target = receiver;

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
+import pRetry from 'p-retry';
 import { SchemaValidationError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { InvoiceDetailSchema, PaymentSchema, type InvoiceDetail, type Payment } from '../schemas/index.js';
@@ -36,8 +37,19 @@ export interface FulfillmentEngineOptions {
   backoffMs?: number;
   /** How long after expiry an unpaid resource is still polled for late money. @default 7 days */
   lateWindowMs?: number;
+  /**
+   * Further tries at storing a run's completion after its handler returned, when the store
+   * fails (a connection reset, a failed write). The lease stays renewed meanwhile: a completion
+   * that is not stored makes the handler run again once the lease runs out. @default 5
+   */
+  completionRetries?: number;
+  /** First delay between completion tries, doubling. @default 100 */
+  completionRetryMs?: number;
   logger?: Logger;
-  /** @default () => new Date() */
+  /**
+   * The one clock of everything the engine decides and stores (outcomes, leases, due times);
+   * reconcile and the checkout routes use it too. @default () => new Date()
+   */
   clock?: () => Date;
 }
 
@@ -74,10 +86,11 @@ export const defaultOwner = () => `${hostname()}:${process.pid}:${randomUUID().s
  */
 export class FulfillmentEngine {
   readonly owner: string;
+  /** The engine's clock: pass it to whatever works beside the engine (reconcile does). */
+  readonly clock: () => Date;
   private readonly options: FulfillmentEngineOptions;
   private readonly confirm: boolean;
   private readonly logger: Logger;
-  private readonly clock: () => Date;
 
   constructor(options: FulfillmentEngineOptions) {
     this.options = options;
@@ -96,7 +109,7 @@ export class FulfillmentEngine {
       // The service could not be asked (outage, bad data): make sure reconcile knows the resource,
       // so news of it is not lost once the sender gives up retrying.
       if (!(await this.options.store.getResource(input.kind, input.id))) {
-        await this.options.store.updateResource({ kind: input.kind, id: input.id, orderId: input.orderId, source: input.source });
+        await this.options.store.updateResource({ kind: input.kind, id: input.id, orderId: input.orderId, source: input.source }, this.clock());
       }
       throw error;
     }
@@ -113,34 +126,38 @@ export class FulfillmentEngine {
         orderId: input.orderId,
         outcome: classification.outcome,
         source: input.source,
+        late: classification.late,
         snapshot: resource,
         expiresAt: resource.expiresAt ?? undefined,
       },
       now,
     );
+    const late = record.late ?? classification.late;
     const result: ProcessResult = {
       kind: input.kind,
       id: input.id,
       outcome: record.outcome,
       advanced,
       firstLearnedBy: advanced ? input.source : undefined,
-      classification,
+      classification: { ...classification, late },
       run: 'none',
     };
     if (record.outcome !== 'pending') {
       const key = fulfillmentKey(input.kind, input.id, record.outcome);
-      await this.options.store.enqueueRun({
-        key,
-        kind: 'fulfillment',
-        // Due by the engine's clock, the one its claims use.
-        nextAttemptAt: now.toISOString(),
-        data: { kind: input.kind, id: input.id, outcome: record.outcome, source: input.source, late: classification.late },
-      });
+      await this.options.store.enqueueRun(
+        {
+          key,
+          kind: 'fulfillment',
+          nextAttemptAt: now.toISOString(),
+          data: { kind: input.kind, id: input.id, outcome: record.outcome, source: input.source, late },
+        },
+        now,
+      );
       result.run = await this.execute(key, resource);
     }
     // Closed only once its run is queued (a crash in between must leave it open for reconcile),
     // and never reopened by older news.
-    if (record.open && (settled || pastLateWindow)) await this.options.store.updateResource({ kind: input.kind, id: input.id, open: false }, now);
+    if (record.open && (settled || pastLateWindow)) await this.options.store.updateResource({ kind: input.kind, id: input.id, open: false }, this.clock());
     return result;
   }
 
@@ -177,7 +194,7 @@ export class FulfillmentEngine {
   async retryFailed(key?: string): Promise<number> {
     const keys = key ? [key] : (await this.options.store.listRuns({ kind: 'fulfillment', status: 'failed', limit: 10_000 })).map((run) => run.key);
     let count = 0;
-    for (const k of keys) if (await this.options.store.retryRun(k)) count += 1;
+    for (const k of keys) if (await this.options.store.retryRun(k, this.clock())) count += 1;
     return count;
   }
 
@@ -196,7 +213,8 @@ export class FulfillmentEngine {
   /** Claim the run and call the handler; at most one completed call per key. */
   private async execute(key: string, resource: Payment | InvoiceDetail): Promise<RunResult> {
     const store = this.options.store;
-    const claimed = await store.claimRun(key, { owner: this.owner, leaseMs: this.options.leaseMs ?? 300_000, now: this.clock() });
+    const leaseMs = this.options.leaseMs ?? 300_000;
+    const claimed = await store.claimRun(key, { owner: this.owner, leaseMs, now: this.clock() });
     if (!claimed) {
       const run = await store.getRun(key);
       return run?.status === 'done' ? 'already-done' : run?.status === 'failed' ? 'failed' : 'in-progress';
@@ -206,18 +224,19 @@ export class FulfillmentEngine {
     // has moved on, so the old handler must not act on it.
     const stored = await store.getResource(data.kind, data.id);
     if (stored && OUTCOME_RANK[stored.outcome] > OUTCOME_RANK[data.outcome]) {
-      await store.completeRun(key, this.owner);
+      await store.completeRun(key, this.owner, this.clock());
       this.logger.info({ key, now: stored.outcome }, `superseded by ${stored.outcome}: ${data.outcome} handler not called`);
       return 'superseded';
     }
     const handler = handlerFor(this.options.handlers, data.outcome);
     if (!handler) {
-      await store.completeRun(key, this.owner);
+      await store.completeRun(key, this.owner, this.clock());
       this.logger.info({ key }, `no ${data.outcome} handler: nothing to do`);
       return 'no-handler';
     }
     const logger = this.logger.child?.({ key }) ?? this.logger;
-    const leaseMs = this.options.leaseMs ?? 300_000;
+    // Fixed when the resource was first paid: a top-up after expiry does not make it late.
+    const late = stored?.late ?? data.late;
     const stopRenewing = keepLease({
       store,
       key,
@@ -227,38 +246,73 @@ export class FulfillmentEngine {
       onLost: (reason) => logger.warn({ key, reason }, 'lost the lease of a running handler: another worker may run it too'),
     });
     try {
-      await handler(resource, {
-        kind: data.kind,
-        outcome: data.outcome,
-        key,
-        source: data.source,
-        late: data.late,
-        attempt: claimed.attempts,
-        classification: classify(resource, { ...this.options.classify, now: this.clock() }),
-        logger,
-      });
-    } catch (error) {
-      return this.recordFailure(claimed, error);
+      try {
+        await handler(resource, {
+          kind: data.kind,
+          outcome: data.outcome,
+          key,
+          source: data.source,
+          late,
+          attempt: claimed.attempts,
+          classification: { ...classify(resource, { ...this.options.classify, now: this.clock() }), late },
+          logger,
+        });
+      } catch (error) {
+        return await this.recordFailure(claimed, error);
+      }
+      // Still under the renewed lease: a completion that fails is tried again before the lease
+      // can run out, so a passing store error never calls the handler a second time.
+      await this.storeCompletion(key, logger);
+      return 'completed';
     } finally {
       stopRenewing();
     }
-    if (!(await store.completeRun(key, this.owner))) {
-      logger.warn({ key }, 'handler finished after its lease expired; another worker may have run it too: raise leaseMs');
+  }
+
+  /**
+   * Mark the run done after its handler returned, retrying a failing store with backoff. Only
+   * when every try fails does the run stay leased; its handler then runs again after the lease.
+   */
+  private async storeCompletion(key: string, logger: Logger): Promise<void> {
+    const store = this.options.store;
+    let tries = 0;
+    try {
+      const held = await pRetry(
+        async () => {
+          tries += 1;
+          if (await store.completeRun(key, this.owner, this.clock())) return true;
+          // A retry after a write that landed but whose answer was lost finds the run done.
+          return tries > 1 && (await store.getRun(key))?.status === 'done';
+        },
+        {
+          retries: this.options.completionRetries ?? 5,
+          minTimeout: this.options.completionRetryMs ?? 100,
+          factor: 2,
+          onFailedAttempt: ({ error, attemptNumber, retriesLeft }) =>
+            logger.warn({ key, err: error, attempt: attemptNumber, retriesLeft }, 'could not store the completion of a handler that returned; trying again'),
+        },
+      );
+      if (!held) logger.warn({ key }, 'handler finished after its lease expired; another worker may have run it too: raise leaseMs');
+    } catch (error) {
+      logger.error(
+        { key, err: error, tries },
+        `handler returned but its completion could not be stored after ${tries} tries: it will be called again for ${key} once its lease runs out. ` +
+          'Check the store; `checkout-kit runs` shows the run.',
+      );
     }
-    return 'completed';
   }
 
   private async recordFailure(run: Run, error: unknown): Promise<RunResult> {
     const message = error instanceof Error ? error.message : String(error);
     const maxAttempts = this.options.maxAttempts ?? 8;
     if (run.attempts >= maxAttempts) {
-      await this.options.store.failRun(run.key, this.owner, { error: message });
+      await this.options.store.failRun(run.key, this.owner, { error: message, now: this.clock() });
       this.logger.error({ key: run.key, attempts: run.attempts, error: message }, 'handler failed for good; retry with `checkout-kit retry`');
       return 'failed';
     }
     const delay = Math.min((this.options.backoffMs ?? 2000) * 2 ** (run.attempts - 1), 3_600_000);
     const retryAt = new Date(this.clock().getTime() + delay).toISOString();
-    await this.options.store.failRun(run.key, this.owner, { error: message, retryAt });
+    await this.options.store.failRun(run.key, this.owner, { error: message, retryAt, now: this.clock() });
     this.logger.warn({ key: run.key, attempt: run.attempts, retryAt, error: message }, 'handler threw; will retry');
     return 'retrying';
   }

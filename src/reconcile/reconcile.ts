@@ -23,7 +23,7 @@ export interface ReconcileOptions {
   /** Called after each resource is polled. */
   onProgress?: (done: number, total: number) => void;
   logger?: Logger;
-  /** @default () => new Date() */
+  /** @default the engine's clock (one clock for the pass, its lock and the engine's decisions) */
   clock?: () => Date;
 }
 
@@ -58,8 +58,9 @@ export interface ReconcileSummary {
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileSummary> {
   const { store, engine } = options;
   const logger = options.logger ?? silentLogger;
-  const clock = options.clock ?? (() => new Date());
-  const started = Date.now();
+  const clock = options.clock ?? engine.clock;
+  // A duration, not a date: the monotonic clock.
+  const started = performance.now();
   const summary: ReconcileSummary = {
     skipped: false,
     checked: 0,
@@ -74,12 +75,12 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileSum
     durationMs: 0,
   };
   const ttl = options.lockTtlMs ?? 120_000;
-  if (!(await store.acquireLock(RECONCILE_LOCK, engine.owner, ttl))) {
+  if (!(await store.acquireLock(RECONCILE_LOCK, engine.owner, ttl, clock()))) {
     logger.info('another reconcile pass is running; nothing done');
     return { ...summary, skipped: true };
   }
   const renew = setInterval(() => {
-    store.acquireLock(RECONCILE_LOCK, engine.owner, ttl).catch((error: Error) => logger.warn({ error: error.message }, 'could not renew the reconcile lock'));
+    store.acquireLock(RECONCILE_LOCK, engine.owner, ttl, clock()).catch((error: Error) => logger.warn({ error: error.message }, 'could not renew the reconcile lock'));
   }, ttl / 3);
   renew.unref();
   try {
@@ -115,9 +116,9 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileSum
     summary.awaitingRetry = (await store.listRuns({ kind: 'fulfillment', status: 'failed', limit: 100_000 })).length;
   } finally {
     clearInterval(renew);
-    await store.releaseLock(RECONCILE_LOCK, engine.owner);
+    await store.releaseLock(RECONCILE_LOCK, engine.owner, clock());
   }
-  summary.durationMs = Date.now() - started;
+  summary.durationMs = Math.round(performance.now() - started);
   return summary;
 }
 

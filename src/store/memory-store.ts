@@ -5,6 +5,7 @@ import type {
   DeadLetter,
   EventFilter,
   FailOptions,
+  NewCheckoutAttempt,
   NewEvent,
   NewRun,
   PruneOptions,
@@ -42,8 +43,8 @@ export abstract class StateStore implements Store {
     return records.map(({ bodyRef: _bodyRef, ...event }) => event);
   }
 
-  async insertEvent(event: NewEvent): Promise<{ inserted: boolean }> {
-    return this.commit({ t: 'event', at: Date.now(), event });
+  async insertEvent(event: NewEvent, now = new Date()): Promise<{ inserted: boolean }> {
+    return this.commit({ t: 'event', at: now.getTime(), event });
   }
   async getEvent(id: string): Promise<StoredEvent | undefined> {
     await this.refresh();
@@ -56,15 +57,15 @@ export abstract class StateStore implements Store {
     await this.refresh();
     return this.withBodies(this.state.listEvents(filter));
   }
-  async insertDeadLetter(letter: Omit<DeadLetter, 'id'>): Promise<DeadLetter> {
-    return this.commit(deadLetterOp(letter, Date.now()));
+  async insertDeadLetter(letter: Omit<DeadLetter, 'id'>, now = new Date()): Promise<DeadLetter> {
+    return this.commit(deadLetterOp(letter, now.getTime()));
   }
   async listDeadLetters(limit = 100): Promise<DeadLetter[]> {
     await this.refresh();
     return this.state.data.deadLetters.slice(-limit).reverse();
   }
-  async enqueueRun(run: NewRun): Promise<{ inserted: boolean; run: Run }> {
-    return this.commit({ t: 'enqueue', at: Date.now(), run });
+  async enqueueRun(run: NewRun, now = new Date()): Promise<{ inserted: boolean; run: Run }> {
+    return this.commit({ t: 'enqueue', at: now.getTime(), run });
   }
   async getRun(key: string): Promise<Run | undefined> {
     await this.refresh();
@@ -77,14 +78,14 @@ export abstract class StateStore implements Store {
   async renewLease(key: string, owner: string, leaseMs: number, now = new Date()): Promise<boolean> {
     return this.commit({ t: 'renew', at: now.getTime(), key, owner, leaseMs });
   }
-  async completeRun(key: string, owner: string): Promise<boolean> {
-    return this.commit({ t: 'complete', at: Date.now(), key, owner });
+  async completeRun(key: string, owner: string, now = new Date()): Promise<boolean> {
+    return this.commit({ t: 'complete', at: now.getTime(), key, owner });
   }
   async failRun(key: string, owner: string, options: FailOptions): Promise<boolean> {
-    return this.commit({ t: 'fail', at: Date.now(), key, owner, error: options.error, retryAt: options.retryAt });
+    return this.commit({ t: 'fail', at: (options.now ?? new Date()).getTime(), key, owner, error: options.error, retryAt: options.retryAt });
   }
-  async retryRun(key: string): Promise<boolean> {
-    return this.commit({ t: 'retry', at: Date.now(), key });
+  async retryRun(key: string, now = new Date()): Promise<boolean> {
+    return this.commit({ t: 'retry', at: now.getTime(), key });
   }
   async listRuns(filter?: RunFilter): Promise<Run[]> {
     await this.refresh();
@@ -101,29 +102,29 @@ export abstract class StateStore implements Store {
     await this.refresh();
     return this.state.listResources(filter);
   }
-  async putCheckoutAttempt(
-    attempt: Pick<CheckoutAttempt, 'orderId' | 'kind' | 'idempotencyKey' | 'requestHash'>,
-  ): Promise<{ inserted: boolean; attempt: CheckoutAttempt }> {
-    return this.commit({ t: 'attempt', at: Date.now(), attempt });
+  async putCheckoutAttempt(attempt: NewCheckoutAttempt, now = new Date()): Promise<{ inserted: boolean; attempt: CheckoutAttempt }> {
+    return this.commit({ t: 'attempt', at: now.getTime(), attempt });
   }
-  async completeCheckoutAttempt(orderId: string, result: { resourceId: string; checkoutUrl: string | undefined }): Promise<CheckoutAttempt> {
-    const attempt = await this.commit<CheckoutAttempt | undefined>({ t: 'attemptDone', at: Date.now(), orderId, ...result });
+  async completeCheckoutAttempt(orderId: string, result: { resourceId: string; checkoutUrl: string | undefined }, now = new Date()): Promise<CheckoutAttempt> {
+    const attempt = await this.commit<CheckoutAttempt | undefined>({ t: 'attemptDone', at: now.getTime(), orderId, ...result });
     if (!attempt) throw new Error(`No checkout attempt for order ${orderId}: call putCheckoutAttempt first.`);
     return attempt;
   }
+  async releaseCheckoutAttempt(orderId: string, number: number, now = new Date()): Promise<boolean> {
+    return this.commit({ t: 'attemptRefused', at: now.getTime(), orderId, number });
+  }
   async getCheckoutAttempt(orderId: string): Promise<CheckoutAttempt | undefined> {
     await this.refresh();
-    const attempt = this.state.data.attempts[orderId];
-    return attempt ? { ...attempt } : undefined;
+    return this.state.getAttempt(orderId);
   }
-  async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    return this.commit({ t: 'lock', at: Date.now(), name, owner, ttlMs });
+  async acquireLock(name: string, owner: string, ttlMs: number, now = new Date()): Promise<boolean> {
+    return this.commit({ t: 'lock', at: now.getTime(), name, owner, ttlMs });
   }
-  async releaseLock(name: string, owner: string): Promise<void> {
-    await this.commit({ t: 'unlock', at: Date.now(), name, owner });
+  async releaseLock(name: string, owner: string, now = new Date()): Promise<void> {
+    await this.commit({ t: 'unlock', at: now.getTime(), name, owner });
   }
-  async prune(options: PruneOptions): Promise<{ payloadsPruned: number; eventsForgotten: number }> {
-    return this.commit({ t: 'prune', at: Date.now(), ...options });
+  async prune({ now = new Date(), ...cutoffs }: PruneOptions): Promise<{ payloadsPruned: number; eventsForgotten: number }> {
+    return this.commit({ t: 'prune', at: now.getTime(), ...cutoffs });
   }
 }
 

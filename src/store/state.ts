@@ -4,6 +4,7 @@ import {
   type CheckoutAttempt,
   type DeadLetter,
   type EventFilter,
+  type NewCheckoutAttempt,
   type NewRun,
   type ResourceFilter,
   type ResourceRecord,
@@ -29,8 +30,9 @@ export type Op =
   | { t: 'fail'; at: number; key: string; owner: string; error: string; retryAt?: string | undefined }
   | { t: 'retry'; at: number; key: string }
   | { t: 'resource'; at: number; update: ResourceUpdate }
-  | { t: 'attempt'; at: number; attempt: Pick<CheckoutAttempt, 'orderId' | 'kind' | 'idempotencyKey' | 'requestHash'> }
+  | { t: 'attempt'; at: number; attempt: NewCheckoutAttempt }
   | { t: 'attemptDone'; at: number; orderId: string; resourceId: string; checkoutUrl: string | undefined }
+  | { t: 'attemptRefused'; at: number; orderId: string; number: number }
   | { t: 'lock'; at: number; name: string; owner: string; ttlMs: number }
   | { t: 'unlock'; at: number; name: string; owner: string }
   | { t: 'prune'; at: number; payloadsBefore?: string | undefined; eventsBefore?: string | undefined };
@@ -92,6 +94,8 @@ function withDictionaries(data: StateData): StateData {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** Attempts stored before attempt numbers existed are the order's first. */
+const attemptNumber = (attempt: CheckoutAttempt): number => attempt.number ?? 1;
 const resourceKey = (kind: string, id: string) => `${kind}:${id}`;
 
 /** Make a dead letter op with its id fixed up front (ids must not depend on replay). */
@@ -151,6 +155,8 @@ export class StoreState {
         return this.putAttempt(op);
       case 'attemptDone':
         return this.completeAttempt(op);
+      case 'attemptRefused':
+        return this.refuseAttempt(op);
       case 'lock':
         return this.lock(op);
       case 'unlock':
@@ -283,6 +289,7 @@ export class StoreState {
       orderId: undefined,
       outcome: 'pending',
       outcomeSource: undefined,
+      late: undefined,
       snapshot: undefined,
       expiresAt: undefined,
       lastNewsAt: now,
@@ -294,6 +301,8 @@ export class StoreState {
     if (advanced && update.outcome) {
       record.outcome = update.outcome;
       record.outcomeSource = update.source;
+      // Lateness is a fact of the news that first paid the resource: later news never rewrites it.
+      if (OUTCOME_RANK[update.outcome] === OUTCOME_RANK.paid) record.late = update.late ?? false;
     }
     // A snapshot older than the outcome we hold must not replace a newer one: only take it when the
     // proposed outcome is not behind.
@@ -313,9 +322,13 @@ export class StoreState {
 
   private putAttempt(op: Extract<Op, { t: 'attempt' }>): OpResult<{ inserted: boolean; attempt: CheckoutAttempt }> {
     const existing = this.data.attempts[op.attempt.orderId];
-    if (existing) return { changed: false, value: { inserted: false, attempt: { ...existing } } };
+    const number = op.attempt.number ?? 1;
+    // Only a refused attempt gives way, and only to the next number (a stale caller gets the current one).
+    const replaces = existing !== undefined && existing.status === 'refused' && number === attemptNumber(existing) + 1;
+    if (existing && !replaces) return { changed: false, value: { inserted: false, attempt: { ...existing, number: attemptNumber(existing) } } };
     const attempt: CheckoutAttempt = {
       ...op.attempt,
+      number,
       status: 'sending',
       resourceId: undefined,
       checkoutUrl: undefined,
@@ -333,7 +346,15 @@ export class StoreState {
     attempt.resourceId = op.resourceId;
     attempt.checkoutUrl = op.checkoutUrl;
     attempt.updatedAt = iso(op.at);
-    return { changed: true, value: { ...attempt } };
+    return { changed: true, value: this.getAttempt(op.orderId) };
+  }
+
+  private refuseAttempt(op: Extract<Op, { t: 'attemptRefused' }>): OpResult<boolean> {
+    const attempt = this.data.attempts[op.orderId];
+    if (!attempt || attempt.status !== 'sending' || attemptNumber(attempt) !== op.number) return { changed: false, value: false };
+    attempt.status = 'refused';
+    attempt.updatedAt = iso(op.at);
+    return { changed: true, value: true };
   }
 
   private lock(op: Extract<Op, { t: 'lock' }>): OpResult<boolean> {
@@ -426,6 +447,11 @@ export class StoreState {
       if (out.length >= (filter.limit ?? 100)) break;
     }
     return out;
+  }
+
+  getAttempt(orderId: string): CheckoutAttempt | undefined {
+    const attempt = this.data.attempts[orderId];
+    return attempt ? { ...attempt, number: attemptNumber(attempt) } : undefined;
   }
 
   getResource(kind: string, id: string): ResourceRecord | undefined {

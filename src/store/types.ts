@@ -73,6 +73,12 @@ export interface ResourceRecord {
   outcome: Outcome;
   /** Source that first established the current outcome. */
   outcomeSource: NewsSource | undefined;
+  /**
+   * Whether the amount was first reached after `expiresAt`: fixed when the outcome first reaches
+   * paid or overpaid (from the news that moved it), never changed by later news such as a top-up.
+   * Undefined while not paid.
+   */
+  late: boolean | undefined;
   /** Latest snapshot fetched from the service (Payment or Invoice detail). */
   snapshot: Record<string, unknown> | undefined;
   /** `expiresAt` of the latest snapshot. */
@@ -94,24 +100,35 @@ export interface ResourceUpdate {
   /** Proposed outcome; ignored when it would move backwards. Omit to only touch `lastNewsAt`. */
   outcome?: Outcome | undefined;
   source?: NewsSource | undefined;
+  /** Whether this news shows the amount reached after expiry; kept only when it moves the outcome to paid or overpaid. */
+  late?: boolean | undefined;
   snapshot?: Record<string, unknown> | undefined;
   expiresAt?: string | undefined;
   open?: boolean | undefined;
 }
 
-/** One checkout create attempt per order: written before the request so a retry reuses the key. */
+/**
+ * The order's current checkout create attempt: written before the request so a retry reuses the
+ * key. A create the service refused for good is `refused`; the order's next attempt replaces it
+ * with `number + 1` and a new Idempotency-Key (the service may remember the old key's body).
+ */
 export interface CheckoutAttempt {
   orderId: string;
   kind: ResourceKind;
+  /** 1 for the order's first attempt, one more after each refusal. */
+  number: number;
   idempotencyKey: string;
-  /** Hash of the request body: the same order with a different body is refused. */
+  /** Hash of the request body: the same order with a different body is refused while this attempt stands. */
   requestHash: string;
-  status: 'sending' | 'created';
+  status: 'sending' | 'created' | 'refused';
   resourceId: string | undefined;
   checkoutUrl: string | undefined;
   createdAt: string;
   updatedAt: string;
 }
+
+/** What `putCheckoutAttempt` takes. `number` defaults to 1. */
+export type NewCheckoutAttempt = Pick<CheckoutAttempt, 'orderId' | 'kind' | 'idempotencyKey' | 'requestHash'> & { number?: number };
 
 /** A delivery that verified but could not be parsed, kept for inspection. */
 export interface DeadLetter {
@@ -160,11 +177,15 @@ export interface ClaimOptions {
 
 export interface FailOptions {
   error: string;
+  /** @default new Date() */
+  now?: Date;
   /** Retry at this time; omit to mark the run `failed` (given up, retryable by command). */
   retryAt?: string | undefined;
 }
 
 export interface PruneOptions {
+  /** When the prune is made. @default new Date() */
+  now?: Date;
   /** Drop payloads of events received before this time (ids stay for dedupe). */
   payloadsBefore?: string;
   /** Forget events (ids included) received before this time. Keep ≥ 7 days. */
@@ -175,6 +196,11 @@ export interface PruneOptions {
  * The storage seam. The memory, embedded (lowdb + journal) and PostgreSQL stores implement it with
  * the same promises, checked by one contract test suite. Every method that resolves has made its
  * change durable (for the embedded store: fsync'd).
+ *
+ * Time: every method that stamps or compares a time takes the caller's `now` (its last argument,
+ * or `now` in its options), so that the engine, the receiver, reconcile and the checkout helper
+ * all run on one injected clock. Omitted, it is the wall clock. A store never reads a clock of its
+ * own for a value that a caller's clock is compared with.
  */
 export interface Store {
   /** Human description for logs and `doctor` (never contains credentials). */
@@ -186,15 +212,15 @@ export interface Store {
    * Store an event once. Resolves `{ inserted: true }` only for the first delivery of an id, and
    * then has also queued its dispatch run `event:<id>` (same transaction). Durable on resolve.
    */
-  insertEvent(event: NewEvent): Promise<{ inserted: boolean }>;
+  insertEvent(event: NewEvent, now?: Date): Promise<{ inserted: boolean }>;
   getEvent(id: string): Promise<StoredEvent | undefined>;
   /** Newest first. */
   listEvents(filter?: EventFilter): Promise<Array<StoredEvent & { run: Run | undefined }>>;
-  insertDeadLetter(letter: Omit<DeadLetter, 'id'>): Promise<DeadLetter>;
+  insertDeadLetter(letter: Omit<DeadLetter, 'id'>, now?: Date): Promise<DeadLetter>;
   listDeadLetters(limit?: number): Promise<DeadLetter[]>;
 
   /** Insert a run if its key is new; returns the existing run otherwise. */
-  enqueueRun(run: NewRun): Promise<{ inserted: boolean; run: Run }>;
+  enqueueRun(run: NewRun, now?: Date): Promise<{ inserted: boolean; run: Run }>;
   getRun(key: string): Promise<Run | undefined>;
   /**
    * Take a lease on a run that is `pending` and due, or `running` with an expired lease. Returns
@@ -207,11 +233,11 @@ export interface Store {
    */
   renewLease(key: string, owner: string, leaseMs: number, now?: Date): Promise<boolean>;
   /** Mark done; only the lease owner may. Returns false when the lease was lost. */
-  completeRun(key: string, owner: string): Promise<boolean>;
+  completeRun(key: string, owner: string, now?: Date): Promise<boolean>;
   /** Release with an error: back to pending at `retryAt`, or `failed`. Only the lease owner may. */
   failRun(key: string, owner: string, options: FailOptions): Promise<boolean>;
-  /** Put a `failed` run back to pending, due now (the `retry` commands). */
-  retryRun(key: string): Promise<boolean>;
+  /** Put a `failed` run back to pending, due at `now` (the `retry` commands). */
+  retryRun(key: string, now?: Date): Promise<boolean>;
   listRuns(filter?: RunFilter): Promise<Run[]>;
 
   /** Apply an update that only moves the outcome forward. Returns the record and whether it advanced. */
@@ -220,16 +246,25 @@ export interface Store {
   listResources(filter?: ResourceFilter): Promise<ResourceRecord[]>;
 
   /** Insert the attempt for an order if none exists; returns the stored one either way. */
-  putCheckoutAttempt(attempt: Omit<CheckoutAttempt, 'createdAt' | 'updatedAt' | 'status' | 'resourceId' | 'checkoutUrl'>): Promise<{
+  putCheckoutAttempt(
+    attempt: NewCheckoutAttempt,
+    now?: Date,
+  ): Promise<{
     inserted: boolean;
     attempt: CheckoutAttempt;
   }>;
-  completeCheckoutAttempt(orderId: string, result: { resourceId: string; checkoutUrl: string | undefined }): Promise<CheckoutAttempt>;
+  completeCheckoutAttempt(orderId: string, result: { resourceId: string; checkoutUrl: string | undefined }, now?: Date): Promise<CheckoutAttempt>;
+  /**
+   * The service refused the order's create for good (a 4xx other than 409/429): mark the attempt
+   * `refused`, so that the next `putCheckoutAttempt` for the order starts attempt `number + 1` with
+   * a new Idempotency-Key. Only a `sending` attempt of that number is released; returns whether it was.
+   */
+  releaseCheckoutAttempt(orderId: string, number: number, now?: Date): Promise<boolean>;
   getCheckoutAttempt(orderId: string): Promise<CheckoutAttempt | undefined>;
 
   /** A named lease, e.g. one reconcile pass at a time. True when acquired. */
-  acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean>;
-  releaseLock(name: string, owner: string): Promise<void>;
+  acquireLock(name: string, owner: string, ttlMs: number, now?: Date): Promise<boolean>;
+  releaseLock(name: string, owner: string, now?: Date): Promise<void>;
 
   prune(options: PruneOptions): Promise<{ payloadsPruned: number; eventsForgotten: number }>;
 }

@@ -20,6 +20,8 @@ export interface DispatcherSettings {
   maxAttempts: number;
   backoffMs: number;
   maxBackoffMs: number;
+  /** The receiver's clock: claims, renewals, retries and due times all read it. */
+  clock: () => Date;
   /** Rebuild a stored event for dispatch; a string says why it cannot be. */
   loadEvent(eventId: string): Promise<CheckoutEvent | string>;
 }
@@ -30,7 +32,7 @@ export type DispatchOutcome = 'done' | 'retry' | 'failed' | 'skipped' | 'error';
 export interface Dispatcher {
   /** Claim the event's run and run its handlers once. `event` saves a reload right after receipt. */
   dispatch(eventId: string, event?: CheckoutEvent): Promise<DispatchOutcome>;
-  /** Dispatch every due run (pending and due, or leased by a worker whose lease ran out). */
+  /** Dispatch every due run (pending and due, or leased by a worker whose lease ran out) at `now`. */
   dispatchDue(now?: Date): Promise<number>;
   /** Put failed runs (one, or all) back to pending; returns how many. */
   retryFailed(eventId?: string): Promise<number>;
@@ -43,7 +45,7 @@ export interface Dispatcher {
 const PAGE = 100;
 
 export function createDispatcher(settings: DispatcherSettings): Dispatcher {
-  const { store, handlers, logger, owner, leaseMs, maxAttempts } = settings;
+  const { store, handlers, logger, owner, leaseMs, maxAttempts, clock } = settings;
   const inFlight = new Set<Promise<unknown>>();
 
   function track<T>(promise: Promise<T>): Promise<T> {
@@ -68,11 +70,11 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
 
   async function attempt(eventId: string, known: CheckoutEvent | undefined): Promise<DispatchOutcome> {
     const key = eventRunKey(eventId);
-    const run = await store.claimRun(key, { owner, leaseMs });
+    const run = await store.claimRun(key, { owner, leaseMs, now: clock() });
     if (!run) return 'skipped';
     const event = known ?? (await settings.loadEvent(eventId));
     if (typeof event === 'string') {
-      await store.failRun(key, owner, { error: event });
+      await store.failRun(key, owner, { error: event, now: clock() });
       logger.error({ eventId }, `Cannot dispatch event ${eventId}: ${event}`);
       return 'failed';
     }
@@ -81,19 +83,21 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
       key,
       owner,
       leaseMs,
+      clock,
       onLost: (reason) => logger.warn({ eventId, reason }, `Lost the lease on event ${eventId} while its handlers ran; another worker may run them again.`),
     });
     const errors = await runHandlers(handlers.handlersFor(event.type), event).finally(stopRenewing);
     if (errors.length === 0) {
-      if (!(await store.completeRun(key, owner))) {
+      if (!(await store.completeRun(key, owner, clock()))) {
         logger.warn({ eventId, leaseMs }, `Lease on event ${eventId} ran out before its handlers finished; another worker may run them again. Raise leaseMs.`);
       }
       return 'done';
     }
     const willRetry = run.attempts < maxAttempts;
-    const retryAt = willRetry ? new Date(Date.now() + backoffDelay(run.attempts, settings.backoffMs, settings.maxBackoffMs)).toISOString() : undefined;
+    const now = clock();
+    const retryAt = willRetry ? new Date(now.getTime() + backoffDelay(run.attempts, settings.backoffMs, settings.maxBackoffMs)).toISOString() : undefined;
     const error = new WebhookHandlerError(event, errors, run.attempts, maxAttempts, retryAt);
-    await store.failRun(key, owner, { error: error.message, retryAt });
+    await store.failRun(key, owner, { error: error.message, retryAt, now });
     await notify(error);
     return willRetry ? 'retry' : 'failed';
   }
@@ -108,7 +112,7 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
     );
   }
 
-  async function dispatchDue(now = new Date()): Promise<number> {
+  async function dispatchDue(now = clock()): Promise<number> {
     let dispatched = 0;
     for (;;) {
       const due = await store.listRuns({ kind: 'event', status: ['pending', 'running'], dueBy: now.toISOString(), limit: PAGE });
@@ -120,12 +124,12 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
   }
 
   async function retryFailed(eventId?: string): Promise<number> {
-    if (eventId !== undefined) return (await store.retryRun(eventRunKey(eventId))) ? 1 : 0;
+    if (eventId !== undefined) return (await store.retryRun(eventRunKey(eventId), clock())) ? 1 : 0;
     let count = 0;
     for (;;) {
       const failed = await store.listRuns({ kind: 'event', status: 'failed', limit: PAGE });
       let retried = 0;
-      for (const run of failed) if (await store.retryRun(run.key)) retried += 1;
+      for (const run of failed) if (await store.retryRun(run.key, clock())) retried += 1;
       count += retried;
       if (failed.length < PAGE || retried === 0) return count;
     }

@@ -65,7 +65,7 @@ export async function handleDelivery(context: DeliveryContext, input: WebhookInp
   }
 
   try {
-    context.verify({ headers: input.headers, body });
+    context.verify({ headers: input.headers, body, now: options.clock().getTime() });
   } catch (error) {
     if (error instanceof WebhookVerificationError) return refuse(verificationFailure(error), { reason: error.reason });
     throw error;
@@ -74,7 +74,8 @@ export async function handleDelivery(context: DeliveryContext, input: WebhookInp
   const keepDeadLetter = async (code: 'invalid_json' | 'invalid_event', message: string, kept: string): Promise<WebhookResult> => {
     // Verified, so it really came from the service: keep it for inspection rather than lose it.
     try {
-      await store.insertDeadLetter({ receivedAt: new Date().toISOString(), reason: `${code}: ${message}`, body: kept, headers: plainHeaders(input.headers) });
+      const now = options.clock();
+      await store.insertDeadLetter({ receivedAt: now.toISOString(), reason: `${code}: ${message}`, body: kept, headers: plainHeaders(input.headers) }, now);
     } catch (error) {
       logger.error({ err: String(error) }, `Could not keep the unparseable delivery as a dead letter: ${String(error)}`);
     }
@@ -97,7 +98,8 @@ export async function handleDelivery(context: DeliveryContext, input: WebhookInp
 
   let inserted: boolean;
   try {
-    ({ inserted } = await store.insertEvent(toStoredEvent(event, text, new Date())));
+    const now = options.clock();
+    ({ inserted } = await store.insertEvent(toStoredEvent(event, text, now), now));
   } catch (error) {
     logger.error({ eventId: event.id, err: String(error) }, `Could not store event ${event.id}: ${String(error)}`);
     return webhookError('store_unavailable', `Event ${event.id} could not be stored; retry later.`, { 'retry-after': '5' });

@@ -54,6 +54,11 @@ export interface ReceiverOptions {
   dispatch?: boolean;
   /** Payload and id retention; `false` never prunes. @default {} (30 / 90 days, hourly) */
   retention?: RetentionOptions | false;
+  /**
+   * The clock of signature timestamps, receive times, dispatch leases and retries. Give the
+   * fulfillment engine's (`engine.clock`) so both decide on one clock. @default () => new Date()
+   */
+  clock?: () => Date;
 }
 
 export type NormalizedReceiverOptions = Required<
@@ -104,6 +109,7 @@ export function normalizeReceiverOptions(options: ReceiverOptions): NormalizedRe
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? 1000),
     dispatch: options.dispatch ?? true,
     retention,
+    clock: options.clock ?? (() => new Date()),
   };
 }
 

@@ -66,6 +66,7 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
     maxAttempts: options.maxAttempts,
     backoffMs: options.backoff,
     maxBackoffMs: options.maxBackoffMs,
+    clock: options.clock,
     loadEvent,
   });
 
@@ -90,9 +91,9 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
     void dispatcher.track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => dispatcher.dispatch(event.id, event)));
   }
 
-  async function prune(now = new Date()) {
+  async function prune(now = options.clock()) {
     if (!options.retention) return { payloadsPruned: 0, eventsForgotten: 0 };
-    return store.prune(pruneCutoffs(options.retention, now));
+    return store.prune({ ...pruneCutoffs(options.retention, now), now });
   }
 
   return {

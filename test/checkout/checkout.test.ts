@@ -83,6 +83,33 @@ describe('createCheckout against the sandbox', () => {
     await expect(createCheckout({ store, creator: { client: unreachable } }, { orderId: 'o-down', amount: '5' })).rejects.toMatchObject({ code: 'service_unreachable', status: 503 });
   });
 
+  it('regression: a create the service refused (422) does not block a corrected retry of the order', async () => {
+    const sandbox = await openSandbox();
+    const store = new MemoryStore();
+    const creator = { client: merchantClient(sandbox) };
+    await expect(createCheckout({ store, creator }, { orderId: 'o-fix', amount: '5', token: 'DOGE' })).rejects.toMatchObject({ code: 'token_not_available', status: 422 });
+    expect(await store.getCheckoutAttempt('o-fix')).toMatchObject({ number: 1, status: 'refused' });
+    const fixed = await createCheckout({ store, creator }, { orderId: 'o-fix', amount: '5' });
+    // A new key: the service may remember the refused body under the old one.
+    expect(fixed).toMatchObject({ reused: false, idempotencyKey: 'ck-payment-o-fix~2' });
+    expect(await store.getCheckoutAttempt('o-fix')).toMatchObject({ number: 2, status: 'created', resourceId: fixed.resourceId });
+    // From then on the order is pinned to that payment, as before.
+    expect(await createCheckout({ store, creator }, { orderId: 'o-fix', amount: '5' })).toMatchObject({ reused: true, resourceId: fixed.resourceId });
+    await expect(createCheckout({ store, creator }, { orderId: 'o-fix', amount: '6' })).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    expect(await paymentsAtService(sandbox, 'o-fix')).toBe(1);
+  });
+
+  it('an unknown result (service unreachable) keeps the attempt: the order cannot change meanwhile', async () => {
+    const sandbox = await openSandbox();
+    const store = new MemoryStore();
+    const unreachable = new CheckoutClient({ ...sandbox.credentials.test.merchant, baseUrl: 'http://127.0.0.1:9', retries: 0 });
+    await expect(createCheckout({ store, creator: { client: unreachable } }, { orderId: 'o-unk', amount: '5' })).rejects.toMatchObject({ code: 'service_unreachable' });
+    expect(await store.getCheckoutAttempt('o-unk')).toMatchObject({ number: 1, status: 'sending' });
+    const creator = { client: merchantClient(sandbox) };
+    await expect(createCheckout({ store, creator }, { orderId: 'o-unk', amount: '7' })).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    expect(await createCheckout({ store, creator }, { orderId: 'o-unk', amount: '5' })).toMatchObject({ idempotencyKey: 'ck-payment-o-unk' });
+  });
+
   it('regression: a reused attempt whose resource was never recorded is recorded for reconcile', async () => {
     const sandbox = await openSandbox();
     const client = merchantClient(sandbox);

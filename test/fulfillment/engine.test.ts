@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { FulfillmentEngine, type FulfillmentContext, type FulfillmentHandlers } from '../../src/fulfillment/index.js';
 import type { Payment } from '../../src/schemas/index.js';
-import { MemoryStore } from '../../src/store/index.js';
+import { MemoryStore, type Store } from '../../src/store/index.js';
+import { captureLogger } from '../webhooks/helpers.js';
 import { FakeReader } from '../support/fake-reader.js';
 import { sampleInvoiceDetail, samplePayment } from '../support/fixtures.js';
 
@@ -247,5 +248,88 @@ describe('FulfillmentEngine', () => {
     const result = await new FulfillmentEngine({ store: new MemoryStore(), handlers, client: reader }).process({ kind: 'invoice', id: invoice.id, source: 'webhook' });
     expect(result).toMatchObject({ outcome: 'paid', run: 'completed' });
     expect(calls[0]!.ctx).toMatchObject({ kind: 'invoice', key: `invoice:${invoice.id}:paid` });
+  });
+
+  it('regression: a store error while storing the completion does not call the handler a second time', async () => {
+    const reader = new FakeReader();
+    const payment = reader.put(paid());
+    const memory = new MemoryStore();
+    let failures = 2;
+    // The first two completions fail, as a connection reset or a failed embedded write would.
+    const store: Store = Object.assign(Object.create(memory) as Store, {
+      completeRun: async (key: string, owner: string, now?: Date) => {
+        if (failures-- > 0) throw new Error('connection reset');
+        return memory.completeRun(key, owner, now);
+      },
+    });
+    const logger = captureLogger();
+    let calls = 0;
+    const clockStart = Date.parse('2030-01-01T00:00:00Z');
+    let now = clockStart;
+    const handlers = { paid: async () => void (calls += 1) };
+    const engine = new FulfillmentEngine({ store, client: reader, handlers, leaseMs: 60_000, completionRetryMs: 5, logger, clock: () => new Date(now) });
+    expect((await engine.process({ kind: 'payment', id: payment.id, source: 'webhook' })).run).toBe('completed');
+    expect((await memory.getRun(`payment:${payment.id}:paid`))?.status).toBe('done');
+    // Long after the lease would have run out, nothing is due and nothing runs again.
+    now += 3_600_000;
+    const other = new FulfillmentEngine({ store: memory, client: reader, handlers, clock: () => new Date(now) });
+    expect(await other.runDue()).toMatchObject({ completed: 0 });
+    expect(calls).toBe(1);
+    expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.msg)).toEqual([
+      'could not store the completion of a handler that returned; trying again',
+      'could not store the completion of a handler that returned; trying again',
+    ]);
+  });
+
+  it('a completion that cannot be stored at all is logged at error with the key', async () => {
+    const reader = new FakeReader();
+    const payment = reader.put(paid());
+    const memory = new MemoryStore();
+    const store: Store = Object.assign(Object.create(memory) as Store, {
+      completeRun: async () => {
+        throw new Error('disk gone');
+      },
+    });
+    const logger = captureLogger();
+    const engine = new FulfillmentEngine({ store, client: reader, handlers: { paid: async () => {} }, completionRetries: 2, completionRetryMs: 1, logger });
+    await engine.process({ kind: 'payment', id: payment.id, source: 'webhook' });
+    const errors = logger.lines.filter((line) => line.level === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.obj).toMatchObject({ key: `payment:${payment.id}:paid`, tries: 3 });
+    expect((await memory.getRun(`payment:${payment.id}:paid`))?.status).toBe('running');
+  });
+
+  it('regression: paid in full before expiry and topped up after it is not late', async () => {
+    const reader = new FakeReader();
+    const start = Date.parse('2030-06-01T10:00:00Z');
+    let now = start;
+    const at = (ms: number) => new Date(start + ms).toISOString();
+    const expiresAt = at(3_600_000);
+    const payment = reader.put(paid({ expiresAt, createdAt: at(0), updatedAt: at(60_000) }));
+    let failing = true;
+    const seen: Array<{ late: boolean; classificationLate: boolean }> = [];
+    const engine = new FulfillmentEngine({
+      store: new MemoryStore(),
+      client: reader,
+      backoffMs: 1000,
+      clock: () => new Date(now),
+      handlers: {
+        paid: async (_resource, ctx) => {
+          seen.push({ late: ctx.late, classificationLate: ctx.classification.late });
+          if (failing) throw new Error('shop down');
+        },
+      },
+    });
+    await engine.process({ kind: 'payment', id: payment.id, source: 'webhook' });
+    // Topped up after expiry: the service's updatedAt is now past expiresAt.
+    now = start + 7_200_000;
+    reader.put({ ...payment, amountReceived: '26.00', surplus: '1.00', updatedAt: at(7_000_000) });
+    failing = false;
+    const result = await engine.process({ kind: 'payment', id: payment.id, source: 'reconcile' });
+    expect(result).toMatchObject({ run: 'completed', classification: { late: false } });
+    expect(seen).toEqual([
+      { late: false, classificationLate: false },
+      { late: false, classificationLate: false },
+    ]);
   });
 });

@@ -241,6 +241,18 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         expect((await store.getResource('payment', 'pay_1'))?.snapshot).toEqual(paidSnapshot);
       });
 
+      it('regression: late is fixed by the news that first paid, and a later top-up never rewrites it', async () => {
+        expect((await store.updateResource({ kind: 'payment', id: 'pay_l', outcome: 'pending', late: true })).record.late).toBeUndefined();
+        expect((await store.updateResource({ kind: 'payment', id: 'pay_l', outcome: 'paid', late: false })).record.late).toBe(false);
+        expect((await store.updateResource({ kind: 'payment', id: 'pay_l', outcome: 'overpaid', late: true })).record.late).toBe(false);
+        expect((await store.getResource('payment', 'pay_l'))?.late).toBe(false);
+        // Expired first, then paid after expiry: late from that news.
+        await store.updateResource({ kind: 'payment', id: 'pay_m', outcome: 'expired' });
+        expect((await store.updateResource({ kind: 'payment', id: 'pay_m', outcome: 'overpaid', late: true })).record).toMatchObject({ outcome: 'overpaid', late: true });
+        // First seen already paid.
+        expect((await store.updateResource({ kind: 'invoice', id: 'inv_l', outcome: 'paid', late: true })).record.late).toBe(true);
+      });
+
       it('lists open resources and those without news since a time', async () => {
         const t0 = Date.parse('2025-03-01T00:00:00.000Z');
         await store.updateResource({ kind: 'payment', id: 'pay_old' }, new Date(t0));
@@ -268,6 +280,50 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         expect(await store.getCheckoutAttempt('order_1')).toEqual(done);
         expect(await store.getCheckoutAttempt('order_2')).toBeUndefined();
         await expect(store.completeCheckoutAttempt('order_2', { resourceId: 'pay_2', checkoutUrl: undefined })).rejects.toThrow(/putCheckoutAttempt/);
+      });
+
+      it('a refused attempt gives way to the next number only, with its own key and body', async () => {
+        const first = { orderId: 'order_r', kind: 'payment' as const, idempotencyKey: 'idem_r', requestHash: 'hash_1' };
+        expect((await store.putCheckoutAttempt(first)).attempt).toMatchObject({ number: 1, status: 'sending' });
+        expect(await store.releaseCheckoutAttempt('order_r', 2)).toBe(false);
+        expect(await store.releaseCheckoutAttempt('order_r', 1)).toBe(true);
+        expect(await store.releaseCheckoutAttempt('order_r', 1)).toBe(false);
+        expect(await store.getCheckoutAttempt('order_r')).toMatchObject({ number: 1, status: 'refused' });
+        // A stale caller (same number) and a skipped number get the refused attempt back.
+        expect(await store.putCheckoutAttempt({ ...first, number: 1 })).toMatchObject({ inserted: false, attempt: { status: 'refused' } });
+        expect(await store.putCheckoutAttempt({ ...first, number: 3 })).toMatchObject({ inserted: false, attempt: { status: 'refused' } });
+        const second = await store.putCheckoutAttempt({ ...first, number: 2, idempotencyKey: 'idem_r~2', requestHash: 'hash_2' });
+        expect(second).toMatchObject({ inserted: true, attempt: { number: 2, status: 'sending', idempotencyKey: 'idem_r~2', requestHash: 'hash_2', resourceId: undefined } });
+        expect(await store.putCheckoutAttempt({ ...first, number: 3 })).toMatchObject({ inserted: false, attempt: { number: 2 } });
+        expect(await store.completeCheckoutAttempt('order_r', { resourceId: 'pay_r', checkoutUrl: undefined })).toMatchObject({ number: 2, status: 'created' });
+        // Only a sending attempt is released: a created one stands.
+        expect(await store.releaseCheckoutAttempt('order_r', 2)).toBe(false);
+      });
+    });
+
+    describe('the caller\'s clock', () => {
+      it('regression: every stamp and due time follows the caller\'s now, not the wall clock', async () => {
+        // Far from the wall clock either way: a store that read its own clock would show it here.
+        for (const t0 of [Date.parse('2001-01-01T00:00:00.000Z'), Date.parse('2099-01-01T00:00:00.000Z')]) {
+          const key = `f:clock:${t0}`;
+          const queued = await store.enqueueRun({ key, kind: 'fulfillment', data: {} }, new Date(t0));
+          expect(queued.run).toMatchObject({ createdAt: iso(t0), nextAttemptAt: iso(t0) });
+          await store.claimRun(key, { owner: 'a', leaseMs: 1000, now: new Date(t0) });
+          expect(await store.failRun(key, 'a', { error: 'x', now: new Date(t0 + 1) })).toBe(true);
+          expect(await store.getRun(key)).toMatchObject({ status: 'failed', updatedAt: iso(t0 + 1) });
+          expect(await store.retryRun(key, new Date(t0 + 2))).toBe(true);
+          expect(await store.getRun(key)).toMatchObject({ status: 'pending', nextAttemptAt: iso(t0 + 2) });
+          expect(await store.listRuns({ kind: 'fulfillment', dueBy: iso(t0 + 2) })).toEqual([expect.objectContaining({ key })]);
+          await store.claimRun(key, { owner: 'a', leaseMs: 1000, now: new Date(t0 + 3) });
+          expect(await store.completeRun(key, 'a', new Date(t0 + 4))).toBe(true);
+          expect(await store.getRun(key)).toMatchObject({ status: 'done', completedAt: iso(t0 + 4) });
+          expect(await store.acquireLock(`lock:${t0}`, 'a', 1000, new Date(t0))).toBe(true);
+          expect(await store.acquireLock(`lock:${t0}`, 'b', 1000, new Date(t0 + 999))).toBe(false);
+          expect(await store.acquireLock(`lock:${t0}`, 'b', 1000, new Date(t0 + 1000))).toBe(true);
+          const order = `order:${t0}`;
+          expect((await store.putCheckoutAttempt({ orderId: order, kind: 'payment', idempotencyKey: 'k', requestHash: 'h' }, new Date(t0))).attempt).toMatchObject({ createdAt: iso(t0) });
+          expect(await store.completeCheckoutAttempt(order, { resourceId: 'p', checkoutUrl: undefined }, new Date(t0 + 5))).toMatchObject({ updatedAt: iso(t0 + 5) });
+        }
       });
     });
 

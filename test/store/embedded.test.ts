@@ -74,6 +74,24 @@ describe('EmbeddedStore files', () => {
     await third.close();
   });
 
+  it('regression: a store holding lease renewals (a slow handler) opens for a second instance and after a restart', async () => {
+    const dir = await scratch.dir();
+    const writer = await openEmbedded(dir);
+    const t0 = Date.parse('2030-01-01T00:00:00.000Z');
+    await writer.enqueueRun({ key: 'payment:p:paid', kind: 'fulfillment', data: {} }, new Date(t0));
+    await writer.claimRun('payment:p:paid', { owner: 'a', leaseMs: 30_000, now: new Date(t0) });
+    const reader = await openEmbedded(dir);
+    expect(await writer.renewLease('payment:p:paid', 'a', 30_000, new Date(t0 + 10_000))).toBe(true);
+    expect(await readFile(join(dir, 'journal-0.jsonl'), 'utf8')).toContain('"t":"renew"');
+    // The second instance catches up over the renew line; a restart replays it.
+    expect(await reader.getRun('payment:p:paid')).toMatchObject({ status: 'running', leaseUntil: new Date(t0 + 40_000).toISOString() });
+    await writer.completeRun('payment:p:paid', 'a', new Date(t0 + 20_000));
+    await writer.close();
+    const restarted = await openEmbedded(dir);
+    expect(await restarted.getRun('payment:p:paid')).toMatchObject({ status: 'done' });
+    await Promise.all([reader.close(), restarted.close()]);
+  });
+
   it('creates a store folder that does not exist', async () => {
     const dir = join(await scratch.dir(), 'a', 'b');
     const store = await openEmbedded(dir);

@@ -13,21 +13,30 @@ export const JOURNAL_FILE = /^journal-(\d+)\.jsonl$/;
 const BODY_SEPARATOR = ',"body":';
 const BODY_SEPARATOR_BYTES = Buffer.from(BODY_SEPARATOR);
 
-const OP_TYPES = new Set<string>([
-  'event',
-  'dead',
-  'enqueue',
-  'claim',
-  'complete',
-  'fail',
-  'retry',
-  'resource',
-  'attempt',
-  'attemptDone',
-  'lock',
-  'unlock',
-  'prune',
-]);
+/**
+ * Every op type a journal line may carry. A `Record` over the `Op` union, so that adding an op to
+ * the union without listing it here is a compile error: a hand-written list once lacked `renew`,
+ * and every store that had renewed a lease refused to open.
+ */
+const OP_TYPES: Record<Op['t'], true> = {
+  event: true,
+  dead: true,
+  enqueue: true,
+  claim: true,
+  renew: true,
+  complete: true,
+  fail: true,
+  retry: true,
+  resource: true,
+  attempt: true,
+  attemptDone: true,
+  attemptRefused: true,
+  lock: true,
+  unlock: true,
+  prune: true,
+};
+
+const isOpType = (t: unknown): t is Op['t'] => typeof t === 'string' && Object.hasOwn(OP_TYPES, t);
 
 /** An op as a journal line, and the op to apply to the state (event bodies referenced, not held). */
 export interface EncodedOp {
@@ -99,7 +108,7 @@ function decodeLine(chunk: Buffer, start: number, end: number, base: number, gen
   }
   if (typeof parsed !== 'object' || parsed === null) throw new CorruptLineError(base + start, 'not an object');
   const op = parsed as Record<string, unknown>;
-  if (typeof op.t !== 'string' || !OP_TYPES.has(op.t) || typeof op.at !== 'number') {
+  if (!isOpType(op.t) || typeof op.at !== 'number') {
     throw new CorruptLineError(base + start, `not a journal op (t=${JSON.stringify(op.t)})`);
   }
   if (op.t !== 'event') return op as Op;

@@ -4,6 +4,7 @@ import { ConfigError, StoreError } from '../../errors/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import {
   OUTCOME_RANK,
+  type NewCheckoutAttempt,
   type CheckoutAttempt,
   type ClaimOptions,
   type DeadLetter,
@@ -122,11 +123,10 @@ const rankOf = (outcome: ResourceUpdate['outcome']) => (outcome === undefined ? 
  * promise resolves once its statement (or transaction) has committed. Concurrent `insertEvent`
  * calls share statements when the connections are busy (group commit, see `GroupCommit`).
  *
- * Time: where the interface lets the caller give `now` (`claimRun`, `updateResource`) that time is
- * used; elsewhere the store reads this process's clock (`Date.now()`), exactly like the memory and
- * embedded stores, never the database's `now()`. One clock per comparison: a lease written from
- * `options.now` is compared with `options.now` of the next claimer, not with the server's clock.
- * Across hosts that assumes clocks kept in sync (NTP), as any lease does.
+ * Time: every stamp and comparison uses the caller's `now` (the wall clock when omitted), exactly
+ * like the memory and embedded stores, never the database's `now()`. One clock per comparison: a
+ * lease written from `options.now` is compared with `options.now` of the next claimer, not with
+ * the server's clock. Across hosts that assumes clocks kept in sync (NTP), as any lease does.
  *
  * @example
  * const store = new PostgresStore({ connectionString: process.env.CHECKOUT_STORE });
@@ -140,7 +140,7 @@ export class PostgresStore implements Store {
   private readonly quoted: string;
   private readonly sql: Statements;
   private readonly options: PostgresStoreOptions;
-  private readonly inserts: GroupCommit<NewEvent, { inserted: boolean }>;
+  private readonly inserts: GroupCommit<{ event: NewEvent; at: number }, { inserted: boolean }>;
 
   constructor(options: PostgresStoreOptions) {
     const { database, schemaFromUrl, connections } = connect(options, options.logger ?? silentLogger);
@@ -191,19 +191,24 @@ export class PostgresStore implements Store {
 
   // Events
 
-  insertEvent(event: NewEvent): Promise<{ inserted: boolean }> {
-    return this.inserts.push(event);
+  insertEvent(event: NewEvent, now = new Date()): Promise<{ inserted: boolean }> {
+    return this.inserts.push({ event, at: now.getTime() });
   }
 
-  /** One statement for many events; each is inserted unless its id is stored or came earlier in `events`. */
-  private async insertEvents(events: NewEvent[]): Promise<Array<{ inserted: boolean }>> {
+  /**
+   * One statement for many events; each is inserted unless its id is stored or came earlier in
+   * `events`. Their dispatch runs are queued at the batch's latest time (a batch spans milliseconds).
+   */
+  private async insertEvents(items: Array<{ event: NewEvent; at: number }>): Promise<Array<{ inserted: boolean }>> {
     const columns: unknown[][] = Array.from({ length: 9 }, () => []);
+    const events = items.map((item) => item.event);
+    const at = new Date(Math.max(...items.map((item) => item.at))).toISOString();
     for (const event of events) {
       const body = event.body === undefined ? { text: null, escaped: false } : encodeBody(event.body);
       const row = [event.id, event.type, event.environment ?? null, event.createdAt, event.receivedAt, event.resourceKind ?? null, event.resourceId ?? null, body.text, body.escaped];
       row.forEach((value, i) => columns[i]!.push(value));
     }
-    const { rows } = await this.database.query<{ id: string }>({ ...this.sql.insertEvents, values: [...columns, new Date().toISOString()] });
+    const { rows } = await this.database.query<{ id: string }>({ ...this.sql.insertEvents, values: [...columns, at] });
     const inserted = new Set(rows.map((row) => row.id));
     // The first of several deliveries of one id in the batch is the one that inserted it.
     return events.map((event) => ({ inserted: inserted.delete(event.id) }));
@@ -229,7 +234,8 @@ export class PostgresStore implements Store {
     return rows.map((row) => ({ ...toEvent(row), run: toPrefixedRun(row) }));
   }
 
-  async insertDeadLetter(letter: Omit<DeadLetter, 'id'>): Promise<DeadLetter> {
+  // The letter carries its own receivedAt: nothing else here is stamped.
+  async insertDeadLetter(letter: Omit<DeadLetter, 'id'>, _now?: Date): Promise<DeadLetter> {
     const body = encodeBody(letter.body);
     const { rows } = await this.database.query<DeadLetterRow>({
       ...this.sql.insertDeadLetter,
@@ -245,14 +251,14 @@ export class PostgresStore implements Store {
 
   // Runs
 
-  async enqueueRun(run: NewRun): Promise<{ inserted: boolean; run: Run }> {
+  async enqueueRun(run: NewRun, now = new Date()): Promise<{ inserted: boolean; run: Run }> {
     if (run.key.startsWith(EVENT_RUN_PREFIX) || run.kind === 'event') {
       // An event's dispatch run is its own row's: insertEvent queued it, or the event is unknown.
       const existing = run.key.startsWith(EVENT_RUN_PREFIX) && run.kind === 'event' ? await this.getRun(run.key) : undefined;
       if (existing) return { inserted: false, run: existing };
       throw new StoreError(`Cannot enqueue run ${run.key} (${run.kind}): dispatch runs are keyed event:<id> and queued by insertEvent with their event.`);
     }
-    const values = [run.key, run.kind, run.nextAttemptAt ?? null, new Date().toISOString(), JSON.stringify(run.data)];
+    const values = [run.key, run.kind, run.nextAttemptAt ?? null, now.toISOString(), JSON.stringify(run.data)];
     // Inserted, or already there. Runs in this table are never deleted, so a conflict means the
     // row is there to read.
     const inserted = await this.database.query<RunRow>({ ...this.sql.enqueueRun, values });
@@ -282,9 +288,9 @@ export class PostgresStore implements Store {
     return rowCount > 0;
   }
 
-  async completeRun(key: string, owner: string): Promise<boolean> {
+  async completeRun(key: string, owner: string, now = new Date()): Promise<boolean> {
     const { sql, id } = this.leaseOf(key);
-    const { rowCount } = await this.database.query({ ...sql.complete, values: [id, owner, new Date().toISOString()] });
+    const { rowCount } = await this.database.query({ ...sql.complete, values: [id, owner, now.toISOString()] });
     return rowCount > 0;
   }
 
@@ -293,14 +299,14 @@ export class PostgresStore implements Store {
     const { rowCount } = await this.database.query({
       ...sql.fail,
       // As in the memory store, an empty retryAt means "give up", like an absent one.
-      values: [id, owner, new Date().toISOString(), options.retryAt || null, options.error],
+      values: [id, owner, (options.now ?? new Date()).toISOString(), options.retryAt || null, options.error],
     });
     return rowCount > 0;
   }
 
-  async retryRun(key: string): Promise<boolean> {
+  async retryRun(key: string, now = new Date()): Promise<boolean> {
     const { sql, id } = this.leaseOf(key);
-    const { rowCount } = await this.database.query({ ...sql.retry, values: [id, new Date().toISOString()] });
+    const { rowCount } = await this.database.query({ ...sql.retry, values: [id, now.toISOString()] });
     return rowCount > 0;
   }
 
@@ -348,12 +354,13 @@ export class PostgresStore implements Store {
         expiresAt,
         at,
         update.open ?? true,
+        advancedFromNew && rank === OUTCOME_RANK.paid ? (update.late ?? false) : null,
       ],
     });
     if (inserted.rows[0]) return { record: toResource(inserted.rows[0]), advanced: advancedFromNew };
     const { rows } = await this.database.query<ResourceRow & { before_rank: number }>({
       ...this.sql.updateResource,
-      values: [update.kind, update.id, rank, update.outcome ?? null, update.source ?? null, snapshot, expiresAt, update.environment ?? null, update.orderId ?? null, update.open ?? null, at],
+      values: [update.kind, update.id, rank, update.outcome ?? null, update.source ?? null, snapshot, expiresAt, update.environment ?? null, update.orderId ?? null, update.open ?? null, at, update.late ?? null],
     });
     const row = one(rows);
     return { record: toResource(row), advanced: rank !== null && rank > row.before_rank };
@@ -378,10 +385,8 @@ export class PostgresStore implements Store {
 
   // Checkout attempts
 
-  async putCheckoutAttempt(
-    attempt: Pick<CheckoutAttempt, 'orderId' | 'kind' | 'idempotencyKey' | 'requestHash'>,
-  ): Promise<{ inserted: boolean; attempt: CheckoutAttempt }> {
-    const values = [attempt.orderId, attempt.kind, attempt.idempotencyKey, attempt.requestHash, new Date().toISOString()];
+  async putCheckoutAttempt(attempt: NewCheckoutAttempt, now = new Date()): Promise<{ inserted: boolean; attempt: CheckoutAttempt }> {
+    const values = [attempt.orderId, attempt.kind, attempt.idempotencyKey, attempt.requestHash, now.toISOString(), attempt.number ?? 1];
     const inserted = await this.database.query<AttemptRow>({ ...this.sql.putCheckoutAttempt, values });
     if (inserted.rows[0]) return { inserted: true, attempt: toAttempt(inserted.rows[0]) };
     // Attempts are never deleted: once the insert has met one, it is there to read.
@@ -389,13 +394,18 @@ export class PostgresStore implements Store {
     return { inserted: false, attempt: existing as CheckoutAttempt };
   }
 
-  async completeCheckoutAttempt(orderId: string, result: { resourceId: string; checkoutUrl: string | undefined }): Promise<CheckoutAttempt> {
+  async completeCheckoutAttempt(orderId: string, result: { resourceId: string; checkoutUrl: string | undefined }, now = new Date()): Promise<CheckoutAttempt> {
     const { rows } = await this.database.query<AttemptRow>({
       ...this.sql.completeCheckoutAttempt,
-      values: [orderId, result.resourceId, result.checkoutUrl ?? null, new Date().toISOString()],
+      values: [orderId, result.resourceId, result.checkoutUrl ?? null, now.toISOString()],
     });
     if (!rows[0]) throw new Error(`No checkout attempt for order ${orderId}: call putCheckoutAttempt first.`);
     return toAttempt(rows[0]);
+  }
+
+  async releaseCheckoutAttempt(orderId: string, number: number, now = new Date()): Promise<boolean> {
+    const { rowCount } = await this.database.query({ ...this.sql.releaseCheckoutAttempt, values: [orderId, number, now.toISOString()] });
+    return rowCount > 0;
   }
 
   async getCheckoutAttempt(orderId: string): Promise<CheckoutAttempt | undefined> {
@@ -405,8 +415,8 @@ export class PostgresStore implements Store {
 
   // Locks
 
-  async acquireLock(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    const at = Date.now();
+  async acquireLock(name: string, owner: string, ttlMs: number, now = new Date()): Promise<boolean> {
+    const at = now.getTime();
     const { rowCount } = await this.database.query({
       ...this.sql.acquireLock,
       values: [name, owner, new Date(at).toISOString(), new Date(at + ttlMs).toISOString()],
@@ -414,7 +424,7 @@ export class PostgresStore implements Store {
     return rowCount > 0;
   }
 
-  async releaseLock(name: string, owner: string): Promise<void> {
+  async releaseLock(name: string, owner: string, _now?: Date): Promise<void> {
     await this.database.query({ ...this.sql.releaseLock, values: [name, owner] });
   }
 

@@ -112,6 +112,7 @@ export const RESOURCE_COLUMNS = [
   'order_id',
   'outcome',
   'outcome_source',
+  'late',
   'snapshot',
   'expires_at',
   'last_news_at',
@@ -127,6 +128,7 @@ export interface ResourceRow {
   order_id: string | null;
   outcome: Outcome;
   outcome_source: string | null;
+  late: boolean | null;
   snapshot: Record<string, unknown> | null;
   expires_at: string | null;
   last_news_at: Time;
@@ -143,6 +145,7 @@ export function toResource(row: ResourceRow): ResourceRecord {
     orderId: orUndefined(row.order_id),
     outcome: row.outcome,
     outcomeSource: orUndefined(row.outcome_source) as NewsSource | undefined,
+    late: orUndefined(row.late),
     snapshot: orUndefined(row.snapshot),
     expiresAt: orUndefined(row.expires_at),
     lastNewsAt: iso(row.last_news_at),
@@ -152,11 +155,12 @@ export function toResource(row: ResourceRow): ResourceRecord {
   };
 }
 
-export const ATTEMPT_COLUMNS = ['order_id', 'kind', 'idempotency_key', 'request_hash', 'status', 'resource_id', 'checkout_url', 'created_at', 'updated_at'] as const;
+export const ATTEMPT_COLUMNS = ['order_id', 'kind', 'number', 'idempotency_key', 'request_hash', 'status', 'resource_id', 'checkout_url', 'created_at', 'updated_at'] as const;
 
 export interface AttemptRow {
   order_id: string;
   kind: ResourceKind;
+  number: number;
   idempotency_key: string;
   request_hash: string;
   status: CheckoutAttempt['status'];
@@ -170,6 +174,7 @@ export function toAttempt(row: AttemptRow): CheckoutAttempt {
   return {
     orderId: row.order_id,
     kind: row.kind,
+    number: row.number,
     idempotencyKey: row.idempotency_key,
     requestHash: row.request_hash,
     status: row.status,

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from './database.js';
+import { OUTCOME_RANK } from '../types.js';
 import { ATTEMPT_COLUMNS, DEAD_LETTER_COLUMNS, EVENT_COLUMNS, RESOURCE_COLUMNS, RUN_COLUMNS, type RunColumn } from './rows.js';
+
+const PAID_RANK = OUTCOME_RANK.paid;
 
 /** A statement without its values: the store adds them per call. */
 export type Prepared = Required<Pick<Statement, 'name' | 'text'>>;
@@ -121,8 +124,8 @@ export function buildStatements(quoted: string) {
       RETURNING ${runSelect('runs')}`),
     // A resource seen for the first time: the caller has computed the whole record.
     insertResource: prepare('insertResource', `
-      INSERT INTO ${s}.resources (kind, id, environment, order_id, outcome, outcome_rank, outcome_source, snapshot, expires_at, last_news_at, open, created_at, updated_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::timestamptz, $11, $10::timestamptz, $10::timestamptz)
+      INSERT INTO ${s}.resources (kind, id, environment, order_id, outcome, outcome_rank, outcome_source, snapshot, expires_at, last_news_at, open, late, created_at, updated_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::timestamptz, $11, $12::boolean, $10::timestamptz, $10::timestamptz)
       ON CONFLICT (kind, id) DO NOTHING
       RETURNING ${list(RESOURCE_COLUMNS)}`),
     // A known resource: the forward-only rule of `StoreState.updateResource`, on the locked row.
@@ -135,6 +138,7 @@ export function buildStatements(quoted: string) {
       SET outcome = CASE WHEN $3::smallint > r.outcome_rank THEN $4 ELSE r.outcome END,
           outcome_source = CASE WHEN $3::smallint > r.outcome_rank THEN $5 ELSE r.outcome_source END,
           outcome_rank = GREATEST(r.outcome_rank, $3::smallint),
+          late = CASE WHEN $3::smallint > r.outcome_rank AND $3::smallint = ${PAID_RANK} THEN COALESCE($12::boolean, false) ELSE r.late END,
           snapshot = CASE WHEN $6::jsonb IS NOT NULL AND ($3::smallint IS NULL OR $3::smallint >= r.outcome_rank) THEN $6::jsonb ELSE r.snapshot END,
           expires_at = CASE WHEN $7::text IS NOT NULL AND ($3::smallint IS NULL OR $3::smallint >= r.outcome_rank) THEN $7::text ELSE r.expires_at END,
           environment = COALESCE($8, r.environment),
@@ -148,10 +152,17 @@ export function buildStatements(quoted: string) {
     getResource: prepare('getResource', `SELECT ${list(RESOURCE_COLUMNS)} FROM ${s}.resources WHERE kind = $1 AND id = $2`),
 
     putCheckoutAttempt: prepare('putCheckoutAttempt', `
-      INSERT INTO ${s}.checkout_attempts (order_id, kind, idempotency_key, request_hash, status, created_at, updated_at)
-      VALUES ($1, $2, $3, $4, 'sending', $5::timestamptz, $5::timestamptz)
-      ON CONFLICT (order_id) DO NOTHING
+      INSERT INTO ${s}.checkout_attempts AS a (order_id, kind, idempotency_key, request_hash, number, status, created_at, updated_at)
+      VALUES ($1, $2, $3, $4, $6, 'sending', $5::timestamptz, $5::timestamptz)
+      ON CONFLICT (order_id) DO UPDATE
+        SET kind = EXCLUDED.kind, idempotency_key = EXCLUDED.idempotency_key, request_hash = EXCLUDED.request_hash, number = EXCLUDED.number,
+            status = 'sending', resource_id = NULL, checkout_url = NULL, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at
+        WHERE a.status = 'refused' AND a.number + 1 = EXCLUDED.number
       RETURNING ${list(ATTEMPT_COLUMNS)}`),
+    // Only the sending attempt of that number: a late refusal never releases a newer attempt.
+    releaseCheckoutAttempt: prepare('releaseCheckoutAttempt', `
+      UPDATE ${s}.checkout_attempts SET status = 'refused', updated_at = $3::timestamptz
+      WHERE order_id = $1 AND status = 'sending' AND number = $2`),
     completeCheckoutAttempt: prepare('completeCheckoutAttempt', `
       UPDATE ${s}.checkout_attempts
       SET status = 'created', resource_id = $2, checkout_url = $3, updated_at = $4::timestamptz
