@@ -1,0 +1,193 @@
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { execCli, spawnCli, waitForLine } from '../support/cli.js';
+import { eventually, freePort } from '../support/ports.js';
+import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
+
+// Regression: a handler running longer than a third of the receiver's 30 s dispatch lease made the
+// receiver write a `renew` journal line, which the journal reader did not know. From then on every
+// other process on the embedded store (`payments list`, `runs`, `reconcile`) and `serve` after a
+// restart refused to open it ("journal-0.jsonl has a damaged line … not a journal op (t="renew")").
+// Everything here runs as real CLI processes: the sandbox, serve, and the commands beside it.
+
+const HANDLERS = fileURLToPath(new URL('./fixtures/slow-fulfillment.mjs', import.meta.url));
+/** Longer than a third of the receiver's default dispatch lease (30 s), so the lease is renewed. */
+const HANDLER_MS = 25_000;
+
+const children: ChildProcess[] = [];
+
+function start(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): ChildProcess {
+  const child = spawnCli(args, options);
+  children.push(child);
+  return child;
+}
+
+/** Signal the process and wait for its exit (SIGKILL after `graceMs`); its exit code. */
+async function stop(child: ChildProcess, graceMs = 10_000): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  const code = await exited;
+  clearTimeout(timer);
+  return code;
+}
+
+afterEach(async () => {
+  await Promise.all(children.splice(0).map((child) => stop(child, 5_000)));
+  await removeTempDirs();
+});
+
+interface Call {
+  step: 'start' | 'end';
+  id: string;
+  key: string;
+  source?: string;
+  attempt?: number;
+  pid: number;
+  at: number;
+}
+
+function callsIn(log: string): Call[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Call);
+}
+
+/** The `renew` ops in the embedded store's journal segments. */
+function renewLines(storeDir: string): Array<{ t: 'renew'; key: string; owner: string; leaseMs: number; at: number }> {
+  return readdirSync(storeDir)
+    .filter((name) => /^journal-\d+\.jsonl$/.test(name))
+    .flatMap((name) => readFileSync(join(storeDir, name), 'utf8').split('\n'))
+    .filter((line) => line.startsWith('{"t":"renew"'))
+    .map((line) => JSON.parse(line));
+}
+
+describe('a fulfillment handler slower than a third of the dispatch lease (child processes, real sandbox)', () => {
+  it(
+    'renews its lease in the journal, and the store stays readable by every other process and by serve after a restart; the handler runs once',
+    async () => {
+      const shop = await tempDir('ck-slow-shop-');
+      const storeDir = await tempDir('ck-slow-store-');
+      const sandboxDir = await tempDir('ck-slow-sandbox-');
+      const log = join(shop, 'calls.jsonl');
+      const calls = () => callsIn(log);
+      const port = await freePort();
+
+      // The service, as a process, delivering webhooks to serve.
+      const sandbox = start(['sandbox', '--port', '0', '--data', sandboxDir, '--webhook-url', `http://127.0.0.1:${port}/webhooks/checkout`], {
+        cwd: sandboxDir,
+        env: { LOG_LEVEL: 'warn' },
+      });
+      const [, sandboxUrl, credentialsPath] = await waitForLine(sandbox, /sandbox listening on (http:\/\/127\.0\.0\.1:\d+)\ncredentials: (\S+)\n/);
+      const creds = JSON.parse(await readFile(credentialsPath!, 'utf8'));
+      const env = {
+        CHECKOUT_BASE_URL: sandboxUrl!,
+        CHECKOUT_API_KEY: creds.test.merchant.apiKey,
+        CHECKOUT_SIGNING_SECRET: creds.test.merchant.signingSecret,
+        CHECKOUT_INVOICE_KEY: creds.test.merchant.invoiceKey,
+        CHECKOUT_WEBHOOK_SECRET: creds.webhookSecret,
+        CHECKOUT_STORE: `file:${storeDir}`,
+        CHECKOUT_HANDLERS: HANDLERS,
+        SLOW_HANDLER_LOG: log,
+        SLOW_HANDLER_MS: String(HANDLER_MS),
+        LOG_LEVEL: 'warn',
+      };
+      /** Run a command beside serve on the same store; it must succeed. */
+      const cliJson = async (args: string[]) => {
+        const result = await execCli(args, { cwd: shop, env });
+        expect(result.code, `checkout-kit ${args.join(' ')} exited ${result.code}:\n${result.stderr}`).toBe(0);
+        return JSON.parse(result.stdout);
+      };
+      const startServe = async () => {
+        const serve = start(['serve', '--port', String(port)], { cwd: shop, env });
+        let stderr = '';
+        serve.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        await waitForLine(serve, /checkout-kit serve listening on/);
+        return { serve, stderr: () => stderr };
+      };
+
+      const first = await startServe();
+
+      // One paid checkout: created through serve, paid through the sandbox's simulation endpoint.
+      const created = await fetch(`http://127.0.0.1:${port}/checkout`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ orderId: 'o-slow', amount: '15', email: 'buyer@example.com' }),
+      });
+      expect(created.status).toBe(303);
+      const paymentId = created.headers.get('location')!.split('/').pop()!;
+      const deposit = await fetch(`${sandboxUrl}/sandbox/payments/${paymentId}/deposit`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: '15' }),
+      });
+      expect(deposit.status).toBe(200);
+
+      // The webhook reaches serve and the slow handler starts.
+      const started = await eventually(() => calls().find((call) => call.step === 'start'), 20_000);
+      expect(started).toMatchObject({ id: paymentId, key: `payment:${paymentId}:paid`, source: 'webhook', attempt: 1 });
+
+      // After a third of the 30 s dispatch lease, the running event's lease is renewed in the journal.
+      const renewed = await eventually(() => renewLines(storeDir).find((op) => op.key.startsWith('event:')), 20_000, 200);
+      expect(renewed).toMatchObject({ leaseMs: 30_000 });
+      expect(Date.now() - started.at).toBeGreaterThan(10_000);
+
+      // While the handler still runs, other processes read the same store.
+      const during = await cliJson(['payments', 'list', '--json']);
+      expect(during).toEqual([expect.objectContaining({ kind: 'payment', id: paymentId, orderId: 'o-slow', outcome: 'paid' })]);
+      const runsDuring = (await cliJson(['runs', '--json'])) as Array<{ key: string; status: string }>;
+      expect(runsDuring).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ key: renewed.key, status: 'running' }),
+          expect.objectContaining({ key: `payment:${paymentId}:paid`, status: 'running' }),
+        ]),
+      );
+      // …and did so while the handler was running, after the renewal.
+      expect(calls().map((call) => call.step)).toEqual(['start']);
+
+      // The handler returns; its run and the event's run are done.
+      await eventually(() => calls().find((call) => call.step === 'end'), HANDLER_MS + 10_000, 200);
+      const runsAfter = await eventually(async () => {
+        const runs = (await cliJson(['runs', '--json'])) as Array<{ key: string; status: string }>;
+        return runs.some((run) => run.status !== 'done') ? undefined : runs;
+      }, 15_000, 500);
+      expect(runsAfter).toEqual(
+        expect.arrayContaining([expect.objectContaining({ key: renewed.key }), expect.objectContaining({ key: `payment:${paymentId}:paid` })]),
+      );
+      expect(first.stderr()).not.toMatch(/lost the lease/i);
+
+      // serve stops cleanly; the store still opens in another process.
+      expect(await stop(first.serve)).toBe(0);
+      const afterStop = await cliJson(['payments', 'list', '--json']);
+      expect(afterStop).toEqual([expect.objectContaining({ id: paymentId, outcome: 'paid', open: false })]);
+
+      // serve starts again on the same store, and a reconcile pass beside it finds nothing to do.
+      const second = await startServe();
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ ok: true });
+      const reconciled = await cliJson(['reconcile', '--json', '--older-than', '0']);
+      expect(reconciled).toMatchObject({ skipped: false, fulfilled: 0, retried: 0, failed: 0 });
+      // Let the restarted serve pick up anything it wrongly thinks is due (due runs every 5 s, events every 1 s).
+      await sleep(6_000);
+      const health2 = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(health2.status).toBe(200);
+      expect(second.stderr()).not.toMatch(/damaged line/);
+
+      // Exactly one handler call, from the first serve, in total.
+      const all = calls();
+      expect(all.map((call) => call.step)).toEqual(['start', 'end']);
+      expect(all[0]!.pid).toBe(all[1]!.pid);
+    },
+    120_000,
+  );
+});
