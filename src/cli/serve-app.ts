@@ -20,7 +20,7 @@ export async function buildServeApp(runtime: Runtime, options: ServeAppOptions):
   const { config, store, engine, client, logger } = runtime;
   if (config.webhookSecrets.length === 0) throw new ConfigError('CHECKOUT_WEBHOOK_SECRET is not set: the receiver cannot verify deliveries without it.');
   // One clock for the receiver and the engine: leases and due times are compared across both.
-  const receiver = createReceiver({ store, secrets: config.webhookSecrets, scheme: config.webhookScheme, environment: config.environment, logger, clock: engine.clock });
+  const receiver = createReceiver({ store, secrets: config.webhookSecrets, scheme: config.webhookScheme, environment: config.environment, logger, clock: engine.clock, dispatchConcurrency: config.dispatchConcurrency });
   attachFulfillment(receiver, engine);
   const app = Fastify();
   await app.register(checkoutWebhooks, { receiver });

@@ -36,6 +36,13 @@ export interface CheckoutKitConfig {
    * @default { statusMap: { EXPIRED: 'closed' } } (no tolerance)
    */
   outcomeRules: OutcomeRules;
+  /**
+   * `CHECKOUT_MAX_RPS`: the most calls a second this process makes to the service, shared by
+   * every caller (confirm reads, reconcile, checkout). @default 20 (see `CheckoutClientOptions.maxRps`)
+   */
+  maxRps: number | undefined;
+  /** `CHECKOUT_DISPATCH_CONCURRENCY`: stored events dispatched at once by `serve`. @default 16 */
+  dispatchConcurrency: number | undefined;
   /** Environment of the configured keys (all must agree). */
   environment: Environment | undefined;
   port: number | undefined;
@@ -59,6 +66,15 @@ function list(value: string | undefined): string[] {
     .split(/[\s,]+/)
     .map((item) => item.trim())
     .filter(Boolean);
+}
+
+function positiveNumber(value: string | undefined, variable: string, expected: string, whole: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(value) || !(number > 0) || (whole && !Number.isInteger(number))) {
+    throw new ConfigError(`${variable} "${value}" is not a positive ${whole ? 'whole ' : ''}number: give ${expected}.`);
+  }
+  return number;
 }
 
 function readDotenv(cwd: string): Record<string, string> {
@@ -129,6 +145,9 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
 
   const outcomeRules: OutcomeRules = { underpayTolerance: parseUnderpayTolerance(get('CHECKOUT_UNDERPAY_TOLERANCE')), statusMap: parseStatusMap(get('CHECKOUT_STATUS_MAP')) };
 
+  const maxRps = positiveNumber(get('CHECKOUT_MAX_RPS'), 'CHECKOUT_MAX_RPS', 'calls a second, e.g. 50 or 0.5', false);
+  const dispatchConcurrency = positiveNumber(get('CHECKOUT_DISPATCH_CONCURRENCY'), 'CHECKOUT_DISPATCH_CONCURRENCY', 'a whole number of events, e.g. 16', true);
+
   const handlers = get('CHECKOUT_HANDLERS');
   const publicUrl = get('CHECKOUT_PUBLIC_URL')?.replace(/\/+$/, '');
   if (publicUrl && !/^https?:\/\/[^/]/.test(publicUrl)) throw new ConfigError(`CHECKOUT_PUBLIC_URL "${publicUrl}" is not an http(s) URL.`);
@@ -146,6 +165,8 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
     publicUrl,
     handlers: handlers ? resolve(cwd, handlers) : undefined,
     outcomeRules,
+    maxRps,
+    dispatchConcurrency,
     environment,
     port: port === undefined ? undefined : Number(port),
     host: get('HOST'),

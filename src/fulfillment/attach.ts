@@ -3,7 +3,7 @@ import type { FulfillmentEngine } from './engine.js';
 
 /** Anything with `onAny`, like the webhook receiver. */
 export interface EventSource {
-  onAny(handler: (event: CheckoutEvent) => unknown): () => void;
+  onAny(handler: (event: CheckoutEvent, delivery: { storedAt: string } | undefined) => unknown): () => void;
 }
 
 /**
@@ -12,10 +12,10 @@ export interface EventSource {
  * reading the service make the event's dispatch fail, so the receiver retries it.
  */
 export function attachFulfillment(source: EventSource, engine: FulfillmentEngine): () => void {
-  return source.onAny(async (event) => {
+  return source.onAny(async (event, delivery) => {
     const kind = resourceKindOf(event.type);
     const id = (event.data as { id?: unknown } | undefined)?.id;
     if (!kind || typeof id !== 'string') return;
-    await engine.process({ kind, id, source: 'webhook', hint: event.data });
+    await engine.process({ kind, id, source: 'webhook', hint: event.data, storedAt: delivery?.storedAt });
   });
 }

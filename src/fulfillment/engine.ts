@@ -6,7 +6,8 @@ import { silentLogger, type Logger } from '../log/index.js';
 import { InvoiceDetailSchema, PaymentSchema, type InvoiceDetail, type Payment } from '../schemas/index.js';
 import { keepLease, OUTCOME_RANK, type NewsSource, type ResourceKind, type ResourceRecord, type Run, type Store } from '../store/index.js';
 import { handlerFor, type FulfillmentHandlers } from './handlers.js';
-import { classify, fulfillmentKey, type ClassifyOptions, type Classification, type HandlerOutcome } from './outcome.js';
+import { classify, fulfillmentKey, type Classifiable, type ClassifyOptions, type Classification, type HandlerOutcome } from './outcome.js';
+import { ReadCoalescer } from './read-coalescer.js';
 import { every } from '../timers/index.js';
 
 /** The reads the engine needs from the service; `CheckoutClient` fits. */
@@ -45,6 +46,8 @@ export interface FulfillmentEngineOptions {
   completionRetries?: number;
   /** First delay between completion tries, doubling. @default 100 */
   completionRetryMs?: number;
+  /** Resources whose last confirm read is remembered, to skip reads for news it already covered. @default 50000 */
+  coalesceCapacity?: number;
   logger?: Logger;
   /**
    * The one clock of everything the engine decides and stores (outcomes, leases, due times);
@@ -63,6 +66,11 @@ export interface ProcessInput {
   /** The resource as an event carried it: used only when not confirming with the service. */
   hint?: unknown;
   orderId?: string | undefined;
+  /**
+   * When this news was stored (an event's receive time, on the engine's clock). A confirm read
+   * of the resource that began at or after it has already confirmed it: no new read is made.
+   */
+  storedAt?: string | undefined;
 }
 
 export interface ProcessResult {
@@ -90,18 +98,50 @@ export class FulfillmentEngine {
   readonly clock: () => Date;
   private readonly options: FulfillmentEngineOptions;
   private readonly confirm: boolean;
+  private readonly reads: ReadCoalescer<ProcessResult>;
   private readonly logger: Logger;
 
   constructor(options: FulfillmentEngineOptions) {
     this.options = options;
     this.owner = options.owner ?? defaultOwner();
     this.confirm = options.confirm ?? options.client !== undefined;
+    this.reads = new ReadCoalescer(options.coalesceCapacity ?? 50_000);
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock ?? (() => new Date());
   }
 
-  /** Learn the latest state of one resource, store it (forward only) and run its handler if due. */
+  /**
+   * Learn the latest state of one resource, store it (forward only) and run its handler if due.
+   * Confirm reads are coalesced per resource (`ReadCoalescer`): news arriving while a read is
+   * queued shares it, and news already covered by a read that began after it costs no read.
+   */
   async process(input: ProcessInput): Promise<ProcessResult> {
+    if (!this.confirming) return this.learn(input);
+    const key = `${input.kind}:${input.id}`;
+    if (input.storedAt !== undefined && this.reads.confirmedSince(key, Date.parse(input.storedAt))) {
+      const known = await this.fromStore(input);
+      if (known) return known;
+    }
+    return this.reads.run(key, () => this.clock().getTime(), () => this.learn(input));
+  }
+
+  /** What the store holds of a resource that a later read has already confirmed. */
+  private async fromStore(input: ProcessInput): Promise<ProcessResult | undefined> {
+    const record = await this.options.store.getResource(input.kind, input.id);
+    if (!record?.snapshot) return undefined;
+    const classification = classify(record.snapshot as unknown as Classifiable, { ...this.options.classify, now: this.clock() });
+    return {
+      kind: input.kind,
+      id: input.id,
+      outcome: record.outcome,
+      advanced: false,
+      firstLearnedBy: undefined,
+      classification: { ...classification, late: record.late ?? classification.late },
+      run: 'none',
+    };
+  }
+
+  private async learn(input: ProcessInput): Promise<ProcessResult> {
     let resource: Payment | InvoiceDetail;
     try {
       resource = await this.read(input.kind, input.id, input.hint);
@@ -198,9 +238,13 @@ export class FulfillmentEngine {
     return count;
   }
 
+  private get confirming(): boolean {
+    return this.confirm && this.options.client !== undefined;
+  }
+
   /** Read the resource: from the service when confirming, else from the hint (validated). */
   private async read(kind: ResourceKind, id: string, hint: unknown): Promise<Payment | InvoiceDetail> {
-    if (this.confirm && this.options.client) {
+    if (this.confirming && this.options.client) {
       return kind === 'payment' ? this.options.client.payments.get(id) : this.options.client.invoices.get(id);
     }
     const schema = kind === 'payment' ? PaymentSchema : InvoiceDetailSchema;

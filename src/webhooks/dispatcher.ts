@@ -4,7 +4,7 @@ import type { Store } from '../store/types.js';
 import { backoffDelay } from './backoff-delay.js';
 import type { HandlerRegistry } from './event-handlers.js';
 import { WebhookHandlerError } from './handler-error.js';
-import { runHandlers } from './run-handlers.js';
+import { runHandlers, type DeliveryInfo } from './run-handlers.js';
 import { keepLease } from '../store/keep-lease.js';
 
 /** Key of the dispatch run `store.insertEvent` queues with each new event. */
@@ -22,6 +22,8 @@ export interface DispatcherSettings {
   maxBackoffMs: number;
   /** The receiver's clock: claims, renewals, retries and due times all read it. */
   clock: () => Date;
+  /** Dispatches in flight at once, started from the durable queue oldest first. */
+  concurrency: number;
   /** Rebuild a stored event for dispatch; a string says why it cannot be. */
   loadEvent(eventId: string): Promise<CheckoutEvent | string>;
 }
@@ -32,8 +34,19 @@ export type DispatchOutcome = 'done' | 'retry' | 'failed' | 'skipped' | 'error';
 export interface Dispatcher {
   /** Claim the event's run and run its handlers once. `event` saves a reload right after receipt. */
   dispatch(eventId: string, event?: CheckoutEvent): Promise<DispatchOutcome>;
-  /** Dispatch every due run (pending and due, or leased by a worker whose lease ran out) at `now`. */
-  dispatchDue(now?: Date): Promise<number>;
+  /**
+   * An event was just stored: make sure the queue is being worked on. Never waits: the event
+   * is dispatched from the store when its turn comes (oldest first, `concurrency` at a time).
+   */
+  notify(event: CheckoutEvent): void;
+  /** Stop starting new dispatches (those in flight go on); `resume()` starts again. */
+  pause(): void;
+  resume(): void;
+  /**
+   * Dispatch every due run (pending and due, or leased by a worker whose lease ran out), at most
+   * `concurrency` at a time; resolves with how many were dispatched once none is left.
+   */
+  dispatchDue(): Promise<number>;
   /** Put failed runs (one, or all) back to pending; returns how many. */
   retryFailed(eventId?: string): Promise<number>;
   /** Remember a promise so that `idle()` waits for it. */
@@ -43,6 +56,8 @@ export interface Dispatcher {
 }
 
 const PAGE = 100;
+/** Events kept parsed in memory between their receipt and their dispatch, per unit of concurrency. */
+const KEPT_PER_SLOT = 4;
 
 export function createDispatcher(settings: DispatcherSettings): Dispatcher {
   const { store, handlers, logger, owner, leaseMs, maxAttempts, clock } = settings;
@@ -55,16 +70,13 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
     return promise;
   }
 
-  async function notify(error: WebhookHandlerError): Promise<void> {
+  async function reportFailure(error: WebhookHandlerError): Promise<void> {
     const listeners = handlers.errorHandlers();
     if (listeners.length === 0) {
       logger.error({ eventId: error.event.id, type: error.event.type, attempt: error.attempt, errors: error.errors.map(String) }, error.message);
       return;
     }
-    const failures = await runHandlers(
-      listeners.map((listener) => () => listener(error)),
-      error.event,
-    );
+    const failures = await runHandlers(listeners.map((listener) => () => listener(error)));
     for (const failure of failures) logger.error({ eventId: error.event.id, err: String(failure) }, 'An onError handler threw');
   }
 
@@ -86,7 +98,8 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
       clock,
       onLost: (reason) => logger.warn({ eventId, reason }, `Lost the lease on event ${eventId} while its handlers ran; another worker may run them again.`),
     });
-    const errors = await runHandlers(handlers.handlersFor(event.type), event).finally(stopRenewing);
+    const delivery: DeliveryInfo = { storedAt: run.createdAt };
+    const errors = await runHandlers(handlers.handlersFor(event.type).map((handler) => () => handler(event, delivery))).finally(stopRenewing);
     if (errors.length === 0) {
       if (!(await store.completeRun(key, owner, clock()))) {
         logger.warn({ eventId, leaseMs }, `Lease on event ${eventId} ran out before its handlers finished; another worker may run them again. Raise leaseMs.`);
@@ -98,7 +111,7 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
     const retryAt = willRetry ? new Date(now.getTime() + backoffDelay(run.attempts, settings.backoffMs, settings.maxBackoffMs)).toISOString() : undefined;
     const error = new WebhookHandlerError(event, errors, run.attempts, maxAttempts, retryAt);
     await store.failRun(key, owner, { error: error.message, retryAt, now });
-    await notify(error);
+    await reportFailure(error);
     return willRetry ? 'retry' : 'failed';
   }
 
@@ -112,15 +125,96 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
     );
   }
 
-  async function dispatchDue(now = clock()): Promise<number> {
-    let dispatched = 0;
-    for (;;) {
-      const due = await store.listRuns({ kind: 'event', status: ['pending', 'running'], dueBy: now.toISOString(), limit: PAGE });
-      const outcomes = await Promise.all(due.map((run) => dispatch(run.key.slice(RUN_PREFIX.length))));
-      const claimed = outcomes.filter((outcome) => outcome !== 'skipped' && outcome !== 'error').length;
-      dispatched += claimed;
-      if (due.length < PAGE || claimed === 0) return dispatched;
+  // The queue pump: the store is the queue; this process keeps only what is in flight (at most
+  // `concurrency` ids) and a few just-received events, so memory does not grow with a backlog.
+  const active = new Map<string, Promise<DispatchOutcome>>();
+  const kept = new Map<string, CheckoutEvent>();
+  let paused = false;
+  /** Dispatches this process finished (claimed and ran), for `dispatchDue`'s answer. */
+  let dispatchedCount = 0;
+  let filling: Promise<void> | undefined;
+  let refill = false;
+
+  /** Start due runs, oldest first, up to the free slots; `skip` holds ids not to start again. */
+  async function fill(skip?: Set<string>): Promise<Array<Promise<DispatchOutcome>>> {
+    const free = settings.concurrency - active.size;
+    if (free <= 0 || paused) return [];
+    const due = await store.listRuns({
+      kind: 'event',
+      status: ['pending', 'running'],
+      dueBy: clock().toISOString(),
+      limit: free + active.size + Math.min(skip?.size ?? 0, PAGE),
+    });
+    const started: Array<Promise<DispatchOutcome>> = [];
+    for (const run of due) {
+      if (active.size >= settings.concurrency) break;
+      const eventId = run.key.slice(RUN_PREFIX.length);
+      if (active.has(eventId) || skip?.has(eventId)) continue;
+      skip?.add(eventId);
+      started.push(start(eventId));
     }
+    return started;
+  }
+
+  function start(eventId: string): Promise<DispatchOutcome> {
+    const known = kept.get(eventId);
+    kept.delete(eventId);
+    const promise = dispatch(eventId, known);
+    active.set(eventId, promise);
+    void promise.then((outcome) => {
+      active.delete(eventId);
+      if (outcome !== 'skipped' && outcome !== 'error') dispatchedCount += 1;
+      // A store failure leaves the run due: the poll timer tries it again, not a hot loop here.
+      if (outcome !== 'error') wake();
+    });
+    return promise;
+  }
+
+  /** Fill free slots now, once per burst of wake-ups. */
+  function wake(): void {
+    if (paused) return;
+    if (filling) {
+      refill = true;
+      return;
+    }
+    filling = track(
+      (async () => {
+        do {
+          refill = false;
+          await fill();
+        } while (refill && active.size < settings.concurrency);
+      })()
+        .catch((error: unknown) => logger.error({ err: error }, `Could not read the dispatch queue: ${String(error)}`))
+        .finally(() => (filling = undefined)),
+    );
+  }
+
+  let wakeScheduled = false;
+  function notify(event: CheckoutEvent): void {
+    if (kept.size < settings.concurrency * KEPT_PER_SLOT) kept.set(event.id, event);
+    // After the ack: the adapter writes the response before any dispatch work starts.
+    if (wakeScheduled) return;
+    wakeScheduled = true;
+    void track(
+      new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        wakeScheduled = false;
+        wake();
+      }),
+    );
+  }
+
+  async function dispatchDue(): Promise<number> {
+    const before = dispatchedCount;
+    const tried = new Set<string>();
+    for (;;) {
+      const started = await fill(tried);
+      if (started.length === 0 && active.size === 0) break;
+      // Wait for a slot; what the background pump starts meanwhile counts too.
+      await Promise.race(started.length > 0 ? started : active.values());
+      if (paused) await Promise.all(active.values());
+      if (paused) break;
+    }
+    return dispatchedCount - before;
   }
 
   async function retryFailed(eventId?: string): Promise<number> {
@@ -139,5 +233,14 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
     while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
   }
 
-  return { dispatch, dispatchDue, retryFailed, track, idle };
+  return {
+    dispatch,
+    notify,
+    pause: () => void (paused = true),
+    resume: () => void (paused = false),
+    dispatchDue,
+    retryFailed,
+    track,
+    idle,
+  };
 }

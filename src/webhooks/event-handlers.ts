@@ -1,16 +1,17 @@
 import type { CheckoutEvent, EventOf, KnownEventType } from '../schemas/event.js';
 import type { WebhookHandlerError } from './handler-error.js';
+import type { DeliveryInfo } from './run-handlers.js';
 
 /** A known event type (autocompleted) or any other string: unknown types are dispatched too. */
 export type EventName = KnownEventType | (string & {});
 
 /** A handler of events of type `T`: `on('payment.paid', e => e.data.amount)` sees a Payment. */
-export type EventHandler<T extends string = string> = (event: EventOf<T>) => unknown;
+export type EventHandler<T extends string = string> = (event: EventOf<T>, delivery: DeliveryInfo) => unknown;
 
 /** Gets every failed dispatch attempt's errors, gathered per event. */
 export type ErrorHandler = (error: WebhookHandlerError) => unknown;
 
-type AnyHandler = (event: CheckoutEvent) => unknown;
+type AnyHandler = (event: CheckoutEvent, delivery: DeliveryInfo) => unknown;
 
 export interface HandlerRegistry {
   /** Handle events of one type or several. Returns a function that removes the handler. */

@@ -50,6 +50,13 @@ export interface ReceiverOptions {
   maxBackoffMs?: number;
   /** How often a started receiver looks for due runs (retries, crashed workers' events). @default 1000 */
   pollIntervalMs?: number;
+  /**
+   * Events dispatched at once. Deliveries are acknowledged as soon as they are stored, whatever
+   * the backlog; dispatch then works through the stored queue oldest first, this many at a time,
+   * so a flushed backlog never opens thousands of calls to the service or handlers at once.
+   * @default 16
+   */
+  dispatchConcurrency?: number;
   /** Run handlers. `false`: only verify, store and acknowledge (another process dispatches). @default true */
   dispatch?: boolean;
   /** Payload and id retention; `false` never prunes. @default {} (30 / 90 days, hourly) */
@@ -107,6 +114,7 @@ export function normalizeReceiverOptions(options: ReceiverOptions): NormalizedRe
     backoff: positive('backoff', options.backoff ?? 1000, 0),
     maxBackoffMs: positive('maxBackoffMs', options.maxBackoffMs ?? 600_000, 0),
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? 1000),
+    dispatchConcurrency: Math.floor(positive('dispatchConcurrency', options.dispatchConcurrency ?? 16)),
     dispatch: options.dispatch ?? true,
     retention,
     clock: options.clock ?? (() => new Date()),

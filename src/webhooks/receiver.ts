@@ -67,6 +67,7 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
     backoffMs: options.backoff,
     maxBackoffMs: options.maxBackoffMs,
     clock: options.clock,
+    concurrency: options.dispatchConcurrency,
     loadEvent,
   });
 
@@ -87,8 +88,8 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
 
   function onStored(event: CheckoutEvent): void {
     if (!options.dispatch || stopped) return;
-    // After the ack: the adapter writes the response before the handlers start.
-    void dispatcher.track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => dispatcher.dispatch(event.id, event)));
+    // Nothing on the ack path but a wake-up: the event is dispatched from the store in its turn.
+    dispatcher.notify(event);
   }
 
   async function prune(now = options.clock()) {
@@ -104,6 +105,7 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
     onError: handlers.onError,
     async start() {
       stopped = false;
+      dispatcher.resume();
       if (timers.length > 0) return 0;
       if (options.retention) background(options.retention.intervalMs, () => prune());
       if (!options.dispatch) return 0;
@@ -112,6 +114,7 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
     },
     async stop() {
       stopped = true;
+      dispatcher.pause();
       for (const stopTimer of timers.splice(0)) stopTimer();
       await dispatcher.idle();
     },

@@ -1,9 +1,13 @@
-import type { CheckoutEvent } from '../schemas/event.js';
+/** What a handler learns beside the event: when this receiver stored it. */
+export interface DeliveryInfo {
+  /** When the event was stored (ISO, the receiver's clock). The fulfillment engine coalesces reads by it. */
+  storedAt: string;
+}
 
-/** Run every handler on the event concurrently; resolves with what the failing ones threw. */
-export async function runHandlers(handlers: ReadonlyArray<(event: CheckoutEvent) => unknown>, event: CheckoutEvent): Promise<unknown[]> {
+/** Make every call concurrently; resolves with what the failing ones threw. */
+export async function runHandlers(calls: ReadonlyArray<() => unknown>): Promise<unknown[]> {
   // `async` wrapper: a handler that throws synchronously is caught like one that rejects.
-  const results = await Promise.allSettled(handlers.map(async (handler) => handler(event)));
+  const results = await Promise.allSettled(calls.map(async (call) => call()));
   const errors: unknown[] = [];
   for (const result of results) if (result.status === 'rejected') errors.push(result.reason);
   return errors;

@@ -98,6 +98,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: { ...base, ...override }, dotenv: false })).toThrow(message);
   });
 
+  it('reads CHECKOUT_MAX_RPS and CHECKOUT_DISPATCH_CONCURRENCY, and refuses what is not a positive number', () => {
+    expect(loadConfig({ env: base, dotenv: false })).toMatchObject({ maxRps: undefined, dispatchConcurrency: undefined });
+    expect(loadConfig({ env: { ...base, CHECKOUT_MAX_RPS: '0.5', CHECKOUT_DISPATCH_CONCURRENCY: '32' }, dotenv: false })).toMatchObject({ maxRps: 0.5, dispatchConcurrency: 32 });
+    for (const [variable, value] of [
+      ['CHECKOUT_MAX_RPS', '0'],
+      ['CHECKOUT_MAX_RPS', '-3'],
+      ['CHECKOUT_MAX_RPS', 'fast'],
+      ['CHECKOUT_DISPATCH_CONCURRENCY', '2.5'],
+      ['CHECKOUT_DISPATCH_CONCURRENCY', '0'],
+    ] as const) {
+      expect(() => loadConfig({ env: { ...base, [variable]: value }, dotenv: false })).toThrow(new RegExp(`^${variable} "${value}" is not a positive`));
+    }
+  });
+
   it('never puts a secret in a configuration error and registers secrets for redaction', () => {
     const secret = 'svc_ms_SECRETVALUEthatmustnotleak';
     const error = (() => {

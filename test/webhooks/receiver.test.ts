@@ -368,12 +368,16 @@ describe('dispatch, retries and recovery', () => {
 
   it('stop() waits for in-flight handlers', async () => {
     const { receiver } = setup();
+    let started = false;
     let finished = false;
     receiver.onAny(async () => {
+      started = true;
       await new Promise((resolve) => setTimeout(resolve, 30));
       finished = true;
     });
     await receiver.handle(signedEvent());
+    // Dispatch starts from the store just after the ack; stop once the handler is running.
+    await waitFor(() => started);
     await receiver.stop();
     expect(finished).toBe(true);
   });

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { attachFulfillment, FulfillmentEngine } from '../../src/fulfillment/index.js';
+import type { Payment } from '../../src/schemas/index.js';
+import { EmbeddedStore } from '../../src/store/index.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { createReceiver } from '../../src/webhooks/index.js';
+import { FakeReader } from '../support/fake-reader.js';
+import { samplePayment } from '../support/fixtures.js';
+import { tempDir } from '../support/temp-dirs.js';
+import { captureLogger, paymentEvent, SECRET, signedEvent, waitFor } from './helpers.js';
+
+/** A promise that a test opens by hand. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+describe('the dispatch queue', () => {
+  it('acknowledges a backlog without waiting for dispatch, then dispatches it oldest first, dispatchConcurrency at a time', async () => {
+    const store = new MemoryStore();
+    const receiver = createReceiver({ store, secrets: [SECRET], logger: captureLogger(), dispatchConcurrency: 3 });
+    const { opened, open } = gate();
+    const started: string[] = [];
+    let running = 0;
+    let mostAtOnce = 0;
+    receiver.onAny(async (event) => {
+      started.push(event.id);
+      mostAtOnce = Math.max(mostAtOnce, ++running);
+      await opened;
+      running -= 1;
+    });
+    const events = Array.from({ length: 40 }, () => paymentEvent());
+    // Every delivery is acknowledged while the handlers hang.
+    for (const event of events) expect((await receiver.handle(signedEvent(event))).status).toBe(200);
+    await waitFor(() => started.length === 3);
+    expect(started).toEqual(events.slice(0, 3).map((event) => event.id));
+    open();
+    await waitFor(() => started.length === events.length);
+    await receiver.idle();
+    expect(started).toEqual(events.map((event) => event.id));
+    expect(mostAtOnce).toBe(3);
+    expect(await store.listRuns({ kind: 'event', status: ['pending', 'running'] })).toEqual([]);
+  });
+
+  it('stop() leaves the stored backlog in the store; start() dispatches it', async () => {
+    const dir = await tempDir('ck-dispatch-queue-');
+    const store = new EmbeddedStore({ dir, logger: captureLogger() });
+    await store.open();
+    const receiver = createReceiver({ store, secrets: [SECRET], logger: captureLogger(), dispatchConcurrency: 2 });
+    const seen: string[] = [];
+    const { opened, open } = gate();
+    receiver.onAny(async (event) => {
+      seen.push(event.id);
+      await opened;
+    });
+    const events = Array.from({ length: 10 }, () => paymentEvent());
+    for (const event of events) await receiver.handle(signedEvent(event));
+    await waitFor(() => seen.length === 2);
+    const stopping = receiver.stop();
+    open();
+    await stopping;
+    expect(seen).toHaveLength(2);
+    expect(await store.listRuns({ kind: 'event', status: 'pending' })).toHaveLength(8);
+    expect(await receiver.start()).toBe(8);
+    expect(seen).toEqual(events.map((event) => event.id));
+    await receiver.stop();
+    await store.close();
+  });
+});
+
+describe('coalesced confirm reads', () => {
+  /** A reader whose reads wait for `release()` while `hold` is set. */
+  function slowReader() {
+    const reader = new FakeReader();
+    let hold = gate();
+    let holding = false;
+    const get = reader.payments.get;
+    reader.payments.get = async (id: string) => {
+      const payment = await get(id); // counted as a read when it starts
+      if (holding) await hold.opened;
+      return payment;
+    };
+    return {
+      reader,
+      holdReads: () => {
+        holding = true;
+        hold = gate();
+      },
+      release: () => {
+        holding = false;
+        hold.open();
+      },
+    };
+  }
+
+  it('news arriving while a read is queued or in flight shares the next read; news a read already covered costs none', async () => {
+    const { reader, holdReads, release } = slowReader();
+    const payment = reader.put(samplePayment({ amountReceived: '25.00', status: 'PAID' }));
+    let now = Date.parse('2030-01-01T00:00:00.000Z');
+    const at = (ms: number) => new Date(ms).toISOString();
+    const calls: string[] = [];
+    const engine = new FulfillmentEngine({ store: new MemoryStore(), client: reader, clock: () => new Date(now), handlers: { paid: async (p) => void calls.push(p.id) } });
+    const input = (storedAt: number) => ({ kind: 'payment' as const, id: payment.id, source: 'webhook' as const, storedAt: at(storedAt) });
+
+    holdReads();
+    const first = engine.process(input(now)); // read 1 starts and hangs
+    await waitFor(() => reader.reads === 1);
+    now += 10;
+    // Stored after read 1 began: they may not use it, and share read 2.
+    const second = engine.process(input(now));
+    const third = engine.process(input(now));
+    release();
+    await Promise.all([first, second, third]);
+    expect(reader.reads).toBe(2);
+    // Stored before read 2 began: already confirmed, no read.
+    expect((await engine.process(input(now - 5))).outcome).toBe('paid');
+    expect(reader.reads).toBe(2);
+    // Stored after the last read began: a read of its own.
+    now += 10;
+    await engine.process(input(now));
+    expect(reader.reads).toBe(3);
+    expect(calls).toEqual([payment.id]);
+  });
+
+  it('a flushed backlog costs about one read per payment, and every paid payment is fulfilled once', async () => {
+    const { reader, holdReads, release } = slowReader();
+    const store = new MemoryStore();
+    const receiver = createReceiver({ store, secrets: [SECRET], logger: captureLogger(), dispatchConcurrency: 4 });
+    const calls = new Map<string, number>();
+    const engine = new FulfillmentEngine({ store, client: reader, handlers: { paid: async (p) => void calls.set(p.id, (calls.get(p.id) ?? 0) + 1) } });
+    attachFulfillment(receiver, engine);
+    const payments: Payment[] = Array.from({ length: 20 }, () => reader.put(samplePayment({ amountReceived: '25.00', status: 'PAID' })));
+    holdReads();
+    // created, partially_paid, paid for each payment, interleaved across payments as a provider's flush.
+    for (const type of ['payment.created', 'payment.partially_paid', 'payment.paid']) {
+      for (const payment of payments) {
+        const event = { ...paymentEvent({ type }), id: `evt_${randomUUID()}`, data: payment };
+        expect((await receiver.handle(signedEvent(event))).status).toBe(200);
+      }
+    }
+    release();
+    await waitFor(async () => (await store.listRuns({ kind: 'event', status: ['pending', 'running'] })).length === 0, 10_000);
+    await receiver.idle();
+    // Only the reads that began before the whole backlog was stored (at most one per dispatch slot) are read twice.
+    expect(reader.reads).toBeGreaterThanOrEqual(payments.length);
+    expect(reader.reads).toBeLessThanOrEqual(payments.length + 4);
+    expect([...calls.values()]).toEqual(payments.map(() => 1));
+  });
+});
