@@ -36,6 +36,7 @@ export {
 
 export {
   PaymentSchema,
+  PartnerPaymentSchema,
   PaymentDepositAddressSchema,
   InvoiceSchema,
   InvoiceAddressSchema,
@@ -56,6 +57,7 @@ export {
 export type {
   Environment,
   Payment,
+  PartnerPayment,
   PaymentDepositAddress,
   Invoice,
   InvoiceAddress,

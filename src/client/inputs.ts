@@ -1,12 +1,21 @@
 import { z } from 'zod';
-import { InvalidRequestError } from '../errors/index.js';
-import { assertAmount } from '../money/index.js';
+import { InvalidRequestError, MoneyError } from '../errors/index.js';
+import { amountIsZero, assertAmount } from '../money/index.js';
+import { HttpUrl, isUuid, Uuid } from '../schemas/index.js';
 
+/**
+ * A positive decimal string. A malformed amount throws MoneyError with its own message; zero is
+ * refused here too, since the service refuses it (the sandbox answers 400): better one clear
+ * error before sending than an ApiError after.
+ */
 const amount = z.custom<string>((value) => {
   assertAmount(value);
+  if (amountIsZero(value)) {
+    throw new MoneyError(`amount "${value}" is zero: nothing can be paid for it. Charge a positive amount such as "10.50", or skip the checkout when nothing is owed.`);
+  }
   return true;
 });
-const url = z.url({ protocol: /^https?$/ });
+const url = HttpUrl;
 
 /** Create payment (merchant, spec 4.6). Only these fields are sent; `environment` never is. */
 export const CreatePaymentInputSchema = z.object({
@@ -21,9 +30,9 @@ export const CreatePaymentInputSchema = z.object({
 });
 export type CreatePaymentInput = z.input<typeof CreatePaymentInputSchema>;
 
-/** Create payment (partner, spec 4.1). */
+/** Create payment (partner, spec 4.1): `merchantId` is the merchant's UUID. */
 export const PartnerCreatePaymentInputSchema = CreatePaymentInputSchema.extend({
-  merchantId: z.string().min(1),
+  merchantId: Uuid,
 });
 export type PartnerCreatePaymentInput = z.input<typeof PartnerCreatePaymentInputSchema>;
 
@@ -44,8 +53,6 @@ export const CreateMerchantInputSchema = z.object({
 });
 export type CreateMerchantInput = z.input<typeof CreateMerchantInputSchema>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Validate caller input before anything is sent. Money errors keep their own class and message;
  * everything else becomes one InvalidRequestError naming each bad field. Unknown keys (including
@@ -64,7 +71,7 @@ export function parseInput<S extends z.ZodObject>(schema: S, input: unknown, ope
 
 /** Ids in paths must be UUIDs (spec 4.7); checked before sending so a typo never becomes a 404 storm. */
 export function pathId(id: unknown, operation: string): string {
-  if (typeof id !== 'string' || !UUID.test(id)) {
+  if (!isUuid(id)) {
     throw new InvalidRequestError(`${operation}: id must be a UUID, got ${JSON.stringify(id)}.`);
   }
   return encodeURIComponent(id);

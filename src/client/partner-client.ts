@@ -1,6 +1,6 @@
 import { ConfigError, registerSecret } from '../errors/index.js';
 import { loadConfig, checkKey, type LoadConfigOptions } from '../config/index.js';
-import { MerchantSchema, PaymentSchema, type Environment, type Merchant, type Payment } from '../schemas/index.js';
+import { MerchantSchema, PartnerPaymentSchema, type Environment, type Merchant, type PartnerPayment } from '../schemas/index.js';
 import type { CreateOptions } from './checkout-client.js';
 import { idempotencyKeyFor } from './idempotency.js';
 import { CreateMerchantInputSchema, PartnerCreatePaymentInputSchema, parseInput, type CreateMerchantInput, type PartnerCreatePaymentInput } from './inputs.js';
@@ -58,12 +58,12 @@ export class PartnerClient {
   };
 
   readonly payments = {
-    /** Create payment for a merchant (spec 4.1): `POST /v1/partner/payments`. */
-    create: async (input: PartnerCreatePaymentInput, options: CreateOptions = {}): Promise<Payment> => {
+    /** Create payment for a merchant (spec 4.1): `POST /v1/partner/payments`; the answer carries `merchantId`. */
+    create: async (input: PartnerCreatePaymentInput, options: CreateOptions = {}): Promise<PartnerPayment> => {
       const operation = 'partner.payments.create';
       const body = parseInput(PartnerCreatePaymentInputSchema, input, operation);
       const idempotencyKey = idempotencyKeyFor(options.idempotencyKey);
-      return this.transport.request({ operation, method: 'POST', path: '/v1/partner/payments', body, auth: this.auth, idempotencyKey, schema: PaymentSchema, signal: options.signal });
+      return this.transport.request({ operation, method: 'POST', path: '/v1/partner/payments', body, auth: this.auth, idempotencyKey, schema: PartnerPaymentSchema, signal: options.signal });
     },
   };
 }

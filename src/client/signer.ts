@@ -3,7 +3,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** What a request signer sees: the exact bytes that will be sent. */
 export interface SignableRequest {
   method: string;
-  /** Path with query, e.g. `/v1/payments?x=1` (no host). */
+  /**
+   * The path and query as they go on the wire (no host), including any path prefix of the base
+   * URL: with base URL `https://host/api`, `/api/v1/payments?x=1`.
+   */
   path: string;
   /** Raw body as sent ('' for none). */
   body: string;
@@ -51,9 +54,10 @@ export function checkRequestSignature(options: VerifyRequestSignatureOptions): s
   const now = Math.floor((options.now ?? Date.now()) / 1000);
   if (Math.abs(now - t) > (options.toleranceSeconds ?? 300)) return 'X-Request-Signature timestamp is outside the tolerance';
   const expected = defaultRequestSigner({ ...options, timestamp: t }).split('v1=')[1] ?? '';
-  const given = String(parts.v1 ?? '');
-  const a = Buffer.from(expected, 'hex');
-  const b = Buffer.from(given, 'hex');
+  // The whole string is compared: Buffer.from(hex) stops at the first non-hex character, which
+  // let a valid signature with trailing garbage through (issue 11).
+  const a = Buffer.from(expected, 'utf8');
+  const b = Buffer.from(String(parts.v1 ?? '').toLowerCase(), 'utf8');
   if (a.length !== b.length || !timingSafeEqual(a, b)) return 'X-Request-Signature does not match';
   return undefined;
 }

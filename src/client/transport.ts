@@ -1,6 +1,6 @@
 import pRetry, { AbortError } from 'p-retry';
 import type { z } from 'zod';
-import { ApiError, CheckoutKitError, NetworkError, SchemaValidationError, TimeoutError } from '../errors/index.js';
+import { ApiError, CheckoutKitError, ConfigError, NetworkError, SchemaValidationError, TimeoutError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { ErrorObjectSchema } from '../schemas/index.js';
 import { parseRetryAfter, isRetryable } from './retry-policy.js';
@@ -8,7 +8,7 @@ import { defaultRequestSigner, type RequestSigner } from './signer.js';
 
 /** Options shared by every client. */
 export interface TransportOptions {
-  /** The service's base URL, e.g. `https://api.example.com`. */
+  /** The service's base URL, e.g. `https://api.example.com`; a path prefix (`https://host/api`) is kept and signed. */
   baseUrl: string;
   /** Retries after the first attempt for retryable failures. @default 4 */
   retries?: number;
@@ -37,7 +37,7 @@ export interface RequestSpec<S extends z.ZodType> {
   /** Name used in errors, e.g. `payments.create`. */
   operation: string;
   method: 'GET' | 'POST';
-  /** Path with query, relative to the base URL, e.g. `/v1/payments`. */
+  /** Path with query as the spec writes it, relative to the base URL, e.g. `/v1/payments`. */
   path: string;
   body?: Record<string, unknown>;
   auth: RequestAuth;
@@ -59,6 +59,12 @@ export class Transport {
 
   constructor(options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    const base = URL.canParse(this.baseUrl) ? new URL(this.baseUrl) : undefined;
+    if (!base || !/^https?:$/.test(base.protocol) || base.search || base.hash) {
+      throw new ConfigError(
+        `baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL without query or fragment: give the service's base address, e.g. https://api.example.com or https://host/api.`,
+      );
+    }
     this.options = {
       retries: options.retries ?? 4,
       timeoutMs: options.timeoutMs ?? 15_000,
@@ -103,7 +109,8 @@ export class Transport {
   }
 
   private async attempt<S extends z.ZodType>(spec: RequestSpec<S>, body: string): Promise<z.infer<S>> {
-    const url = `${this.baseUrl}${spec.path}`;
+    const target = new URL(`${this.baseUrl}${spec.path}`);
+    const url = target.href;
     const headers: Record<string, string> = {
       accept: 'application/json',
       authorization: `Bearer ${spec.auth.bearer}`,
@@ -111,8 +118,10 @@ export class Transport {
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
     if (spec.idempotencyKey !== undefined) headers['idempotency-key'] = spec.idempotencyKey;
     if (spec.auth.signingSecret) {
-      // Signed per attempt: the timestamp must be fresh on every retry.
-      headers['x-request-signature'] = this.options.signer({ method: spec.method, path: spec.path, body, secret: spec.auth.signingSecret });
+      // Signed per attempt: the timestamp must be fresh on every retry. The path signed is the one
+      // on the wire, base-URL prefix and query included, not the spec's path (issue 11).
+      const path = `${target.pathname}${target.search}`;
+      headers['x-request-signature'] = this.options.signer({ method: spec.method, path, body, secret: spec.auth.signingSecret });
     }
 
     const timeout = AbortSignal.timeout(this.options.timeoutMs);

@@ -1,22 +1,22 @@
+import { isUuid } from '../schemas/index.js';
 import type { MerchantCaller } from './auth.js';
 import { forbidden, notFound } from './http-error.js';
 import type { AnyCharge } from './records.js';
-import { isUuid } from './requests.js';
 
 function byId<T extends AnyCharge>(records: T[], id: string): T | undefined {
   return isUuid(id) ? records.find((r) => r.id === id) : undefined;
 }
 
 /**
- * The caller's own payment or invoice: 404 for a malformed or unknown id or another merchant's,
- * 403 for one of the other environment (contract 3g).
+ * The caller's own payment or invoice of the key's environment, else 404 (malformed or unknown id,
+ * another merchant's, another environment's). Never 403 here: that told a key that some other
+ * merchant's record existed (issue 11). A key sees only its own environment (spec 4.4).
  */
 export function ownCharge<T extends AnyCharge>(records: T[], id: string, caller: MerchantCaller, kind: T['kind']): T {
   const record = byId(records, id);
-  if (record && record.environment !== caller.environment) {
-    throw forbidden(`This ${kind} belongs to the ${record.environment} environment; use a ${record.environment} key.`);
+  if (!record || record.merchantId !== caller.merchant.merchantId || record.environment !== caller.environment) {
+    throw notFound(`No ${kind} with id ${id} for this merchant in the ${caller.environment} environment.`);
   }
-  if (!record || record.merchantId !== caller.merchant.merchantId) throw notFound(`No ${kind} with id ${id} for this merchant.`);
   return record;
 }
 

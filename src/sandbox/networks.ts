@@ -56,7 +56,7 @@ export const DEFAULT_NETWORKS: Record<Environment, NetworkSpec[]> = {
       networkId: 728126428,
       chainName: 'Tron',
       family: 'tron',
-      chainId: '3f6e1d9c-8b2a-4c5d-a7e0-0000728126428',
+      chainId: '3f6e1d9c-8b2a-4c5d-a7e0-000728126428',
       tokens: [{ symbol: 'USDT', contractAddress: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', decimals: 6 }],
     },
   ],

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { ConfigError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
-import type { Environment } from '../schemas/index.js';
+import { isUuid, type Environment } from '../schemas/index.js';
 import { DEFAULT_NETWORKS, type NetworkSpec } from './networks.js';
 
 /** Faults injected into webhook delivery. Probabilities are 0..1; decisions come from a seeded PRNG. */
@@ -98,6 +98,14 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   for (const url of options.webhookUrls ?? []) {
     if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new ConfigError(`webhook URL ${url} is not an http(s) URL.`);
   }
+  const networks = { test: options.networks?.test ?? DEFAULT_NETWORKS.test, live: options.networks?.live ?? DEFAULT_NETWORKS.live };
+  for (const environment of ['test', 'live'] as const) {
+    for (const network of networks[environment]) {
+      if (!isUuid(network.chainId)) {
+        throw new ConfigError(`networks.${environment}: chainId ${JSON.stringify(network.chainId)} of ${network.chainName} is not a UUID (spec 2.2); give every network a UUID chainId.`);
+      }
+    }
+  }
   const faults = options.faults ?? {};
   const retry = options.retry ?? {};
   return {
@@ -122,7 +130,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     expiresAfterMs: nonNegative('expiresAfterMs', options.expiresAfterMs, 30 * 60_000),
     expiryCheckMs: nonNegative('expiryCheckMs', options.expiryCheckMs, 1000, 10),
     createDelayMs: nonNegative('createDelayMs', options.createDelayMs, 0),
-    networks: { test: options.networks?.test ?? DEFAULT_NETWORKS.test, live: options.networks?.live ?? DEFAULT_NETWORKS.live },
+    networks,
     logger: options.logger ?? silentLogger,
   };
 }

@@ -4,7 +4,11 @@ import type { Environment, InvoiceAddress, PaymentDepositAddress } from '../sche
 export const STATUSES = ['CREATED', 'PARTIALLY_PAID', 'PAID', 'OVERPAID', 'EXPIRED'] as const;
 export type Status = (typeof STATUSES)[number];
 
-/** A partner account with its credentials. */
+/**
+ * A partner's credentials for one environment. The test and live accounts of one partner share
+ * `partnerId` (one partner, a key pair per environment), so a partner key meeting its own merchant
+ * of the other environment gets 403, not 404 (contract 3g).
+ */
 export interface PartnerAccount {
   partnerId: string;
   organizationId: string;

@@ -1,16 +1,12 @@
 import { z } from 'zod';
 import { amountIsZero, isAmount } from '../money/index.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** True for a uuid path parameter. */
-export const isUuid = (value: string) => UUID.test(value);
+import { HttpUrl, Uuid } from '../schemas/index.js';
 
 const amount = z
   .string()
   .max(64, 'amount is too long')
   .refine((v) => isAmount(v) && !amountIsZero(v), 'expected a positive decimal string such as "10.50" (no sign, exponent or more than 18 decimals)');
-const url = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
+const url = HttpUrl;
 const networkId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const token = z.string().min(1).max(32);
 const referenceId = z.string().min(1).max(255);
@@ -29,7 +25,7 @@ export const CreatePaymentBody = z.strictObject({
 /** Create payment (partner, spec 4.1). */
 export const PartnerCreatePaymentBody = z.strictObject({
   ...CreatePaymentBody.shape,
-  merchantId: z.string().regex(UUID, 'expected a uuid'),
+  merchantId: Uuid,
 });
 
 /** Create invoice (spec 4.3), plus optional `referenceId`, `successUrl`, `cancelUrl`. */

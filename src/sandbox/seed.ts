@@ -17,8 +17,9 @@ function merchantKeys(environment: Environment): MerchantKeys {
 }
 
 /**
- * On first start: the webhook secret, and in each environment one partner and one merchant of
- * that partner with keys. Later starts keep what is stored, so credentials survive restarts.
+ * On first start: the webhook secret, one partner with a key pair in each environment (the same
+ * `partnerId` in both), and in each environment one merchant of that partner with keys. Later
+ * starts keep what is stored, so credentials survive restarts.
  */
 export function seedAccounts(data: SandboxData, networks: Record<Environment, NetworkSpec[]>, now: string): boolean {
   let changed = false;
@@ -29,7 +30,8 @@ export function seedAccounts(data: SandboxData, networks: Record<Environment, Ne
   for (const environment of ENVIRONMENTS) {
     let partner = data.partners.find((p) => p.environment === environment);
     if (!partner) {
-      partner = { partnerId: randomUUID(), organizationId: randomUUID(), environment, apiKey: secret(`svc_pk_${environment}_`), signingSecret: secret('svc_ps_') } satisfies PartnerAccount;
+      const sibling = data.partners[0];
+      partner = { partnerId: sibling?.partnerId ?? randomUUID(), organizationId: sibling?.organizationId ?? randomUUID(), environment, apiKey: secret(`svc_pk_${environment}_`), signingSecret: secret('svc_ps_') } satisfies PartnerAccount;
       data.partners.push(partner);
       changed = true;
     }

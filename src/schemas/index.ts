@@ -1,8 +1,8 @@
 /** zod schemas: the single source of the resource types. All are tolerant of unknown fields. */
-export { DecimalString, EnvironmentSchema, FamilySchema, Timestamp } from './common.js';
+export { DecimalString, EnvironmentSchema, FamilySchema, HttpUrl, Timestamp, Uuid, UUID_PATTERN, isUuid } from './common.js';
 export type { Environment } from './common.js';
-export { PaymentSchema, PaymentDepositAddressSchema } from './payment.js';
-export type { Payment, PaymentDepositAddress } from './payment.js';
+export { PaymentSchema, PartnerPaymentSchema, PaymentDepositAddressSchema } from './payment.js';
+export type { Payment, PartnerPayment, PaymentDepositAddress } from './payment.js';
 export {
   InvoiceSchema,
   InvoiceAddressSchema,

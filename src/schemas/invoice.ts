@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DecimalString, EnvironmentSchema, FamilySchema, Timestamp } from './common.js';
+import { DecimalString, EnvironmentSchema, FamilySchema, HttpUrl, Timestamp, Uuid } from './common.js';
 
 /** Spec 2.4: a token accepted at an invoice address. */
 export const InvoiceTokenSchema = z.looseObject({
@@ -11,7 +11,7 @@ export type InvoiceToken = z.infer<typeof InvoiceTokenSchema>;
 
 /** Spec 2.4: one deposit address of an invoice. */
 export const InvoiceAddressSchema = z.looseObject({
-  chainId: z.string().optional(),
+  chainId: Uuid.optional(),
   chainName: z.string().optional(),
   family: FamilySchema.optional(),
   networkId: z.number().int(),
@@ -22,13 +22,13 @@ export type InvoiceAddress = z.infer<typeof InvoiceAddressSchema>;
 
 /** Spec 2.3: an invoice as Create invoice and List invoices return it. */
 export const InvoiceSchema = z.looseObject({
-  id: z.string().min(1),
+  id: Uuid,
   status: z.string(),
-  environment: EnvironmentSchema.optional(),
+  environment: EnvironmentSchema,
   amount: DecimalString,
   amountReceived: DecimalString.optional(),
   referenceId: z.string().nullish(),
-  checkoutUrl: z.string().optional(),
+  checkoutUrl: HttpUrl.optional(),
   expiresAt: Timestamp.nullish(),
   addresses: z.array(InvoiceAddressSchema).optional(),
   createdAt: Timestamp.optional(),
@@ -36,32 +36,56 @@ export const InvoiceSchema = z.looseObject({
 });
 export type Invoice = z.infer<typeof InvoiceSchema>;
 
-/** A payment entry of an invoice's detail (shape not shown in the spec: every field optional). */
+/**
+ * A field of an entry whose shape the spec does not show (spec 4.5): its value when it has the
+ * expected type, else absent. An odd value (`null`, a number for a string) never fails the entry.
+ */
+function lenient<T extends z.ZodType>(schema: T) {
+  return schema.optional().catch(undefined);
+}
+
+/**
+ * The entries of a list whose shape the spec does not show: objects are kept (unknown fields too),
+ * anything else (`null`, a string) is skipped, and a missing or malformed list is empty. Get
+ * invoice must never fail over these: that would leave a paid invoice unfulfilled.
+ */
+function tolerantList<T extends z.ZodType>(entry: T) {
+  return z.unknown().optional().transform((value): Array<z.output<T>> =>
+    Array.isArray(value)
+      ? value.flatMap((item) => {
+          const parsed = entry.safeParse(item);
+          return parsed.success ? [parsed.data] : [];
+        })
+      : [],
+  );
+}
+
+/** A payment entry of an invoice's detail (shape not shown in the spec: every field lenient). */
 export const InvoicePaymentSchema = z.looseObject({
-  id: z.string().optional(),
-  status: z.string().optional(),
-  amount: DecimalString.optional(),
-  amountReceived: DecimalString.optional(),
-  token: z.string().nullish(),
-  networkId: z.number().int().optional(),
-  txHash: z.string().optional(),
-  createdAt: Timestamp.optional(),
+  id: lenient(z.string()),
+  status: lenient(z.string()),
+  amount: lenient(DecimalString),
+  amountReceived: lenient(DecimalString),
+  token: lenient(z.string()),
+  networkId: lenient(z.number().int()),
+  txHash: lenient(z.string()),
+  createdAt: lenient(Timestamp),
 });
 export type InvoicePayment = z.infer<typeof InvoicePaymentSchema>;
 
-/** A settlement entry of an invoice's detail (shape not shown in the spec: every field optional). */
+/** A settlement entry of an invoice's detail (shape not shown in the spec: every field lenient). */
 export const InvoiceSettlementSchema = z.looseObject({
-  id: z.string().optional(),
-  status: z.string().optional(),
-  amount: DecimalString.optional(),
-  createdAt: Timestamp.optional(),
+  id: lenient(z.string()),
+  status: lenient(z.string()),
+  amount: lenient(DecimalString),
+  createdAt: lenient(Timestamp),
 });
 export type InvoiceSettlement = z.infer<typeof InvoiceSettlementSchema>;
 
-/** Spec 4.5 / contract 3f: Get invoice adds payments and settlements. */
+/** Spec 4.5 / contract 3f: Get invoice adds payments and settlements (tolerantly read). */
 export const InvoiceDetailSchema = InvoiceSchema.extend({
-  payments: z.array(InvoicePaymentSchema).default([]),
-  settlements: z.array(InvoiceSettlementSchema).default([]),
+  payments: tolerantList(InvoicePaymentSchema),
+  settlements: tolerantList(InvoiceSettlementSchema),
 });
 export type InvoiceDetail = z.infer<typeof InvoiceDetailSchema>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FamilySchema, Timestamp } from './common.js';
+import { FamilySchema, Timestamp, Uuid } from './common.js';
 
 /** Spec 2.5: a wallet of a merchant. */
 export const MerchantWalletSchema = z.looseObject({
@@ -12,11 +12,11 @@ export const MerchantWalletSchema = z.looseObject({
 });
 export type MerchantWallet = z.infer<typeof MerchantWalletSchema>;
 
-/** Spec 2.5: a merchant created by a partner. */
+/** Spec 2.5: a merchant created by a partner. Optional strings may come as `null` (absent). */
 export const MerchantSchema = z.looseObject({
-  merchantId: z.string().min(1),
-  organizationId: z.string().optional(),
-  partnerId: z.string().optional(),
+  merchantId: Uuid,
+  organizationId: Uuid.optional(),
+  partnerId: Uuid.optional(),
   externalTenantId: z.string().nullish(),
   name: z.string().nullish(),
   email: z.string().nullish(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DecimalString, EnvironmentSchema, FamilySchema, Timestamp } from './common.js';
+import { DecimalString, EnvironmentSchema, FamilySchema, HttpUrl, Timestamp, Uuid } from './common.js';
 
 /** Spec 2.2: one deposit address of a payment. Unknown fields are kept. */
 export const PaymentDepositAddressSchema = z.looseObject({
@@ -8,18 +8,20 @@ export const PaymentDepositAddressSchema = z.looseObject({
   family: FamilySchema.optional(),
   address: z.string(),
   token: z.string().optional(),
-  chainId: z.string().optional(),
+  chainId: Uuid.optional(),
 });
 export type PaymentDepositAddress = z.infer<typeof PaymentDepositAddressSchema>;
 
 /**
  * Spec 2.1: a payment. `status` is any string (the spec lists none); the outcome is computed from
- * the amounts and `expiresAt`, not from it. `merchantId` appears on partner-created payments only.
+ * the amounts and `expiresAt`, not from it. Optional strings may also come as `null` (read as
+ * "absent"): refusing them would leave a paid order unfulfilled over a field nobody needs.
+ * Only the partner create response carries `merchantId` (see `PartnerPaymentSchema`).
  */
 export const PaymentSchema = z.looseObject({
-  id: z.string().min(1),
+  id: Uuid,
   status: z.string(),
-  environment: EnvironmentSchema.optional(),
+  environment: EnvironmentSchema,
   addressMode: z.string().optional(),
   amount: DecimalString,
   amountReceived: DecimalString.optional(),
@@ -28,13 +30,17 @@ export const PaymentSchema = z.looseObject({
   token: z.string().nullish(),
   referenceId: z.string().nullish(),
   email: z.string().nullish(),
-  checkoutUrl: z.string().optional(),
+  checkoutUrl: HttpUrl.optional(),
   expiresAt: Timestamp.nullish(),
   successUrl: z.string().nullish(),
   cancelUrl: z.string().nullish(),
   depositAddresses: z.array(PaymentDepositAddressSchema).optional(),
   createdAt: Timestamp.optional(),
   updatedAt: Timestamp.optional(),
-  merchantId: z.string().optional(),
+  merchantId: Uuid.optional(),
 });
 export type Payment = z.infer<typeof PaymentSchema>;
+
+/** Spec 4.1: the partner create-payment response, the one payment that must carry `merchantId`. */
+export const PartnerPaymentSchema = PaymentSchema.extend({ merchantId: Uuid });
+export type PartnerPayment = z.infer<typeof PartnerPaymentSchema>;

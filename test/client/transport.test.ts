@@ -1,10 +1,11 @@
 import { Writable } from 'node:stream';
 import nock from 'nock';
+import { z } from 'zod';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CheckoutClient } from '../../src/client/index.js';
+import { CheckoutClient, PartnerClient, Transport, checkRequestSignature } from '../../src/client/index.js';
 import { ApiError, ConfigError, InvalidRequestError, MoneyError, NetworkError, SchemaValidationError, TimeoutError } from '../../src/errors/index.js';
 import { createLogger } from '../../src/log/index.js';
-import { BASE_URL, TEST_KEYS, samplePayment } from '../support/fixtures.js';
+import { BASE_URL, TEST_KEYS, sampleInvoice, samplePayment } from '../support/fixtures.js';
 
 const client = (options: Partial<ConstructorParameters<typeof CheckoutClient>[0]> = {}) =>
   new CheckoutClient({ baseUrl: BASE_URL, ...TEST_KEYS, minRetryDelayMs: 10, ...options });
@@ -179,6 +180,99 @@ describe('input is checked before anything is sent', () => {
 
   it('payments.get refuses an id that is not a UUID', async () => {
     await expect(client().payments.get('../admin')).rejects.toThrow(/must be a UUID/);
+  });
+
+  // Issue 11: the sandbox refused "0" with a 400 while the client sent it; now both refuse it.
+  it.each(['0', '0.00'])('a zero amount (%s) is refused up front by every create', async (amount) => {
+    const partner = new PartnerClient({ baseUrl: BASE_URL, apiKey: TEST_KEYS.partnerApiKey, signingSecret: TEST_KEYS.partnerSigningSecret });
+    const errors = await Promise.all([
+      client().payments.create({ amount }).catch((e: unknown) => e),
+      client().invoices.create({ amount }).catch((e: unknown) => e),
+      partner.payments.create({ amount, merchantId: '0b6f1c2e-3c51-4d0a-9d8e-0d4f6a1b2c3d' }).catch((e: unknown) => e),
+    ]);
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(InvalidRequestError);
+      expect((error as Error).message).toMatch(/is zero.*positive amount/);
+    }
+  });
+
+  // Issue 11: spec 4.1 types merchantId as a uuid; a typo was sent and came back as a 404.
+  it('partner payments.create refuses a merchantId that is not a UUID', async () => {
+    const partner = new PartnerClient({ baseUrl: BASE_URL, apiKey: TEST_KEYS.partnerApiKey, signingSecret: TEST_KEYS.partnerSigningSecret });
+    const error = await partner.payments.create({ amount: '1', merchantId: 'merchant-1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect((error as Error).message).toMatch(/merchantId: expected a UUID/);
+  });
+
+  // Issue 11: fetch's TypeError for a header it cannot carry became a NetworkError ("could not
+  // reach the service"), retried five times.
+  it.each([
+    ['ordre-é-1', 'non-ASCII'],
+    ['order-😀', 'emoji'],
+    ['order\n1', 'newline'],
+  ])('an Idempotency-Key %j (%s) is an InvalidRequestError before any request, not a retried NetworkError', async (idempotencyKey) => {
+    let calls = 0;
+    nock(BASE_URL)
+      .post('/v1/payments')
+      .times(5)
+      .reply(() => {
+        calls += 1;
+        return [201, samplePayment()];
+      });
+    const error = await client({ retries: 4 }).payments.create({ amount: '1' }, { idempotencyKey }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect(error).not.toBeInstanceOf(NetworkError);
+    expect((error as Error).message).toMatch(/idempotencyKey has a character HTTP headers cannot carry.*printable ASCII/);
+    expect(calls).toBe(0);
+  });
+
+  it('an Idempotency-Key with surrounding whitespace is refused (HTTP would strip it in transit)', async () => {
+    await expect(client().payments.create({ amount: '1' }, { idempotencyKey: ' order-1 ' })).rejects.toThrow(/whitespace/);
+  });
+});
+
+// Issue 11, item 8: the signer signed the spec path (/v1/...) while /api/v1/... went on the wire.
+describe('the request signature covers the path actually sent', () => {
+  const PREFIXED = `${BASE_URL}/api`;
+
+  function capture(method: 'get' | 'post', path: string, body: unknown) {
+    const seen: Array<{ path: string; signature: string; body: string }> = [];
+    nock(BASE_URL)
+      .intercept(path, method.toUpperCase())
+      .reply(function (uri, requestBody) {
+        seen.push({ path: uri, signature: this.req.headers['x-request-signature'] as string, body: typeof requestBody === 'string' ? requestBody : JSON.stringify(requestBody) });
+        return [method === 'post' ? 201 : 200, body as nock.Body];
+      });
+    return seen;
+  }
+
+  it('a base URL with a path prefix: the prefix is signed (POST and GET)', async () => {
+    const prefixed = client({ baseUrl: PREFIXED });
+    const payment = samplePayment();
+    const created = capture('post', '/api/v1/payments', payment);
+    const read = capture('get', `/api/v1/payments/${payment.id}`, payment);
+    await prefixed.payments.create({ amount: '1' });
+    await prefixed.payments.get(payment.id);
+    for (const [seen, method] of [[created, 'POST'], [read, 'GET']] as const) {
+      expect(seen).toHaveLength(1);
+      const { path, signature, body } = seen[0]!;
+      expect(path.startsWith('/api/v1/payments')).toBe(true);
+      expect(checkRequestSignature({ header: signature, method, path, body, secret: TEST_KEYS.signingSecret })).toBeUndefined();
+      // The spec path without the prefix is not what was signed.
+      expect(checkRequestSignature({ header: signature, method, path: path.slice('/api'.length), body, secret: TEST_KEYS.signingSecret })).toBe('X-Request-Signature does not match');
+    }
+  });
+
+  it('the query is signed with the prefix', async () => {
+    const transport = new Transport({ baseUrl: `${PREFIXED}/`, retries: 0 });
+    const seen = capture('get', '/api/v1/invoices?limit=5&status=PAID', [sampleInvoice()]);
+    await transport.request({ operation: 'test', method: 'GET', path: '/v1/invoices?limit=5&status=PAID', auth: { bearer: TEST_KEYS.invoiceKey, signingSecret: TEST_KEYS.signingSecret }, schema: z.array(z.unknown()) });
+    expect(seen[0]!.path).toBe('/api/v1/invoices?limit=5&status=PAID');
+    expect(checkRequestSignature({ header: seen[0]!.signature, method: 'GET', path: '/api/v1/invoices?limit=5&status=PAID', body: '', secret: TEST_KEYS.signingSecret })).toBeUndefined();
+  });
+
+  it('a base URL that cannot carry a path (query, fragment, not http) is a ConfigError', () => {
+    for (const baseUrl of ['https://host/api?x=1', 'https://host/api#x', 'ftp://host', 'not a url']) expect(() => client({ baseUrl })).toThrow(ConfigError);
   });
 });
 

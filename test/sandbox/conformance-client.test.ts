@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient, PartnerClient } from '../../src/client/index.js';
 import { ApiError } from '../../src/errors/index.js';
-import { InvoiceDetailSchema, InvoiceSchema, MerchantSchema, PaymentSchema } from '../../src/schemas/index.js';
+import { InvoiceDetailSchema, InvoiceSchema, MerchantSchema, PaymentSchema, parseEventEnvelope } from '../../src/schemas/index.js';
 import type { SandboxCredentials, SandboxHandle } from '../../src/sandbox/index.js';
 import { EVM_ADDRESS_RE, TRON_ADDRESS_RE, UUID_RE, cleanup, openSandbox, readCredentials, simulate } from './helpers.js';
 
@@ -130,7 +130,45 @@ describe('the seven operations through CheckoutClient and PartnerClient', () => 
     const invoice = await live.merchant.invoices.create({ amount: '2' });
     expect((await live.merchant.invoices.list()).map((i) => i.id)).toContain(invoice.id);
     expect((await merchant.invoices.list()).map((i) => i.id)).not.toContain(invoice.id);
+    // Another merchant's record (here: of the other environment) is not found, never 403 (issue 11).
     const crossed = await merchant.payments.get(payment.id).catch((e: unknown) => e);
-    expect(crossed).toMatchObject({ status: 403, code: 'forbidden' });
+    expect(crossed).toBeInstanceOf(ApiError);
+    expect(crossed).toMatchObject({ status: 404, code: 'not_found' });
+    const crossedInvoice = await merchant.invoices.get(invoice.id).catch((e: unknown) => e);
+    expect(crossedInvoice).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it('a partner client paying its own merchant of the other environment gets 403 forbidden (issue 11)', async () => {
+    const error = await partner.payments.create({ merchantId: credentials.live.merchant.merchantId, amount: '1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 403, code: 'forbidden' });
+    const live = await clientsFor('live').partner.payments.create({ merchantId: credentials.live.merchant.merchantId, amount: '1' });
+    expect(live).toMatchObject({ environment: 'live', merchantId: credentials.live.merchant.merchantId });
+  });
+
+  it('the live Tron network has a UUID chainId the client reads (issue 11)', async () => {
+    const live = clientsFor('live');
+    const payment = await live.merchant.payments.create({ amount: '1', networkId: 728126428 });
+    const invoice = await live.merchant.invoices.create({ amount: '1', networkId: 728126428 });
+    expect(payment.depositAddresses?.map((a) => a.chainId)).toEqual([expect.stringMatching(UUID_RE)]);
+    expect(invoice.addresses?.map((a) => a.chainId)).toEqual([expect.stringMatching(UUID_RE)]);
+  });
+
+  it('the simulation answers and every emitted event are readable by the client schemas', async () => {
+    const payment = await merchant.payments.create({ amount: '8' });
+    const invoice = await merchant.invoices.create({ amount: '8' });
+    const answers = [
+      [PaymentSchema, await simulate(sandbox, `/sandbox/payments/${payment.id}/deposit`, { amount: '9' })],
+      [InvoiceDetailSchema, await simulate(sandbox, `/sandbox/invoices/${invoice.id}/deposit`, { amount: '3' })],
+      [InvoiceDetailSchema, await simulate(sandbox, `/sandbox/invoices/${invoice.id}/expire`)],
+    ] as const;
+    for (const [schema, answer] of answers) {
+      expect(answer.status).toBe(200);
+      expect(schema.parse(answer.body)).toStrictEqual(answer.body);
+    }
+    for (const event of sandbox.events()) {
+      const parsed = parseEventEnvelope(event);
+      expect(parsed.success, `${event.type}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+    }
   });
 });

@@ -6,6 +6,7 @@ import { DEFAULT_NETWORKS, selectRoutes } from '../../src/sandbox/networks.js';
 import { resolveOptions } from '../../src/sandbox/options.js';
 import { createRng, decideFaults, shuffle } from '../../src/sandbox/webhooks/faults.js';
 import { ConfigError } from '../../src/errors/index.js';
+import { UUID_RE } from './helpers.js';
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -74,6 +75,15 @@ describe('networks', () => {
     expect(selectRoutes(test, { token: 'DAI' })).toMatchObject({ code: 'token_not_available' });
     expect(selectRoutes(test, { networkId: 3448148188, token: 'USDC' })).toMatchObject({ code: 'token_not_available' });
     expect(DEFAULT_NETWORKS.live.map((n) => n.networkId)).toEqual([1, 728126428]);
+  });
+  // Issue 11: the live Tron chainId had 13 digits in its last group, so no client could read it.
+  it('every default network has a UUID chainId', () => {
+    for (const network of [...DEFAULT_NETWORKS.test, ...DEFAULT_NETWORKS.live]) expect(network.chainId, network.chainName).toMatch(UUID_RE);
+  });
+
+  it('networks with a chainId that is not a UUID are a ConfigError', () => {
+    const tron = { ...DEFAULT_NETWORKS.live[1]!, chainId: '3f6e1d9c-8b2a-4c5d-a7e0-0000728126428' };
+    expect(() => resolveOptions({ networks: { live: [tron] } })).toThrow(/networks\.live: chainId .* of Tron is not a UUID/);
   });
 });
 

@@ -5,6 +5,7 @@ import { remainingOf, surplusOf } from '../amounts.js';
 import type { InvoiceRecord } from '../records.js';
 import type { CreateInvoiceBody } from '../requests.js';
 import { checkoutUrlOf, newCharge, type NewChargeContext } from './payments.js';
+import { withoutNulls } from './without-nulls.js';
 
 /** A create-invoice request as the sandbox validated it. */
 export type NewInvoiceInput = z.output<typeof CreateInvoiceBody>;
@@ -27,9 +28,12 @@ export function newInvoice(input: NewInvoiceInput, context: NewChargeContext): I
   };
 }
 
-/** The spec's Invoice (2.3) as Create and List return it, with `remaining` and `surplus` added. */
+/**
+ * The spec's Invoice (2.3) as Create and List return it, with `remaining` and `surplus` added and
+ * fields not given left out (never `null`).
+ */
 export function invoiceView(record: InvoiceRecord, baseUrl: string): Invoice {
-  return {
+  return withoutNulls({
     id: record.id,
     status: record.status,
     environment: record.environment,
@@ -47,7 +51,7 @@ export function invoiceView(record: InvoiceRecord, baseUrl: string): Invoice {
     addresses: record.addresses,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
-  };
+  });
 }
 
 /** Get invoice (contract 3f): the invoice plus its payments (one per deposit) and settlements. */

@@ -3,6 +3,7 @@ import type { Merchant } from '../../schemas/index.js';
 import { newAddress, shortAddress } from '../addresses.js';
 import type { NetworkSpec } from '../networks.js';
 import type { MerchantRecord, PartnerAccount } from '../records.js';
+import { withoutNulls } from './without-nulls.js';
 
 export interface NewMerchantInput {
   externalTenantId: string;
@@ -40,8 +41,8 @@ export function newMerchant(args: { partner: PartnerAccount; input: NewMerchantI
   };
 }
 
-/** The spec's Merchant (2.5): the record without the sandbox's own fields. */
+/** The spec's Merchant (2.5): the record without the sandbox's own fields, and without `null`s. */
 export function merchantView(record: MerchantRecord): Merchant {
   const { environment: _environment, keys: _keys, ...merchant } = record;
-  return merchant;
+  return withoutNulls(merchant);
 }

@@ -6,6 +6,7 @@ import { remainingOf, surplusOf } from '../amounts.js';
 import type { Route } from '../networks.js';
 import type { ChargeRecord, PaymentRecord } from '../records.js';
 import type { CreatePaymentBody } from '../requests.js';
+import { withoutNulls } from './without-nulls.js';
 
 /** A create-payment request as the sandbox validated it. */
 export type NewPaymentInput = z.output<typeof CreatePaymentBody>;
@@ -68,11 +69,11 @@ export function checkoutUrlOf(baseUrl: string, id: string): string {
 }
 
 /**
- * The spec's Payment (2.1) as Get payment returns it; `withMerchantId` for the partner create
- * response, the only one that carries `merchantId`.
+ * The spec's Payment (2.1) as Get payment returns it, fields not given left out (never `null`);
+ * `withMerchantId` for the partner create response, the only one that carries `merchantId`.
  */
 export function paymentView(record: PaymentRecord, baseUrl: string, withMerchantId = false): Payment {
-  const payment: Payment = {
+  const payment = withoutNulls({
     id: record.id,
     status: record.status,
     environment: record.environment,
@@ -91,6 +92,6 @@ export function paymentView(record: PaymentRecord, baseUrl: string, withMerchant
     depositAddresses: record.depositAddresses,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
-  };
+  });
   return withMerchantId ? { ...payment, merchantId: record.merchantId } : payment;
 }

@@ -11,13 +11,16 @@ import { paymentView } from '../resources/payments.js';
 import type { PaymentRecord } from '../records.js';
 import { sendCreated } from './reply.js';
 
-/** Spec 4.1 and 4.2: partner key, request signature, required Idempotency-Key. */
+/**
+ * Spec 4.1 and 4.2: partner key, request signature, required Idempotency-Key. A partner has one
+ * `partnerId` in both environments, so idempotency scopes name the environment too.
+ */
 export function registerPartnerRoutes(app: FastifyInstance, context: SandboxContext): void {
   app.post('/v1/partner/merchants', async (request, reply) => {
     const caller = authenticatePartner(context.state.data, request, rawBodyOf(request).text);
     const key = idempotencyKeyOf(request, true);
     const body = parseBody(request, CreateMerchantBody);
-    const outcome = await context.idempotency.run({ scope: `${caller.partner.partnerId}:merchants.create`, key, body }, (remember) =>
+    const outcome = await context.idempotency.run({ scope: `${caller.partner.partnerId}:${caller.environment}:merchants.create`, key, body }, (remember) =>
       transact(context, (data, _emit, now) => {
         const merchant = newMerchant({ partner: caller.partner, input: body, networks: context.options.networks[caller.environment], now: now.toISOString() });
         data.merchants.push(merchant);
@@ -40,7 +43,7 @@ export function registerPartnerRoutes(app: FastifyInstance, context: SandboxCont
     // The whole body (merchantId included) is what an Idempotency-Key is compared against.
     const { record, replayed } = await createCharge(context, {
       kind: 'payment',
-      scope: `${caller.partner.partnerId}:partner.payments.create`,
+      scope: `${caller.partner.partnerId}:${caller.environment}:partner.payments.create`,
       idempotencyKey: key,
       environment: caller.environment,
       merchantId: merchant.merchantId,
