@@ -81,13 +81,14 @@ export type { CheckoutKitConfig, LoadConfigOptions } from './config/index.js';
 export { createLogger, silentLogger } from './log/index.js';
 export type { Logger } from './log/index.js';
 
-export { CheckoutClient, PartnerClient, clientFromConfig, defaultRequestSigner, checkRequestSignature, MAX_IDEMPOTENCY_KEY_LENGTH } from './client/index.js';
+export { CheckoutClient, PartnerClient, RateLimiter, clientFromConfig, defaultRequestSigner, checkRequestSignature, MAX_IDEMPOTENCY_KEY_LENGTH } from './client/index.js';
 export type {
   CheckoutClientOptions,
   PartnerClientOptions,
   CreateOptions,
   CallOptions,
   TransportOptions,
+  RateLimiterOptions,
   RequestSigner,
   SignableRequest,
   CreatePaymentInput,

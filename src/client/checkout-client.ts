@@ -3,6 +3,7 @@ import { loadConfig, checkKey, environmentOf, type LoadConfigOptions } from '../
 import { InvoiceDetailSchema, InvoiceListSchema, InvoiceSchema, PaymentSchema, type Environment, type Invoice, type InvoiceDetail, type Payment } from '../schemas/index.js';
 import { idempotencyKeyFor } from './idempotency.js';
 import { CreateInvoiceInputSchema, CreatePaymentInputSchema, parseInput, pathId, type CreateInvoiceInput, type CreatePaymentInput } from './inputs.js';
+import type { RateLimiter } from './rate-limiter.js';
 import { Transport, type CallOptions, type RequestAuth, type TransportOptions } from './transport.js';
 import { registerSecret } from '../errors/index.js';
 
@@ -30,6 +31,8 @@ export interface CreateOptions extends CallOptions {
 export class CheckoutClient {
   readonly environment: Environment | undefined;
   private readonly transport: Transport;
+  /** The limiter every call of this client starts through; give it to another client of the same service to share it. */
+  readonly rateLimiter: RateLimiter;
   private readonly options: CheckoutClientOptions;
 
   constructor(options: CheckoutClientOptions) {
@@ -42,6 +45,7 @@ export class CheckoutClient {
     if (options.signingSecret) checkKey('merchant-secret', options.signingSecret, 'signingSecret');
     this.options = options;
     this.transport = new Transport(options);
+    this.rateLimiter = this.transport.rateLimiter;
   }
 
   /** A client from `CHECKOUT_*` variables (and `.env`). */

@@ -8,5 +8,12 @@ import { CheckoutClient } from './checkout-client.js';
  */
 export function clientFromConfig(config: CheckoutKitConfig, logger?: Logger): CheckoutClient | undefined {
   if (!config.baseUrl || !(config.apiKey || config.invoiceKey)) return undefined;
-  return new CheckoutClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, signingSecret: config.signingSecret, invoiceKey: config.invoiceKey, logger });
+  return new CheckoutClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    signingSecret: config.signingSecret,
+    invoiceKey: config.invoiceKey,
+    maxRps: config.maxRps,
+    logger,
+  });
 }

@@ -5,6 +5,8 @@ export type { CheckoutClientOptions, CreateOptions } from './checkout-client.js'
 export { PartnerClient } from './partner-client.js';
 export type { PartnerClientOptions } from './partner-client.js';
 export { Transport } from './transport.js';
+export { RateLimiter } from './rate-limiter.js';
+export type { RateLimiterOptions } from './rate-limiter.js';
 export type { TransportOptions, CallOptions, RequestAuth } from './transport.js';
 export { defaultRequestSigner, checkRequestSignature } from './signer.js';
 export type { RequestSigner, SignableRequest } from './signer.js';

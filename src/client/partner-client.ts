@@ -4,6 +4,7 @@ import { MerchantSchema, PartnerPaymentSchema, type Environment, type Merchant, 
 import type { CreateOptions } from './checkout-client.js';
 import { idempotencyKeyFor } from './idempotency.js';
 import { CreateMerchantInputSchema, PartnerCreatePaymentInputSchema, parseInput, type CreateMerchantInput, type PartnerCreatePaymentInput } from './inputs.js';
+import type { RateLimiter } from './rate-limiter.js';
 import { Transport, type RequestAuth, type TransportOptions } from './transport.js';
 
 export interface PartnerClientOptions extends TransportOptions {
@@ -22,6 +23,8 @@ export interface PartnerClientOptions extends TransportOptions {
 export class PartnerClient {
   readonly environment: Environment | undefined;
   private readonly transport: Transport;
+  /** The limiter every call of this client starts through; give it to another client of the same service to share it. */
+  readonly rateLimiter: RateLimiter;
   private readonly auth: RequestAuth;
 
   constructor(options: PartnerClientOptions) {
@@ -35,6 +38,7 @@ export class PartnerClient {
     checkKey('partner-secret', options.signingSecret, 'signingSecret');
     this.auth = { bearer: options.apiKey, signingSecret: options.signingSecret };
     this.transport = new Transport(options);
+    this.rateLimiter = this.transport.rateLimiter;
   }
 
   /** A partner client from `CHECKOUT_PARTNER_*` variables (and `.env`). */

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { ApiError, CheckoutKitError, ConfigError, NetworkError, SchemaValidationError, TimeoutError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { ErrorObjectSchema } from '../schemas/index.js';
+import { RateLimiter } from './rate-limiter.js';
 import { parseRetryAfter, isRetryable } from './retry-policy.js';
 import { defaultRequestSigner, type RequestSigner } from './signer.js';
 
@@ -24,6 +25,14 @@ export interface TransportOptions {
   fetch?: typeof fetch;
   /** @default silent */
   logger?: Logger;
+  /**
+   * Most calls started per second, shared by every call of this client (and of any client given
+   * the same `rateLimiter`): a 429 slows them all, not only the call that got it. Ignored when
+   * `rateLimiter` is given. @default 50
+   */
+  maxRps?: number;
+  /** One limiter to share between clients of the same service (say a CheckoutClient and a PartnerClient). */
+  rateLimiter?: RateLimiter;
 }
 
 /** Credentials one request is sent with. */
@@ -55,7 +64,9 @@ export interface CallOptions {
 /** Sends requests with auth, signature, timeout, retries and schema validation. */
 export class Transport {
   readonly baseUrl: string;
-  private readonly options: Required<Omit<TransportOptions, 'baseUrl'>>;
+  /** Every call of this client starts through it (see `TransportOptions.maxRps`). */
+  readonly rateLimiter: RateLimiter;
+  private readonly options: Required<Omit<TransportOptions, 'baseUrl' | 'maxRps' | 'rateLimiter'>>;
 
   constructor(options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -65,6 +76,7 @@ export class Transport {
         `baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL without query or fragment: give the service's base address, e.g. https://api.example.com or https://host/api.`,
       );
     }
+    this.rateLimiter = options.rateLimiter ?? new RateLimiter({ maxRps: options.maxRps ?? 50 });
     this.options = {
       retries: options.retries ?? 4,
       timeoutMs: options.timeoutMs ?? 15_000,
@@ -102,7 +114,8 @@ export class Transport {
             { operation: spec.operation, attempt: attemptNumber, error: error.message },
             `${spec.operation}: attempt ${attemptNumber} failed, retrying`,
           );
-          if (error instanceof ApiError && error.retryAfterMs !== undefined) await sleep(error.retryAfterMs, spec.signal);
+          // A 429 paused the shared limiter until Retry-After: the retry waits there, with every other call.
+          if (error instanceof ApiError && error.status !== 429 && error.retryAfterMs !== undefined) await sleep(error.retryAfterMs, spec.signal);
         },
       },
     );
@@ -124,6 +137,7 @@ export class Transport {
       headers['x-request-signature'] = this.options.signer({ method: spec.method, path, body, secret: spec.auth.signingSecret });
     }
 
+    await this.rateLimiter.acquire();
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
     let response: Response;
@@ -141,7 +155,11 @@ export class Transport {
     }
     this.options.logger.debug({ operation: spec.operation, method: spec.method, path: spec.path, status: response.status }, 'response');
 
-    if (!response.ok) throw this.apiError(spec, url, response, text);
+    if (!response.ok) {
+      const error = this.apiError(spec, url, response, text);
+      if (error.status === 429) this.rateLimiter.throttled(error.retryAfterMs);
+      throw error;
+    }
     let json: unknown;
     try {
       json = JSON.parse(text);

@@ -54,6 +54,43 @@ describe('retries', () => {
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(990);
   });
 
+  it('one 429 slows every caller: a call started after another call got 429 waits out its Retry-After too', async () => {
+    const times: Record<string, number> = {};
+    const a = samplePayment();
+    const b = samplePayment();
+    nock(BASE_URL)
+      .get(`/v1/payments/${a.id}`)
+      .reply(() => {
+        times.first = Date.now();
+        return [429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'Retry-After': '1' }];
+      })
+      .get(`/v1/payments/${a.id}`)
+      .reply(200, a)
+      .get(`/v1/payments/${b.id}`)
+      .reply(() => {
+        times.other = Date.now();
+        return [200, b];
+      });
+    const shared = client({ maxRps: 1000 });
+    const first = shared.payments.get(a.id);
+    // Once the first call's 429 has reached the client, start the other one.
+    while (shared.rateLimiter.currentRps === 1000) await new Promise((resolve) => setImmediate(resolve));
+    await shared.payments.get(b.id);
+    await first;
+    // A lower bound only: the other caller never went before the Retry-After was over.
+    expect(times.other! - times.first!).toBeGreaterThanOrEqual(990);
+    // And the shared rate was halved for everyone.
+    expect(shared.rateLimiter.currentRps).toBeLessThan(1000);
+  });
+
+  it('clients given one RateLimiter share it (a CheckoutClient and a PartnerClient of one service)', () => {
+    const checkout = client();
+    const partner = new PartnerClient({ baseUrl: BASE_URL, apiKey: TEST_KEYS.partnerApiKey, signingSecret: TEST_KEYS.partnerSigningSecret, rateLimiter: checkout.rateLimiter });
+    expect(partner.rateLimiter).toBe(checkout.rateLimiter);
+    expect(client({ maxRps: 7 }).rateLimiter.maxRps).toBe(7);
+    expect(client().rateLimiter.maxRps).toBe(50);
+  });
+
   it('retries 409 (same key in flight)', async () => {
     nock(BASE_URL).post('/v1/payments').reply(409, { error: { code: 'idempotency_key_in_flight', message: 'busy' } });
     nock(BASE_URL).post('/v1/payments').reply(201, samplePayment());

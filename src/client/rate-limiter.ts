@@ -1,0 +1,106 @@
+/** Options of the one limiter a service's calls share. */
+export interface RateLimiterOptions {
+  /** Most calls started per second, and where the rate climbs back to after a 429. @default 50 */
+  maxRps?: number;
+  /** Lowest rate a run of 429s brings it down to. @default maxRps / 20, at least 0.2 */
+  minRps?: number;
+  /** Calls per second won back per second without a 429 (additive increase). @default maxRps / 20 */
+  recoverRpsPerSecond?: number;
+  /** Monotonic milliseconds. @default performance.now */
+  now?: () => number;
+}
+
+/**
+ * One rate limiter for every call to the service from this process: the client's confirm reads,
+ * reconcile and the checkout helper start their calls through it. Calls start in arrival order,
+ * evenly spaced at the current rate. A 429 pauses every caller until its `Retry-After` and halves
+ * the rate (once per pause); each second without one wins back `recoverRpsPerSecond`, up to
+ * `maxRps`: multiplicative decrease, additive increase, as TCP does.
+ */
+export class RateLimiter {
+  readonly maxRps: number;
+  private readonly minRps: number;
+  private readonly recoverRps: number;
+  private readonly now: () => number;
+  private rps: number;
+  /** When the next call may start (ms, monotonic). */
+  private nextStart = 0;
+  /** No call starts before this (a `Retry-After`). */
+  private pausedUntil = 0;
+  /** Rate changes are measured from here. */
+  private lastAdjust: number;
+  private readonly waiting: Array<() => void> = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(options: RateLimiterOptions = {}) {
+    this.maxRps = options.maxRps ?? 50;
+    if (!(this.maxRps > 0)) throw new RangeError(`maxRps must be a positive number of calls a second, got ${this.maxRps}.`);
+    this.minRps = Math.min(this.maxRps, options.minRps ?? Math.max(this.maxRps / 20, 0.2));
+    this.recoverRps = options.recoverRpsPerSecond ?? this.maxRps / 20;
+    this.now = options.now ?? (() => performance.now());
+    this.rps = this.maxRps;
+    this.lastAdjust = this.now();
+  }
+
+  /** The rate calls start at now. */
+  get currentRps(): number {
+    this.recover();
+    return this.rps;
+  }
+
+  /** Calls waiting for their turn. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /** Resolves when the caller may start its call (in arrival order). */
+  acquire(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.waiting.push(resolve);
+      this.schedule();
+    });
+  }
+
+  /** The service said 429: nobody starts before `retryAfterMs` from now, and the rate drops. */
+  throttled(retryAfterMs: number | undefined): void {
+    const now = this.now();
+    // One decrease per incident: the 429s of calls already under way carry no news.
+    if (now >= this.pausedUntil) this.rps = Math.max(this.minRps, this.rps / 2);
+    this.pausedUntil = Math.max(this.pausedUntil, now + (retryAfterMs ?? 1000 / this.rps));
+    this.lastAdjust = this.pausedUntil;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    this.schedule();
+  }
+
+  private recover(): void {
+    const now = this.now();
+    if (now <= this.lastAdjust || this.rps >= this.maxRps) return;
+    this.rps = Math.min(this.maxRps, this.rps + ((now - this.lastAdjust) / 1000) * this.recoverRps);
+    this.lastAdjust = now;
+  }
+
+  private schedule(): void {
+    if (this.timer || this.waiting.length === 0) return;
+    const now = this.now();
+    const at = Math.max(now, this.nextStart, this.pausedUntil);
+    if (at <= now) {
+      this.release(now);
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.schedule();
+    }, Math.ceil(at - now));
+  }
+
+  private release(now: number): void {
+    this.recover();
+    const next = this.waiting.shift();
+    this.nextStart = now + 1000 / this.rps;
+    next?.();
+    this.schedule();
+  }
+}

@@ -1,0 +1,66 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { RateLimiter } from '../../src/client/rate-limiter.js';
+
+describe('RateLimiter', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  /** Start `count` calls at once; resolves with the (fake) time each one was let through. */
+  function startTimes(limiter: RateLimiter, count: number): number[] {
+    const times: number[] = [];
+    for (let i = 0; i < count; i++) void limiter.acquire().then(() => times.push(Date.now() - start));
+    return times;
+  }
+  let start = 0;
+
+  it('lets calls start in arrival order, evenly spaced at maxRps', async () => {
+    start = Date.now();
+    const limiter = new RateLimiter({ maxRps: 10, now: () => Date.now() });
+    const times = startTimes(limiter, 5);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(times).toEqual([0, 100, 200, 300, 400]);
+  });
+
+  it('a 429 pauses every caller until Retry-After and halves the rate, once per incident', async () => {
+    start = Date.now();
+    const limiter = new RateLimiter({ maxRps: 10, now: () => Date.now() });
+    await limiter.acquire();
+    limiter.throttled(2000);
+    limiter.throttled(2000); // a second 429 of the same incident
+    expect(limiter.currentRps).toBe(5);
+    const times = startTimes(limiter, 3);
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(times).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1001);
+    // At half the rate (about 200 ms apart), which starts winning back once the pause is over.
+    expect(times[0]).toBe(2000);
+    for (const gap of [times[1]! - times[0]!, times[2]! - times[1]!]) {
+      expect(gap).toBeGreaterThan(190);
+      expect(gap).toBeLessThanOrEqual(200);
+    }
+  });
+
+  it('wins the rate back slowly without 429s, never above maxRps', async () => {
+    const limiter = new RateLimiter({ maxRps: 20, recoverRpsPerSecond: 1, now: () => Date.now() });
+    limiter.throttled(0);
+    expect(limiter.currentRps).toBe(10);
+    await vi.advanceTimersByTimeAsync(4000);
+    expect(limiter.currentRps).toBeCloseTo(14);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(limiter.currentRps).toBe(20);
+  });
+
+  it('never drops below minRps however many incidents', () => {
+    const limiter = new RateLimiter({ maxRps: 8, minRps: 1, now: () => Date.now() });
+    for (let i = 0; i < 10; i++) {
+      limiter.throttled(0);
+      vi.advanceTimersByTime(1);
+    }
+    expect(limiter.currentRps).toBeGreaterThanOrEqual(1);
+    expect(limiter.currentRps).toBeLessThan(1.1);
+  });
+
+  it('refuses a rate that is not positive', () => {
+    expect(() => new RateLimiter({ maxRps: 0 })).toThrow(/maxRps must be a positive number/);
+  });
+});
