@@ -38,7 +38,7 @@ export interface CheckoutKitConfig {
   outcomeRules: OutcomeRules;
   /**
    * `CHECKOUT_MAX_RPS`: the most calls a second this process makes to the service, shared by
-   * every caller (confirm reads, reconcile, checkout). @default 20 (see `CheckoutClientOptions.maxRps`)
+   * every caller (confirm reads, reconcile, checkout). @default 50 (see `CheckoutClientOptions.maxRps`)
    */
   maxRps: number | undefined;
   /** `CHECKOUT_DISPATCH_CONCURRENCY`: stored events dispatched at once by `serve`. @default 16 */

@@ -14,6 +14,11 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchResult[]> }>> =
   store: () => import('./store.bench.js'),
   reconcile: () => import('./reconcile.bench.js'),
   postgres: () => import('./postgres.bench.js'),
+  // The whole `checkout-kit serve` (receiver + fulfillment engine) against a stand-in service.
+  serve: () => import('./serve.bench.js'),
+  'serve-postgres': () => import('./serve-postgres.bench.js'),
+  flush: () => import('./flush.bench.js'),
+  'slow-handler': () => import('./slow-handler.bench.js'),
 };
 
 const wanted = process.argv.slice(2);
