@@ -5,7 +5,7 @@ export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/bench/**', 'node_modules/**'],
+    exclude: ['test/bench/**', 'test/faults/**', 'node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Tests start real servers, processes and databases: two cores, so keep parallelism modest.
