@@ -37,6 +37,9 @@ export interface EmbeddedStoreOptions {
   unsafeNoLock?: boolean;
 }
 
+/** Longest a writer keeps the store lock for consecutive batches before letting other processes in. */
+const HOLD_LOCK_MS = 20;
+
 interface Pending {
   op: Op;
   resolve(value: unknown): void;
@@ -189,27 +192,46 @@ export class EmbeddedStore extends StateStore {
     void this.exclusive(() => this.flush());
   }
 
-  /** Take the queue (what arrived while the previous batch was being written) and commit it as one append. */
+  /**
+   * Take the queue (what arrived while the previous batch was being written) and commit it as one
+   * append. While more work queues up meanwhile, the lock is kept for the next batch too (up to
+   * `HOLD_LOCK_MS`): under load a lock round trip and a catch-up per batch were the serial cost.
+   */
   private async flush(): Promise<void> {
     this.flushScheduled = false;
-    const batch = this.queue.splice(0, this.maxBatch);
-    if (this.queue.length > 0) this.scheduleFlush();
-    if (batch.length === 0) return;
-    let outcomes: Settled[];
+    if (this.queue.length === 0) return;
+    const written: Array<{ batch: Pending[]; outcomes: Settled[] }> = [];
+    let failed: unknown;
+    let locked = false;
     try {
-      outcomes = await this.lock.with(() => this.writeBatch(batch));
+      await this.lock.with(async () => {
+        locked = true;
+        const held = performance.now();
+        while (this.queue.length > 0 && performance.now() - held <= HOLD_LOCK_MS) {
+          const batch = this.queue.splice(0, this.maxBatch);
+          try {
+            // Only the first batch under the lock catches up: nobody else writes while we hold it.
+            written.push({ batch, outcomes: await this.writeBatch(batch, written.length === 0) });
+          } catch (error) {
+            // This batch was taken back from the file; the ones before it are durable.
+            failed = error;
+            this.stale = true;
+            this.fail(batch, error);
+            return;
+          }
+        }
+      });
     } catch (error) {
+      // The lock could not be taken, or was lost while writing: nothing written under it is vouched for.
+      failed = error;
       this.stale = true;
-      const failure = error instanceof StoreError ? error : new StoreError(`Cannot write to the store ${this.dir}: ${(error as Error).message}`, { cause: error });
-      for (const item of batch) item.reject(failure);
-      return;
+      for (const { batch } of written.splice(0)) this.fail(batch, error);
+      // Not even locked (a permission error, a lock held for over a minute): tell the next batch's callers.
+      if (!locked) this.fail(this.queue.splice(0, this.maxBatch), error);
     }
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i] as Settled;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
-    });
-    if (this.applied > Math.max(this.compactMinBytes, this.snapshotBytes)) {
+    for (const { batch, outcomes } of written) this.answer(batch, outcomes);
+    if (this.queue.length > 0) this.scheduleFlush();
+    if (!failed && this.applied > Math.max(this.compactMinBytes, this.snapshotBytes)) {
       // The batch is durable and answered; a failed compaction only delays the next one.
       await this.lock.with(() => this.compactLocked()).catch((error: unknown) => {
         this.stale = true;
@@ -218,9 +240,22 @@ export class EmbeddedStore extends StateStore {
     }
   }
 
-  /** Under the lock: catch up, apply each op, append the changed ones in one write, fsync. */
-  private async writeBatch(batch: Pending[]): Promise<Settled[]> {
-    await this.sync(true);
+  private answer(batch: Pending[], outcomes: Settled[]): void {
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i] as Settled;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
+  }
+
+  private fail(batch: Pending[], error: unknown): void {
+    const failure = error instanceof StoreError ? error : new StoreError(`Cannot write to the store ${this.dir}: ${(error as Error).message}`, { cause: error });
+    for (const item of batch) item.reject(failure);
+  }
+
+  /** Under the lock: catch up (when `catchUp`), apply each op, append the changed ones in one write, fsync. */
+  private async writeBatch(batch: Pending[], catchUp: boolean): Promise<Settled[]> {
+    if (catchUp || this.stale) await this.sync(true);
     const journal = this.journal ?? (await this.createJournal());
     const lines: string[] = [];
     let end = this.applied;
