@@ -53,10 +53,26 @@ export class RateLimiter {
     return this.waiting.length;
   }
 
-  /** Resolves when the caller may start its call (in arrival order). */
-  acquire(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.waiting.push(resolve);
+  /** Resolves when the caller may start its call (in arrival order); rejects with the signal's reason if aborted while waiting. */
+  acquire(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        // Leave the line: an aborted call takes no turn.
+        const index = this.waiting.indexOf(go);
+        if (index !== -1) this.waiting.splice(index, 1);
+        if (this.waiting.length === 0 && this.timer) {
+          clearTimeout(this.timer);
+          this.timer = undefined;
+        }
+        reject(signal?.reason);
+      };
+      const go = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(go);
       this.schedule();
     });
   }

@@ -122,6 +122,8 @@ export class Transport {
   }
 
   private async attempt<S extends z.ZodType>(spec: RequestSpec<S>, body: string): Promise<z.infer<S>> {
+    // Wait for the shared limiter first: the signature's timestamp must be fresh when the request leaves.
+    await this.rateLimiter.acquire(spec.signal);
     const target = new URL(`${this.baseUrl}${spec.path}`);
     const url = target.href;
     const headers: Record<string, string> = {
@@ -137,7 +139,6 @@ export class Transport {
       headers['x-request-signature'] = this.options.signer({ method: spec.method, path, body, secret: spec.auth.signingSecret });
     }
 
-    await this.rateLimiter.acquire();
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
     let response: Response;

@@ -48,6 +48,11 @@ export interface FulfillmentEngineOptions {
   completionRetryMs?: number;
   /** Resources whose last confirm read is remembered, to skip reads for news it already covered. @default 50000 */
   coalesceCapacity?: number;
+  /**
+   * How much later than the news a read must have begun to stand for it without a read of its
+   * own (clock differences between hosts sharing a store; raise it where they differ more). @default 250
+   */
+  coalesceSkewMs?: number;
   logger?: Logger;
   /**
    * The one clock of everything the engine decides and stores (outcomes, leases, due times);
@@ -98,7 +103,8 @@ export class FulfillmentEngine {
   readonly clock: () => Date;
   private readonly options: FulfillmentEngineOptions;
   private readonly confirm: boolean;
-  private readonly reads: ReadCoalescer<ProcessResult>;
+  private readonly reads: ReadCoalescer<Payment | InvoiceDetail>;
+  private readonly coalesceSkewMs: number;
   private readonly logger: Logger;
 
   constructor(options: FulfillmentEngineOptions) {
@@ -106,6 +112,7 @@ export class FulfillmentEngine {
     this.owner = options.owner ?? defaultOwner();
     this.confirm = options.confirm ?? options.client !== undefined;
     this.reads = new ReadCoalescer(options.coalesceCapacity ?? 50_000);
+    this.coalesceSkewMs = options.coalesceSkewMs ?? 250;
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock ?? (() => new Date());
   }
@@ -116,13 +123,25 @@ export class FulfillmentEngine {
    * queued shares it, and news already covered by a read that began after it costs no read.
    */
   async process(input: ProcessInput): Promise<ProcessResult> {
-    if (!this.confirming) return this.learn(input);
+    const read = () => this.read(input.kind, input.id, input.hint);
+    if (!this.confirming) return this.learn(input, read);
     const key = `${input.kind}:${input.id}`;
-    if (input.storedAt !== undefined && this.reads.confirmedSince(key, Date.parse(input.storedAt))) {
+    // The allowance covers clocks of several hosts sharing a store: only a read that clearly began
+    // after the news was stored may stand for it.
+    if (input.storedAt !== undefined && this.reads.confirmedSince(key, Date.parse(input.storedAt) + this.coalesceSkewMs)) {
       const known = await this.fromStore(input);
       if (known) return known;
     }
-    return this.reads.run(key, () => this.clock().getTime(), () => this.learn(input));
+    let startedAt = 0;
+    return this.learn(
+      input,
+      async () => {
+        const shared = await this.reads.read(key, () => this.clock().getTime(), read);
+        startedAt = shared.startedAt;
+        return shared.value;
+      },
+      () => this.reads.stored(key, startedAt),
+    );
   }
 
   /** What the store holds of a resource that a later read has already confirmed. */
@@ -141,10 +160,14 @@ export class FulfillmentEngine {
     };
   }
 
-  private async learn(input: ProcessInput): Promise<ProcessResult> {
+  /**
+   * Read (through `read`), classify, store forward-only, queue and run the handler. `stored` is
+   * told once the answer and its run are stored, so that later news it covers needs no read.
+   */
+  private async learn(input: ProcessInput, read: () => Promise<Payment | InvoiceDetail>, stored?: () => void): Promise<ProcessResult> {
     let resource: Payment | InvoiceDetail;
     try {
-      resource = await this.read(input.kind, input.id, input.hint);
+      resource = await read();
     } catch (error) {
       // The service could not be asked (outage, bad data): make sure reconcile knows the resource,
       // so news of it is not lost once the sender gives up retrying.
@@ -193,7 +216,10 @@ export class FulfillmentEngine {
         },
         now,
       );
+      stored?.();
       result.run = await this.execute(key, resource);
+    } else {
+      stored?.();
     }
     // Closed only once its run is queued (a crash in between must leave it open for reconcile),
     // and never reopened by older news.

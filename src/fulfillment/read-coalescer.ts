@@ -3,11 +3,14 @@
  * flight. A caller joins the read that is queued (not started yet); while one is in flight, the
  * next caller queues a new one that starts after it: news must be confirmed by a read that began
  * after the news was stored, never by an answer the service gave before.
+ *
+ * Only the read is shared: each caller stores what it learned and runs its own handler claim, so
+ * a slow handler never holds up the next news of its resource.
  */
 export class ReadCoalescer<R> {
-  private readonly queued = new Map<string, Promise<R>>();
-  private readonly running = new Map<string, Promise<R>>();
-  /** When (ms) the latest successful read of each resource began; the oldest are forgotten past `capacity`. */
+  private readonly queued = new Map<string, Promise<{ value: R; startedAt: number }>>();
+  private readonly running = new Map<string, Promise<unknown>>();
+  /** When (ms) the latest read of each resource whose answer was stored began; the oldest are forgotten past `capacity`. */
   private readonly confirmed = new Map<string, number>();
 
   constructor(private readonly capacity: number) {}
@@ -18,13 +21,13 @@ export class ReadCoalescer<R> {
     return at !== undefined && at >= since;
   }
 
-  /** Run `read` for `key` once it is this key's turn, or join the one already waiting. */
-  run(key: string, now: () => number, read: () => Promise<R>): Promise<R> {
+  /** Read `key` once it is its turn, or join the read already waiting; resolves with the answer and when the read began. */
+  read(key: string, now: () => number, read: () => Promise<R>): Promise<{ value: R; startedAt: number }> {
     const waiting = this.queued.get(key);
     if (waiting) return waiting;
     const previous = this.running.get(key);
     // Assigned before the function below passes its first await.
-    let task!: Promise<R>;
+    let task!: Promise<{ value: R; startedAt: number }>;
     task = (async () => {
       // Always yields first, so that `task` is in `queued` before it leaves it.
       await previous?.catch(() => undefined);
@@ -33,9 +36,7 @@ export class ReadCoalescer<R> {
       const reading = read();
       this.running.set(key, reading);
       try {
-        const result = await reading;
-        this.remember(key, startedAt);
-        return result;
+        return { value: await reading, startedAt };
       } finally {
         if (this.running.get(key) === reading) this.running.delete(key);
       }
@@ -44,7 +45,8 @@ export class ReadCoalescer<R> {
     return task;
   }
 
-  private remember(key: string, startedAt: number): void {
+  /** The answer of a read that began at `startedAt` is stored: news stored before then needs no read. */
+  stored(key: string, startedAt: number): void {
     if (startedAt < (this.confirmed.get(key) ?? -Infinity)) return;
     this.confirmed.delete(key);
     this.confirmed.set(key, startedAt);

@@ -39,6 +39,8 @@ export interface Dispatcher {
    * is dispatched from the store when its turn comes (oldest first, `concurrency` at a time).
    */
   notify(event: CheckoutEvent): void;
+  /** Start what is due now (up to the concurrency) without waiting for it; resolves with how many started. */
+  kick(): Promise<number>;
   /** Stop starting new dispatches (those in flight go on); `resume()` starts again. */
   pause(): void;
   resume(): void;
@@ -126,34 +128,40 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
   }
 
   // The queue pump: the store is the queue; this process keeps only what is in flight (at most
-  // `concurrency` ids) and a few just-received events, so memory does not grow with a backlog.
+  // `concurrency` ids), a page of due ids read ahead, and a few just-received events, so memory
+  // does not grow with a backlog.
   const active = new Map<string, Promise<DispatchOutcome>>();
   const kept = new Map<string, CheckoutEvent>();
+  /** Due event ids read ahead from the store, oldest first: one queue read per page, not per dispatch. */
+  let ahead: string[] = [];
   let paused = false;
   /** Dispatches this process finished (claimed and ran), for `dispatchDue`'s answer. */
   let dispatchedCount = 0;
   let filling: Promise<void> | undefined;
   let refill = false;
+  const pageSize = settings.concurrency * KEPT_PER_SLOT;
 
-  /** Start due runs, oldest first, up to the free slots; `skip` holds ids not to start again. */
-  async function fill(skip?: Set<string>): Promise<Array<Promise<DispatchOutcome>>> {
-    const free = settings.concurrency - active.size;
-    if (free <= 0 || paused) return [];
-    const due = await store.listRuns({
-      kind: 'event',
-      status: ['pending', 'running'],
-      dueBy: clock().toISOString(),
-      limit: free + active.size + Math.min(skip?.size ?? 0, PAGE),
-    });
+  /**
+   * Start due runs, oldest first, up to the free slots. `skip` holds ids not to start again (one
+   * `dispatchDue` call tries each run once); `dueBy` bounds what counts as due.
+   */
+  async function fill(skip?: Set<string>, dueBy?: string): Promise<Array<Promise<DispatchOutcome>>> {
     const started: Array<Promise<DispatchOutcome>> = [];
-    for (const run of due) {
-      if (active.size >= settings.concurrency) break;
-      const eventId = run.key.slice(RUN_PREFIX.length);
-      if (active.has(eventId) || skip?.has(eventId)) continue;
-      skip?.add(eventId);
-      started.push(start(eventId));
+    for (let read = false; ; read = true) {
+      while (!paused && active.size < settings.concurrency && ahead.length > 0) {
+        const eventId = ahead.shift() as string;
+        if (active.has(eventId) || skip?.has(eventId)) continue;
+        skip?.add(eventId);
+        started.push(start(eventId));
+      }
+      if (paused || active.size >= settings.concurrency || read) return started;
+      const due = await store.listRuns({ kind: 'event', status: ['pending', 'running'], dueBy: dueBy ?? clock().toISOString(), limit: pageSize + active.size });
+      // stop() may have come while the queue was being read.
+      if (paused) return started;
+      ahead = due.map((run) => run.key.slice(RUN_PREFIX.length)).filter((eventId) => !active.has(eventId));
+      // The whole due queue fits in the page: a kept event not in it was dispatched elsewhere.
+      if (due.length < pageSize + active.size) for (const eventId of kept.keys()) if (!active.has(eventId) && !ahead.includes(eventId)) kept.delete(eventId);
     }
-    return started;
   }
 
   function start(eventId: string): Promise<DispatchOutcome> {
@@ -191,7 +199,8 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
 
   let wakeScheduled = false;
   function notify(event: CheckoutEvent): void {
-    if (kept.size < settings.concurrency * KEPT_PER_SLOT) kept.set(event.id, event);
+    // A bounded cache of the oldest undispatched events (the next to go); later ones are read back.
+    if (kept.size < pageSize) kept.set(event.id, event);
     // After the ack: the adapter writes the response before any dispatch work starts.
     if (wakeScheduled) return;
     wakeScheduled = true;
@@ -203,16 +212,26 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
     );
   }
 
+  /** Start what is due now and return at once with how many were started; completions keep the pump going. */
+  async function kick(): Promise<number> {
+    if (paused) return 0;
+    return (await fill()).length;
+  }
+
   async function dispatchDue(): Promise<number> {
     const before = dispatchedCount;
     const tried = new Set<string>();
+    // What is due when called: a stream of new events arriving meanwhile does not keep it going.
+    const dueBy = clock().toISOString();
     for (;;) {
-      const started = await fill(tried);
+      const started = await fill(tried, dueBy);
       if (started.length === 0 && active.size === 0) break;
       // Wait for a slot; what the background pump starts meanwhile counts too.
       await Promise.race(started.length > 0 ? started : active.values());
-      if (paused) await Promise.all(active.values());
-      if (paused) break;
+      if (paused) {
+        await Promise.all(active.values());
+        break;
+      }
     }
     return dispatchedCount - before;
   }
@@ -236,6 +255,7 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
   return {
     dispatch,
     notify,
+    kick,
     pause: () => void (paused = true),
     resume: () => void (paused = false),
     dispatchDue,

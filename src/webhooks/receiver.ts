@@ -20,7 +20,11 @@ export interface WebhookEndpoint {
 }
 
 export interface WebhookReceiver extends WebhookEndpoint, Pick<HandlerRegistry, 'on' | 'onAny' | 'onError'> {
-  /** Dispatch what is due now (events left by a crash, due retries) and start the retry and prune timers (unref'd). Resolves with the number dispatched. */
+  /**
+   * Start dispatching what is due (events left by a crash, due retries) and the retry and prune
+   * timers (unref'd). Resolves as soon as the first `dispatchConcurrency` are under way, with how
+   * many were started: a large backlog never delays the server's start.
+   */
   start(): Promise<number>;
   /** Stop the timers and wait for in-flight dispatches. Events received later are stored, and dispatched by the next `start()`. */
   stop(): Promise<void>;
@@ -109,8 +113,10 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
       if (timers.length > 0) return 0;
       if (options.retention) background(options.retention.intervalMs, () => prune());
       if (!options.dispatch) return 0;
-      background(options.pollIntervalMs, () => dispatcher.dispatchDue());
-      return dispatcher.dispatchDue();
+      // The timer only starts what is due (retries, crashed workers' events); completions keep the pump going.
+      background(options.pollIntervalMs, () => dispatcher.kick());
+      // Start the backlog a crash left, without waiting for it: the adapter must listen at once.
+      return dispatcher.kick();
     },
     async stop() {
       stopped = true;
@@ -121,7 +127,7 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
     dispatchDue: () => dispatcher.dispatchDue(),
     async retryFailed(eventId) {
       const count = await dispatcher.retryFailed(eventId);
-      if (count > 0 && options.dispatch && !stopped) void dispatcher.track(dispatcher.dispatchDue());
+      if (count > 0 && options.dispatch && !stopped) void dispatcher.track(dispatcher.kick());
       return count;
     },
     prune,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkoutRoutes, createCheckout } from '../../src/checkout/index.js';
+import { orderIdempotencyKey } from '../../src/checkout/idempotency.js';
 import { CheckoutClient, PartnerClient } from '../../src/client/index.js';
 import { CheckoutError } from '../../src/errors/index.js';
 import { FulfillmentEngine } from '../../src/fulfillment/index.js';
@@ -91,12 +92,18 @@ describe('createCheckout against the sandbox', () => {
     expect(await store.getCheckoutAttempt('o-fix')).toMatchObject({ number: 1, status: 'refused' });
     const fixed = await createCheckout({ store, creator }, { orderId: 'o-fix', amount: '5' });
     // A new key: the service may remember the refused body under the old one.
-    expect(fixed).toMatchObject({ reused: false, idempotencyKey: 'ck-payment-o-fix~2' });
+    expect(fixed).toMatchObject({ reused: false, idempotencyKey: orderIdempotencyKey('payment', 'o-fix', 2) });
+    expect(fixed.idempotencyKey).not.toBe(orderIdempotencyKey('payment', 'o-fix'));
     expect(await store.getCheckoutAttempt('o-fix')).toMatchObject({ number: 2, status: 'created', resourceId: fixed.resourceId });
     // From then on the order is pinned to that payment, as before.
     expect(await createCheckout({ store, creator }, { orderId: 'o-fix', amount: '5' })).toMatchObject({ reused: true, resourceId: fixed.resourceId });
     await expect(createCheckout({ store, creator }, { orderId: 'o-fix', amount: '6' })).rejects.toMatchObject({ code: 'idempotency_key_reused' });
     expect(await paymentsAtService(sandbox, 'o-fix')).toBe(1);
+  });
+
+  it('regression: a later attempt\'s key never equals another order\'s first key', () => {
+    expect(orderIdempotencyKey('payment', 'A', 2)).not.toBe(orderIdempotencyKey('payment', 'A~2'));
+    expect(new Set([1, 2, 3].map((n) => orderIdempotencyKey('payment', 'A', n))).size).toBe(3);
   });
 
   it('an unknown result (service unreachable) keeps the attempt: the order cannot change meanwhile', async () => {

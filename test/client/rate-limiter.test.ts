@@ -60,6 +60,24 @@ describe('RateLimiter', () => {
     expect(limiter.currentRps).toBeLessThan(1.1);
   });
 
+  it('regression: a call aborted while waiting leaves the line at once and takes no turn', async () => {
+    start = Date.now();
+    const limiter = new RateLimiter({ maxRps: 10, now: () => Date.now() });
+    limiter.throttled(5000);
+    const controller = new AbortController();
+    const aborted = limiter.acquire(controller.signal).then(
+      () => 'started',
+      (error: Error) => error.message,
+    );
+    const times = startTimes(limiter, 1);
+    await vi.advanceTimersByTimeAsync(100);
+    controller.abort(new Error('user gave up'));
+    expect(await aborted).toBe('user gave up');
+    expect(limiter.queued).toBe(1);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(times).toEqual([5000]);
+  });
+
   it('refuses a rate that is not positive', () => {
     expect(() => new RateLimiter({ maxRps: 0 })).toThrow(/maxRps must be a positive number/);
   });

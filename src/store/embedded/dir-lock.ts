@@ -25,6 +25,11 @@ export class DirLock {
     private readonly options: DirLockOptions,
   ) {}
 
+  /** Whether the lock held now was taken over (this process stalled past the stale time). */
+  get lost(): boolean {
+    return this.compromised !== undefined;
+  }
+
   /** Run `fn` holding the lock. */
   async with<T>(fn: () => Promise<T>): Promise<T> {
     if (this.options.disabled) return fn();

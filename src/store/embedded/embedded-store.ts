@@ -207,7 +207,8 @@ export class EmbeddedStore extends StateStore {
       await this.lock.with(async () => {
         locked = true;
         const held = performance.now();
-        while (this.queue.length > 0 && performance.now() - held <= HOLD_LOCK_MS) {
+        // A lock taken over mid-hold (a stalled process) ends the hold; `with` then reports it.
+        while (this.queue.length > 0 && performance.now() - held <= HOLD_LOCK_MS && !this.lock.lost) {
           const batch = this.queue.splice(0, this.maxBatch);
           try {
             // Only the first batch under the lock catches up: nobody else writes while we hold it.
@@ -255,7 +256,8 @@ export class EmbeddedStore extends StateStore {
 
   /** Under the lock: catch up (when `catchUp`), apply each op, append the changed ones in one write, fsync. */
   private async writeBatch(batch: Pending[], catchUp: boolean): Promise<Settled[]> {
-    if (catchUp || this.stale) await this.sync(true);
+    // Later batches of one hold check the journal's size (one fstat) rather than trust the hold.
+    if (catchUp || this.stale || !this.journal || (await this.journal.stat()).size !== this.applied) await this.sync(true);
     const journal = this.journal ?? (await this.createJournal());
     const lines: string[] = [];
     let end = this.applied;
