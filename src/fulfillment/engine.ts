@@ -271,7 +271,10 @@ export class FulfillmentEngine {
   /** Read the resource: from the service when confirming, else from the hint (validated). */
   private async read(kind: ResourceKind, id: string, hint: unknown): Promise<Payment | InvoiceDetail> {
     if (this.confirming && this.options.client) {
-      return kind === 'payment' ? this.options.client.payments.get(id) : this.options.client.invoices.get(id);
+      const resource = kind === 'payment' ? await this.options.client.payments.get(id) : await this.options.client.invoices.get(id);
+      // A service that answers with another resource must not fulfil this one with it.
+      if (resource.id !== id) throw new SchemaValidationError(`${kind} ${id}: the service answered with ${kind} ${resource.id}; nothing was decided (retried later)`, []);
+      return resource;
     }
     const schema = kind === 'payment' ? PaymentSchema : InvoiceDetailSchema;
     const parsed = schema.safeParse(hint);

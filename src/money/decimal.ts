@@ -4,11 +4,18 @@ import { MoneyError } from '../errors/index.js';
 /** Most decimal places an amount may carry (token amounts go up to 18, like wei). */
 export const MAX_DECIMALS = 18;
 
-// A private Decimal constructor: enough precision for 60 integer digits plus 18 decimals, and no
-// exponent notation when printing.
-const D = Decimal.clone({ precision: 80, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -100, toExpPos: 100 });
+/** Most integer digits an amount may carry: far beyond any real amount, and within exact arithmetic. */
+export const MAX_INTEGER_DIGITS = 60;
+/** Most decimals an amount read from the service may carry (what we send: `MAX_DECIMALS`). */
+const MAX_SERVICE_DECIMALS = 100;
+/** Most integer digits `toDecimal` takes: accepted amounts and their sums and differences. */
+const MAX_PARSED_INTEGER_DIGITS = 80;
 
-/** The Decimal constructor every amount goes through (80 digits: never rounds an amount). */
+// A private Decimal constructor: enough precision for every amount accepted (60 integer digits,
+// 100 decimals) and their sums and differences, and no exponent notation when printing.
+const D = Decimal.clone({ precision: 200, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -300, toExpPos: 300 });
+
+/** The Decimal constructor every amount goes through (200 digits: never rounds an accepted amount). */
 export const ExactDecimal = D;
 export type ExactDecimal = Decimal;
 
@@ -38,7 +45,9 @@ export function assertAmount(value: unknown, field = 'amount'): asserts value is
   if (!AMOUNT.test(value)) {
     throw new MoneyError(`${field} "${value}" is not a plain decimal: use digits with an optional "." (e.g. "10.50"), no sign, spaces or separators.`);
   }
-  const decimals = value.split('.')[1]?.length ?? 0;
+  const [integer = '', fraction = ''] = value.split('.');
+  if (integer.length > MAX_INTEGER_DIGITS) throw new MoneyError(`${field} "${value.slice(0, 80)}…" has ${integer.length} integer digits; at most ${MAX_INTEGER_DIGITS} are allowed.`);
+  const decimals = fraction.length;
   if (decimals > MAX_DECIMALS) {
     throw new MoneyError(`${field} "${value}" has ${decimals} decimals; at most ${MAX_DECIMALS} are allowed.`);
   }
@@ -57,7 +66,12 @@ export function isAmount(value: unknown): value is string {
 /** Parse an amount read from the service (or from our own input) into an exact Decimal. */
 export function toDecimal(value: string, field = 'amount'): Decimal {
   if (typeof value !== 'string' || !SERVICE_AMOUNT.test(value.trim())) {
-    throw new MoneyError(`${field} "${String(value)}" is not a decimal string.`);
+    throw new MoneyError(`${field} "${String(value).slice(0, 80)}" is not a decimal string.`);
+  }
+  const [integer = '', fraction = ''] = value.trim().replace(/^-/, '').split('.');
+  // Beyond these the arithmetic could round: refuse rather than decide on a rounded amount.
+  if (integer.replace(/^0+(?=.)/, '').length > MAX_PARSED_INTEGER_DIGITS || fraction.length > MAX_SERVICE_DECIMALS) {
+    throw new MoneyError(`${field} "${value.slice(0, 80)}…" is too long: at most ${MAX_PARSED_INTEGER_DIGITS} integer digits and ${MAX_SERVICE_DECIMALS} decimals.`);
   }
   return new D(value.trim());
 }

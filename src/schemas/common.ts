@@ -18,7 +18,8 @@ export const Uuid = z.string().regex(UUID_PATTERN, 'expected a UUID such as "0b6
  * A money amount as the service sends it: a non-negative decimal string (spec section 2). A sign,
  * an exponent or a JSON number is refused: amounts are compared exactly, never guessed at.
  */
-export const DecimalString = z.string().regex(/^[0-9]+(\.[0-9]+)?$/, 'expected a non-negative decimal string such as "10.50"');
+// Bounded so that arithmetic on it is exact (see src/money: 60 integer digits, 100 decimals).
+export const DecimalString = z.string().regex(/^[0-9]{1,60}(\.[0-9]{1,100})?$/, 'expected a non-negative decimal string such as "10.50" (at most 60 integer digits)');
 
 /** `test` or `live`: the environment of the key that created a record. */
 export const EnvironmentSchema = z.enum(['test', 'live']);
