@@ -114,7 +114,8 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const partnerApiKey = get('CHECKOUT_PARTNER_API_KEY');
   const partnerSigningSecret = get('CHECKOUT_PARTNER_SIGNING_SECRET');
   const webhookSecrets = list(get('CHECKOUT_WEBHOOK_SECRET'));
-  for (const secret of [apiKey, signingSecret, invoiceKey, partnerApiKey, partnerSigningSecret, ...webhookSecrets]) {
+  // The console token is redacted from every log line even before anything reads it.
+  for (const secret of [apiKey, signingSecret, invoiceKey, partnerApiKey, partnerSigningSecret, get('CHECKOUT_CONSOLE_TOKEN'), ...webhookSecrets]) {
     registerSecret(secret);
   }
 
