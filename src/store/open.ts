@@ -32,7 +32,8 @@ function createStore(url: string, { cwd = process.cwd(), ...embedded }: OpenStor
   throw new ConfigError(`Store URL "${scheme}…" is not supported: use file:<dir> (embedded), postgres://… or memory: (tests).`);
 }
 
-function fileStoreDir(url: string, cwd: string): string {
+/** The folder of a `file:` store URL (`file:<dir>` relative to `cwd`, or `file:///absolute/dir`). */
+export function fileStoreDir(url: string, cwd: string): string {
   if (url.startsWith('file://')) {
     try {
       return fileURLToPath(url);

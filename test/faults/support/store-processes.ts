@@ -1,0 +1,139 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readFolder } from '../../../src/store/embedded/check-scan.js';
+import type { Op } from '../../../src/store/index.js';
+import { signWebhook } from '../../../src/webhooks/index.js';
+import { CLI_MAIN, TSX_LOADER, waitForLine } from '../../support/cli.js';
+
+/** The fulfillment module of these scenarios (see the file). */
+export const STORE_FULFILLMENT = fileURLToPath(new URL('./store-fulfillment.mjs', import.meta.url));
+
+/** Child processes of one test file; `stopAll()` in afterEach / afterAll. */
+export class Processes {
+  private readonly children = new Set<ChildProcess>();
+
+  /**
+   * Start the CLI as a child process (`node --import tsx src/cli/main.ts …`), under `faketime`
+   * when `faketime` gives its spec (e.g. `+0 x50`: the process's clocks run 50 times as fast);
+   * `script` runs another TypeScript file the same way.
+   */
+  start(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; faketime?: string; script?: string }): ChildProcess {
+    // libfaketime preloaded into node itself, not the `faketime` wrapper: the wrapper does not pass
+    // SIGTERM on, so stopping it would orphan the node process.
+    const faked = options.faketime ? { LD_PRELOAD: LIBFAKETIME, FAKETIME: options.faketime } : {};
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, options.script ?? CLI_MAIN, ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH, ...options.env, ...faked },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.children.add(child);
+    child.once('exit', () => this.children.delete(child));
+    return child;
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.children].map((child) => stop(child, 5_000)));
+  }
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
+export async function stop(child: ChildProcess, graceMs = 10_000): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  const code = await exited;
+  clearTimeout(timer);
+  return code;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run a CLI command (or `script`) to its end. */
+export async function cli(processes: Processes, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; script?: string }): Promise<CliResult> {
+  const child = processes.start(args, options);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+  return { code, stdout, stderr };
+}
+
+/** A running `serve`, with its stderr kept. */
+export interface Serve {
+  child: ChildProcess;
+  stderr(): string;
+}
+
+/** Start `serve` and wait until it listens; rejects (with its output) when it exits first. */
+export async function startServe(processes: Processes, port: number, options: { cwd: string; env: NodeJS.ProcessEnv; faketime?: string }): Promise<Serve> {
+  const child = processes.start(['serve', '--port', String(port), '--host', '127.0.0.1'], options);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await waitForLine(child, /checkout-kit serve listening on/, 30_000);
+  return { child, stderr: () => stderr };
+}
+
+/** Send one signed delivery to serve's receiver; its status and JSON answer. */
+export async function deliver(port: number, secret: string, id: string, body: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`http://127.0.0.1:${port}/webhooks/checkout`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...signWebhook({ id, body, secret }) },
+    body,
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** sha256 of every file directly in `dir` (folders such as the lock or a backup are left out). */
+export async function fileHashes(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of (await readdir(dir)).sort()) {
+    const path = join(dir, name);
+    if ((await stat(path)).isFile()) out[name] = createHash('sha256').update(await readFile(path)).digest('hex');
+  }
+  return out;
+}
+
+/** Operations in the store's journal segments, by type (read with the store's own decoder). */
+export async function opCounts(dir: string): Promise<Partial<Record<Op['t'], number>>> {
+  const counts: Partial<Record<Op['t'], number>> = {};
+  for (const segment of (await readFolder(dir)).segments) for (const { op } of segment.ops) counts[op.t] = (counts[op.t] ?? 0) + 1;
+  return counts;
+}
+
+/** Every op of the store's journal segments, oldest segment first; a line the store cannot decode throws at once. */
+export async function journalOps(dir: string): Promise<Op[]> {
+  const { segments } = await readFolder(dir);
+  for (const segment of segments) {
+    const [damaged] = segment.damaged;
+    if (damaged) throw new Error(`${segment.file} has a line the store cannot read, at byte ${damaged.offset}: ${damaged.reason}`);
+  }
+  return segments.flatMap((segment) => segment.ops.map(({ op }) => op));
+}
+
+/** Byte offset of the journal line that inserted event `id` in `bytes`, or -1. */
+export function eventLineOffset(bytes: Buffer, id: string): number {
+  const at = bytes.indexOf(`{"t":"event","at":`, 0);
+  for (let start = at; start !== -1; start = bytes.indexOf(`{"t":"event","at":`, start + 1)) {
+    const head = bytes.toString('utf8', start, Math.min(bytes.length, start + 300));
+    if (head.includes(`"event":{"id":${JSON.stringify(id)}`)) return start;
+  }
+  return -1;
+}
+
+/** Debian's libfaketime (installed by .ci/setup), as its `faketime` wrapper preloads it (`$LIB` is expanded by ld.so). */
+const LIBFAKETIME = '/usr/$LIB/faketime/libfaketime.so.1';
+
+/** Whether preloading libfaketime moves node's clock here. */
+export function faketimeAvailable(): boolean {
+  const probe = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(Date.now()))'], { env: { LD_PRELOAD: LIBFAKETIME, FAKETIME: '+10d' }, encoding: 'utf8' });
+  return Number(probe.stdout) > Date.now() + 9 * 86_400_000;
+}
