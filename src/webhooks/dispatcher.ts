@@ -75,7 +75,9 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
   async function reportFailure(error: WebhookHandlerError): Promise<void> {
     const listeners = handlers.errorHandlers();
     if (listeners.length === 0) {
-      logger.error({ eventId: error.event.id, type: error.event.type, attempt: error.attempt, errors: error.errors.map(String) }, error.message);
+      // An attempt that will be retried is a warning; giving up is the error a person must act on.
+      const log = error.willRetry ? logger.warn : logger.error;
+      log.call(logger, { eventId: error.event.id, type: error.event.type, attempt: error.attempt, errors: error.errors.map(String) }, error.message);
       return;
     }
     const failures = await runHandlers(listeners.map((listener) => () => listener(error)));

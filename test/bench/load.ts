@@ -22,7 +22,7 @@ const CONNECTIONS = 50;
 // ---------------------------------------------------------------------------------------------
 // Payloads: one realistic payment event; a unique suffix is spliced into its ids per request.
 
-/** Stands for the unique part of both ids in `EVENT_TEMPLATE` (`evt_…`, `pay_…`). */
+/** Stands for the unique part of both ids in `EVENT_TEMPLATE` (`evt_…`, and the payment UUID's last group). */
 export const ID_MARK = '@@ID@@';
 export const EVENT_TEMPLATE = JSON.stringify({
   id: `evt_${ID_MARK}`,
@@ -30,7 +30,8 @@ export const EVENT_TEMPLATE = JSON.stringify({
   createdAt: '2025-03-01T12:00:00.000Z',
   environment: 'test',
   data: {
-    id: `pay_${ID_MARK}`,
+    // A UUID, as the spec's Payment id is (the receiver refuses anything else as invalid_event).
+    id: `00000000-0000-4000-8000-${ID_MARK}`,
     status: 'PAID',
     environment: 'test',
     addressMode: 'EVM',
@@ -56,12 +57,13 @@ export const EVENT_TEMPLATE = JSON.stringify({
 });
 const TEMPLATE_PARTS = EVENT_TEMPLATE.split(ID_MARK);
 
-const RUN_TAG = randomBytes(4).toString('hex');
+const RUN_TAG = randomBytes(2).toString('hex');
 let sequence = 0;
 
 /** A new event body: both ids get the same unique suffix. */
 export function nextBody(): { id: string; body: string } {
-  const suffix = `${RUN_TAG}${(sequence++).toString(36).padStart(8, '0')}`;
+  // 12 hex digits: the last group of the payment's UUID.
+  const suffix = `${RUN_TAG}${(sequence++).toString(16).padStart(8, '0')}`;
   return { id: `evt_${suffix}`, body: TEMPLATE_PARTS.join(suffix) };
 }
 

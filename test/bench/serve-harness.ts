@@ -1,0 +1,378 @@
+/**
+ * What the `serve` benchmarks share: the real `checkout-kit serve` in a child process (exactly
+ * the command a merchant runs: `node --import tsx src/cli/main.ts serve --port 0`, configured by
+ * environment variables), a fulfillment module that records its calls, readings of the serve
+ * process's CPU time and memory from /proc, and autocannon loads of signed deliveries.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { signWebhook } from '../../src/webhooks/index.js';
+import { WEBHOOK_PATH } from './load.js';
+import type { Delivery } from './serve-payloads.js';
+
+export type { BenchResult } from './load.js';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+/** The CLI under test; BENCH_SERVE_CLI points at another checkout's `src/cli/main.ts` (e.g. to compare a commit before and after). */
+const CLI = process.env.BENCH_SERVE_CLI || join(REPO, 'src/cli/main.ts');
+const TSX = import.meta.resolve('tsx');
+
+/** Secrets of the serve under test (formats as contract.md section 2 requires; the stand-in checks none). */
+export const WEBHOOK_SECRET = 'whsec_c2VydmUtYmVuY2gtd2ViaG9vay1zZWNyZXQtMDE=';
+const API_KEY = 'svc_mk_test_servebench0123456789';
+const SIGNING_SECRET = 'svc_ms_servebench0123456789';
+
+/** Connections of every load, as in the receiver benchmarks. */
+export const CONNECTIONS = 50;
+
+/** A positive number from the bench's environment, else `fallback`. */
+export function envNumber(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return process.env[name] && Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+
+// ---------------------------------------------------------------------------------------------
+// /proc readings of a process (Linux).
+
+let clockTicks: number | undefined;
+/** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`, 100 on Linux). */
+function ticksPerSecond(): number {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** CPU seconds (user + system, all threads) the process has used so far; undefined once it is gone. */
+export function cpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces), from field 3 (state) on.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resident memory now and its peak so far (VmRSS, VmHWM), in MB; undefined once the process is gone. */
+export function memoryMb(pid: number): { rss: number; peak: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keep the highest VmHWM seen while it runs (read every `everyMs`), so the peak survives the process. */
+export function watchPeak(pid: number, everyMs = 250): { peakMb(): number; stop(): number } {
+  let peak = 0;
+  const read = () => {
+    const memory = memoryMb(pid);
+    if (memory && memory.peak > peak) peak = memory.peak;
+  };
+  read();
+  const timer = setInterval(read, everyMs);
+  timer.unref();
+  return {
+    peakMb: () => (read(), peak),
+    stop: () => {
+      read();
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The serve process.
+
+/** Children this process started that are still running: killed if the bench exits on an error. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export interface HandlerCalls {
+  /** Lines in the calls file: one per handler call that returned. */
+  total: number;
+  /** Calls per payment id. */
+  perPayment: Map<string, number>;
+}
+
+export interface ServeProcess {
+  pid: number;
+  port: number;
+  /** The folder holding the store (embedded), the fulfillment module, its calls file and serve's log. */
+  dir: string;
+  /** What `serve` printed as its store. */
+  storeDescription: string;
+  /** Handler calls so far. */
+  handlerCalls(): Promise<HandlerCalls>;
+  /** Warnings and errors serve logged (pino JSON lines on stderr, kept in a file), most frequent messages first. */
+  logSummary(): Promise<{ warnings: number; errors: number; top: string[] }>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with whether it exited by itself. Removes the folder. */
+  stop(graceMs?: number): Promise<{ graceful: boolean }>;
+}
+
+export interface ServeOptions {
+  /** The stand-in service's port. */
+  servicePort: number;
+  /** `file` (embedded store in the temp folder) or a `postgres://` URL (with `?schema=`). @default 'file' */
+  store?: string;
+  /** The paid handler sleeps this long before it returns. @default 0 */
+  handlerSleepMs?: number;
+}
+
+/** The fulfillment module: every handler appends `<id> <outcome> <attempt>` to `callsFile` once it returns. */
+function fulfillmentModule(callsFile: string, sleepMs: number): string {
+  return `import { appendFileSync } from 'node:fs';
+const CALLS = ${JSON.stringify(callsFile)};
+const SLEEP_MS = ${Number(sleepMs)};
+async function record(resource, ctx) {
+  if (SLEEP_MS > 0) await new Promise((resolve) => setTimeout(resolve, SLEEP_MS));
+  appendFileSync(CALLS, resource.id + ' ' + ctx.outcome + ' ' + ctx.attempt + '\\n');
+}
+export default { paid: record, underpaid: record, expired: record };
+`;
+}
+
+/** The environment of `serve`: the bench's own, minus any CHECKOUT_* of it, plus the configuration under test. */
+function serveEnv(dir: string, servicePort: number, store: string, handlers: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('CHECKOUT_') && name !== 'PORT' && name !== 'HOST') env[name] = value;
+  Object.assign(env, {
+    CHECKOUT_BASE_URL: `http://127.0.0.1:${servicePort}`,
+    CHECKOUT_API_KEY: API_KEY,
+    CHECKOUT_SIGNING_SECRET: SIGNING_SECRET,
+    CHECKOUT_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    CHECKOUT_STORE: store === 'file' ? `file:${join(dir, 'store')}` : store,
+    CHECKOUT_HANDLERS: handlers,
+    HOST: '127.0.0.1',
+  });
+  // Settings being added to serve: passed on when the bench is run with them (ignored where unknown).
+  for (const name of ['CHECKOUT_MAX_RPS', 'CHECKOUT_DISPATCH_CONCURRENCY']) if (process.env[name]) env[name] = process.env[name];
+  return env;
+}
+
+/**
+ * Start `checkout-kit serve` as a merchant runs it, in a fresh temp folder (its working
+ * directory, so no `.env` of the repo is read), and wait until it listens.
+ */
+export async function startServe(options: ServeOptions): Promise<ServeProcess> {
+  const dir = await mkdtemp(join(tmpdir(), 'checkout-kit-serve-bench-'));
+  const callsFile = join(dir, 'handler-calls.log');
+  const handlers = join(dir, 'fulfillment.mjs');
+  const logFile = join(dir, 'serve.log');
+  await writeFile(handlers, fulfillmentModule(callsFile, options.handlerSleepMs ?? 0));
+  await writeFile(callsFile, '');
+  const logFd = openSync(logFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, ['--import', TSX, CLI, 'serve', '--port', '0'], {
+      cwd: dir,
+      env: serveEnv(dir, options.servicePort, options.store ?? 'file', handlers),
+      stdio: ['ignore', 'pipe', logFd],
+    });
+  } finally {
+    closeSync(logFd);
+  }
+  running.add(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => running.delete(child));
+
+  const logTail = async () => {
+    const text = existsSync(logFile) ? await readFile(logFile, 'utf8') : '';
+    return text.trim().split('\n').slice(-3).join(' | ').slice(0, 600);
+  };
+  let listening: { port: number; store: string };
+  try {
+    listening = await new Promise<{ port: number; store: string }>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error('serve did not listen within 30 s')), 30_000);
+      child.stdout!.setEncoding('utf8');
+      child.stdout!.on('data', (chunk: string) => {
+        out += chunk;
+        const match = /listening on http:\/\/[^:]+:(\d+) \(store: ([^)]*)\)/.exec(out);
+        if (match) {
+          clearTimeout(timer);
+          resolve({ port: Number(match[1]), store: match[2]! });
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`serve exited (${code}) before listening`));
+      });
+    });
+  } catch (error) {
+    child.kill('SIGKILL');
+    await exited;
+    const tail = await logTail();
+    await rm(dir, { recursive: true, force: true });
+    throw new Error(`${(error as Error).message}: ${tail}`);
+  }
+  // Keep draining stdout (serve prints little after start).
+  child.stdout!.resume();
+
+  return {
+    pid: child.pid!,
+    port: listening.port,
+    dir,
+    storeDescription: listening.store,
+    async handlerCalls() {
+      const text = await readFile(callsFile, 'utf8');
+      const perPayment = new Map<string, number>();
+      let total = 0;
+      for (const line of text.split('\n')) {
+        if (!line) continue;
+        total += 1;
+        const id = line.slice(0, line.indexOf(' '));
+        perPayment.set(id, (perPayment.get(id) ?? 0) + 1);
+      }
+      return { total, perPayment };
+    },
+    async logSummary() {
+      const text = existsSync(logFile) ? await readFile(logFile, 'utf8') : '';
+      let warnings = 0;
+      let errors = 0;
+      const messages = new Map<string, number>();
+      for (const line of text.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        let entry: { level?: number; msg?: string };
+        try {
+          entry = JSON.parse(line) as { level?: number; msg?: string };
+        } catch {
+          continue;
+        }
+        if ((entry.level ?? 0) < 40) continue;
+        if ((entry.level ?? 0) >= 50) errors += 1;
+        else warnings += 1;
+        // Messages without their ids and numbers, so alike ones group.
+        const key = String(entry.msg ?? '')
+          .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/gi, '…')
+          .replace(/\d+/g, 'N')
+          .slice(0, 90);
+        messages.set(key, (messages.get(key) ?? 0) + 1);
+      }
+      const top = [...messages.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 3)
+        .map(([message, count]) => `${count.toLocaleString('en-US')}× "${message}"`);
+      return { warnings, errors, top };
+    },
+    async stop(graceMs = 10_000) {
+      let graceful = true;
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => {
+          graceful = false;
+          child.kill('SIGKILL');
+        }, graceMs);
+        await exited;
+        clearTimeout(timer);
+      }
+      await rm(dir, { recursive: true, force: true });
+      return { graceful };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL: a fresh schema per serve, dropped after.
+
+/** `url` with `?schema=name` (the way CHECKOUT_STORE picks a schema, src/store/postgres/postgres-store.ts). */
+export function withSchema(url: string, schema: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('schema', schema);
+  return parsed.href;
+}
+
+/** Drop the schema (and what serve created in it). */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Fail early, with a clear message, when PostgreSQL is not there. */
+export async function checkPostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  await client.end();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load: signed deliveries, every request signed when it is built (a fresh timestamp).
+
+function signed(delivery: { msgId: string; body: string }) {
+  return { body: delivery.body, headers: { 'content-type': 'application/json', ...signWebhook({ id: delivery.msgId, body: delivery.body, secret: WEBHOOK_SECRET }) } };
+}
+
+export interface LoadOptions {
+  port: number;
+  /** The next delivery to send (called once per request). */
+  next: () => { msgId: string; body: string };
+  /** Run this long… */
+  seconds?: number;
+  /** …or send exactly this many requests. */
+  amount?: number;
+  /** Requests per second over all connections (autocannon `overallRate`). */
+  overallRate?: number;
+  connections?: number;
+  /** Per-request timeout, seconds. @default 10 (autocannon's) */
+  timeoutSeconds?: number;
+}
+
+/** Signed deliveries to `POST /webhooks/checkout` of 127.0.0.1:`port`. */
+export function deliver(options: LoadOptions): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: `http://127.0.0.1:${options.port}${WEBHOOK_PATH}`,
+        connections: options.connections ?? CONNECTIONS,
+        ...(options.amount !== undefined ? { amount: options.amount } : { duration: options.seconds ?? 5 }),
+        ...(options.overallRate !== undefined ? { overallRate: options.overallRate } : {}),
+        timeout: options.timeoutSeconds ?? 10,
+        requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, ...signed(options.next()) }) }],
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
+
+/** Deliveries taken in order from `list` (wrapping around if autocannon asks for more, e.g. after a timeout). */
+export function fromList(list: readonly Delivery[]): () => Delivery {
+  let i = 0;
+  return () => list[i++ % list.length]!;
+}
+
+/** `n` as `1,234`. */
+export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** Non-2xx and errors of a load, as a note fragment (empty when none). */
+export function failures(result: autocannon.Result): string[] {
+  const notes: string[] = [];
+  if (result.non2xx > 0) notes.push(`${fmt(result.non2xx)} non-2xx`);
+  if (result.errors > 0) notes.push(`${fmt(result.errors)} errors (${fmt(result.timeouts)} timeouts)`);
+  return notes;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
