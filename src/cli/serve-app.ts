@@ -37,6 +37,8 @@ export async function buildServeApp(runtime: Runtime, options: ServeAppOptions):
   app.get('/healthz', async () => ({ ok: true }));
 
   const stopDueRuns = engine.startDueRuns(options.runDueEveryMs);
+  // Waits for a sweep in progress: the store closes after this hook, and a handler that returned
+  // into a closed store would be called again once its lease ran out.
   app.addHook('onClose', async () => stopDueRuns());
   return { app, receiver };
 }

@@ -246,9 +246,9 @@ export class FulfillmentEngine {
 
   /**
    * Run due runs every `everyMs` in the background (never two sweeps at once; the timer does not
-   * keep the process alive). Returns a function that stops it.
+   * keep the process alive). Returns a function that stops it and resolves once a sweep in progress has finished.
    */
-  startDueRuns(everyMs = 5000): () => void {
+  startDueRuns(everyMs = 5000): () => Promise<void> {
     return every(
       everyMs,
       () => this.runDue(),
