@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { execCli, spawnCli, waitForLine } from '../support/cli.js';
+import { execCli, spawnCli, stopProcess, waitForLine } from '../support/cli.js';
 import { eventually, freePort } from '../support/ports.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 
@@ -27,19 +27,9 @@ function start(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv })
   return child;
 }
 
-/** Signal the process and wait for its exit (SIGKILL after `graceMs`); its exit code. */
-async function stop(child: ChildProcess, graceMs = 10_000): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  const code = await exited;
-  clearTimeout(timer);
-  return code;
-}
 
 afterEach(async () => {
-  await Promise.all(children.splice(0).map((child) => stop(child, 5_000)));
+  await Promise.all(children.splice(0).map((child) => stopProcess(child, 5_000)));
   await removeTempDirs();
 });
 
@@ -167,7 +157,7 @@ describe('a fulfillment handler slower than a third of the dispatch lease (child
       expect(first.stderr()).not.toMatch(/lost the lease/i);
 
       // serve stops cleanly; the store still opens in another process.
-      expect(await stop(first.serve)).toBe(0);
+      expect(await stopProcess(first.serve)).toBe(0);
       const afterStop = await cliJson(['payments', 'list', '--json']);
       expect(afterStop).toEqual([expect.objectContaining({ id: paymentId, outcome: 'paid', open: false })]);
 

@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -62,15 +61,7 @@ export function percentile(values: number[], p: number): number {
 }
 
 /** Stop a child: SIGTERM, SIGKILL after `graceMs`; resolves with its exit code. */
-export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  const code = await exited;
-  clearTimeout(timer);
-  return code;
-}
+export { stopProcess as stopChild } from '../../support/cli.js';
 
 /** A signed `payment.paid` delivery (body and headers) for a paid test payment. */
 export function paidDelivery(secret: string, overrides: { eventId?: string; paymentId?: string; extra?: string; dataExtra?: string } = {}) {

@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { stopProcess } from '../../support/cli.js';
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -40,15 +41,7 @@ export class Processes {
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
-export async function stop(child: ChildProcess, graceMs = 10_000): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  const code = await exited;
-  clearTimeout(timer);
-  return code;
-}
+export const stop = stopProcess;
 
 export interface CliResult {
   code: number | null;
