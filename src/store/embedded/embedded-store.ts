@@ -90,6 +90,13 @@ export class EmbeddedStore extends StateStore {
 
   private queue: Pending[] = [];
   private flushScheduled = false;
+  /**
+   * This process holds the store lock and has caught up with the files since taking it: nobody
+   * else can have written anything the state lacks, so a read needs no check of its own.
+   */
+  private current = false;
+  /** A refresh queued behind the chain and not started yet: reads arriving meanwhile share it. */
+  private queuedRefresh: Promise<void> | undefined;
   /** Serialises this instance's lock holders (flushes, catch-ups, compaction, close). */
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -149,11 +156,22 @@ export class EmbeddedStore extends StateStore {
     });
   }
 
-  protected override async refresh(): Promise<void> {
+  /**
+   * Before a read: take in what other processes wrote. While a flush holds the lock (and caught
+   * up on taking it) there is nothing to take in, so reads go straight to the state instead of
+   * queueing behind the group commits; otherwise reads that arrive together share one check.
+   */
+  protected override refresh(): Promise<void> {
     this.assertOpen();
-    await this.exclusive(async () => {
+    if (this.current && !this.lock.lost) return Promise.resolve();
+    if (this.queuedRefresh) return this.queuedRefresh;
+    const refresh = this.exclusive(async () => {
+      // From here on a read that arrives needs a check of its own: this one may be under way already.
+      this.queuedRefresh = undefined;
       if (await this.changedOnDisk()) await this.lock.with(() => this.sync(false));
     });
+    this.queuedRefresh = refresh;
+    return refresh;
   }
 
   protected override async withBodies<E extends EventRecord>(records: E[]): Promise<Array<Omit<E, 'bodyRef'>>> {
@@ -207,19 +225,24 @@ export class EmbeddedStore extends StateStore {
       await this.lock.with(async () => {
         locked = true;
         const held = performance.now();
-        // A lock taken over mid-hold (a stalled process) ends the hold; `with` then reports it.
-        while (this.queue.length > 0 && performance.now() - held <= HOLD_LOCK_MS && !this.lock.lost) {
-          const batch = this.queue.splice(0, this.maxBatch);
-          try {
-            // Only the first batch under the lock catches up: nobody else writes while we hold it.
-            written.push({ batch, outcomes: await this.writeBatch(batch, written.length === 0) });
-          } catch (error) {
-            // This batch was taken back from the file; the ones before it are durable.
-            failed = error;
-            this.stale = true;
-            this.fail(batch, error);
-            return;
+        try {
+          // A lock taken over mid-hold (a stalled process) ends the hold; `with` then reports it.
+          while (this.queue.length > 0 && performance.now() - held <= HOLD_LOCK_MS && !this.lock.lost) {
+            const batch = this.queue.splice(0, this.maxBatch);
+            try {
+              // Only the first batch under the lock catches up: nobody else writes while we hold it.
+              written.push({ batch, outcomes: await this.writeBatch(batch, written.length === 0) });
+              this.current = !this.stale && !this.lock.lost;
+            } catch (error) {
+              // This batch was taken back from the file; the ones before it are durable.
+              failed = error;
+              this.stale = true;
+              this.fail(batch, error);
+              return;
+            }
           }
+        } finally {
+          this.current = false;
         }
       });
     } catch (error) {
@@ -397,6 +420,16 @@ export class EmbeddedStore extends StateStore {
    */
   private async compactLocked(): Promise<void> {
     await this.sync(true);
+    // Reads go on from the state while the snapshot is written (nothing changes it meanwhile).
+    this.current = true;
+    try {
+      await this.writeCompaction();
+    } finally {
+      this.current = false;
+    }
+  }
+
+  private async writeCompaction(): Promise<void> {
     const gen = this.gen + 1;
     await writeSnapshot(this.dir, { journalGeneration: gen, data: this.state.data });
     const snapshot = await fileVersion(this.snapshotPath);
