@@ -10,10 +10,13 @@ export interface RateLimiterOptions {
   now?: () => number;
 }
 
+/** How far behind its schedule the limiter may catch up (a burst of at most this much time's calls). */
+const CATCH_UP_MS = 100;
+
 /**
  * One rate limiter for every call to the service from this process: the client's confirm reads,
  * reconcile and the checkout helper start their calls through it. Calls start in arrival order,
- * evenly spaced at the current rate. A 429 pauses every caller until its `Retry-After` and halves
+ * evenly spaced at the current rate (a timer that fired late catches up at most 100 ms of slots). A 429 pauses every caller until its `Retry-After` and halves
  * the rate (once per pause); each second without one wins back `recoverRpsPerSecond`, up to
  * `maxRps`: multiplicative decrease, additive increase, as TCP does.
  */
@@ -84,6 +87,8 @@ export class RateLimiter {
     if (now >= this.pausedUntil) this.rps = Math.max(this.minRps, this.rps / 2);
     this.pausedUntil = Math.max(this.pausedUntil, now + (retryAfterMs ?? 1000 / this.rps));
     this.lastAdjust = this.pausedUntil;
+    // No catching up on slots missed while paused.
+    this.nextStart = Math.max(this.nextStart, this.pausedUntil);
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
@@ -98,25 +103,30 @@ export class RateLimiter {
     this.lastAdjust = now;
   }
 
-  private schedule(): void {
+  /** `late`: a timer fired (or a catch-up is under way), so slots missed since `nextStart` may still go. */
+  private schedule(late = false): void {
     if (this.timer || this.waiting.length === 0) return;
     const now = this.now();
     const at = Math.max(now, this.nextStart, this.pausedUntil);
     if (at <= now) {
-      this.release(now);
+      this.release(now, late);
       return;
     }
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.schedule();
+      this.schedule(true);
     }, Math.ceil(at - now));
   }
 
-  private release(now: number): void {
+  private release(now: number, late: boolean): void {
     this.recover();
     const next = this.waiting.shift();
-    this.nextStart = now + 1000 / this.rps;
+    // Slots follow a schedule, not the moment a timer fired: a timer that fires late (the event
+    // loop was busy acknowledging a burst) lets the missed slots go now, up to CATCH_UP_MS of
+    // them, so the achieved rate stays at the allowed one instead of drifting below it. A call
+    // that finds the limiter idle starts a fresh schedule (no burst).
+    this.nextStart = (late ? Math.max(this.nextStart, now - CATCH_UP_MS) : now) + 1000 / this.rps;
     next?.();
-    this.schedule();
+    this.schedule(late);
   }
 }

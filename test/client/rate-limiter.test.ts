@@ -21,6 +21,36 @@ describe('RateLimiter', () => {
     expect(times).toEqual([0, 100, 200, 300, 400]);
   });
 
+  it('regression: a timer that fires late lets the missed slots go, so the rate does not drift below maxRps', async () => {
+    // The limiter's clock runs `lag` ms ahead of the timers: as if the event loop had been busy.
+    let lag = 0;
+    const limiter = new RateLimiter({ maxRps: 100, now: () => Date.now() + lag });
+    let started = 0;
+    for (let i = 0; i < 20; i++) void limiter.acquire().then(() => (started += 1));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started).toBe(1);
+    lag = 50; // the next timer (due at 10 ms) fires 50 ms late, at 60 ms on the limiter's clock
+    await vi.advanceTimersByTimeAsync(10);
+    // The slots of 0, 10, …, 60 ms: seven calls by 60 ms, as on time (not two).
+    expect(started).toBe(7);
+    // And no more than the schedule: the next slot is at 70 ms.
+    await vi.advanceTimersByTimeAsync(9);
+    expect(started).toBe(7);
+  });
+
+  it('catches up at most 100 ms of missed slots', async () => {
+    let lag = 0;
+    const limiter = new RateLimiter({ maxRps: 100, now: () => Date.now() + lag });
+    let started = 0;
+    for (let i = 0; i < 100; i++) void limiter.acquire().then(() => (started += 1));
+    await vi.advanceTimersByTimeAsync(0);
+    lag = 1000; // a second-long stall
+    await vi.advanceTimersByTimeAsync(10);
+    // The first call, then 100 ms of slots (10) plus the current one, not a second's worth.
+    expect(started).toBeGreaterThanOrEqual(11);
+    expect(started).toBeLessThanOrEqual(12);
+  });
+
   it('a 429 pauses every caller until Retry-After and halves the rate, once per incident', async () => {
     start = Date.now();
     const limiter = new RateLimiter({ maxRps: 10, now: () => Date.now() });
