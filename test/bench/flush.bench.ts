@@ -5,7 +5,7 @@
  *
  * The backlog: for each of 5,000 payments its `payment.created`, `payment.partially_paid` and
  * `payment.paid` events (15,000 distinct events), in order per payment but interleaved across
- * payments, plus 1,000 duplicate deliveries of earlier events spread in later (16,000 deliveries).
+ * payments, plus 5,000 duplicate deliveries of earlier events spread in later (20,000 deliveries).
  * The stand-in answers every payment as paid in full (its latest state), so each payment must end
  * with exactly one call of the paid handler.
  *
@@ -19,7 +19,7 @@
  * was reached.
  *
  * Run alone: `node --import tsx test/bench/run.ts flush`; a quick run: `BENCH_FLUSH_PAYMENTS=500 …`.
- * Env: BENCH_FLUSH_PAYMENTS (5000), BENCH_FLUSH_DUPLICATES (payments / 5), BENCH_FLUSH_RPS (100),
+ * Env: BENCH_FLUSH_PAYMENTS (5000), BENCH_FLUSH_DUPLICATES (as many as payments), BENCH_FLUSH_RPS (100),
  * BENCH_FLUSH_TIMEOUT_SECONDS (600), BENCH_FLUSH_IDLE_SECONDS (60), BENCH_FLUSH_ACK_TIMEOUT_SECONDS
  * (15: how long a delivery waits for its answer, as a sender would), BENCH_STANDIN_DELAY_MS (0),
  * and CHECKOUT_MAX_RPS / CHECKOUT_DISPATCH_CONCURRENCY (passed on to serve).
@@ -33,7 +33,7 @@ import { deliver, envNumber, failures, fmt, fromList, sleep, startServe, watchPe
 import { backlog } from './serve-payloads.js';
 
 const PAYMENTS = Math.round(envNumber('BENCH_FLUSH_PAYMENTS', 5000));
-const DUPLICATES = Math.round(process.env.BENCH_FLUSH_DUPLICATES !== undefined ? Number(process.env.BENCH_FLUSH_DUPLICATES) || 0 : PAYMENTS / 5);
+const DUPLICATES = Math.round(process.env.BENCH_FLUSH_DUPLICATES !== undefined ? Number(process.env.BENCH_FLUSH_DUPLICATES) || 0 : PAYMENTS);
 const RPS = envNumber('BENCH_FLUSH_RPS', 100);
 const TIMEOUT_SECONDS = envNumber('BENCH_FLUSH_TIMEOUT_SECONDS', 600);
 const IDLE_SECONDS = envNumber('BENCH_FLUSH_IDLE_SECONDS', 60);

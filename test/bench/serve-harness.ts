@@ -183,7 +183,9 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
   const logFd = openSync(logFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, ['--import', TSX, CLI, 'serve', '--port', '0'], {
+    // BENCH_SERVE_CPU_PROF=dir writes a V8 CPU profile of each serve there (for finding where it waits).
+    const profile = process.env.BENCH_SERVE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVE_CPU_PROF}`] : [];
+    child = spawn(process.execPath, [...profile, '--import', TSX, CLI, 'serve', '--port', '0'], {
       cwd: dir,
       env: serveEnv(dir, options.servicePort, options.store ?? 'file', handlers),
       stdio: ['ignore', 'pipe', logFd],
