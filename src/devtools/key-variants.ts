@@ -9,7 +9,7 @@ export type KeyForm = 'utf8' | 'whsec-base64';
 
 export interface KeyVariant {
   form: KeyForm;
-  key: Buffer;
+  key: Uint8Array;
 }
 
 /** The forms a receiver's scheme uses today: only these combinations can be configured. */

@@ -3,4 +3,5 @@
  * default logger writes JSON lines to stderr and scrubs secrets from every message.
  */
 export { createLogger, silentLogger } from './logger.js';
+export { consoleLogger } from './console-logger.js';
 export type { Logger } from './logger.js';

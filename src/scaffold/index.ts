@@ -4,7 +4,9 @@
  */
 export { scaffold } from './scaffold.js';
 export type { ScaffoldOptions, ScaffoldReport } from './scaffold.js';
-export { TEMPLATE_FILES } from './template-files.js';
+export { TEMPLATE_FILES, templateFiles } from './template-files.js';
+export { FRAMEWORK_SCAFFOLDS, FRAMEWORKS, DEFAULT_FRAMEWORK, parseFramework } from './frameworks.js';
+export type { Framework, FrameworkScaffold } from './frameworks.js';
 export { copyTemplates } from './copy-templates.js';
 export type { CopyTemplatesOptions, CopyResult } from './copy-templates.js';
 export { mergePackageJson, newPackageJson } from './merge-package-json.js';

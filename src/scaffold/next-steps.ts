@@ -1,10 +1,11 @@
 import { relative } from 'node:path';
+import type { Framework } from './frameworks.js';
 
 /**
  * What to do after `init`, in order: from a fresh scaffold to a paid order in the sandbox.
  * `keptScripts`: the project's own `dev` / `test` scripts, which init left in place.
  */
-export function nextSteps(dir: string, cwd: string, keptScripts: readonly string[] = []): string[] {
+export function nextSteps(dir: string, cwd: string, keptScripts: readonly string[] = [], framework: Framework = 'fastify'): string[] {
   const where = relative(cwd, dir);
   const run = (script: string, command: string) => (keptScripts.includes(script) ? `${command}   (your own "${script}" script was kept)` : `npm run ${script}`);
   return [
@@ -13,7 +14,10 @@ export function nextSteps(dir: string, cwd: string, keptScripts: readonly string
     'cp .env.example .env',
     'npm run checkout:sandbox -- --webhook-url http://127.0.0.1:3000/webhooks/checkout   (in another terminal; writes .sandbox/credentials.json)',
     'fill .env from .sandbox/credentials.json: CHECKOUT_BASE_URL = baseUrl, CHECKOUT_WEBHOOK_SECRET = webhookSecret, CHECKOUT_API_KEY / CHECKOUT_SIGNING_SECRET / CHECKOUT_INVOICE_KEY = test.merchant.apiKey / signingSecret / invoiceKey',
-    `${run('dev', 'npx tsx watch src/server.ts')}   (then open http://127.0.0.1:3000 and pay in the sandbox)`,
+    framework === 'next'
+      ? `${run('dev', 'npx next dev')}   (in your Next.js app: the routes are in app/; POST your order form to /checkout)`
+      : `${run('dev', 'npx tsx watch src/server.ts')}   (then open http://127.0.0.1:3000 and pay in the sandbox)`,
     run('test', 'npx vitest run'),
+    'before going live: npx checkout-kit check --against http://127.0.0.1:3000/webhooks/checkout --start "npm run dev"   (proves every handler runs exactly once in every scenario; CI runs it too: .github/workflows/checkout-check.yml)',
   ];
 }

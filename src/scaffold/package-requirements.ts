@@ -1,3 +1,4 @@
+import { FRAMEWORK_SCAFFOLDS, type Framework } from './frameworks.js';
 import type { KitManifest } from './package-root.js';
 import { ScaffoldError } from './scaffold-error.js';
 
@@ -17,15 +18,15 @@ export const SCAFFOLD_SCRIPTS: Readonly<Record<string, string>> = {
   test: 'vitest run',
 };
 
-const DEPENDENCIES = ['fastify'] as const;
 const DEV_DEPENDENCIES = ['typescript', 'tsx', 'vitest', '@types/node'] as const;
 
 /**
- * The scripts and dependencies of the scaffold. `checkout-kit` is pinned to the running version's
- * minor range; the others take the ranges checkout-kit itself is built and tested with, so the
- * scaffold's fastify and TypeScript match the library's types.
+ * The scripts and dependencies of the scaffold for `framework`. `checkout-kit` is pinned to the
+ * running version's minor range; the others take the ranges checkout-kit itself is built and tested
+ * with (the framework tests run against them), so the scaffold's framework and TypeScript match.
  */
-export function packageRequirements(kit: KitManifest): PackageRequirements {
+export function packageRequirements(kit: KitManifest, framework: Framework = 'fastify'): PackageRequirements {
+  const scaffold = FRAMEWORK_SCAFFOLDS[framework];
   const rangeOf = (name: string): string => {
     const range = kit.dependencies?.[name] ?? kit.devDependencies?.[name];
     if (range === undefined) throw new ScaffoldError(`checkout-kit's package.json does not list ${name}: reinstall checkout-kit.`);
@@ -33,8 +34,8 @@ export function packageRequirements(kit: KitManifest): PackageRequirements {
   };
   const ranges = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, rangeOf(name)]));
   return {
-    scripts: { ...SCAFFOLD_SCRIPTS },
-    dependencies: { 'checkout-kit': `^${kit.version}`, ...ranges(DEPENDENCIES) },
-    devDependencies: ranges(DEV_DEPENDENCIES),
+    scripts: { ...SCAFFOLD_SCRIPTS, ...scaffold.scripts },
+    dependencies: { 'checkout-kit': `^${kit.version}`, ...ranges(scaffold.dependencies) },
+    devDependencies: ranges([...DEV_DEPENDENCIES, ...scaffold.devDependencies]),
   };
 }

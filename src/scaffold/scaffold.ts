@@ -1,18 +1,21 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { copyTemplates, type CopyResult } from './copy-templates.js';
+import { DEFAULT_FRAMEWORK, type Framework } from './frameworks.js';
 import { mergePackageJson, newPackageJson, type PackageJsonChanges } from './merge-package-json.js';
 import { nextSteps } from './next-steps.js';
 import { packageRequirements } from './package-requirements.js';
 import { findKitPackage, type KitPackage } from './package-root.js';
 import { ScaffoldError } from './scaffold-error.js';
-import { TEMPLATE_FILES } from './template-files.js';
+import { templateFiles } from './template-files.js';
 
 export interface ScaffoldOptions {
   /** The target folder, created if missing. */
   dir: string;
   /** Overwrite files that exist (package.json is always merged, never overwritten). @default false */
   force?: boolean;
+  /** Which web framework the server file uses. @default 'fastify' */
+  framework?: Framework;
   /** What relative paths in the next steps are relative to. @default process.cwd() */
   cwd?: string;
   /** checkout-kit's own package (templates and version). @default the running one */
@@ -22,6 +25,7 @@ export interface ScaffoldOptions {
 export interface ScaffoldReport {
   /** Absolute target folder. */
   dir: string;
+  framework: Framework;
   /** The folder did not exist and was created. */
   createdDir: boolean;
   files: CopyResult;
@@ -47,8 +51,8 @@ interface PackageJsonPlan {
 }
 
 /** package.json: merged when present (additions only), created otherwise. Read and checked before anything is written. */
-async function planPackageJson(file: string, folderName: string, kit: KitPackage): Promise<PackageJsonPlan> {
-  const needs = packageRequirements(kit.manifest);
+async function planPackageJson(file: string, folderName: string, kit: KitPackage, framework: Framework): Promise<PackageJsonPlan> {
+  const needs = packageRequirements(kit.manifest, framework);
   const current = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw error;
@@ -63,7 +67,7 @@ async function planPackageJson(file: string, folderName: string, kit: KitPackage
 }
 
 /**
- * `checkout-kit init`: copy the templates into `dir` by the explicit map of `TEMPLATE_FILES`
+ * `checkout-kit init`: copy the templates into `dir` by the explicit map of `templateFiles(framework)`
  * (dotfiles renamed), never overwriting without `force`, and add the scripts and dependencies the
  * scaffold needs to its package.json. A broken package.json stops it before any file is written.
  */
@@ -72,9 +76,10 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldReport
   const kit = options.kit ?? findKitPackage();
   const createdDir = await prepareDir(dir);
   const packageFile = join(dir, 'package.json');
-  const plan = await planPackageJson(packageFile, basename(dir), kit);
-  const files = await copyTemplates({ from: join(kit.root, 'templates'), to: dir, files: TEMPLATE_FILES, force: options.force ?? false });
+  const framework = options.framework ?? DEFAULT_FRAMEWORK;
+  const plan = await planPackageJson(packageFile, basename(dir), kit, framework);
+  const files = await copyTemplates({ from: join(kit.root, 'templates'), to: dir, files: templateFiles(framework), force: options.force ?? false });
   if (plan.text !== undefined) await writeFile(packageFile, plan.text, { flag: plan.flag });
   const packageJson = plan.summary;
-  return { dir, createdDir, files, packageJson, nextSteps: nextSteps(dir, options.cwd ?? process.cwd(), packageJson.kept.scripts) };
+  return { dir, framework, createdDir, files, packageJson, nextSteps: nextSteps(dir, options.cwd ?? process.cwd(), packageJson.kept.scripts, framework) };
 }

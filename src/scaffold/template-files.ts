@@ -1,11 +1,12 @@
+import { DEFAULT_FRAMEWORK, FRAMEWORK_SCAFFOLDS, type Framework } from './frameworks.js';
+
 /**
- * Every file `init` copies, as `[source in templates/, destination in the target]`. An explicit
+ * Files every scaffold gets, as `[source in templates/, destination in the target]`. An explicit
  * map (as create-t3-app does) rather than a folder walk: a stray file in templates/ is never
  * shipped by accident, and dotfiles are stored under `_names` so npm packs them (npm drops
  * `.gitignore` from packages) and editors do not treat them as the repo's own.
  */
-export const TEMPLATE_FILES: ReadonlyArray<readonly [source: string, destination: string]> = [
-  ['src/server.ts', 'src/server.ts'],
+const COMMON_FILES: ReadonlyArray<readonly [source: string, destination: string]> = [
   ['src/orders.ts', 'src/orders.ts'],
   ['fulfillment.ts', 'fulfillment.ts'],
   ['test/fulfillment.test.ts', 'test/fulfillment.test.ts'],
@@ -16,4 +17,15 @@ export const TEMPLATE_FILES: ReadonlyArray<readonly [source: string, destination
   ['deploy/crontab', 'deploy/crontab'],
   ['deploy/checkout-reconcile.service', 'deploy/checkout-reconcile.service'],
   ['deploy/checkout-reconcile.timer', 'deploy/checkout-reconcile.timer'],
+  ['_github/workflows/checkout-check.yml', '.github/workflows/checkout-check.yml'],
 ];
+
+/** The map for one framework: its own files first, then the common ones it does not replace. */
+export function templateFiles(framework: Framework): ReadonlyArray<readonly [source: string, destination: string]> {
+  const own = FRAMEWORK_SCAFFOLDS[framework].files;
+  const replaced = new Set(own.map(([, destination]) => destination));
+  return [...own, ...COMMON_FILES.filter(([, destination]) => !replaced.has(destination))];
+}
+
+/** The default (fastify) scaffold's files. */
+export const TEMPLATE_FILES = templateFiles(DEFAULT_FRAMEWORK);

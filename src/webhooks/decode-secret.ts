@@ -1,12 +1,16 @@
 import { ConfigError } from '../errors/index.js';
+import { base64Decode } from './byte-encodings.js';
+import { utf8Bytes } from './utf8.js';
 
 const WHSEC_PREFIX = 'whsec_';
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
+// Both decoders avoid Buffer: the WebCrypto verifier (checkout-kit/web) decodes secrets with them too.
+
 /** Key bytes of a Standard Webhooks secret: the base64 part after `whsec_` (the prefix is optional). */
-export function decodeWhsecSecret(secret: string, index = 0): Buffer {
+export function decodeWhsecSecret(secret: string, index = 0): Uint8Array {
   const encoded = secret.startsWith(WHSEC_PREFIX) ? secret.slice(WHSEC_PREFIX.length) : secret;
-  const key = BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : Buffer.alloc(0);
+  const key = BASE64.test(encoded) ? base64Decode(encoded) : new Uint8Array(0);
   if (key.length === 0) {
     throw new ConfigError(
       `Webhook secret #${index + 1} is not a Standard Webhooks secret: expected whsec_<base64>. ` +
@@ -17,7 +21,7 @@ export function decodeWhsecSecret(secret: string, index = 0): Buffer {
 }
 
 /** Key bytes of a secret used as is (Stripe-style and plain HMAC schemes). */
-export function utf8Secret(secret: string, index = 0): Buffer {
+export function utf8Secret(secret: string, index = 0): Uint8Array {
   if (secret.length === 0) throw new ConfigError(`Webhook secret #${index + 1} is empty.`);
-  return Buffer.from(secret, 'utf8');
+  return utf8Bytes(secret);
 }

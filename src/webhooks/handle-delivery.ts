@@ -1,14 +1,19 @@
 import { WebhookVerificationError } from '../errors/index.js';
 import type { CheckoutEvent } from '../schemas/event.js';
+import type { Store } from '../store/types.js';
 import { isJsonContentType } from './content-type.js';
+import type { Doctor } from './doctor/create-doctor.js';
+import { explainRejection } from './doctor/explain-rejection.js';
 import { headerGetter, type HeaderBag } from './header-value.js';
 import { bodyText, parseDelivery } from './parse-delivery.js';
 import { plainHeaders } from './plain-headers.js';
 import { rawBody } from './raw-body.js';
 import type { NormalizedReceiverOptions } from './receiver-options.js';
 import { verificationFailure, webhookAck, webhookError, type WebhookResult } from './responses.js';
+import type { VerifiedDelivery } from './scheme.js';
 import { eventEnvironment, toStoredEvent } from './stored-event.js';
-import type { WebhookVerifier } from './verify.js';
+import { byteLength, utf8Lenient } from './utf8.js';
+import type { VerifyInput } from './verifier-options.js';
 
 /** One delivery as any framework hands it over. */
 export interface WebhookInput {
@@ -19,15 +24,25 @@ export interface WebhookInput {
   contentType?: string | undefined;
 }
 
+/**
+ * What storing a delivery needs of a store. Any `Store` has it; on a runtime without Node, a Worker
+ * can back it with its own storage (D1, a Durable Object) and give it to `createWebReceiver`.
+ */
+export type EventSink = Pick<Store, 'insertEvent' | 'insertDeadLetter'>;
+
+/** The receiver options the core reads (the Node receiver passes all of its own; the Web receiver these). */
+export type DeliveryOptions = Pick<NormalizedReceiverOptions, 'logger' | 'maxBodyBytes' | 'environment' | 'mapEnvelope' | 'clock'> & {
+  store: EventSink;
+};
+
 export interface DeliveryContext {
-  options: NormalizedReceiverOptions;
-  verify: WebhookVerifier;
+  options: DeliveryOptions;
+  /** Node's verifier (sync) or the WebCrypto one (async): this file never needs Node itself. */
+  verify: (input: VerifyInput) => VerifiedDelivery | Promise<VerifiedDelivery>;
   /** Called once the event is durably stored for the first time (to dispatch it after the ack). */
   onStored(event: CheckoutEvent): void;
-}
-
-function byteLength(body: Buffer | string): number {
-  return typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  /** Explains deliveries that fail verification (the Node receiver's raw-body doctor). */
+  doctor?: Doctor | undefined;
 }
 
 /**
@@ -43,7 +58,7 @@ export async function handleDelivery(context: DeliveryContext, input: WebhookInp
     return result;
   };
 
-  let body: Buffer | string;
+  let body: Uint8Array | string;
   try {
     body = rawBody(input.body);
   } catch (error) {
@@ -65,9 +80,12 @@ export async function handleDelivery(context: DeliveryContext, input: WebhookInp
   }
 
   try {
-    context.verify({ headers: input.headers, body, now: options.clock().getTime() });
+    await context.verify({ headers: input.headers, body, now: options.clock().getTime() });
   } catch (error) {
-    if (error instanceof WebhookVerificationError) return refuse(verificationFailure(error), { reason: error.reason });
+    if (error instanceof WebhookVerificationError) {
+      const explained = await explainRejection({ doctor: context.doctor, store, logger, clock: options.clock }, input.headers, body, error);
+      return refuse(explained.result, explained.details);
+    }
     throw error;
   }
 
@@ -82,7 +100,7 @@ export async function handleDelivery(context: DeliveryContext, input: WebhookInp
     return refuse(webhookError(code, `${message} (kept as a dead letter for inspection)`));
   };
   const text = bodyText(body);
-  if (text === undefined) return keepDeadLetter('invalid_json', 'Webhook body is not valid UTF-8.', body.toString());
+  if (text === undefined) return keepDeadLetter('invalid_json', 'Webhook body is not valid UTF-8.', utf8Lenient(body as Uint8Array));
   const parsed = parseDelivery(text, options.mapEnvelope);
   if (!parsed.ok) return keepDeadLetter(parsed.code, parsed.message, text);
 

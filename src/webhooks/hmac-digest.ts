@@ -1,14 +1,15 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * HMAC of `prefix` followed by the raw body. The body is fed as is (a Buffer, or a string that
- * crypto encodes as UTF-8): it is never re-serialised, so the bytes signed are the bytes received.
+ * HMAC of `prefix` followed by the raw body, with Node's crypto. The body is fed as is (bytes, or a
+ * string that crypto encodes as UTF-8): it is never re-serialised, so the bytes signed are the
+ * bytes received. `web-hmac.ts` is the same on `crypto.subtle`.
  */
 export function hmacDigest(
   algorithm: 'sha256' | 'sha512',
-  key: Buffer,
+  key: Uint8Array,
   prefix: string,
-  body: Buffer | string,
+  body: Uint8Array | string,
   encoding: 'hex' | 'base64',
 ): string {
   const hmac = createHmac(algorithm, key);

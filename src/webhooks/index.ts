@@ -1,7 +1,9 @@
 /**
  * The webhook receiver: verify the raw bytes (Standard Webhooks by default), store each event once,
  * durably, then dispatch to typed handlers with retries. The core is framework-free; the fastify,
- * Node `http` and Web `Request` adapters only move bytes in and out of `receiver.handle`.
+ * Node `http` (Express, NestJS), Koa and Web `Request` (Next.js, Hono) adapters only move bytes in
+ * and out of `receiver.handle`. `createWebReceiver` / `createWebVerifier` run without Node built-ins
+ * (WebCrypto), for Cloudflare Workers and edge runtimes: `checkout-kit/web` exports them alone.
  */
 export { createReceiver } from './receiver.js';
 export type { WebhookReceiver, WebhookEndpoint } from './receiver.js';
@@ -15,6 +17,11 @@ export type { EnvelopeMapper } from './parse-delivery.js';
 
 export { createVerifier, verifyWebhook } from './verify.js';
 export type { VerifierOptions, VerifyInput, WebhookVerifier } from './verify.js';
+export { createWebVerifier, verifyWebhookWeb } from './web-verify.js';
+export type { AsyncWebhookVerifier } from './web-verify.js';
+export { createWebReceiver } from './web-receiver.js';
+export type { WebReceiverOptions } from './web-receiver.js';
+export type { EventSink } from './handle-delivery.js';
 export { signWebhook, generateTestHeaders, newWebhookSecret } from './sign.js';
 export type { SignWebhookOptions, TestHeadersOptions } from './sign.js';
 export type { WebhookScheme, StandardWebhooksScheme, StripeStyleScheme, PlainHmacScheme, VerifiedDelivery } from './scheme.js';
@@ -25,3 +32,5 @@ export type { CheckoutWebhooksOptions } from './adapters/fastify.js';
 export { createNodeHandler } from './adapters/node.js';
 export type { NodeWebhookHandler, NodeWebhookRequest } from './adapters/node.js';
 export { createWebHandler } from './adapters/web.js';
+export { createKoaHandler } from './adapters/koa.js';
+export type { KoaWebhookContext } from './adapters/koa.js';

@@ -1,6 +1,6 @@
-import { isUtf8 } from 'node:buffer';
 import { SchemaValidationError } from '../errors/index.js';
 import { parseEventEnvelope, type CheckoutEvent } from '../schemas/event.js';
+import { utf8Text } from './utf8.js';
 
 /**
  * Turns another service's envelope into contract.md 3c's `{ id, type, createdAt, environment, data }`.
@@ -13,9 +13,8 @@ export type ParsedDelivery =
   | { ok: false; code: 'invalid_json' | 'invalid_event'; message: string };
 
 /** The body as text, or undefined when its bytes are not UTF-8 (then it cannot be stored byte-exact). */
-export function bodyText(body: Buffer | string): string | undefined {
-  if (typeof body === 'string') return body;
-  return isUtf8(body) ? body.toString('utf8') : undefined;
+export function bodyText(body: Uint8Array | string): string | undefined {
+  return typeof body === 'string' ? body : utf8Text(body);
 }
 
 /** JSON-parse a verified body, map it, and check the envelope (and `data` of payment/invoice events). */

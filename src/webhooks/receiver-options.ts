@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { ConfigError } from '../errors/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import type { Environment } from '../schemas/common.js';
 import type { Store } from '../store/types.js';
 import type { EnvelopeMapper } from './parse-delivery.js';
+import { positive } from './positive-option.js';
 import { DEFAULT_SCHEME, type WebhookScheme } from './scheme.js';
+import { normalizeDoctorOptions, type DoctorOptions, type NormalizedDoctorOptions } from './doctor/doctor-options.js';
 
 /** How long stored events keep their payload and their id. */
 export interface RetentionOptions {
@@ -66,23 +67,25 @@ export interface ReceiverOptions {
    * fulfillment engine's (`engine.clock`) so both decide on one clock. @default () => new Date()
    */
   clock?: () => Date;
+  /**
+   * The raw-body doctor: explains a delivery that failed verification (in the log, as a dead
+   * letter, and in development mode in the 401 answer). `false` turns it off. It never accepts one.
+   * @default {} (see `DoctorOptions` for development mode and the rate limit)
+   */
+  doctor?: DoctorOptions | false;
 }
 
 export type NormalizedReceiverOptions = Required<
-  Omit<ReceiverOptions, 'environment' | 'mapEnvelope' | 'retention' | 'secrets'>
+  Omit<ReceiverOptions, 'environment' | 'mapEnvelope' | 'retention' | 'secrets' | 'doctor'>
 > & {
   secrets: readonly string[];
   environment: Environment | undefined;
+  doctor: NormalizedDoctorOptions | false;
   mapEnvelope: EnvelopeMapper | undefined;
   retention: Required<RetentionOptions> | false;
 };
 
 const DAY_MS = 86_400_000;
-
-function positive(name: string, value: number, minimum = 1): number {
-  if (!Number.isFinite(value) || value < minimum) throw new ConfigError(`Receiver option ${name} must be a number ≥ ${minimum}, got ${value}.`);
-  return value;
-}
 
 /** Defaults applied and values checked up front, so a bad option fails at start-up, not mid-delivery. */
 export function normalizeReceiverOptions(options: ReceiverOptions): NormalizedReceiverOptions {
@@ -118,6 +121,7 @@ export function normalizeReceiverOptions(options: ReceiverOptions): NormalizedRe
     dispatch: options.dispatch ?? true,
     retention,
     clock: options.clock ?? (() => new Date()),
+    doctor: normalizeDoctorOptions(options.doctor, options.environment),
   };
 }
 

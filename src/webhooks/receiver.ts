@@ -1,5 +1,6 @@
 import type { CheckoutEvent } from '../schemas/event.js';
 import { createDispatcher } from './dispatcher.js';
+import { createDoctor } from './doctor/create-doctor.js';
 import { createHandlerRegistry, type HandlerRegistry } from './event-handlers.js';
 import { handleDelivery, type WebhookInput } from './handle-delivery.js';
 import { parseDelivery } from './parse-delivery.js';
@@ -51,6 +52,7 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
   const options = normalizeReceiverOptions(receiverOptions);
   const { store, logger } = options;
   const verify = createVerifier(options);
+  const doctor = options.doctor ? createDoctor({ ...options, doctor: options.doctor }) : undefined;
   const handlers = createHandlerRegistry();
 
   async function loadEvent(eventId: string): Promise<CheckoutEvent | string> {
@@ -103,7 +105,7 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
 
   return {
     maxBodyBytes: options.maxBodyBytes,
-    handle: (input) => handleDelivery({ options, verify, onStored }, input),
+    handle: (input) => handleDelivery({ options, verify, onStored, doctor }, input),
     on: handlers.on,
     onAny: handlers.onAny,
     onError: handlers.onError,

@@ -59,6 +59,8 @@ export interface WebhookResult {
   status: number;
   body: WebhookAck | ErrorObject;
   headers?: Record<string, string>;
+  /** Which check a delivery failed verification on (for metrics and alerts; adapters do not send it). */
+  reason?: WebhookVerificationReason;
 }
 
 export function webhookError(code: WebhookErrorCode, message: string, headers?: Record<string, string>): WebhookResult {
@@ -66,7 +68,7 @@ export function webhookError(code: WebhookErrorCode, message: string, headers?: 
 }
 
 export function verificationFailure(error: WebhookVerificationError): WebhookResult {
-  return webhookError(REASON_CODE[error.reason], error.message);
+  return { ...webhookError(REASON_CODE[error.reason], error.message), reason: error.reason };
 }
 
 export function webhookAck(id: string, duplicate: boolean): WebhookResult {

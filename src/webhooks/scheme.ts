@@ -55,25 +55,61 @@ export interface VerifiedDelivery {
   timestamp: number | undefined;
 }
 
-export interface SchemeVerifyContext {
+/** What a scheme reads from a delivery's headers before any HMAC is computed. */
+export interface SchemeHeaderContext {
   header: HeaderGetter;
-  body: Buffer | string;
-  keys: readonly Buffer[];
   nowSeconds: number;
   toleranceSeconds: number;
+}
+
+/**
+ * What a delivery's headers claim, once their syntax and timestamp passed: the text signed before
+ * the raw body, and the signatures to compare with the HMAC of it.
+ */
+export interface SignatureClaim {
+  /** Returned when a signature matches. */
+  delivery: VerifiedDelivery;
+  /** Signed before the raw body (`<id>.<timestamp>.` for Standard Webhooks). */
+  prefix: string;
+  /** The signatures given, normalised for comparison (hex lower-cased). */
+  signatures: readonly string[];
+  /** The message of the `bad_signature` error when none matches. */
+  noMatch: string;
+}
+
+/**
+ * One scheme's rules, free of any crypto library: the Node verifier (`node:crypto`, sync) and the
+ * Web verifier (`crypto.subtle`, async) both compute `algorithm` over `prefix + body` and compare.
+ */
+export interface SchemeRules {
+  algorithm: 'sha256' | 'sha512';
+  encoding: 'hex' | 'base64';
+  /** Turn a configured secret into HMAC key bytes. Throws `ConfigError` for a malformed secret. */
+  key(secret: string, index: number): Uint8Array;
+  /** Read and check the headers. Throws `WebhookVerificationError` (missing, malformed, outside the tolerance). */
+  claim(context: SchemeHeaderContext): SignatureClaim;
+  /** What a new delivery signs before its body. */
+  signedPrefix(id: string, timestamp: number): string;
+  /** The headers of a new delivery, given one digest per key (in the order of the keys). */
+  headers(input: { id: string; timestamp: number; digests: readonly string[] }): Record<string, string>;
+}
+
+export interface SchemeVerifyContext extends SchemeHeaderContext {
+  body: Uint8Array | string;
+  keys: readonly Uint8Array[];
 }
 
 export interface SchemeSignInput {
   id: string;
   timestamp: number;
-  body: Buffer | string;
-  keys: readonly Buffer[];
+  body: Uint8Array | string;
+  keys: readonly Uint8Array[];
 }
 
-/** One scheme's rules. Keys are decoded once (`key`), then reused for every delivery. */
+/** One scheme with Node's crypto. Keys are decoded once (`key`), then reused for every delivery. */
 export interface SchemeImplementation {
   /** Turn a configured secret into HMAC key bytes. Throws `ConfigError` for a malformed secret. */
-  key(secret: string, index: number): Buffer;
+  key(secret: string, index: number): Uint8Array;
   /** Throws `WebhookVerificationError`, or returns what the headers said. */
   verify(context: SchemeVerifyContext): VerifiedDelivery;
   /** The headers that make a delivery verify. */

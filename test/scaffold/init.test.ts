@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TEMPLATE_FILES, type ScaffoldReport } from '../../src/scaffold/index.js';
+import { FRAMEWORKS, TEMPLATE_FILES, templateFiles, type ScaffoldReport } from '../../src/scaffold/index.js';
 import { runCli } from '../support/cli.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -35,12 +35,14 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 const readJson = async (file: string) => JSON.parse(await readFile(file, 'utf8')) as Record<string, Record<string, string>>;
 
-describe('the template map', () => {
-  it('names every file of templates/ exactly once, and stores dotfiles under _names', async () => {
-    const sources = TEMPLATE_FILES.map(([source]) => source);
+describe('the template maps', () => {
+  it('ship every file of templates/ in some framework, each destination once per map, dotfiles stored under _names', async () => {
+    const maps = FRAMEWORKS.map((framework) => templateFiles(framework));
+    const sources = new Set(maps.flatMap((map) => map.map(([source]) => source)));
     expect([...sources].sort()).toEqual((await filesUnder(TEMPLATES)).sort());
-    expect(new Set(TEMPLATE_FILES.map(([, destination]) => destination)).size).toBe(TEMPLATE_FILES.length);
-    expect(sources.filter((source) => source.split('/').some((part) => part.startsWith('.')))).toEqual([]);
+    for (const map of maps) expect(new Set(map.map(([, destination]) => destination)).size).toBe(map.length);
+    expect([...sources].filter((source) => source.split('/').some((part) => part.startsWith('.')))).toEqual([]);
+    expect(TEMPLATE_FILES).toEqual(templateFiles('fastify'));
   });
 });
 

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { scaffold, ScaffoldError, type ScaffoldReport } from '../../scaffold/index.js';
+import { Option } from 'commander';
+import { DEFAULT_FRAMEWORK, FRAMEWORKS, parseFramework, scaffold, ScaffoldError, type ScaffoldReport } from '../../scaffold/index.js';
 import { UsageError } from '../exit.js';
 import { output } from '../io.js';
 import type { Register } from '../program.js';
@@ -10,7 +11,7 @@ const list = (entries: Record<string, string>) =>
     .join(', ');
 
 function human(report: ScaffoldReport): string {
-  const lines = [`checkout-kit init: ${report.dir}${report.createdDir ? ' (created)' : ''}`];
+  const lines = [`checkout-kit init (${report.framework}): ${report.dir}${report.createdDir ? ' (created)' : ''}`];
   for (const file of report.files.written) lines.push(`  wrote       ${file}`);
   for (const file of report.files.overwritten) lines.push(`  overwrote   ${file}`);
   for (const file of report.files.skipped) lines.push(`  skipped     ${file} (exists; --force overwrites)`);
@@ -34,11 +35,13 @@ export const registerInit: Register = (program, io) => {
     .command('init [dir]')
     .description('scaffold a merchant backend (server, fulfillment handlers, tests, deploy files) into dir; never overwrites without --force')
     .option('--force', 'overwrite files that already exist (package.json is merged, never overwritten)')
+    .addOption(new Option('--framework <name>', `the web framework of the server file: ${FRAMEWORKS.join(', ')}`).default(DEFAULT_FRAMEWORK))
     .option('--json', 'print what was written and skipped as JSON')
-    .action(async (dir: string | undefined, options: { force?: boolean; json?: boolean }) => {
+    .action(async (dir: string | undefined, options: { force?: boolean; json?: boolean; framework: string }) => {
       let report: ScaffoldReport;
       try {
-        report = await scaffold({ dir: resolve(io.cwd, dir ?? '.'), force: options.force ?? false, cwd: io.cwd });
+        const framework = parseFramework(options.framework);
+        report = await scaffold({ dir: resolve(io.cwd, dir ?? '.'), force: options.force ?? false, cwd: io.cwd, framework });
       } catch (error) {
         // The target is not usable as given (a file, a broken package.json): a usage error, exit 2.
         if (error instanceof ScaffoldError) throw new UsageError(error.message, { cause: error });

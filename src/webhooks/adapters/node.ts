@@ -3,8 +3,12 @@ import type { WebhookEndpoint } from '../receiver.js';
 import { webhookError, type WebhookResult } from '../responses.js';
 import { declaredTooLarge, methodNotAllowed, tooLarge } from './body-limit.js';
 
-/** A request as Node (or Express, which adds `body` when a body parser ran) hands it over. */
-export type NodeWebhookRequest = IncomingMessage & { body?: unknown };
+/**
+ * A request as Node hands it over, with what frameworks add: `body` when a body parser ran
+ * (Express), `rawBody` when it kept the bytes too (NestJS with `rawBody: true`, or a `verify`
+ * callback of `express.json()` that stores them).
+ */
+export type NodeWebhookRequest = IncomingMessage & { body?: unknown; rawBody?: unknown };
 
 /** `(req, res)` for `http.createServer`, `(req, res, next)` for Express and Connect. */
 export type NodeWebhookHandler = (request: NodeWebhookRequest, response: ServerResponse, next?: (error?: unknown) => void) => Promise<void>;
@@ -50,12 +54,18 @@ function write(response: ServerResponse, result: WebhookResult): void {
   response.end(payload);
 }
 
-async function respond(receiver: WebhookEndpoint, request: NodeWebhookRequest): Promise<WebhookResult> {
+/**
+ * The receiver's answer to a Node request: from the stream, or from what a body parser kept.
+ * `parsed` is what a framework's body parser left (Express: `req.body`; Koa: `ctx.request.body`).
+ */
+export async function nodeWebhookResult(receiver: WebhookEndpoint, request: NodeWebhookRequest, parsed: unknown = request.body): Promise<WebhookResult> {
   if (request.method !== 'POST') return methodNotAllowed(request.method);
-  // body-parser marks what it parsed with `_body`; an ended stream cannot be read again either.
+  // body-parser 1 marks what it parsed with `_body`; an ended stream cannot be read again either.
   const consumed = request.readableEnded || (request as { _body?: unknown })._body === true;
   if (consumed) {
-    if (request.body === undefined) {
+    // The parser kept the exact bytes beside the parsed object: verify those.
+    if (request.rawBody instanceof Uint8Array) return receiver.handle({ headers: request.headers, body: request.rawBody });
+    if (parsed === undefined) {
       return webhookError(
         'raw_body_required',
         'The request body was already read by another middleware and no raw body was kept, but the signature covers the raw bytes. ' +
@@ -63,7 +73,7 @@ async function respond(receiver: WebhookEndpoint, request: NodeWebhookRequest): 
       );
     }
     // A Buffer (express.raw) or string (express.text) verifies; a parsed object gets raw_body_required.
-    return receiver.handle({ headers: request.headers, body: request.body });
+    return receiver.handle({ headers: request.headers, body: parsed });
   }
   if (declaredTooLarge(request.headers['content-length'], receiver.maxBodyBytes)) return tooLarge(receiver.maxBodyBytes);
   const body = await readBody(request, receiver.maxBodyBytes);
@@ -72,8 +82,9 @@ async function respond(receiver: WebhookEndpoint, request: NodeWebhookRequest): 
 }
 
 /**
- * The receiver as a Node `http` handler, usable as Express middleware. Mount it before
- * `express.json()` (or give its route `express.raw({ type: 'application/json' })`).
+ * The receiver as a Node `http` handler, usable as Express middleware and from a NestJS controller.
+ * Mount it before `express.json()` (or give its route `express.raw({ type: 'application/json' })`);
+ * with NestJS, create the app with `{ rawBody: true }`.
  * @example
  * http.createServer(createNodeHandler(receiver)).listen(3000);
  * app.post('/webhooks/checkout', createNodeHandler(receiver)); // Express, before app.use(express.json())
@@ -82,7 +93,7 @@ export function createNodeHandler(receiver: WebhookEndpoint): NodeWebhookHandler
   return async (request, response, next) => {
     let result: WebhookResult;
     try {
-      result = await respond(receiver, request);
+      result = await nodeWebhookResult(receiver, request);
     } catch (error) {
       if (next) return next(error);
       result = webhookError('internal_error', `Webhook could not be handled: ${String(error)}`);

@@ -2,14 +2,25 @@ import type { WebhookEndpoint } from '../receiver.js';
 import { webhookError, type WebhookResult } from '../responses.js';
 import { declaredTooLarge, methodNotAllowed, tooLarge } from './body-limit.js';
 
-/** Read a Web stream, cancelling it once `limit` is passed. */
-async function readBody(stream: ReadableStream<Uint8Array>, limit: number): Promise<Buffer | 'too_large'> {
+/** The chunks as one array. Always a copy: the result belongs to this realm (see `rawBody`). */
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/** Read a Web stream, cancelling it once `limit` is passed. No `Buffer`: this adapter runs on edge runtimes too. */
+async function readBody(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | 'too_large'> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return Buffer.concat(chunks, size);
+    if (done) return concat(chunks, size);
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
@@ -28,16 +39,20 @@ async function respond(receiver: WebhookEndpoint, request: Request): Promise<Web
     );
   }
   if (declaredTooLarge(request.headers.get('content-length'), receiver.maxBodyBytes)) return tooLarge(receiver.maxBodyBytes);
-  const body = request.body ? await readBody(request.body, receiver.maxBodyBytes) : Buffer.alloc(0);
+  const body = request.body ? await readBody(request.body, receiver.maxBodyBytes) : new Uint8Array(0);
   if (body === 'too_large') return tooLarge(receiver.maxBodyBytes);
   return receiver.handle({ headers: request.headers, body });
 }
 
 /**
- * The receiver as a Web `Request -> Response` handler: Next.js route handlers, Hono, Bun, Deno.
+ * The receiver as a Web `Request -> Response` handler: Next.js route handlers, Hono, Bun, Deno,
+ * Cloudflare Workers. Give it `createReceiver(…)` (Node, Bun, Deno) or `createWebReceiver(…)` from
+ * `checkout-kit/web` (any runtime with WebCrypto, no Node built-ins needed).
  * @example
  * // app/webhooks/checkout/route.ts (Next.js)
  * export const POST = createWebHandler(receiver);
+ * // Hono
+ * app.post('/webhooks/checkout', (c) => handler(c.req.raw));
  */
 export function createWebHandler(receiver: WebhookEndpoint): (request: Request) => Promise<Response> {
   return async (request) => {

@@ -1,9 +1,7 @@
 import { WebhookVerificationError } from '../../errors/index.js';
 import { checkTolerance, parseTimestamp } from '../check-timestamp.js';
 import { decodeWhsecSecret } from '../decode-secret.js';
-import { hmacDigest } from '../hmac-digest.js';
-import { safeEqual } from '../safe-equal.js';
-import type { SchemeImplementation } from '../scheme.js';
+import type { SchemeRules } from '../scheme.js';
 
 const ID = 'webhook-id';
 const TIMESTAMP = 'webhook-timestamp';
@@ -20,11 +18,13 @@ function v1Signatures(header: string): string[] {
   return out;
 }
 
-/** Standard Webhooks (contract.md 3a), the default scheme. */
-export const standardWebhooks: SchemeImplementation = {
+/** Standard Webhooks (contract.md 3a), the default scheme: base64 HMAC-SHA256 over `<id>.<timestamp>.<raw body>`. */
+export const standardWebhooks: SchemeRules = {
+  algorithm: 'sha256',
+  encoding: 'base64',
   key: decodeWhsecSecret,
 
-  verify({ header, body, keys, nowSeconds, toleranceSeconds }) {
+  claim({ header, nowSeconds, toleranceSeconds }) {
     const id = header(ID);
     const timestampText = header(TIMESTAMP);
     const signature = header(SIGNATURE);
@@ -37,27 +37,24 @@ export const standardWebhooks: SchemeImplementation = {
     }
     const timestamp = parseTimestamp(timestampText, TIMESTAMP);
     checkTolerance(timestamp, nowSeconds, toleranceSeconds);
-    const given = v1Signatures(signature);
-    if (given.length === 0) {
+    const signatures = v1Signatures(signature);
+    if (signatures.length === 0) {
       throw new WebhookVerificationError('bad_signature', `No v1 signature in ${SIGNATURE}: expected space-separated "v1,<base64>" entries.`);
     }
-    const signed = `${id}.${timestampText}.`;
-    for (const key of keys) {
-      const expected = hmacDigest('sha256', key, signed, body, 'base64');
-      for (const candidate of given) if (safeEqual(candidate, expected)) return { id, timestamp };
-    }
-    throw new WebhookVerificationError(
-      'bad_signature',
-      'No matching signature found: the signature must cover the exact raw body bytes (not re-serialised JSON) and be made with one of the configured secrets.',
-    );
-  },
-
-  sign({ id, timestamp, body, keys }) {
-    const signed = `${id}.${timestamp}.`;
     return {
-      [ID]: id,
-      [TIMESTAMP]: String(timestamp),
-      [SIGNATURE]: keys.map((key) => `v1,${hmacDigest('sha256', key, signed, body, 'base64')}`).join(' '),
+      delivery: { id, timestamp },
+      prefix: `${id}.${timestampText}.`,
+      signatures,
+      noMatch:
+        'No matching signature found: the signature must cover the exact raw body bytes (not re-serialised JSON) and be made with one of the configured secrets.',
     };
   },
+
+  signedPrefix: (id, timestamp) => `${id}.${timestamp}.`,
+
+  headers: ({ id, timestamp, digests }) => ({
+    [ID]: id,
+    [TIMESTAMP]: String(timestamp),
+    [SIGNATURE]: digests.map((digest) => `v1,${digest}`).join(' '),
+  }),
 };

@@ -1,0 +1,24 @@
+/**
+ * `checkout-kit/web`: the webhook receiver for runtimes without Node built-ins (Cloudflare Workers,
+ * Vercel / Next.js edge, Deno Deploy, Bun, browsers). Nothing here imports a `node:` module or uses
+ * `Buffer` or `process`: HMAC runs on WebCrypto (`crypto.subtle`), so verification is async. The
+ * test suite bundles this entry for a platform without Node and runs it on workerd, Deno, Bun and
+ * a Node `vm` context stripped of Node's globals.
+ */
+export { createWebHandler } from '../webhooks/adapters/web.js';
+export { createWebReceiver } from '../webhooks/web-receiver.js';
+export type { WebReceiverOptions } from '../webhooks/web-receiver.js';
+export type { EventSink } from '../webhooks/handle-delivery.js';
+export { createWebVerifier, verifyWebhookWeb } from '../webhooks/web-verify.js';
+export type { AsyncWebhookVerifier } from '../webhooks/web-verify.js';
+export type { VerifierOptions, VerifyInput } from '../webhooks/verifier-options.js';
+export type { WebhookScheme, StandardWebhooksScheme, StripeStyleScheme, PlainHmacScheme, VerifiedDelivery } from '../webhooks/scheme.js';
+export type { WebhookEndpoint } from '../webhooks/receiver.js';
+export type { WebhookInput } from '../webhooks/handle-delivery.js';
+export type { WebhookResult, WebhookAck, WebhookErrorCode } from '../webhooks/responses.js';
+export type { HeaderBag } from '../webhooks/header-value.js';
+export { consoleLogger } from '../log/console-logger.js';
+export type { Logger } from '../log/logger.js';
+export { CheckoutKitError, ConfigError, WebhookVerificationError } from '../errors/index.js';
+export type { WebhookVerificationReason } from '../errors/index.js';
+export type { CheckoutEvent, Environment } from '../schemas/index.js';

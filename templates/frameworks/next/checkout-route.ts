@@ -1,0 +1,14 @@
+/** POST /checkout (JSON or form: orderId, amount, email…) → 303 to the service's checkoutUrl. */
+import { handleCheckoutRequest } from 'checkout-kit';
+import { sharedShop, toResponse } from '../../src/shop.js';
+
+export const runtime = 'nodejs';
+
+export async function POST(request: Request): Promise<Response> {
+  const { checkout } = await sharedShop();
+  if (!checkout) return Response.json({ error: { code: 'not_configured', message: 'Set CHECKOUT_BASE_URL and the API keys in .env.' } }, { status: 503 });
+  const body = (request.headers.get('content-type') ?? '').includes('application/json')
+    ? await request.json()
+    : Object.fromEntries((await request.formData()).entries());
+  return toResponse(await handleCheckoutRequest(checkout, body));
+}

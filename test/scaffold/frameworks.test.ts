@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FRAMEWORK_SCAFFOLDS, FRAMEWORKS, templateFiles, type Framework, type ScaffoldReport } from '../../src/scaffold/index.js';
+import { runCli, TSX_LOADER } from '../support/cli.js';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const TEMPLATES = join(REPO, 'templates');
+const DRIVER = fileURLToPath(new URL('./fixtures/drive-scaffold.ts', import.meta.url));
+const kit = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+
+/** `checkout-kit` as the scaffold imports it, mapped to this repository's sources (no build, no install, no network). */
+const KIT_PATHS = { 'checkout-kit': [join(REPO, 'src/index.ts')], 'checkout-kit/testing': [join(REPO, 'src/testing/index.ts')] };
+
+let root: string;
+const scaffolds = {} as Record<Framework, { dir: string; report: ScaffoldReport }>;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'ck-frameworks-'));
+  for (const framework of FRAMEWORKS) {
+    const dir = join(root, `shop-${framework}`);
+    const result = await runCli(['init', dir, '--framework', framework, '--json'], { cwd: root });
+    expect(result.code, result.stderr).toBe(0);
+    scaffolds[framework] = { dir, report: JSON.parse(result.stdout) as ScaffoldReport };
+    // The framework packages as checkout-kit's own tests use them (its devDependencies).
+    await symlink(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    await writeFile(join(dir, 'tsconfig.paths.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { paths: KIT_PATHS } }));
+  }
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('checkout-kit init --framework', () => {
+  it.each(FRAMEWORKS)('%s: writes its server files and the common ones byte for byte, and its packages at the ranges checkout-kit is tested with', async (framework) => {
+    const { dir, report } = scaffolds[framework];
+    expect(report.framework).toBe(framework);
+    const map = templateFiles(framework);
+    expect(report.files).toEqual({ written: map.map(([, destination]) => destination), overwritten: [], skipped: [] });
+    for (const [source, destination] of map) expect(await readFile(join(dir, destination)), destination).toEqual(await readFile(join(TEMPLATES, source)));
+
+    const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
+    const { dependencies, devDependencies, scripts } = FRAMEWORK_SCAFFOLDS[framework];
+    for (const name of dependencies) expect(manifest.dependencies?.[name], name).toBe(kit.dependencies[name] ?? kit.devDependencies[name]);
+    for (const name of devDependencies) expect(manifest.devDependencies?.[name], name).toBe(kit.devDependencies[name]);
+    // Only the chosen framework's packages.
+    const others = FRAMEWORKS.filter((other) => other !== framework).flatMap((other) => FRAMEWORK_SCAFFOLDS[other].dependencies);
+    expect(Object.keys(manifest.dependencies ?? {}).filter((name) => others.includes(name as never) && !(dependencies as readonly string[]).includes(name))).toEqual([]);
+    expect(manifest.scripts?.dev).toBe((scripts as Record<string, string>).dev ?? 'tsx watch src/server.ts');
+  });
+
+  it('puts the webhook route where its framework needs it', async () => {
+    const read = (framework: Framework, file: string) => readFile(join(scaffolds[framework].dir, file), 'utf8');
+    const express = await read('express', 'src/server.ts');
+    expect(express.indexOf("app.post('/webhooks/checkout', createNodeHandler")).toBeGreaterThan(0);
+    expect(express.indexOf("app.post('/webhooks/checkout', createNodeHandler")).toBeLessThan(express.indexOf('app.use(express.json()'));
+    expect(await read('hono', 'src/server.ts')).toContain('webhook(c.req.raw)');
+    expect(await read('nest', 'src/server.ts')).toContain('{ rawBody: true');
+    expect(await read('nest', 'src/server.ts')).toContain('@Inject(SHOP)');
+    expect(JSON.parse(await read('nest', 'tsconfig.json')).compilerOptions.experimentalDecorators).toBe(true);
+    expect(await read('next', 'app/webhooks/checkout/route.ts')).toMatch(/export async function POST\(request: Request\)/);
+    expect(await read('fastify', 'src/server.ts')).toContain('checkoutWebhooks');
+    expect(scaffolds.next.report.nextSteps.join('\n')).toContain('in your Next.js app');
+  });
+
+  it('defaults to fastify, and refuses an unknown framework with exit 2 before writing anything', async () => {
+    const dir = join(root, 'default');
+    const result = await runCli(['init', dir, '--json'], { cwd: root });
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as ScaffoldReport).framework).toBe('fastify');
+
+    const refused = join(root, 'refused');
+    const unknown = await runCli(['init', refused, '--framework', 'rails'], { cwd: root });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Unknown framework "rails": choose one of fastify, express, hono, next, nest.');
+    await expect(readFile(join(refused, 'package.json'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('every scaffold type-checks against checkout-kit', () => {
+    const configs = FRAMEWORKS.map((framework) => {
+      const parsed = ts.getParsedCommandLineOfConfigFile(join(scaffolds[framework].dir, 'tsconfig.paths.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+      expect(parsed?.errors, framework).toEqual([]);
+      return parsed!;
+    });
+    // One program for all five (one checker, checkout-kit's sources read once): their compiler
+    // options are the same but for nest's experimentalDecorators, which changes nothing elsewhere.
+    const options = configs[FRAMEWORKS.indexOf('nest')]!.options;
+    const comparable = ({ configFilePath, pathsBasePath, ...rest }: ts.CompilerOptions) => ({ ...rest, experimentalDecorators: true });
+    for (const config of configs) expect(comparable(config.options)).toEqual(comparable(options));
+    const program = ts.createProgram(configs.flatMap((config) => config.fileNames), options);
+    // The scaffolds' own files: checkout-kit's sources are type-checked by its own build.
+    const own = program.getSourceFiles().filter((file) => file.fileName.startsWith(root) && !file.fileName.includes('/node_modules/'));
+    for (const framework of FRAMEWORKS) {
+      const files = own.filter((file) => file.fileName.startsWith(`${scaffolds[framework].dir}/`)).map((file) => file.fileName.slice(scaffolds[framework].dir.length + 1));
+      expect(files, framework).toEqual(expect.arrayContaining(['fulfillment.ts', 'test/webhook.test.ts', ...templateFiles(framework).map(([, to]) => to).filter((to) => to.endsWith('.ts'))]));
+    }
+    const diagnostics = [...program.getOptionsDiagnostics(), ...own.flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)])];
+    expect(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (name) => name, getCurrentDirectory: () => root, getNewLine: () => '\n' })).toBe('');
+  });
+
+  it('every scaffold’s server (or Next.js route) accepts a signed delivery, fulfils the order once, and refuses a tampered copy', async () => {
+    const runs = await Promise.all(
+      FRAMEWORKS.map(async (framework) => {
+        const { dir } = scaffolds[framework];
+        const output = await run(process.execPath, ['--import', TSX_LOADER, DRIVER, framework], dir, { TSX_TSCONFIG_PATH: join(dir, 'tsconfig.paths.json') });
+        const line = output.stdout.trim().split('\n').pop() ?? '';
+        return { framework, output, result: line.startsWith('{') ? (JSON.parse(line) as unknown) : undefined };
+      }),
+    );
+    for (const { framework, output, result } of runs) {
+      expect(result, `${framework}: ${output.stderr}`).toEqual({ accepted: 200, tampered: 401, state: 'paid', shipments: 1 });
+    }
+  });
+});
+
+function run(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

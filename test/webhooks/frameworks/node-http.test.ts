@@ -1,0 +1,24 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createNodeHandler } from '../../../src/webhooks/index.js';
+import { countingReceiver, expectDeliveryFlow, post, storedIn } from '../delivery-flow.js';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+describe('Node http on a loopback port', () => {
+  it('stores a signed multibyte delivery once, acknowledges the duplicate, refuses a tampered copy', async () => {
+    const { store, receiver, dispatched } = countingReceiver();
+    const server = createServer(createNodeHandler(receiver));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/checkout`;
+
+    await expectDeliveryFlow({ send: (body, headers) => post(url, body, headers), stored: storedIn(store) });
+    await receiver.idle();
+    expect(dispatched).toEqual(['evt_multibyte_1']);
+  });
+});
