@@ -17,6 +17,8 @@ export interface SignedDeliveryTarget {
 export interface SignedDeliveryInput {
   id: string;
   body: string;
+  /** Unix seconds of the signature. @default now */
+  timestamp?: number;
 }
 
 /** What the receiver answered. `status` is undefined when no answer came (network error, timeout). */
@@ -25,6 +27,18 @@ export interface DeliveryResult {
   /** A 2xx answer. */
   ok: boolean;
   error: string | undefined;
+  /** The error object of a non-2xx answer (`{ error: { code, message } }`), when it had one. */
+  answer?: { code: string; message: string } | undefined;
+}
+
+/** `{ error: { code, message } }` from an answer's text, when it is one. */
+function errorObjectOf(text: string): { code: string; message: string } | undefined {
+  try {
+    const error = (JSON.parse(text) as { error?: { code?: unknown; message?: unknown } }).error;
+    return typeof error?.code === 'string' ? { code: error.code, message: typeof error.message === 'string' ? error.message : '' } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The network-level reason of a failed fetch, e.g. `ECONNREFUSED`, instead of undici's "fetch failed". */
@@ -44,12 +58,13 @@ export async function deliverSigned(target: SignedDeliveryTarget, delivery: Sign
   const headers = {
     'content-type': 'application/json',
     'user-agent': 'checkout-kit-devtools',
-    ...signWebhook({ id: delivery.id, body: delivery.body, secret: target.secret, scheme: target.scheme }),
+    ...signWebhook({ id: delivery.id, body: delivery.body, secret: target.secret, scheme: target.scheme, timestamp: delivery.timestamp }),
   };
   try {
     const response = await fetch(target.url, { method: 'POST', headers, body: delivery.body, signal: AbortSignal.timeout(timeoutMs) });
-    await response.arrayBuffer().catch(() => undefined);
-    return { status: response.status, ok: response.ok, error: response.ok ? undefined : `answered ${response.status}` };
+    const text = await response.text().catch(() => '');
+    if (response.ok) return { status: response.status, ok: true, error: undefined };
+    return { status: response.status, ok: false, error: `answered ${response.status}`, answer: errorObjectOf(text) };
   } catch (error) {
     const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
     return { status: undefined, ok: false, error: timedOut ? `no answer within ${timeoutMs} ms` : describeFetchError(error) };

@@ -1,0 +1,58 @@
+import type { HandlerOutcome } from '../fulfillment/outcome.js';
+import type { CheckScenario, Expectation } from './scenarios.js';
+
+/** One delivery `check` made, with what it expected. */
+export interface SentDelivery {
+  eventId: string;
+  type: string;
+  /** `refuse` for a delivery signed outside any tolerance; every other delivery is genuine. */
+  expected: 'accept' | 'refuse';
+  signedSecondsAgo: number;
+  /** Undefined when no answer came. */
+  status: number | undefined;
+  /** A 2xx answer. */
+  accepted: boolean;
+  /** The answer's error code and message, or the network error. */
+  code: string | undefined;
+  message: string | undefined;
+}
+
+export interface ScenarioReport {
+  scenario: CheckScenario;
+  summary: string;
+  /** How the events were delivered. */
+  delivery: string;
+  orderId: string;
+  paymentId: string | undefined;
+  /** `backend`: through its checkout route; `sandbox`: created at the sandbox directly. */
+  createdVia: 'backend' | 'sandbox' | undefined;
+  expected: Partial<Record<HandlerOutcome, Expectation>>;
+  /** Handler calls seen per outcome at the end. */
+  calls: Record<HandlerOutcome, number>;
+  deliveries: SentDelivery[];
+  /** Empty when the scenario held; otherwise each thing that went wrong, with what to change. */
+  causes: string[];
+  ok: boolean;
+}
+
+export interface ReconcileRun {
+  /** The command, as shown. */
+  command: string;
+  ok: boolean;
+  /** Exit code and output tail when it failed; the summary when it worked. */
+  detail: string;
+}
+
+export interface CheckReport {
+  ok: boolean;
+  against: string;
+  sandboxUrl: string;
+  /** Where the handler calls were read. */
+  evidence: string;
+  /** How the payments were created: through the backend's checkout route, or at the sandbox (and why). */
+  orders: string;
+  /** `undefined`: no reconcile ran. */
+  reconcile: ReconcileRun | undefined;
+  scenarios: ScenarioReport[];
+  durationMs: number;
+}
