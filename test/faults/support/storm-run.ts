@@ -180,7 +180,7 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
 
   // The killer: `kills` times, SIGKILL a serve and restart it on the same store after a short
   // pause, spread over the buyers' work (the time left, as their progress so far predicts it,
-  // shared among the kills left; 1.5 to 5 s apart once they are done). Every other kill waits (at most 10 s) for a
+  // shared among the kills left; 1.5 to 5 s apart once they are done). Every other kill waits (at most 30 s: a loaded machine restarts serves slowly) for a
   // handler of at least 1 s — preferably one over 10 s — to be running in the victim, and strikes
   // while it runs.
   const kills: Kill[] = [];
@@ -193,11 +193,11 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
       const gap = left > 0 ? (left / (config.kills - n)) * (0.5 + random()) : 1_500 + random() * 3_500;
       await sleep(Math.min(Math.max(gap - 2_000, 1_500), 30_000));
       if (n % 2 === 1) {
-        const deadline = Date.now() + 10_000;
+        const deadline = Date.now() + 30_000;
         let chosen;
         while (!chosen && Date.now() < deadline) {
           const running = openStarts(readHandlerLog(handlerLog)).filter((line) => line.pid === victim.pid && line.ms >= 1_000 && line.at + line.ms > Date.now() + 600);
-          chosen = running.find((line) => line.ms >= 10_000) ?? (Date.now() > deadline - 5_000 ? running[0] : undefined);
+          chosen = running.find((line) => line.ms >= 10_000) ?? (Date.now() > deadline - 25_000 ? running[0] : undefined);
           if (!chosen) await sleep(200);
         }
         if (chosen) await sleep(Math.max(0, Math.min(chosen.at + chosen.ms - Date.now() - 500, random() * 4_000)));
