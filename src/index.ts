@@ -110,6 +110,10 @@ export {
   checkoutWebhooks,
   createNodeHandler,
   createWebHandler,
+  createKoaHandler,
+  createWebReceiver,
+  createWebVerifier,
+  verifyWebhookWeb,
   WebhookHandlerError,
   WEBHOOK_ERROR_STATUS,
 } from './webhooks/index.js';
@@ -128,6 +132,11 @@ export type {
   WebhookScheme,
   SignWebhookOptions,
   CheckoutWebhooksOptions,
+  NodeWebhookHandler,
+  NodeWebhookRequest,
+  KoaWebhookContext,
+  WebReceiverOptions,
+  EventSink,
 } from './webhooks/index.js';
 
 export { classify, fulfillmentKey, FulfillmentEngine, attachFulfillment, defineFulfillment, loadHandlers } from './fulfillment/index.js';
@@ -147,7 +156,29 @@ export { reconcile } from './reconcile/index.js';
 export type { ReconcileOptions, ReconcileSummary } from './reconcile/index.js';
 
 export { createCheckout, confirmReturn, checkRedirectUrl, checkoutRoutes, handleCheckoutRequest, handleReturnRequest } from './checkout/index.js';
-export type { CheckoutInput, CheckoutResult, Creator, OrderStatus, OrderState, RedirectGuardOptions, CheckoutRoutesOptions } from './checkout/index.js';
+export type { CheckoutInput, CheckoutResult, Creator, OrderStatus, OrderState, RedirectGuardOptions, CheckoutRoutesOptions, CheckoutHttpOptions, HttpAnswer } from './checkout/index.js';
 
 export { openStore } from './store/open.js';
 export { EmbeddedStore } from './store/embedded/index.js';
+
+export { describeDiagnosis, DAMAGES } from './webhooks/doctor/index.js';
+export type { Diagnosis, DamageKind, DoctorOptions, Framework } from './webhooks/doctor/index.js';
+
+export { runCheck, CHECK_SCENARIOS, CHECK_SCENARIO_NAMES, recordHandlerCalls, appendHandlerCall, readHandlerCalls, HandlerCallSchema } from './check/index.js';
+export type { CheckOptions, CheckReport, ScenarioReport, CheckScenario, HandlerCall, RecordHandlerCallsOptions } from './check/index.js';
+
+// Operating it (issue 15): console, metrics, health, alerts, timelines.
+export { checkoutConsole, maskEmail, maskEmails } from './console/index.js';
+export type { ConsoleOptions, ActionOutcome, ActionName } from './console/index.js';
+export { createMetrics, metricsRoute, observeDeliveries, ServiceCalls, VerificationLog } from './metrics/index.js';
+export type { CheckoutMetrics, MetricsOptions, MetricsRouteOptions } from './metrics/index.js';
+export { createHealth, healthRoutes } from './health/index.js';
+export type { Health, HealthOptions, Readiness } from './health/index.js';
+export { createAlertMonitor, ALERT_KINDS, alertText } from './alerts/index.js';
+export type { Alert, AlertKind, AlertMonitor, AlertMonitorOptions } from './alerts/index.js';
+export { createTimelineRecorder, readTimeline } from './timeline/index.js';
+export type { Timeline, TimelineEntry, TimelineRecorder } from './timeline/index.js';
+export { EngineObservers } from './fulfillment/index.js';
+export type { EngineObserver, NewsObservation, HandlerObservation } from './fulfillment/index.js';
+export { decideAccess, isLocalRequest } from './access/index.js';
+export type { StoreSummary, Activity } from './store/index.js';

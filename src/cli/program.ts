@@ -14,12 +14,14 @@ import { registerCapture } from './commands/capture.js';
 import { registerProbeSignature } from './commands/probe-signature.js';
 import { registerInit } from './commands/init.js';
 import { registerStore } from './commands/store.js';
+import { registerConsole } from './commands/console.js';
+import { registerCheck } from './commands/check.js';
 
 /** A command module: adds itself to the program. Commands resolve to an exit code. */
 export type Register = (program: Command, io: CliIO, setExit: (code: number) => void) => void;
 
 /** Every command, in the order `--help` lists them. */
-const COMMANDS: Register[] = [registerInit, registerServe, registerReconcile, registerSandbox, registerInspect, registerDoctor, registerDemo, registerMigrate, registerReplay, registerTrigger, registerCapture, registerProbeSignature, registerStore];
+const COMMANDS: Register[] = [registerInit, registerServe, registerReconcile, registerSandbox, registerInspect, registerDoctor, registerDemo, registerMigrate, registerReplay, registerTrigger, registerCapture, registerProbeSignature, registerStore, registerConsole, registerCheck];
 
 /** Build the program (exposed for tests). */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {

@@ -1,7 +1,9 @@
 import { clientFromConfig, type CheckoutClient } from '../client/index.js';
 import { loadConfig, type CheckoutKitConfig } from '../config/index.js';
-import { FulfillmentEngine, loadHandlers, type FulfillmentHandlers } from '../fulfillment/index.js';
+import { EngineObservers, FulfillmentEngine, loadHandlers, type FulfillmentEngineOptions, type FulfillmentHandlers } from '../fulfillment/index.js';
 import { createLogger, type Logger } from '../log/index.js';
+import { ServiceCalls } from '../metrics/index.js';
+import { createTimelineRecorder } from '../timeline/index.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/index.js';
 import type { CliIO } from './io.js';
@@ -14,6 +16,11 @@ export interface Runtime {
   client: CheckoutClient | undefined;
   engine: FulfillmentEngine;
   logger: Logger;
+  /** Who watches the engine: the timeline recorder always; `serve` adds its metrics and alerts. */
+  observers: EngineObservers;
+  /** Every call the client made to the service, by operation and status (for `/metrics`). */
+  serviceCalls: ServiceCalls;
+  /** Waits for the timeline's writes, then closes the store. */
   close(): Promise<void>;
 }
 
@@ -21,6 +28,8 @@ export interface RuntimeOptions {
   /** Load the fulfillment module (`--handlers`, else CHECKOUT_HANDLERS, else ./fulfillment.*). */
   handlers?: boolean;
   handlersFile?: string | undefined;
+  /** Engine settings for programs that embed the CLI's runtime (and tests): attempts, backoff, clock. */
+  engine?: Pick<FulfillmentEngineOptions, 'maxAttempts' | 'backoffMs' | 'clock'> | undefined;
 }
 
 /** Read the configuration, open the store, build the client and the engine. */
@@ -29,9 +38,26 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   const logger = createLogger({ destination: io.stderr });
   const handlers: FulfillmentHandlers = options.handlers ? await loadHandlers(options.handlersFile ?? config.handlers, io.cwd) : {};
   const store = await openStore(config.store, { cwd: io.cwd });
-  const client = clientFromConfig(config, logger);
+  const serviceCalls = new ServiceCalls();
+  const client = clientFromConfig(config, logger, { fetch: serviceCalls.fetch });
+  // Every command that learns news keeps each resource's timeline for the console (issue 15).
+  const observers = new EngineObservers();
+  const timeline = createTimelineRecorder({ store, logger });
+  observers.add(timeline);
   // The configured outcome rules, in every command: a tolerance known to `serve` but not to the
   // `reconcile` cron job would decide the same payment two ways (issue 11).
-  const engine = new FulfillmentEngine({ store, client, handlers, logger, classify: config.outcomeRules });
-  return { config, store, client, engine, logger, close: () => store.close() };
+  const engine = new FulfillmentEngine({ ...options.engine, store, client, handlers, logger, classify: config.outcomeRules, observer: observers });
+  return {
+    config,
+    store,
+    client,
+    engine,
+    logger,
+    observers,
+    serviceCalls,
+    async close() {
+      await timeline.flush();
+      await store.close();
+    },
+  };
 }

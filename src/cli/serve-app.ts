@@ -2,7 +2,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { checkoutRoutes } from '../checkout/index.js';
 import { ConfigError } from '../errors/index.js';
 import { attachFulfillment } from '../fulfillment/index.js';
+import { observeDeliveries } from '../metrics/index.js';
+import { errorObject } from '../schemas/error.js';
 import { createReceiver, checkoutWebhooks, type WebhookReceiver } from '../webhooks/index.js';
+import { createOperations, type Operations } from './operations.js';
 import type { Runtime } from './runtime.js';
 
 export interface ServeAppOptions {
@@ -10,20 +13,34 @@ export interface ServeAppOptions {
   publicUrl: string;
   /** How often due fulfillment runs (retries, crashed workers) are picked up. @default 5000 */
   runDueEveryMs?: number;
+  /** Serve the operator console under `/checkout-kit` (`serve --console`). @default false */
+  console?: boolean;
+  /** How often verification failure counts are written for the console and alerts. @default 30000 */
+  verificationFlushMs?: number;
 }
 
 /**
  * The `serve` app: `POST /webhooks/checkout` feeding the fulfillment engine, and the checkout
  * routes (`POST /checkout`, `GET /checkout/return`) when a client is configured.
  */
-export async function buildServeApp(runtime: Runtime, options: ServeAppOptions): Promise<{ app: FastifyInstance; receiver: WebhookReceiver }> {
+export async function buildServeApp(runtime: Runtime, options: ServeAppOptions): Promise<{ app: FastifyInstance; receiver: WebhookReceiver; operations: Operations }> {
   const { config, store, engine, client, logger } = runtime;
   if (config.webhookSecrets.length === 0) throw new ConfigError('CHECKOUT_WEBHOOK_SECRET is not set: the receiver cannot verify deliveries without it.');
   // One clock for the receiver and the engine: leases and due times are compared across both.
   const receiver = createReceiver({ store, secrets: config.webhookSecrets, scheme: config.webhookScheme, environment: config.environment, logger, clock: engine.clock, dispatchConcurrency: config.dispatchConcurrency });
   attachFulfillment(receiver, engine);
+  // Metrics, health, alerts and (with --console) the console (issue 15): they watch every delivery.
+  const operations = createOperations(runtime, {
+    console: options.console ?? false,
+    alerts: true,
+    publicUrl: options.publicUrl,
+    handlersLoaded: true,
+    verificationFlushMs: options.verificationFlushMs,
+  });
   const app = Fastify();
-  await app.register(checkoutWebhooks, { receiver });
+  // Unknown routes get the spec's error object too.
+  app.setNotFoundHandler(async (request, reply) => reply.code(404).send(errorObject('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)));
+  await app.register(checkoutWebhooks, { receiver: observeDeliveries(receiver, operations.observeDelivery) });
   if (client) {
     await app.register(checkoutRoutes, {
       store,
@@ -34,11 +51,11 @@ export async function buildServeApp(runtime: Runtime, options: ServeAppOptions):
       logger,
     });
   }
-  app.get('/healthz', async () => ({ ok: true }));
+  await operations.register(app);
 
   const stopDueRuns = engine.startDueRuns(options.runDueEveryMs);
   // Waits for a sweep in progress: the store closes after this hook, and a handler that returned
   // into a closed store would be called again once its lease ran out.
   app.addHook('onClose', async () => stopDueRuns());
-  return { app, receiver };
+  return { app, receiver, operations };
 }

@@ -1,12 +1,13 @@
 import type { CheckoutKitConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
-import { CheckoutClient } from './checkout-client.js';
+import { CheckoutClient, type CheckoutClientOptions } from './checkout-client.js';
 
 /**
  * The merchant client the configuration allows, or undefined when it has no base URL or no
- * merchant/invoice key (a receiver can still run then, trusting verified event data).
+ * merchant/invoice key (a receiver can still run then, trusting verified event data). `overrides.fetch`
+ * lets `serve` count the calls for its metrics.
  */
-export function clientFromConfig(config: CheckoutKitConfig, logger?: Logger): CheckoutClient | undefined {
+export function clientFromConfig(config: CheckoutKitConfig, logger?: Logger, overrides: Pick<CheckoutClientOptions, 'fetch'> = {}): CheckoutClient | undefined {
   if (!config.baseUrl || !(config.apiKey || config.invoiceKey)) return undefined;
   return new CheckoutClient({
     baseUrl: config.baseUrl,
@@ -15,5 +16,6 @@ export function clientFromConfig(config: CheckoutKitConfig, logger?: Logger): Ch
     invoiceKey: config.invoiceKey,
     maxRps: config.maxRps,
     logger,
+    ...overrides,
   });
 }

@@ -47,6 +47,21 @@ export interface CheckoutKitConfig {
   environment: Environment | undefined;
   port: number | undefined;
   host: string | undefined;
+  /** `CHECKOUT_CONSOLE_TOKEN`: what the console and `/metrics` require of requests not from this machine. @default none (this machine only) */
+  consoleToken: string | undefined;
+  /** `CHECKOUT_ALERT_URL`: a Slack-compatible incoming webhook alerts are posted to (a secret: never logged). @default none */
+  alertUrl: string | undefined;
+  /**
+   * `CHECKOUT_MAX_BACKLOG_AGE` (seconds): `/readyz` is not ready, and the backlog alert fires, once
+   * the oldest undispatched event is older than this. @default 600
+   */
+  maxBacklogAgeSeconds: number | undefined;
+  /**
+   * `CHECKOUT_CHECK_RECORD`, resolved against the working directory: the file a fulfillment module
+   * wrapped in `recordHandlerCalls` appends each handler call to, for `checkout-kit check` (test
+   * keys only). @default undefined (nothing recorded)
+   */
+  checkRecord: string | undefined;
 }
 
 export interface LoadConfigOptions {
@@ -115,7 +130,8 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const partnerSigningSecret = get('CHECKOUT_PARTNER_SIGNING_SECRET');
   const webhookSecrets = list(get('CHECKOUT_WEBHOOK_SECRET'));
   // The console token is redacted from every log line even before anything reads it.
-  for (const secret of [apiKey, signingSecret, invoiceKey, partnerApiKey, partnerSigningSecret, get('CHECKOUT_CONSOLE_TOKEN'), ...webhookSecrets]) {
+  // The alert URL is one too: an incoming-webhook URL carries its own credential.
+  for (const secret of [apiKey, signingSecret, invoiceKey, partnerApiKey, partnerSigningSecret, get('CHECKOUT_CONSOLE_TOKEN'), get('CHECKOUT_ALERT_URL'), ...webhookSecrets]) {
     registerSecret(secret);
   }
 
@@ -149,6 +165,12 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const maxRps = positiveNumber(get('CHECKOUT_MAX_RPS'), 'CHECKOUT_MAX_RPS', 'calls a second, e.g. 50 or 0.5', false);
   const dispatchConcurrency = positiveNumber(get('CHECKOUT_DISPATCH_CONCURRENCY'), 'CHECKOUT_DISPATCH_CONCURRENCY', 'a whole number of events, e.g. 16', true);
 
+  const alertUrl = get('CHECKOUT_ALERT_URL');
+  if (alertUrl !== undefined && !(URL.canParse(alertUrl) && /^https?:$/.test(new URL(alertUrl).protocol))) {
+    throw new ConfigError('CHECKOUT_ALERT_URL is not an http(s) URL: give a Slack-compatible incoming webhook URL (https://hooks.slack.com/services/…).');
+  }
+  const maxBacklogAgeSeconds = positiveNumber(get('CHECKOUT_MAX_BACKLOG_AGE'), 'CHECKOUT_MAX_BACKLOG_AGE', 'seconds, e.g. 600', true);
+
   const handlers = get('CHECKOUT_HANDLERS');
   const publicUrl = get('CHECKOUT_PUBLIC_URL')?.replace(/\/+$/, '');
   if (publicUrl && !/^https?:\/\/[^/]/.test(publicUrl)) throw new ConfigError(`CHECKOUT_PUBLIC_URL "${publicUrl}" is not an http(s) URL.`);
@@ -171,5 +193,9 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
     environment,
     port: port === undefined ? undefined : Number(port),
     host: get('HOST'),
+    consoleToken: get('CHECKOUT_CONSOLE_TOKEN'),
+    alertUrl,
+    maxBacklogAgeSeconds,
+    checkRecord: get('CHECKOUT_CHECK_RECORD') === undefined ? undefined : resolve(cwd, get('CHECKOUT_CHECK_RECORD')!),
   };
 }

@@ -5,6 +5,7 @@ import { SchemaValidationError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { InvoiceDetailSchema, PaymentSchema, type InvoiceDetail, type Payment } from '../schemas/index.js';
 import { keepLease, OUTCOME_RANK, type NewsSource, type ResourceKind, type ResourceRecord, type Run, type Store } from '../store/index.js';
+import type { EngineObserver } from './engine-observer.js';
 import { handlerFor, type FulfillmentHandlers } from './handlers.js';
 import { classify, fulfillmentKey, type Classifiable, type ClassifyOptions, type Classification, type HandlerOutcome } from './outcome.js';
 import { ReadCoalescer } from './read-coalescer.js';
@@ -54,6 +55,8 @@ export interface FulfillmentEngineOptions {
    */
   coalesceSkewMs?: number;
   logger?: Logger;
+  /** Told of each piece of news and each handler call (metrics, alerts, the console's timeline). @default none */
+  observer?: EngineObserver | undefined;
   /**
    * The one clock of everything the engine decides and stores (outcomes, leases, due times);
    * reconcile and the checkout routes use it too. @default () => new Date()
@@ -169,6 +172,7 @@ export class FulfillmentEngine {
     try {
       resource = await read();
     } catch (error) {
+      this.observe('news', { ok: false, kind: input.kind, id: input.id, source: input.source, error: (error as Error).message, at: this.clock() });
       // The service could not be asked (outage, bad data): make sure reconcile knows the resource,
       // so news of it is not lost once the sender gives up retrying.
       if (!(await this.options.store.getResource(input.kind, input.id))) {
@@ -196,6 +200,7 @@ export class FulfillmentEngine {
       now,
     );
     const late = record.late ?? classification.late;
+    this.observe('news', { ok: true, kind: input.kind, id: input.id, source: input.source, outcome: record.outcome, advanced, classification: { ...classification, late }, at: now });
     const result: ProcessResult = {
       kind: input.kind,
       id: input.id,
@@ -264,6 +269,17 @@ export class FulfillmentEngine {
     return count;
   }
 
+  /** Tell the observer; what it throws is logged, never the engine's business. */
+  private observe<K extends keyof EngineObserver>(name: K, observation: Parameters<NonNullable<EngineObserver[K]>>[0]): void {
+    const observer = this.options.observer;
+    if (!observer?.[name]) return;
+    try {
+      (observer[name] as (value: typeof observation) => void)(observation);
+    } catch (error) {
+      this.logger.warn({ err: String(error) }, `the engine's ${name} observer threw: ${String(error)}`);
+    }
+  }
+
   private get confirming(): boolean {
     return this.confirm && this.options.client !== undefined;
   }
@@ -318,6 +334,8 @@ export class FulfillmentEngine {
       clock: this.clock,
       onLost: (reason) => logger.warn({ key, reason }, 'lost the lease of a running handler: another worker may run it too'),
     });
+    const started = performance.now();
+    const observed = { key, kind: data.kind, id: data.id, outcome: data.outcome, source: data.source, attempt: claimed.attempts };
     try {
       try {
         await handler(resource, {
@@ -331,11 +349,14 @@ export class FulfillmentEngine {
           logger,
         });
       } catch (error) {
-        return await this.recordFailure(claimed, error);
+        const result = await this.recordFailure(claimed, error);
+        this.observe('handler', { ...observed, result: result === 'failed' ? 'failed' : 'retrying', error: error instanceof Error ? error.message : String(error), durationMs: performance.now() - started, at: this.clock() });
+        return result;
       }
       // Still under the renewed lease: a completion that fails is tried again before the lease
       // can run out, so a passing store error never calls the handler a second time.
       await this.storeCompletion(key, logger);
+      this.observe('handler', { ...observed, result: 'completed', error: undefined, durationMs: performance.now() - started, at: this.clock() });
       return 'completed';
     } finally {
       stopRenewing();

@@ -2,6 +2,8 @@
 export { classify, fulfillmentKey, DEFAULT_STATUS_MAP } from './outcome.js';
 export type { ClassifyOptions, Classifiable, Classification, HandlerOutcome, StatusMeaning } from './outcome.js';
 export { FulfillmentEngine, defaultOwner } from './engine.js';
+export { EngineObservers } from './engine-observer.js';
+export type { EngineObserver, NewsObservation, HandlerObservation } from './engine-observer.js';
 export { attachFulfillment } from './attach.js';
 export type { EventSource } from './attach.js';
 export type { FulfillmentEngineOptions, ProcessInput, ProcessResult, ResourceReader, RunResult } from './engine.js';

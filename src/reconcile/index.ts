@@ -1,3 +1,5 @@
 /** One reconcile pass: poll what the webhooks may have missed. */
 export { reconcile, RECONCILE_LOCK } from './reconcile.js';
 export type { ReconcileOptions, ReconcileSummary } from './reconcile.js';
+export { RECONCILE_SUBJECT, ReconcilePassSchema, recentPasses, recordPass } from './passes.js';
+export type { ReconcilePass, RecordedPass } from './passes.js';

@@ -3,6 +3,7 @@ import type { FulfillmentEngine } from '../fulfillment/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import type { Invoice } from '../schemas/index.js';
 import type { ResourceKind, Store } from '../store/index.js';
+import { recordPass } from './passes.js';
 
 /** The lock name one reconcile pass holds. */
 export const RECONCILE_LOCK = 'reconcile';
@@ -83,6 +84,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileSum
     store.acquireLock(RECONCILE_LOCK, engine.owner, ttl, clock()).catch((error: Error) => logger.warn({ error: error.message }, 'could not renew the reconcile lock'));
   }, ttl / 3);
   renew.unref();
+  // Named in the pass's record (the console and the missed-webhooks alert show them).
+  const missed: Array<{ kind: ResourceKind; id: string }> = [];
   try {
     const work = await collectWork(options, clock(), summary, logger);
     let done = 0;
@@ -94,7 +97,10 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileSum
           const result = await engine.process({ kind, id, source: 'reconcile' });
           summary.checked += 1;
           if (result.advanced) summary.advanced += 1;
-          if (result.advanced && result.outcome !== 'pending') summary.missedByWebhooks += 1;
+          if (result.advanced && result.outcome !== 'pending') {
+            summary.missedByWebhooks += 1;
+            if (missed.length < 20) missed.push({ kind, id });
+          }
           if (result.run === 'completed') summary.fulfilled += 1;
           if (result.run === 'failed') summary.failed += 1;
         } catch (error) {
@@ -114,11 +120,16 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileSum
     summary.fulfilled += due.completed;
     summary.failed += due.failed;
     summary.awaitingRetry = (await store.listRuns({ kind: 'fulfillment', status: 'failed', limit: 100_000 })).length;
+  } catch (error) {
+    await recordPass(store, { ok: false, error: (error as Error).message, durationMs: Math.round(performance.now() - started) }, clock(), logger);
+    throw error;
   } finally {
     clearInterval(renew);
     await store.releaseLock(RECONCILE_LOCK, engine.owner, clock());
   }
   summary.durationMs = Math.round(performance.now() - started);
+  const { skipped: _skipped, retried: _retried, errors, ...counts } = summary;
+  await recordPass(store, { ok: true, ...counts, missed, errors: errors.slice(0, 5) }, clock(), logger);
   return summary;
 }
 

@@ -1,5 +1,5 @@
 /** The storage seam and its implementations. */
-export { OUTCOME_RANK } from './types.js';
+export { OUTCOME_RANK, ACTIVITY_KEPT_PER_SUBJECT } from './types.js';
 export type {
   Store,
   StoredEvent,
@@ -19,6 +19,10 @@ export type {
   ClaimOptions,
   FailOptions,
   PruneOptions,
+  Activity,
+  NewActivity,
+  ActivityFilter,
+  StoreSummary,
 } from './types.js';
 export { MemoryStore, StateStore } from './memory-store.js';
 export { keepLease } from './keep-lease.js';

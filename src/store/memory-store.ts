@@ -1,10 +1,13 @@
 import { deadLetterOp, StoreState, type EventRecord, type Op } from './state.js';
 import type {
+  Activity,
+  ActivityFilter,
   CheckoutAttempt,
   ClaimOptions,
   DeadLetter,
   EventFilter,
   FailOptions,
+  NewActivity,
   NewCheckoutAttempt,
   NewEvent,
   NewRun,
@@ -17,6 +20,7 @@ import type {
   RunFilter,
   Store,
   StoredEvent,
+  StoreSummary,
 } from './types.js';
 
 /**
@@ -60,9 +64,9 @@ export abstract class StateStore implements Store {
   async insertDeadLetter(letter: Omit<DeadLetter, 'id'>, now = new Date()): Promise<DeadLetter> {
     return this.commit(deadLetterOp(letter, now.getTime()));
   }
-  async listDeadLetters(limit = 100): Promise<DeadLetter[]> {
+  async listDeadLetters(limit = 100, offset = 0): Promise<DeadLetter[]> {
     await this.refresh();
-    return this.state.data.deadLetters.slice(-limit).reverse();
+    return this.state.listDeadLetters(limit, offset);
   }
   async enqueueRun(run: NewRun, now = new Date()): Promise<{ inserted: boolean; run: Run }> {
     return this.commit({ t: 'enqueue', at: now.getTime(), run });
@@ -125,6 +129,17 @@ export abstract class StateStore implements Store {
   }
   async prune({ now = new Date(), ...cutoffs }: PruneOptions): Promise<{ payloadsPruned: number; eventsForgotten: number }> {
     return this.commit({ t: 'prune', at: now.getTime(), ...cutoffs });
+  }
+  async appendActivity(entry: NewActivity, now = new Date()): Promise<void> {
+    await this.commit({ t: 'activity', at: now.getTime(), entry });
+  }
+  async listActivity(filter: ActivityFilter): Promise<Activity[]> {
+    await this.refresh();
+    return this.state.listActivity(filter);
+  }
+  async summarize({ now = new Date() }: { now?: Date } = {}): Promise<StoreSummary> {
+    await this.refresh();
+    return this.state.summarize(now.getTime());
   }
 }
 

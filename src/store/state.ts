@@ -1,17 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import {
+  ACTIVITY_KEPT_PER_SUBJECT,
   OUTCOME_RANK,
+  type Activity,
+  type ActivityFilter,
   type CheckoutAttempt,
   type DeadLetter,
   type EventFilter,
+  type NewActivity,
   type NewCheckoutAttempt,
   type NewRun,
+  type ResourceKind,
   type ResourceFilter,
   type ResourceRecord,
   type ResourceUpdate,
   type Run,
   type RunFilter,
   type StoredEvent,
+  type StoreSummary,
 } from './types.js';
 
 /**
@@ -35,7 +41,8 @@ export type Op =
   | { t: 'attemptRefused'; at: number; orderId: string; number: number }
   | { t: 'lock'; at: number; name: string; owner: string; ttlMs: number }
   | { t: 'unlock'; at: number; name: string; owner: string }
-  | { t: 'prune'; at: number; payloadsBefore?: string | undefined; eventsBefore?: string | undefined };
+  | { t: 'prune'; at: number; payloadsBefore?: string | undefined; eventsBefore?: string | undefined }
+  | { t: 'activity'; at: number; entry: NewActivity };
 
 /** What applying an op did. `changed` false means nothing needs journaling. */
 export interface OpResult<T = unknown> {
@@ -67,6 +74,8 @@ export interface StateData {
   resources: Record<string, ResourceRecord>;
   attempts: Record<string, CheckoutAttempt>;
   locks: Record<string, { owner: string; until: number }>;
+  /** Timelines by subject, oldest first. Absent from snapshots written before issue 15. */
+  activity: Record<string, Activity[]>;
 }
 
 /**
@@ -78,7 +87,7 @@ function dictionary<T>(entries: Record<string, T> = {}): Record<string, T> {
 }
 
 export function emptyStateData(): StateData {
-  return { events: dictionary(), deadLetters: [], runs: dictionary(), resources: dictionary(), attempts: dictionary(), locks: dictionary() };
+  return { events: dictionary(), deadLetters: [], runs: dictionary(), resources: dictionary(), attempts: dictionary(), locks: dictionary(), activity: dictionary() };
 }
 
 /** The same data with prototype-free maps (a snapshot parsed from JSON has plain objects). */
@@ -90,6 +99,7 @@ function withDictionaries(data: StateData): StateData {
     resources: dictionary(data.resources),
     attempts: dictionary(data.attempts),
     locks: dictionary(data.locks),
+    activity: dictionary(data.activity),
   };
 }
 
@@ -163,6 +173,8 @@ export class StoreState {
         return this.unlock(op);
       case 'prune':
         return this.prune(op);
+      case 'activity':
+        return this.appendActivity(op);
     }
   }
 
@@ -390,7 +402,29 @@ export class StoreState {
       }
     }
     if (eventsForgotten > 0) this.eventOrder = this.eventOrder.filter((id) => this.data.events[id] !== undefined);
-    return { changed: payloadsPruned + eventsForgotten > 0, value: { payloadsPruned, eventsForgotten } };
+    const activityForgotten = op.eventsBefore ? this.forgetActivity(op.eventsBefore) : 0;
+    return { changed: payloadsPruned + eventsForgotten + activityForgotten > 0, value: { payloadsPruned, eventsForgotten } };
+  }
+
+  /** Drop timeline entries older than `before` (timelines are oldest first); returns how many. */
+  private forgetActivity(before: string): number {
+    let forgotten = 0;
+    for (const [subject, entries] of Object.entries(this.data.activity)) {
+      const keep = entries.findIndex((entry) => entry.at >= before);
+      const drop = keep === -1 ? entries.length : keep;
+      if (drop === 0) continue;
+      forgotten += drop;
+      if (drop === entries.length) delete this.data.activity[subject];
+      else entries.splice(0, drop);
+    }
+    return forgotten;
+  }
+
+  private appendActivity(op: Extract<Op, { t: 'activity' }>): OpResult<void> {
+    const entries = (this.data.activity[op.entry.subject] ??= []);
+    entries.push({ subject: op.entry.subject, kind: op.entry.kind, at: iso(op.at), data: op.entry.data });
+    if (entries.length > ACTIVITY_KEPT_PER_SUBJECT) entries.splice(0, entries.length - ACTIVITY_KEPT_PER_SUBJECT);
+    return { changed: true, value: undefined };
   }
 
   // Queries (no ops).
@@ -402,6 +436,7 @@ export class StoreState {
 
   listEvents(filter: EventFilter = {}): Array<EventRecord & { run: Run | undefined }> {
     const limit = filter.limit ?? 100;
+    let skip = filter.offset ?? 0;
     const out: Array<EventRecord & { run: Run | undefined }> = [];
     for (const event of this.eventsNewestFirst(filter.status)) {
       if (filter.since && event.receivedAt < filter.since) break;
@@ -409,6 +444,10 @@ export class StoreState {
       if (filter.resourceId && event.resourceId !== filter.resourceId) continue;
       const run = this.data.runs[`event:${event.id}`];
       if (filter.status && run?.status !== filter.status) continue;
+      if (skip > 0) {
+        skip -= 1;
+        continue;
+      }
       out.push({ ...event, run: run ? { ...run } : undefined });
       if (out.length >= limit) break;
     }
@@ -437,12 +476,18 @@ export class StoreState {
     // Only pending and running runs can be due: then the active index is enough.
     const activeOnly = dueBy !== undefined || (statuses !== undefined && statuses.every((s) => s === 'pending' || s === 'running'));
     const out: Run[] = [];
-    for (const key of activeOnly ? this.activeRuns : Object.keys(this.data.runs)) {
+    let skip = filter.offset ?? 0;
+    const keys = activeOnly ? this.activeRuns : Object.keys(this.data.runs);
+    for (const key of filter.newestFirst ? [...keys].reverse() : keys) {
       const run = this.data.runs[key];
       if (!run) continue;
       if (filter.kind && run.kind !== filter.kind) continue;
       if (statuses && !statuses.includes(run.status)) continue;
       if (dueBy !== undefined && !StoreState.claimable(run, dueBy)) continue;
+      if (skip > 0) {
+        skip -= 1;
+        continue;
+      }
       out.push({ ...run });
       if (out.length >= (filter.limit ?? 100)) break;
     }
@@ -461,16 +506,79 @@ export class StoreState {
 
   listResources(filter: ResourceFilter = {}): ResourceRecord[] {
     const out: ResourceRecord[] = [];
+    let skip = filter.offset ?? 0;
     const keys = filter.open === true ? this.openResources : Object.keys(this.data.resources);
-    for (const key of keys) {
+    for (const key of filter.newestFirst ? [...keys].reverse() : keys) {
       const record = this.data.resources[key];
       if (!record) continue;
       if (filter.kind && record.kind !== filter.kind) continue;
       if (filter.open !== undefined && record.open !== filter.open) continue;
       if (filter.lastNewsBefore && record.lastNewsAt > filter.lastNewsBefore) continue;
+      if (filter.outcomeSource && record.outcomeSource !== filter.outcomeSource) continue;
+      if (skip > 0) {
+        skip -= 1;
+        continue;
+      }
       out.push({ ...record });
       if (out.length >= (filter.limit ?? 1000)) break;
     }
     return out;
+  }
+
+  listDeadLetters(limit = 100, offset = 0): DeadLetter[] {
+    const end = Math.max(0, this.data.deadLetters.length - offset);
+    return this.data.deadLetters.slice(Math.max(0, end - limit), end).reverse();
+  }
+
+  listActivity(filter: ActivityFilter): Activity[] {
+    const entries = this.data.activity[filter.subject] ?? [];
+    const end = Math.max(0, entries.length - (filter.offset ?? 0));
+    return entries
+      .slice(Math.max(0, end - (filter.limit ?? 100)), end)
+      .reverse()
+      .map((entry) => ({ ...entry }));
+  }
+
+  /**
+   * The overview's counts at `now`: events of the last day from the newest end of the receive-order
+   * index, the backlog from the active runs; runs and resources are counted in one pass each.
+   */
+  summarize(now: number): StoreSummary {
+    const hourAgo = iso(now - 3_600_000);
+    const dayAgo = iso(now - 86_400_000);
+    const byType = new Map<string, { type: string; lastHour: number; lastDay: number }>();
+    for (let i = this.eventOrder.length - 1; i >= 0; i--) {
+      const event = this.data.events[this.eventOrder[i] as string];
+      if (!event) continue;
+      if (event.receivedAt < dayAgo) break;
+      const counts = byType.get(event.type) ?? { type: event.type, lastHour: 0, lastDay: 0 };
+      counts.lastDay += 1;
+      if (event.receivedAt >= hourAgo) counts.lastHour += 1;
+      byType.set(event.type, counts);
+    }
+    const dispatch: StoreSummary['dispatch'] = { pending: 0, running: 0, failed: 0, oldestQueuedAt: undefined };
+    const fulfillment: StoreSummary['fulfillment'] = { pending: 0, running: 0, failed: 0 };
+    for (const run of Object.values(this.data.runs)) {
+      if (run.status === 'done') continue;
+      const counts = run.kind === 'event' ? dispatch : fulfillment;
+      counts[run.status] += 1;
+      if (run.kind === 'event' && run.status !== 'failed' && (dispatch.oldestQueuedAt === undefined || run.createdAt < dispatch.oldestQueuedAt)) {
+        dispatch.oldestQueuedAt = run.createdAt;
+      }
+    }
+    const open: Record<ResourceKind, number> = { payment: 0, invoice: 0 };
+    const learnedByReconcile: Record<ResourceKind, number> = { payment: 0, invoice: 0 };
+    for (const record of Object.values(this.data.resources)) {
+      if (record.open) open[record.kind] += 1;
+      if (record.outcomeSource === 'reconcile') learnedByReconcile[record.kind] += 1;
+    }
+    return {
+      eventsByType: [...byType.values()].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0)),
+      dispatch,
+      fulfillment,
+      open,
+      learnedByReconcile,
+      deadLetters: this.data.deadLetters.length,
+    };
   }
 }

@@ -148,6 +148,8 @@ export interface EventFilter {
   resourceId?: string;
   /** @default 100 */
   limit?: number;
+  /** Skip this many matches first (paging, as the console does). @default 0 */
+  offset?: number;
 }
 
 export interface RunFilter {
@@ -157,6 +159,10 @@ export interface RunFilter {
   dueBy?: string;
   /** @default 100 */
   limit?: number;
+  /** Skip this many matches first (paging). @default 0 */
+  offset?: number;
+  /** Newest first instead of creation order. @default false */
+  newestFirst?: boolean;
 }
 
 export interface ResourceFilter {
@@ -164,8 +170,62 @@ export interface ResourceFilter {
   open?: boolean;
   /** Only resources whose last news is at or before this ISO time. */
   lastNewsBefore?: string;
+  /** Only resources whose current outcome was first learned from this source (`reconcile`: missed by webhooks). */
+  outcomeSource?: NewsSource;
   /** @default 1000 */
   limit?: number;
+  /** Skip this many matches first (paging). @default 0 */
+  offset?: number;
+  /** Newest first (by when the store first saw them) instead of oldest first. @default false */
+  newestFirst?: boolean;
+}
+
+/**
+ * One entry of a timeline kept for the operator (issue 15): news the engine learned of a resource,
+ * a handler attempt, a reconcile pass, a console action, an alert. Nothing decides from it: it is
+ * what the console shows, across processes and stores.
+ */
+export interface Activity {
+  /** Whose timeline: `payment:<id>`, `invoice:<id>`, or a subject of the toolkit (`reconcile`, `console`, `alerts`, `receiver`). */
+  subject: string;
+  /** What the entry is, e.g. `news`, `handler`, `reconcile`, `action`, `alert`. */
+  kind: string;
+  /** When it happened, on the caller's clock. */
+  at: string;
+  /** JSON-serialisable details. */
+  data: Record<string, unknown>;
+}
+
+/** What `appendActivity` takes: the time is the caller's `now`. */
+export type NewActivity = Omit<Activity, 'at'>;
+
+/**
+ * Entries the memory and embedded stores keep per subject (the newest); older ones give way, so a
+ * long-lived subject such as `reconcile` stays bounded. PostgreSQL keeps them until `prune`.
+ */
+export const ACTIVITY_KEPT_PER_SUBJECT = 500;
+
+export interface ActivityFilter {
+  subject: string;
+  /** @default 100 */
+  limit?: number;
+  /** Skip this many entries first (paging). @default 0 */
+  offset?: number;
+}
+
+/** The counts of the operator's overview, as of the caller's `now`. */
+export interface StoreSummary {
+  /** Events received in the last hour and the last 24 hours, by type (types without one in 24 hours are absent). */
+  eventsByType: Array<{ type: string; lastHour: number; lastDay: number }>;
+  /** Event dispatch runs: the backlog (pending and running), those failed for good, and when the oldest of the backlog was queued. */
+  dispatch: { pending: number; running: number; failed: number; oldestQueuedAt: string | undefined };
+  /** Fulfillment handler runs still to do or failed for good (done ones are not counted). */
+  fulfillment: { pending: number; running: number; failed: number };
+  /** Resources still awaiting an outcome (or late money). */
+  open: Record<ResourceKind, number>;
+  /** Resources whose current outcome was first learned by reconcile: news the webhooks did not bring. */
+  learnedByReconcile: Record<ResourceKind, number>;
+  deadLetters: number;
 }
 
 export interface ClaimOptions {
@@ -217,7 +277,8 @@ export interface Store {
   /** Newest first. */
   listEvents(filter?: EventFilter): Promise<Array<StoredEvent & { run: Run | undefined }>>;
   insertDeadLetter(letter: Omit<DeadLetter, 'id'>, now?: Date): Promise<DeadLetter>;
-  listDeadLetters(limit?: number): Promise<DeadLetter[]>;
+  /** Newest first; `offset` skips that many first (paging). */
+  listDeadLetters(limit?: number, offset?: number): Promise<DeadLetter[]>;
 
   /** Insert a run if its key is new; returns the existing run otherwise. */
   enqueueRun(run: NewRun, now?: Date): Promise<{ inserted: boolean; run: Run }>;
@@ -267,4 +328,17 @@ export interface Store {
   releaseLock(name: string, owner: string, now?: Date): Promise<void>;
 
   prune(options: PruneOptions): Promise<{ payloadsPruned: number; eventsForgotten: number }>;
+
+  /**
+   * Add an entry to a subject's timeline (see `Activity`). `prune` forgets entries older than its
+   * `eventsBefore`; the memory and embedded stores also keep only the newest `ACTIVITY_KEPT_PER_SUBJECT`.
+   */
+  appendActivity(entry: NewActivity, now?: Date): Promise<void>;
+  /** A subject's timeline, newest first (entries of one instant in the order they were added, reversed). */
+  listActivity(filter: ActivityFilter): Promise<Activity[]>;
+  /**
+   * The counts of the console's overview and of the metrics, as of `now`: from indexes or from what
+   * is still to do, never a read of every stored event's body.
+   */
+  summarize(options?: { now?: Date }): Promise<StoreSummary>;
 }

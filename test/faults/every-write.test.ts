@@ -38,6 +38,8 @@ const MADE_BY: Record<Op['t'], string> = {
   unlock: 'reconcile',
   retry: 'retry --all',
   prune: 'prune',
+  // The engine's timeline of each payment (issue 15), written as serve fulfils it.
+  activity: 'paid',
 };
 
 const processes = new Processes();

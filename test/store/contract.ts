@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
+import { operatorViewsContract } from './contract-operator.js';
 import { sampleEvent } from './fixtures/sample-event.js';
 
 const HOUR = 3_600_000;
@@ -354,5 +355,8 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         expect(await store.listDeadLetters(1)).toEqual([second]);
       });
     });
+
+    // Issue 15: pages, the overview's counts and timelines. Only the memory and embedded stores cap timelines.
+    operatorViewsContract(() => store, { capsActivity: !name.startsWith('PostgresStore') });
   });
 }

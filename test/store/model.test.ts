@@ -84,13 +84,14 @@ type Call =
   | { m: 'acquireLock'; name: string; owner: (typeof OWNERS)[number]; ttlMs: number }
   | { m: 'releaseLock'; name: string; owner: (typeof OWNERS)[number] }
   | { m: 'prune'; payloadsOffset: number | undefined; eventsOffset: number | undefined }
+  | { m: 'appendActivity'; subject: string; kind: string; data: Record<string, unknown> }
   | { m: 'compact' };
 
 /** One step: advance the clock by `step` ms, then make `call` through the embedded instance `via`. */
 type Command = Call & { step: number; via: 'fresh' | 'long' };
 
 /** The read methods, compared after every call; every other method of a `StateStore` writes. */
-const READ_METHODS = ['getEvent', 'listEvents', 'listDeadLetters', 'getRun', 'listRuns', 'getResource', 'listResources', 'getCheckoutAttempt'] as const;
+const READ_METHODS = ['getEvent', 'listEvents', 'listDeadLetters', 'getRun', 'listRuns', 'getResource', 'listResources', 'getCheckoutAttempt', 'listActivity', 'summarize'] as const;
 /** Every write method (and `EmbeddedStore.compact`): a `Record`, so that a `Call` without its entry does not compile. */
 const WRITES: Record<Call['m'], true> = {
   insertEvent: true,
@@ -108,6 +109,7 @@ const WRITES: Record<Call['m'], true> = {
   acquireLock: true,
   releaseLock: true,
   prune: true,
+  appendActivity: true,
   compact: true,
 };
 const WRITE_METHODS = Object.keys(WRITES);
@@ -143,6 +145,7 @@ const REQUIRED_EFFECTS = [
   'releaseLock:released',
   'prune:payloads',
   'prune:forgotten',
+  'appendActivity',
   'compact',
 ] as const;
 
@@ -261,6 +264,15 @@ const callArb: fc.Arbitrary<Call> = fc.oneof(
       eventsOffset: fc.option(fc.constantFrom(-60_000, 0, 1), { nil: undefined }),
     }),
   },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      m: fc.constant('appendActivity' as const),
+      subject: fc.constantFrom('payment:r1', 'reconcile'),
+      kind: fc.constantFrom('news', 'handler'),
+      data: fc.constantFrom<Record<string, unknown>>({}, { outcome: 'paid', error: 'boom "x"', n: 1 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ m: fc.constant('compact' as const) }) },
 );
 
@@ -355,6 +367,8 @@ async function make(store: Store, call: Call, now: number, ids: DeadLetterIds): 
         return store.releaseLock(call.name, call.owner, at);
       case 'prune':
         return store.prune({ now: at, payloadsBefore: rel(call.payloadsOffset), eventsBefore: rel(call.eventsOffset) });
+      case 'appendActivity':
+        return store.appendActivity({ subject: call.subject, kind: call.kind, data: structuredClone(call.data) }, at);
       case 'compact':
         return store instanceof EmbeddedStore ? store.compact() : undefined;
     }
@@ -424,6 +438,15 @@ async function readBack(store: Store, now: number, ids: DeadLetterIds) {
     listEvents: Object.fromEntries(Object.entries(listEvents).map(([filter, list]) => [filter, tieFree(list)])),
     deadLetters: named(await store.listDeadLetters()),
     lastDeadLetter: named(await store.listDeadLetters(1)),
+    secondDeadLetter: named(await store.listDeadLetters(1, 1)),
+    pages: {
+      events: await store.listEvents({ limit: 1, offset: 1 }),
+      runs: await store.listRuns({ limit: 2, offset: 1, newestFirst: true }),
+      resources: await store.listResources({ limit: 1, offset: 1, newestFirst: true }),
+      learnedByReconcile: byKey(await store.listResources({ outcomeSource: 'reconcile' }), resourceKey),
+    },
+    activity: { r1: await store.listActivity({ subject: 'payment:r1' }), reconcile: await store.listActivity({ subject: 'reconcile', limit: 2, offset: 1 }) },
+    summary: await store.summarize({ now: new Date(now) }),
   });
 }
 
@@ -475,6 +498,8 @@ function effects(call: Call, answer: Answer, locks: Map<string, string>): string
       if ((record.eventsForgotten as number) > 0) out.push('prune:forgotten');
       return out;
     }
+    case 'appendActivity':
+      return ['appendActivity'];
     case 'compact':
       return ['compact'];
   }
@@ -580,6 +605,8 @@ const EVERY_EFFECT: Command[] = [
   c({ m: 'insertEvent', id: 'e2', type: 'invoice.paid', receivedOffset: 0, body: 'short', environment: undefined, resource: 1 }, 1_000, 'long'),
   c({ m: 'claimRun', key: 'event:e2', owner: 'w2', leaseMs: 1_000 }),
   c({ m: 'completeRun', key: 'event:e2', owner: 'w2' }),
+  c({ m: 'appendActivity', subject: 'payment:r1', kind: 'news', data: { outcome: 'paid' } }),
+  c({ m: 'appendActivity', subject: 'reconcile', kind: 'reconcile', data: {} }, 1, 'long'),
   c({ m: 'prune', payloadsOffset: 1, eventsOffset: undefined }, 1_000),
   c({ m: 'prune', payloadsOffset: undefined, eventsOffset: -500 }, 1, 'long'),
   c({ m: 'compact' }, 0, 'long'),

@@ -34,6 +34,9 @@ const NOW_AT: Record<keyof Store, NowAt> = {
   acquireLock: { arg: 3 },
   releaseLock: { arg: 2 },
   prune: { option: 0 },
+  appendActivity: { arg: 1 },
+  listActivity: 'none',
+  summarize: { option: 0 },
 };
 
 /**

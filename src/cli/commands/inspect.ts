@@ -28,6 +28,15 @@ const limitOf = (value: string) => {
   return n;
 };
 
+/** One dead letter: id, time and code on a line, then the explanation (the doctor's cause, then its fix). */
+function deadLetterLines(letter: { id: string; receivedAt: string; reason: string }): string {
+  const split = letter.reason.indexOf(': ');
+  const head = split < 0 ? letter.reason : letter.reason.slice(0, split);
+  const rest = split < 0 ? '' : letter.reason.slice(split + 2);
+  const explanation = rest.split(/ (?=Fix: )/).map((line) => `  ${line}`);
+  return [`${letter.id}  ${letter.receivedAt}  ${head}`, ...explanation].join('\n');
+}
+
 function registerEvents(program: Command, io: CliIO, setExit: (code: number) => void) {
   const events = program.command('events').description('inspect stored webhook events');
   events
@@ -67,11 +76,11 @@ function registerEvents(program: Command, io: CliIO, setExit: (code: number) => 
     });
   events
     .command('dead-letters')
-    .description('deliveries that verified but could not be parsed')
+    .description('deliveries kept for inspection: verified but unparseable, or refused with the raw-body doctor\'s diagnosis')
     .option('--json', 'JSON output')
     .action(async (options: { json?: boolean }) => {
       const letters = await withStore(io, (store) => store.listDeadLetters(100));
-      output(io, options.json ?? false, letters, (list) => table(list.map((l) => ({ id: l.id, received: l.receivedAt, reason: l.reason.slice(0, 80) })), ['id', 'received', 'reason']));
+      output(io, options.json ?? false, letters, (list) => (list.length === 0 ? '(none)' : list.map(deadLetterLines).join('\n\n')));
     });
 }
 

@@ -2,6 +2,8 @@ import type { Register } from '../program.js';
 import { UsageError } from '../exit.js';
 import { writeLine } from '../io.js';
 import { openRuntime } from '../runtime.js';
+import { consoleAccess } from '../console-access.js';
+import { CONSOLE_PREFIX } from '../operations.js';
 import { buildServeApp } from '../serve-app.js';
 import { untilSignal } from '../signals.js';
 
@@ -13,16 +15,18 @@ export const registerServe: Register = (program, io) => {
     .option('--host <host>', 'interface to listen on (HOST)')
     .option('--handlers <file>', 'the fulfillment module (CHECKOUT_HANDLERS)')
     .option('--public-url <url>', "the shop's public URL for success and cancel links (CHECKOUT_PUBLIC_URL)")
-    .action(async (options: { port?: number; host?: string; handlers?: string; publicUrl?: string }) => {
+    .option('--console', 'also serve the operator console under /checkout-kit/ (this machine only, or with CHECKOUT_CONSOLE_TOKEN)')
+    .action(async (options: { port?: number; host?: string; handlers?: string; publicUrl?: string; console?: boolean }) => {
       const runtime = await openRuntime(io, { handlers: true, handlersFile: options.handlers });
       const port = options.port ?? runtime.config.port ?? 3000;
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got ${String(options.port)}`);
       const host = options.host ?? runtime.config.host ?? '127.0.0.1';
       let publicUrl = options.publicUrl ?? runtime.config.publicUrl;
-      const { app } = await buildServeApp(runtime, { publicUrl: publicUrl ?? `http://${host}:${port}` });
+      const { app } = await buildServeApp(runtime, { publicUrl: publicUrl ?? `http://${host}:${port}`, console: options.console ?? false });
       const address = await app.listen({ port, host });
       publicUrl ??= address;
       writeLine(io.stdout, `checkout-kit serve listening on ${address} (store: ${runtime.store.description})`);
+      if (options.console) writeLine(io.stdout, `console on ${address}${CONSOLE_PREFIX}/ (${consoleAccess(host, runtime.config.consoleToken)})`);
       await untilSignal();
       await app.close();
       await runtime.close();

@@ -34,6 +34,7 @@ const OP_TYPES: Record<Op['t'], true> = {
   lock: true,
   unlock: true,
   prune: true,
+  activity: true,
 };
 
 const isOpType = (t: unknown): t is Op['t'] => typeof t === 'string' && Object.hasOwn(OP_TYPES, t);

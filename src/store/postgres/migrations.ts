@@ -131,6 +131,25 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX runs_active_seq_idx ON ${s}.runs (seq) WHERE status IN ('pending', 'running')`,
     ],
   },
+  {
+    version: 3,
+    name: 'activity timelines for the operator console; resources learned by reconcile indexed',
+    statements: (s) => [
+      // What the console shows of a resource or of the toolkit (issue 15): appended, read newest
+      // first per subject, forgotten by prune with the events.
+      `CREATE TABLE ${s}.activity (
+        seq bigint PRIMARY KEY DEFAULT nextval('${s}.arrival_seq'),
+        subject text NOT NULL,
+        kind text NOT NULL,
+        at timestamptz NOT NULL,
+        data jsonb NOT NULL
+      )`,
+      `CREATE INDEX activity_subject_idx ON ${s}.activity (subject, seq DESC)`,
+      `CREATE INDEX activity_at_idx ON ${s}.activity (at)`,
+      // The overview counts payments the webhooks missed without reading every resource.
+      `CREATE INDEX resources_reconcile_idx ON ${s}.resources (kind) WHERE outcome_source = 'reconcile'`,
+    ],
+  },
 ];
 
 /** The version this code needs. */

@@ -4,6 +4,9 @@ import { ConfigError, StoreError } from '../../errors/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import {
   OUTCOME_RANK,
+  type Activity,
+  type ActivityFilter,
+  type NewActivity,
   type NewCheckoutAttempt,
   type CheckoutAttempt,
   type ClaimOptions,
@@ -21,6 +24,7 @@ import {
   type RunFilter,
   type Store,
   type StoredEvent,
+  type StoreSummary,
 } from '../types.js';
 import { poolDatabase, type Database } from './database.js';
 import { GroupCommit } from './group-commit.js';
@@ -228,7 +232,7 @@ export class PostgresStore implements Store {
     // Newest first; ties in arrival order, as the memory store lists them.
     const { rows } = await this.database.query<EventRow & PrefixedRunRow>({
       text: `SELECT ${EVENT_COLUMNS.join(', ')}, ${runSelect('events', 'run_')} FROM ${this.quoted}.events ${where.sql}
-        ORDER BY received_at DESC, seq LIMIT ${where.param(filter.limit ?? 100)}`,
+        ORDER BY received_at DESC, seq LIMIT ${where.param(filter.limit ?? 100)} OFFSET ${where.param(filter.offset ?? 0)}`,
       values: where.values,
     });
     return rows.map((row) => ({ ...toEvent(row), run: toPrefixedRun(row) }));
@@ -244,8 +248,8 @@ export class PostgresStore implements Store {
     return toDeadLetter(one(rows));
   }
 
-  async listDeadLetters(limit = 100): Promise<DeadLetter[]> {
-    const { rows } = await this.database.query<DeadLetterRow>({ ...this.sql.listDeadLetters, values: [limit] });
+  async listDeadLetters(limit = 100, offset = 0): Promise<DeadLetter[]> {
+    const { rows } = await this.database.query<DeadLetterRow>({ ...this.sql.listDeadLetters, values: [limit, offset] });
     return rows.map(toDeadLetter);
   }
 
@@ -318,7 +322,7 @@ export class PostgresStore implements Store {
     // In creation order across both tables: `seq` comes from one sequence.
     const { rows } = await this.database.query<RunRow>({
       text: `SELECT * FROM (${tables.map((table) => `SELECT seq, ${runSelect(table)} FROM ${this.quoted}.${table} ${where.sql}`).join(' UNION ALL ')}) AS run
-        ORDER BY seq LIMIT ${where.param(filter.limit ?? 100)}`,
+        ORDER BY seq${filter.newestFirst ? ' DESC' : ''} LIMIT ${where.param(filter.limit ?? 100)} OFFSET ${where.param(filter.offset ?? 0)}`,
       values: where.values,
     });
     return rows.map(toRun);
@@ -376,8 +380,10 @@ export class PostgresStore implements Store {
     if (filter.kind !== undefined) where.add('kind = ?', filter.kind);
     if (filter.open !== undefined) where.add('open = ?', filter.open);
     if (filter.lastNewsBefore !== undefined) where.add('last_news_at <= ?::timestamptz', filter.lastNewsBefore);
+    if (filter.outcomeSource !== undefined) where.add('outcome_source = ?', filter.outcomeSource);
     const { rows } = await this.database.query<ResourceRow>({
-      text: `SELECT ${RESOURCE_COLUMNS.join(', ')} FROM ${this.quoted}.resources ${where.sql} ORDER BY seq LIMIT ${where.param(filter.limit ?? 1000)}`,
+      text: `SELECT ${RESOURCE_COLUMNS.join(', ')} FROM ${this.quoted}.resources ${where.sql}
+        ORDER BY seq${filter.newestFirst ? ' DESC' : ''} LIMIT ${where.param(filter.limit ?? 1000)} OFFSET ${where.param(filter.offset ?? 0)}`,
       values: where.values,
     });
     return rows.map(toResource);
@@ -430,10 +436,61 @@ export class PostgresStore implements Store {
 
   async prune(options: PruneOptions): Promise<{ payloadsPruned: number; eventsForgotten: number }> {
     // One transaction, like the memory store's single op: forget first, then drop payloads of what is left.
-    return this.database.transaction(async (tx) => ({
-      eventsForgotten: options.eventsBefore === undefined ? 0 : (await tx.query({ ...this.sql.forgetEvents, values: [options.eventsBefore] })).rowCount,
-      payloadsPruned: options.payloadsBefore === undefined ? 0 : (await tx.query({ ...this.sql.prunePayloads, values: [options.payloadsBefore] })).rowCount,
-    }));
+    return this.database.transaction(async (tx) => {
+      if (options.eventsBefore !== undefined) await tx.query({ ...this.sql.forgetActivity, values: [options.eventsBefore] });
+      return {
+        eventsForgotten: options.eventsBefore === undefined ? 0 : (await tx.query({ ...this.sql.forgetEvents, values: [options.eventsBefore] })).rowCount,
+        payloadsPruned: options.payloadsBefore === undefined ? 0 : (await tx.query({ ...this.sql.prunePayloads, values: [options.payloadsBefore] })).rowCount,
+      };
+    });
+  }
+
+  // The operator's timelines and overview (issue 15)
+
+  async appendActivity(entry: NewActivity, now = new Date()): Promise<void> {
+    await this.database.query({ ...this.sql.appendActivity, values: [entry.subject, entry.kind, now.toISOString(), JSON.stringify(entry.data)] });
+  }
+
+  async listActivity(filter: ActivityFilter): Promise<Activity[]> {
+    const { rows } = await this.database.query<{ subject: string; kind: string; at: Date | string; data: Record<string, unknown> }>({
+      ...this.sql.listActivity,
+      values: [filter.subject, filter.limit ?? 100, filter.offset ?? 0],
+    });
+    return rows.map((row) => ({ subject: row.subject, kind: row.kind, at: new Date(row.at).toISOString(), data: row.data }));
+  }
+
+  async summarize({ now = new Date() }: { now?: Date } = {}): Promise<StoreSummary> {
+    const at = now.getTime();
+    const events = await this.database.query<{ type: string; last_hour: number; last_day: number }>({
+      ...this.sql.summarizeEvents,
+      values: [new Date(at - 3_600_000).toISOString(), new Date(at - 86_400_000).toISOString()],
+    });
+    const backlog = await this.database.query<{ kind: 'event' | 'fulfillment'; status: 'pending' | 'running' | 'failed'; n: number; oldest: Date | string | null }>(this.sql.summarizeBacklog);
+    const resources = await this.database.query<{ what: 'open' | 'reconcile' | 'dead'; kind: string; n: number }>(this.sql.summarizeResources);
+    const summary: StoreSummary = {
+      // Sorted here, not by the server's collation, so every store lists types alike.
+      eventsByType: events.rows
+        .map((row) => ({ type: row.type, lastHour: row.last_hour, lastDay: row.last_day }))
+        .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0)),
+      dispatch: { pending: 0, running: 0, failed: 0, oldestQueuedAt: undefined },
+      fulfillment: { pending: 0, running: 0, failed: 0 },
+      open: { payment: 0, invoice: 0 },
+      learnedByReconcile: { payment: 0, invoice: 0 },
+      deadLetters: 0,
+    };
+    for (const row of backlog.rows) {
+      const counts = row.kind === 'event' ? summary.dispatch : summary.fulfillment;
+      counts[row.status] = row.n;
+      if (row.kind === 'event' && row.oldest !== null) {
+        const oldest = new Date(row.oldest).toISOString();
+        if (summary.dispatch.oldestQueuedAt === undefined || oldest < summary.dispatch.oldestQueuedAt) summary.dispatch.oldestQueuedAt = oldest;
+      }
+    }
+    for (const row of resources.rows) {
+      if (row.what === 'dead') summary.deadLetters = row.n;
+      else if (row.kind === 'payment' || row.kind === 'invoice') (row.what === 'open' ? summary.open : summary.learnedByReconcile)[row.kind] = row.n;
+    }
+    return summary;
   }
 }
 

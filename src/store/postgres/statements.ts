@@ -116,7 +116,7 @@ export function buildStatements(quoted: string) {
       INSERT INTO ${s}.dead_letters (id, received_at, reason, body, body_escaped, headers)
       VALUES ($1, $2::timestamptz, $3, $4, $5, $6::jsonb)
       RETURNING ${list(DEAD_LETTER_COLUMNS)}`),
-    listDeadLetters: prepare('listDeadLetters', `SELECT ${list(DEAD_LETTER_COLUMNS)} FROM ${s}.dead_letters ORDER BY seq DESC LIMIT $1`),
+    listDeadLetters: prepare('listDeadLetters', `SELECT ${list(DEAD_LETTER_COLUMNS)} FROM ${s}.dead_letters ORDER BY seq DESC LIMIT $1 OFFSET $2`),
     enqueueRun: prepare('enqueueRun', `
       INSERT INTO ${s}.runs (key, kind, status, attempts, next_attempt_at, data, created_at, updated_at)
       VALUES ($1, $2, 'pending', 0, COALESCE($3::timestamptz, $4::timestamptz), $5::jsonb, $4::timestamptz, $4::timestamptz)
@@ -181,6 +181,24 @@ export function buildStatements(quoted: string) {
     // Prune never touches an event whose dispatch is unfinished; the status is re-checked on each
     // locked row, so a run revived meanwhile by retryRun keeps its event and payload.
     forgetEvents: prepare('forgetEvents', `DELETE FROM ${s}.events WHERE received_at < $1::timestamptz AND status IN ('done', 'failed')`),
+    forgetActivity: prepare('forgetActivity', `DELETE FROM ${s}.activity WHERE at < $1::timestamptz`),
+
+    appendActivity: prepare('appendActivity', `INSERT INTO ${s}.activity (subject, kind, at, data) VALUES ($1, $2, $3::timestamptz, $4::jsonb)`),
+    listActivity: prepare('listActivity', `SELECT subject, kind, at, data FROM ${s}.activity WHERE subject = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3`),
+    // The overview's counts: each from an index (received_at, the active and failed partial
+    // indexes, open resources, resources learned by reconcile), never a scan of every event.
+    summarizeEvents: prepare('summarizeEvents', `
+      SELECT type, count(*) FILTER (WHERE received_at >= $1::timestamptz)::int AS last_hour, count(*)::int AS last_day
+      FROM ${s}.events WHERE received_at >= $2::timestamptz GROUP BY type`),
+    summarizeBacklog: prepare('summarizeBacklog', `
+      SELECT 'event' AS kind, status, count(*)::int AS n, min(queued_at) AS oldest FROM ${s}.events WHERE status IN ('pending', 'running') GROUP BY status
+      UNION ALL SELECT 'event', 'failed', count(*)::int, NULL FROM ${s}.events WHERE status = 'failed'
+      UNION ALL SELECT 'fulfillment', status, count(*)::int, NULL FROM ${s}.runs WHERE status IN ('pending', 'running') GROUP BY status
+      UNION ALL SELECT 'fulfillment', 'failed', count(*)::int, NULL FROM ${s}.runs WHERE status = 'failed'`),
+    summarizeResources: prepare('summarizeResources', `
+      SELECT 'open' AS what, kind, count(*)::int AS n FROM ${s}.resources WHERE open GROUP BY kind
+      UNION ALL SELECT 'reconcile', kind, count(*)::int FROM ${s}.resources WHERE outcome_source = 'reconcile' GROUP BY kind
+      UNION ALL SELECT 'dead', 'letters', count(*)::int FROM ${s}.dead_letters`),
     prunePayloads: prepare('prunePayloads', `
       UPDATE ${s}.events SET body = NULL, body_escaped = false
       WHERE received_at < $1::timestamptz AND body IS NOT NULL AND status IN ('done', 'failed')`),

@@ -1,0 +1,21 @@
+import { isIP } from 'node:net';
+
+/** Headers a proxy adds: a request that carries one came from elsewhere, whatever its socket says. */
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip', 'x-forwarded-host'] as const;
+
+/** 127.0.0.0/8, ::1, and IPv4 loopback mapped into IPv6. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  const plain = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+  if (isIP(plain) === 4) return plain.startsWith('127.');
+  return plain === '::1';
+}
+
+/**
+ * Whether a request comes from this machine: its socket is on loopback and no proxy header says it
+ * was relayed. A reverse proxy on the same host connects from 127.0.0.1 for every visitor; its
+ * forwarding headers are what keep those visitors from counting as local (they need the token).
+ */
+export function isLocalRequest(remoteAddress: string | undefined, headers: Record<string, string | string[] | undefined>): boolean {
+  return isLoopbackAddress(remoteAddress) && FORWARDING_HEADERS.every((name) => headers[name] === undefined);
+}

@@ -1,0 +1,154 @@
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { decideAccess, SESSION_COOKIE, sessionValue, tokenMatches } from '../access/index.js';
+import { errorObject } from '../schemas/error.js';
+import { ACTIONS, isActionName } from './actions.js';
+import { consoleContext, type ConsoleContext, type ConsoleOptions } from './context.js';
+import { confirmPage, resultPage } from './pages/action-pages.js';
+import { deadLettersPage } from './pages/dead-letters.js';
+import { eventPage, eventsPage } from './pages/events.js';
+import { logPage } from './pages/log.js';
+import { loginPage } from './pages/login.js';
+import { overviewPage } from './pages/overview.js';
+import { resourcePage, resourcesPage } from './pages/resources.js';
+import { runsPage } from './pages/runs.js';
+import { ConsoleRequestError } from './request-error.js';
+
+/** Pages are built from untrusted stored data: even a missed escape could not run a script here. */
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  // Nothing leaves for other sites; same-origin form posts keep their Origin header.
+  'referrer-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
+
+function sendHtml(reply: FastifyReply, status: number, text: string) {
+  return reply.code(status).type('text/html; charset=utf-8').send(text);
+}
+
+/**
+ * A POST must come from a page of this console. Browsers say where a form was submitted from:
+ * `Sec-Fetch-Site` (modern ones), else `Origin`. A client that sends neither is not a browser
+ * tricked by another site; the CSRF token still has to match.
+ */
+function sameOrigin(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin' || site === 'none';
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    const from = new URL(origin);
+    // Through URL both ways, so that a default port written in one and not the other still matches.
+    return from.host === new URL(`${from.protocol}//${request.headers.host ?? ''}`).host;
+  } catch {
+    return false;
+  }
+}
+
+function sessionCookie(context: ConsoleContext, request: FastifyRequest, value: string, maxAge: number): string {
+  const secure = request.protocol === 'https' || request.headers['x-forwarded-proto'] === 'https';
+  return `${SESSION_COOKIE}=${value}; Path=${context.prefix || '/'}; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
+}
+
+function routes(scope: FastifyInstance, context: ConsoleContext): void {
+  scope.get('/', async (_request, reply) => sendHtml(reply, 200, await overviewPage(context)));
+  scope.get('/events', async (request, reply) => sendHtml(reply, 200, await eventsPage(context, request.query)));
+  scope.get<{ Params: { id: string } }>('/events/:id', async (request, reply) => sendHtml(reply, 200, await eventPage(context, request.params.id, request.query)));
+  for (const kind of ['payment', 'invoice'] as const) {
+    scope.get(`/${kind}s`, async (request, reply) => sendHtml(reply, 200, await resourcesPage(context, kind, request.query)));
+    scope.get<{ Params: { id: string } }>(`/${kind}s/:id`, async (request, reply) => sendHtml(reply, 200, await resourcePage(context, kind, request.params.id, request.query)));
+  }
+  scope.get('/runs', async (request, reply) => sendHtml(reply, 200, await runsPage(context, request.query)));
+  scope.get('/dead-letters', async (request, reply) => sendHtml(reply, 200, await deadLettersPage(context, request.query)));
+  scope.get('/log', async (request, reply) => sendHtml(reply, 200, await logPage(context, request.query)));
+
+  scope.get<{ Params: { name: string } }>('/actions/:name', async (request, reply) => {
+    const { name } = request.params;
+    if (!isActionName(name)) throw new ConsoleRequestError(404, 'not_found', `No console action "${name}": the actions are ${Object.keys(ACTIONS).join(', ')}.`);
+    const spec = ACTIONS[name];
+    const prepared = await spec.prepare(context, { ...(request.query as Record<string, unknown>) });
+    return sendHtml(reply, 200, confirmPage(context, name, spec, prepared));
+  });
+
+  scope.post<{ Params: { name: string } }>('/actions/:name', async (request, reply) => {
+    const { name } = request.params;
+    if (!isActionName(name)) throw new ConsoleRequestError(404, 'not_found', `No console action "${name}": the actions are ${Object.keys(ACTIONS).join(', ')}.`);
+    if (!sameOrigin(request)) throw new ConsoleRequestError(403, 'cross_site_request', 'This action was posted from another site: open the console and confirm there.');
+    const { nonce, csrf, ...input } = (request.body ?? {}) as Record<string, unknown>;
+    if (!context.csrf.verify(name, typeof nonce === 'string' ? nonce : undefined, typeof csrf === 'string' ? csrf : undefined)) {
+      throw new ConsoleRequestError(403, 'invalid_csrf_token', 'This confirmation is not valid (it is older than the console process, or was not made by it): open the action again and confirm.');
+    }
+    const spec = ACTIONS[name];
+    const via = decideAccess({ remoteAddress: request.raw.socket.remoteAddress, headers: request.headers }, context.token);
+    const { result, repeated } = await context.once.run(nonce as string, async () => {
+      const prepared = await spec.prepare(context, input);
+      const outcome = await prepared.perform();
+      // Every action is logged: the process log and the console's own log in the store.
+      context.logger.info({ action: name, target: prepared.target, ok: outcome.ok, via: via.ok ? via.via : undefined }, `console action ${name}: ${outcome.message}`);
+      await context.store
+        .appendActivity({ subject: 'console', kind: name, data: { message: outcome.message, target: prepared.target, ok: outcome.ok, via: via.ok ? via.via : 'unknown' } }, context.clock())
+        .catch((error: unknown) => context.logger.warn({ err: String(error) }, `could not log the console action in the store: ${String(error)}`));
+      return outcome;
+    });
+    return sendHtml(reply, 200, resultPage(context, spec, result, repeated));
+  });
+}
+
+/**
+ * The operator console (issue 15) as a fastify plugin: server-rendered pages under `prefix`, no
+ * build step. Requests from this machine are let in; any other needs `CHECKOUT_CONSOLE_TOKEN`.
+ * Actions are confirmed on a page, posted with a CSRF token, done once per confirmation, logged.
+ * @example
+ * await app.register(checkoutConsole, { store, engine, token: process.env.CHECKOUT_CONSOLE_TOKEN });
+ */
+export const checkoutConsole: FastifyPluginAsync<ConsoleOptions> = async (app, options) => {
+  const context = consoleContext(options);
+  await app.register(
+    async (scope) => {
+      await scope.register(formbody, { bodyLimit: 16_384 });
+      scope.addHook('onSend', async (_request, reply, payload) => {
+        reply.headers(SECURITY_HEADERS);
+        return payload;
+      });
+      scope.addHook('onRequest', async (request, reply) => {
+        // Signing in is the one thing a stranger may do.
+        if (request.method === 'POST' && request.routeOptions.url === `${context.prefix}/login`) return;
+        const decision = decideAccess({ remoteAddress: request.raw.socket.remoteAddress, headers: request.headers }, context.token);
+        if (decision.ok) return;
+        reply.header('www-authenticate', 'Bearer realm="checkout-kit"');
+        if (wantsHtml(request)) return sendHtml(reply, 401, loginPage(context, decision.message));
+        return reply.code(401).send(errorObject('unauthorized', decision.message));
+      });
+      scope.setErrorHandler(async (error, request, reply) => {
+        if (error instanceof ConsoleRequestError) return reply.code(error.status).send(errorObject(error.code, error.message));
+        const status = (error as { statusCode?: number }).statusCode;
+        if (status !== undefined && status >= 400 && status < 500) {
+          const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';
+          return reply.code(status).send(errorObject(code, `${(error as Error).message}.`));
+        }
+        context.logger.error({ err: String(error), url: request.url }, `console page failed: ${String(error)}`);
+        return reply.code(500).send(errorObject('internal_error', `The console could not answer: ${(error as Error).message}. See the process log.`));
+      });
+      scope.setNotFoundHandler(async (request, reply) =>
+        reply.code(404).send(errorObject('not_found', `No console page at ${request.method} ${request.url.split('?')[0]}: start at ${context.prefix}/.`)),
+      );
+      scope.get('/login', async (_request, reply) => reply.redirect(`${context.prefix}/`, 303));
+      scope.post('/login', async (request, reply) => {
+        const token = (request.body as { token?: unknown } | undefined)?.token;
+        if (context.token === undefined || typeof token !== 'string' || !tokenMatches(token, context.token)) {
+          context.logger.warn({ remote: request.raw.socket.remoteAddress }, 'console sign-in refused: wrong token');
+          return sendHtml(reply.header('www-authenticate', 'Bearer realm="checkout-kit"'), 401, loginPage(context, 'Wrong token, or no CHECKOUT_CONSOLE_TOKEN is configured.'));
+        }
+        return reply.header('set-cookie', sessionCookie(context, request, sessionValue(context.token), 12 * 3600)).redirect(`${context.prefix}/`, 303);
+      });
+      scope.post('/logout', async (request, reply) => reply.header('set-cookie', sessionCookie(context, request, '', 0)).redirect(`${context.prefix}/`, 303));
+      routes(scope, context);
+    },
+    { prefix: context.prefix },
+  );
+  app.addHook('onClose', async () => context.settle());
+};

@@ -1,0 +1,19 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { accessHook } from '../access/index.js';
+import type { CheckoutMetrics } from './create-metrics.js';
+
+export interface MetricsRouteOptions {
+  metrics: CheckoutMetrics;
+  /** `CHECKOUT_CONSOLE_TOKEN`: required of scrapers that are not on this machine. */
+  token: string | undefined;
+  /** @default '/metrics' */
+  path?: string;
+}
+
+/** `GET /metrics` in the Prometheus text format, under the console's access rule. */
+export const metricsRoute: FastifyPluginAsync<MetricsRouteOptions> = async (app, options) => {
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', accessHook(options.token));
+    scope.get(options.path ?? '/metrics', async (_request, reply) => reply.type(options.metrics.contentType).header('cache-control', 'no-store').send(await options.metrics.render()));
+  });
+};

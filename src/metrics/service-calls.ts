@@ -1,0 +1,62 @@
+/** The operations of the service the client calls, by method and path (after `/v1/`). */
+function operationOf(method: string, url: string): string {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return 'other';
+  }
+  const at = path.indexOf('/v1/');
+  const segments = at === -1 ? [] : path.slice(at + '/v1/'.length).split('/').filter(Boolean);
+  const [first, second, third] = segments;
+  if (first === 'partner' && (second === 'merchants' || second === 'payments') && third === undefined && method === 'POST') return `partner.${second}.create`;
+  if (first !== 'payments' && first !== 'invoices') return 'other';
+  if (second === undefined) return method === 'POST' ? `${first}.create` : `${first}.list`;
+  return third === undefined && method === 'GET' ? `${first}.get` : 'other';
+}
+
+/** One count per operation and answer (`200`, `429`, … or `error` when no answer came). */
+export interface ServiceCallCount {
+  operation: string;
+  status: string;
+  count: number;
+}
+
+/**
+ * Counts every HTTP call the client makes to the service, retries included, by operation and
+ * status: the confirm reads (`payments.get`, `invoices.get`) and the 429s of the metrics. Give
+ * `fetch` to the client (`clientFromConfig(config, logger, { fetch })`); nothing else changes.
+ */
+export class ServiceCalls {
+  private readonly counts = new Map<string, ServiceCallCount>();
+  private readonly inner: typeof fetch;
+
+  constructor(inner: typeof fetch = (input, init) => globalThis.fetch(input, init)) {
+    this.inner = inner;
+  }
+
+  /** A `fetch` that counts what it sends. */
+  readonly fetch: typeof fetch = async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const operation = operationOf((init?.method ?? 'GET').toUpperCase(), url);
+    try {
+      const response = await this.inner(input, init);
+      this.count(operation, String(response.status));
+      return response;
+    } catch (error) {
+      this.count(operation, 'error');
+      throw error;
+    }
+  };
+
+  snapshot(): ServiceCallCount[] {
+    return [...this.counts.values()].map((entry) => ({ ...entry }));
+  }
+
+  private count(operation: string, status: string): void {
+    const key = `${operation} ${status}`;
+    const entry = this.counts.get(key) ?? { operation, status, count: 0 };
+    entry.count += 1;
+    this.counts.set(key, entry);
+  }
+}

@@ -1,0 +1,94 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { cleanup, openSandbox, simulate, tempDir } from '../sandbox/helpers.js';
+import { execCli, spawnCli, stopProcess, waitForLine } from '../support/cli.js';
+import { eventually, freePort } from '../support/ports.js';
+import { parsePrometheusStrict, sampleValue } from '../support/prometheus.js';
+
+// Issue 15 through the processes a merchant runs: `serve --console` and `console` on a real
+// embedded store fed by the sandbox, read over HTTP.
+
+const children: Array<ReturnType<typeof spawnCli>> = [];
+afterEach(async () => {
+  for (const child of children.splice(0)) await stopProcess(child);
+  await cleanup();
+});
+
+function envFor(sandbox: SandboxHandle) {
+  const { merchant } = sandbox.credentials.test;
+  return {
+    CHECKOUT_BASE_URL: sandbox.url,
+    CHECKOUT_API_KEY: merchant.apiKey,
+    CHECKOUT_SIGNING_SECRET: merchant.signingSecret,
+    CHECKOUT_INVOICE_KEY: merchant.invoiceKey,
+    CHECKOUT_WEBHOOK_SECRET: sandbox.credentials.webhookSecret,
+    LOG_LEVEL: 'warn',
+  };
+}
+
+const HANDLERS = `export default { async paid() {} };\n`;
+
+describe('checkout-kit serve --console and checkout-kit console (child processes)', () => {
+  it('serve shows the console, /metrics, /healthz and /readyz; the console command shows the same store; off loopback it needs a token', async () => {
+    const dir = await tempDir('ck-console-cli-');
+    await writeFile(join(dir, 'fulfillment.mjs'), HANDLERS);
+    const port = await freePort();
+    const sandbox = await openSandbox({ webhookUrls: [`http://127.0.0.1:${port}/webhooks/checkout`] });
+    const env = envFor(sandbox);
+    const serve = spawnCli(['serve', '--port', String(port), '--console'], { cwd: dir, env });
+    children.push(serve);
+    const [, consoleLine] = (await waitForLine(serve, /console on (\S+) \(this machine only\)/)) as unknown as [string, string];
+    expect(consoleLine).toBe(`http://127.0.0.1:${port}/checkout-kit/`);
+    const base = `http://127.0.0.1:${port}`;
+
+    const created = await fetch(`${base}/checkout`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ orderId: 'o-1', amount: '15', email: 'b@example.com' }) });
+    const paymentId = created.headers.get('location')!.split('/').pop()!;
+    expect((await simulate(sandbox, `/sandbox/payments/${paymentId}/deposit`, { amount: '15' })).status).toBe(200);
+
+    const overview = await eventually(async () => {
+      const page = await (await fetch(`${base}/checkout-kit/`)).text();
+      return page.includes('data-count="events-last-hour">2<') ? page : undefined;
+    });
+    expect(overview).toContain('data-count="runs-failed">0<');
+    // The handler runs after the event is stored: wait for its line on the payment's timeline.
+    const payment = await eventually(async () => {
+      const page = await (await fetch(`${base}/checkout-kit/payments/${paymentId}`)).text();
+      return page.includes('paid handler completed') ? page : undefined;
+    });
+    expect(payment).toContain('data-field="outcome">paid (learned by webhook)<');
+    expect(payment).toMatch(/paid handler completed \(attempt 1, \d+ ms\)/);
+
+    const metrics = await fetch(`${base}/metrics`);
+    expect(metrics.status).toBe(200);
+    const families = parsePrometheusStrict(await metrics.text());
+    expect(sampleValue(families, 'checkout_kit_events_stored_total')).toBe(2);
+    expect(sampleValue(families, 'checkout_kit_handler_calls_total', { outcome: 'paid', result: 'completed' })).toBe(1);
+    expect(sampleValue(families, 'checkout_kit_service_requests_total', { operation: 'payments.create', status: '201' })).toBe(1);
+    expect(sampleValue(families, 'checkout_kit_service_requests_total', { operation: 'payments.get', status: '200' })).toBeGreaterThanOrEqual(1);
+    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ ok: true });
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ ready: true, checks: { store: { ok: true }, backlog: { ok: true, pending: 0, limitSeconds: 600 } }, reasons: [] });
+    const unknown = await fetch(`${base}/nowhere`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: { code: 'not_found', message: 'No route GET /nowhere.' } });
+
+    // The console command on the same store, beside the running serve.
+    const consolePort = await freePort();
+    const consoleProcess = spawnCli(['console', '--port', String(consolePort)], { cwd: dir, env });
+    children.push(consoleProcess);
+    await waitForLine(consoleProcess, /checkout-kit console on http:\/\/127\.0\.0\.1:\d+\/checkout-kit\/ \(this machine only; store: embedded/);
+    const other = `http://127.0.0.1:${consolePort}`;
+    expect((await fetch(other, { redirect: 'manual' })).headers.get('location')).toBe('/checkout-kit/');
+    const seen = await (await fetch(`${other}/checkout-kit/payments?learnedBy=webhook`)).text();
+    expect(seen).toContain(`data-id="${paymentId}"`);
+    expect(parsePrometheusStrict(await (await fetch(`${other}/metrics`)).text()).has('checkout_kit_runs')).toBe(true);
+
+    // Anywhere but loopback needs CHECKOUT_CONSOLE_TOKEN: a usage error, one line, exit 2.
+    const refused = await execCli(['console', '--host', '0.0.0.0', '--port', '0'], { cwd: dir, env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^checkout-kit: the console listens on 0\.0\.0\.0 only with CHECKOUT_CONSOLE_TOKEN set/)]);
+  });
+});

@@ -1,0 +1,214 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkoutConsole } from '../../src/console/index.js';
+import { registerSecret } from '../../src/errors/index.js';
+import { MemoryStore, type Store } from '../../src/store/index.js';
+import { eventually } from '../support/ports.js';
+import { eventBody, paidPayment, storedEvent, T0, testEngine } from './seed.js';
+
+const apps: FastifyInstance[] = [];
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+});
+
+async function consoleApp(store: Store, options: Partial<Parameters<typeof checkoutConsole>[1]> = {}) {
+  const app = Fastify();
+  apps.push(app);
+  await app.register(checkoutConsole, { store, clock: () => new Date(T0), ...options });
+  await app.ready();
+  return app;
+}
+
+/** The `data-count` figures of the overview. */
+function figures(page: string): Record<string, number> {
+  return Object.fromEntries([...page.matchAll(/data-count="([^"]+)">([\d,]+)</g)].map(([, name, value]) => [name, Number((value as string).replace(/,/g, ''))]));
+}
+
+/** A form post as a browser makes it from the console's own page. */
+const post = (app: FastifyInstance, url: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
+  app.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80', host: 'localhost:80', ...headers }, payload: new URLSearchParams(form).toString() });
+
+/** The hidden fields of the confirmation form on a page. */
+function confirmForm(page: string): Record<string, string> {
+  const form = /<form method="post"[^>]*id="confirm-form">([\s\S]*?)<\/form>/.exec(page)?.[1] ?? '';
+  return Object.fromEntries([...form.matchAll(/<input type="(?:hidden|url)"[^>]*name="([^"]+)" value="([^"]*)"/g)].map(([, name, value]) => [name, (value as string).replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"')]));
+}
+
+describe('operator console (fastify, memory store)', () => {
+  it("shows the store's counts on the overview", async () => {
+    const store = new MemoryStore();
+    const handlers = { paid: async () => {}, underpaid: async () => Promise.reject(new Error('refund system down')) };
+    const { engine, clock } = testEngine(store, handlers);
+    for (let i = 0; i < 3; i++) await paidPayment(store, engine, clock);
+    await store.insertEvent(storedEvent({ id: 'evt_created', type: 'payment.created', receivedAt: new Date(T0 - 2 * 3_600_000).toISOString() }), new Date(T0));
+    await store.updateResource({ kind: 'payment', id: 'p-open', source: 'checkout' }, new Date(T0));
+    await store.updateResource({ kind: 'invoice', id: 'i-missed', outcome: 'paid', source: 'reconcile' }, new Date(T0));
+    await store.insertDeadLetter({ receivedAt: new Date(T0).toISOString(), reason: 'invalid_json', body: '{', headers: {} }, new Date(T0));
+    await store.enqueueRun({ key: 'payment:p-open:underpaid', kind: 'fulfillment', data: {} }, new Date(T0));
+    await store.claimRun('payment:p-open:underpaid', { owner: 'w', leaseMs: 1000, now: new Date(T0) });
+    await store.failRun('payment:p-open:underpaid', 'w', { error: 'refund system down', now: new Date(T0) });
+
+    const app = await consoleApp(store);
+    const response = await app.inject('/checkout-kit/');
+    expect(response.statusCode).toBe(200);
+    const summary = await store.summarize({ now: new Date(T0) });
+    expect(figures(response.body)).toMatchObject({
+      'events-last-hour': 3,
+      'events-last-day': 4,
+      backlog: summary.dispatch.pending + summary.dispatch.running,
+      'runs-failed': 1,
+      'open-payments': summary.open.payment,
+      'open-invoices': summary.open.invoice,
+      'learned-by-reconcile': 1,
+      'dead-letters': 1,
+    });
+    expect(summary.dispatch.pending).toBe(4);
+    expect(response.body).toContain('id="retry-all"');
+    expect(response.headers['content-security-policy']).toContain("default-src 'none'");
+  });
+
+  it('renders markup in a stored event as text: in the list, the event, the payment timeline and a dead letter', async () => {
+    const store = new MemoryStore();
+    const payload = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';
+    await store.insertEvent(
+      storedEvent({ id: 'evt_xss', type: `payment.paid${payload}`, resourceId: 'pay_xss', body: eventBody('evt_xss', 'payment.paid', { id: 'pay_xss', note: `</pre>${payload}` }) }),
+      new Date(T0),
+    );
+    await store.updateResource({ kind: 'payment', id: 'pay_xss', source: 'webhook', snapshot: { id: 'pay_xss', amount: '1', status: payload, email: 'x@example.com' } }, new Date(T0));
+    await store.appendActivity({ subject: 'payment:pay_xss', kind: 'news', data: { source: 'webhook', ok: false, error: payload } }, new Date(T0));
+    await store.insertDeadLetter({ receivedAt: new Date(T0).toISOString(), reason: payload, body: payload, headers: {} }, new Date(T0));
+    const app = await consoleApp(store);
+    for (const url of ['/checkout-kit/events', '/checkout-kit/events/evt_xss', '/checkout-kit/payments/pay_xss', '/checkout-kit/dead-letters', '/checkout-kit/']) {
+      const response = await app.inject(url);
+      expect(response.statusCode, url).toBe(200);
+      expect(response.body, url).not.toContain('<script>window');
+      expect(response.body, url).not.toContain('<img src=x');
+      expect(response.body, url).toContain('&lt;script&gt;window.__pwned = 1&lt;/script&gt;');
+    }
+  });
+
+  it('masks e-mail addresses until one is revealed, and logs the reveal', async () => {
+    const store = new MemoryStore();
+    const { engine, clock } = testEngine(store, { paid: async () => {} });
+    const { payment, eventId } = await paidPayment(store, engine, clock, { email: 'alice.buyer@example.com' });
+    const app = await consoleApp(store);
+    for (const url of [`/checkout-kit/payments/${payment.id}`, `/checkout-kit/events/${eventId}`]) {
+      const masked = await app.inject(url);
+      expect(masked.body).not.toContain('alice.buyer@example.com');
+      expect(masked.body).toContain('a•••@e•••.com');
+      const revealed = await app.inject(`${url}?reveal=1`);
+      expect(revealed.body).toContain('alice.buyer@example.com');
+    }
+    const log = await store.listActivity({ subject: 'console' });
+    expect(log.map((entry) => [entry.kind, entry.data.target])).toEqual([
+      ['reveal', `event ${eventId}`],
+      ['reveal', `payment ${payment.id}`],
+    ]);
+  });
+
+  it('never shows a secret: configured ones and key-shaped strings in stored data are redacted', async () => {
+    const canary = 'canary-console-token-5f1e9a0c7b';
+    registerSecret(canary);
+    const store = new MemoryStore();
+    const body = eventBody('evt_secret', 'payment.paid', { id: 'pay_s', note: `leaked whsec_c2VjcmV0c2VjcmV0c2VjcmV0 svc_mk_test_abcdefabcdef123456 ${canary}` });
+    await store.insertEvent(storedEvent({ id: 'evt_secret', resourceId: 'pay_s', body }), new Date(T0));
+    const secrets = ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'];
+    registerSecret(secrets[0]);
+    const app = await consoleApp(store, { token: canary, replay: { secrets, defaultUrl: 'http://127.0.0.1:9/webhooks/checkout' } });
+    for (const url of ['/checkout-kit/', '/checkout-kit/events', '/checkout-kit/events/evt_secret', '/checkout-kit/actions/replay?event=evt_secret', '/checkout-kit/log']) {
+      const response = await app.inject(url);
+      expect(response.statusCode, url).toBe(200);
+      for (const secret of [canary, secrets[0] as string, 'whsec_c2VjcmV0', 'svc_mk_test_abcdef']) expect(response.body, `${url} shows ${secret}`).not.toContain(secret);
+    }
+    expect((await app.inject('/checkout-kit/events/evt_secret')).body).toContain('[redacted]');
+  });
+
+  it('answers bad input and unknown routes with the error object', async () => {
+    const app = await consoleApp(new MemoryStore());
+    const cases: Array<[string, number, string, RegExp]> = [
+      ['/checkout-kit/nope', 404, 'not_found', /No console page at GET \/checkout-kit\/nope/],
+      ['/checkout-kit/events?status=bogus', 400, 'invalid_request', /status must be one of pending, running, done, failed/],
+      ['/checkout-kit/events?colour=red', 400, 'invalid_request', /unknown parameter "colour"/],
+      ['/checkout-kit/runs?page=0', 400, 'invalid_request', /page must be a whole number from 1/],
+      ['/checkout-kit/payments?learnedBy=magic', 400, 'invalid_request', /learnedBy must be one of webhook, reconcile, return, checkout/],
+      ['/checkout-kit/payments/missing', 404, 'not_found', /No payment missing in the store/],
+      ['/checkout-kit/events/missing', 404, 'not_found', /No event missing/],
+      ['/checkout-kit/actions/launch', 404, 'not_found', /No console action "launch"/],
+      ['/checkout-kit/actions/retry', 400, 'invalid_request', /key is required/],
+      ['/checkout-kit/actions/retry?key=payment:x:paid', 404, 'not_found', /No run payment:x:paid/],
+      ['/checkout-kit/actions/reconcile', 409, 'action_unavailable', /Reconcile is not available here/],
+      ['/checkout-kit/actions/replay?event=e', 409, 'action_unavailable', /CHECKOUT_WEBHOOK_SECRET/],
+    ];
+    for (const [url, status, code, message] of cases) {
+      const response = await app.inject(url);
+      expect(response.statusCode, url).toBe(status);
+      expect(response.json(), url).toEqual({ error: { code, message: expect.stringMatching(message) } });
+    }
+  });
+
+  it('retries a failed run once per confirmation: CSRF required, a second submit does nothing, a new one finds nothing to do', async () => {
+    const store = new MemoryStore();
+    let broken = true;
+    const completed: string[] = [];
+    const { engine, clock } = testEngine(store, {
+      paid: async (_payment, ctx) => {
+        if (broken) throw new Error('warehouse offline');
+        completed.push(ctx.key);
+      },
+    });
+    const { payment } = await paidPayment(store, engine, clock);
+    const key = `payment:${payment.id}:paid`;
+    expect((await store.getRun(key))?.status).toBe('failed');
+    const app = await consoleApp(store, { engine, runDue: () => engine.runDue() });
+
+    const confirm = await app.inject(`/checkout-kit/actions/retry?key=${encodeURIComponent(key)}`);
+    expect(confirm.statusCode).toBe(200);
+    expect(confirm.body).toContain('warehouse offline');
+    const form = confirmForm(confirm.body);
+    expect(Object.keys(form).sort()).toEqual(['csrf', 'key', 'nonce']);
+
+    // Without the token, with another action's token, or from another site: refused, nothing done.
+    expect((await post(app, '/checkout-kit/actions/retry', { key })).json()).toMatchObject({ error: { code: 'invalid_csrf_token' } });
+    const other = confirmForm((await app.inject('/checkout-kit/actions/retry-all')).body);
+    expect((await post(app, '/checkout-kit/actions/retry', { ...form, csrf: other.csrf as string })).statusCode).toBe(403);
+    const crossSite = await post(app, '/checkout-kit/actions/retry', form, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
+    expect(crossSite.statusCode).toBe(403);
+    expect(crossSite.json()).toMatchObject({ error: { code: 'cross_site_request' } });
+    expect((await store.getRun(key))?.status).toBe('failed');
+
+    broken = false;
+    const first = await post(app, '/checkout-kit/actions/retry', form);
+    expect(first.statusCode).toBe(200);
+    expect(first.body).toContain('is back in line and runs again now');
+    await eventually(async () => ((await store.getRun(key))?.status === 'done' ? true : undefined), 5000, 10);
+    const again = await post(app, '/checkout-kit/actions/retry', form);
+    expect(again.body).toContain('id="repeated"');
+    const fresh = confirmForm((await app.inject(`/checkout-kit/actions/retry?key=${encodeURIComponent(key)}`)).body);
+    const second = await post(app, '/checkout-kit/actions/retry', fresh);
+    expect(second.body).toContain(`Nothing to do: run ${key} is done`);
+    await engine.runDue();
+    expect(completed).toEqual([key]);
+
+    const log = await store.listActivity({ subject: 'console' });
+    expect(log.map((entry) => [entry.kind, entry.data.target, entry.data.ok])).toEqual([
+      ['retry', key, true],
+      ['retry', key, true],
+    ]);
+  });
+
+  it('refuses a request from elsewhere without the token, with the error object for programs and a sign-in page for browsers', async () => {
+    const app = await consoleApp(new MemoryStore(), { token: 'a-long-random-console-token-0123456789' });
+    const remote = { remoteAddress: '203.0.113.9' };
+    const json = await app.inject({ url: '/checkout-kit/', ...remote });
+    expect(json.statusCode).toBe(401);
+    expect(json.json()).toEqual({ error: { code: 'unauthorized', message: expect.stringMatching(/CHECKOUT_CONSOLE_TOKEN/) } });
+    const page = await app.inject({ url: '/checkout-kit/runs', headers: { accept: 'text/html' }, ...remote });
+    expect(page.statusCode).toBe(401);
+    expect(page.body).toContain('name="token"');
+    expect(page.body).not.toContain('memory (nothing');
+    // A proxy on this machine relays strangers: its forwarding header makes the request remote.
+    expect((await app.inject({ url: '/checkout-kit/', headers: { 'x-forwarded-for': '198.51.100.7' } })).statusCode).toBe(401);
+    expect((await app.inject({ url: '/checkout-kit/', headers: { authorization: 'Bearer a-long-random-console-token-0123456789' }, ...remote })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/checkout-kit/', headers: { authorization: 'Bearer a-long-random-console-token-012345678' }, ...remote })).statusCode).toBe(401);
+  });
+});

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { ACTIVITY_KEPT_PER_SUBJECT, type Store } from '../../src/store/index.js';
+import { sampleEvent } from './fixtures/sample-event.js';
+
+const T0 = Date.parse('2030-06-01T12:00:00.000Z');
+const MINUTE = 60_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+const at = (ms: number) => new Date(ms);
+
+/**
+ * What the operator console and the metrics need of every store (issue 15): pages of each list,
+ * the overview's counts and the timelines. Part of `storeContract`: `store()` is that test's fresh store.
+ */
+export function operatorViewsContract(store: () => Store, options: { capsActivity: boolean }): void {
+  describe("the operator's views", () => {
+    it('pages events newest first with offset and limit, filters included', async () => {
+      for (let i = 0; i < 7; i++) await store().insertEvent(sampleEvent(`e${i}`, { receivedAt: iso(T0 + i * 1000), type: i % 2 ? 'payment.paid' : 'payment.created' }), at(T0 + i * 1000));
+      const ids = async (filter: Parameters<Store['listEvents']>[0]) => (await store().listEvents(filter)).map((event) => event.id);
+      expect(await ids({ limit: 3 })).toEqual(['e6', 'e5', 'e4']);
+      expect(await ids({ limit: 3, offset: 3 })).toEqual(['e3', 'e2', 'e1']);
+      expect(await ids({ limit: 3, offset: 6 })).toEqual(['e0']);
+      expect(await ids({ limit: 3, offset: 7 })).toEqual([]);
+      expect(await ids({ type: 'payment.paid', limit: 2, offset: 1 })).toEqual(['e3', 'e1']);
+      expect(await ids({ status: 'pending', limit: 2, offset: 5 })).toEqual(['e1', 'e0']);
+    });
+
+    it('pages runs oldest or newest first, and resources, with the reconcile filter', async () => {
+      for (let i = 0; i < 5; i++) await store().enqueueRun({ key: `payment:p${i}:paid`, kind: 'fulfillment', data: { i } }, at(T0 + i));
+      const keys = async (filter: Parameters<Store['listRuns']>[0]) => (await store().listRuns(filter)).map((run) => run.key);
+      expect(await keys({ kind: 'fulfillment', limit: 2, offset: 1 })).toEqual(['payment:p1:paid', 'payment:p2:paid']);
+      expect(await keys({ kind: 'fulfillment', limit: 2, newestFirst: true })).toEqual(['payment:p4:paid', 'payment:p3:paid']);
+      expect(await keys({ kind: 'fulfillment', status: 'pending', limit: 2, offset: 4, newestFirst: true })).toEqual(['payment:p0:paid']);
+
+      const sources = ['webhook', 'reconcile', 'reconcile', 'webhook', 'reconcile'] as const;
+      for (const [i, source] of sources.entries()) await store().updateResource({ kind: 'payment', id: `p${i}`, outcome: 'paid', source }, at(T0 + i));
+      await store().updateResource({ kind: 'invoice', id: 'i0', outcome: 'expired', source: 'reconcile' }, at(T0 + 9));
+      const ids = async (filter: Parameters<Store['listResources']>[0]) => (await store().listResources(filter)).map((record) => `${record.kind}:${record.id}`);
+      expect(await ids({ kind: 'payment', limit: 2, offset: 1 })).toEqual(['payment:p1', 'payment:p2']);
+      expect(await ids({ kind: 'payment', limit: 2, newestFirst: true })).toEqual(['payment:p4', 'payment:p3']);
+      expect(await ids({ outcomeSource: 'reconcile', newestFirst: true })).toEqual(['invoice:i0', 'payment:p4', 'payment:p2', 'payment:p1']);
+      expect(await ids({ outcomeSource: 'reconcile', kind: 'payment', limit: 1, offset: 1 })).toEqual(['payment:p2']);
+    });
+
+    it('pages dead letters newest first', async () => {
+      for (let i = 0; i < 4; i++) await store().insertDeadLetter({ receivedAt: iso(T0 + i), reason: `r${i}`, body: '{', headers: {} }, at(T0 + i));
+      expect((await store().listDeadLetters(2, 1)).map((letter) => letter.reason)).toEqual(['r2', 'r1']);
+      expect((await store().listDeadLetters(2, 3)).map((letter) => letter.reason)).toEqual(['r0']);
+    });
+
+    it('keeps timelines per subject, newest first, paged, and forgets them with pruned events', async () => {
+      await store().appendActivity({ subject: 'payment:p1', kind: 'news', data: { source: 'webhook', outcome: 'pending' } }, at(T0));
+      await store().appendActivity({ subject: 'payment:p2', kind: 'news', data: {} }, at(T0 + 1));
+      await store().appendActivity({ subject: 'payment:p1', kind: 'handler', data: { result: 'failed', error: 'no stock "x" <b>' } }, at(T0 + 2 * MINUTE));
+      await store().appendActivity({ subject: 'payment:p1', kind: 'news', data: { nested: { list: [1, 'a'] } } }, at(T0 + 3 * MINUTE));
+      expect(await store().listActivity({ subject: 'payment:p1' })).toEqual([
+        { subject: 'payment:p1', kind: 'news', at: iso(T0 + 3 * MINUTE), data: { nested: { list: [1, 'a'] } } },
+        { subject: 'payment:p1', kind: 'handler', at: iso(T0 + 2 * MINUTE), data: { result: 'failed', error: 'no stock "x" <b>' } },
+        { subject: 'payment:p1', kind: 'news', at: iso(T0), data: { source: 'webhook', outcome: 'pending' } },
+      ]);
+      expect((await store().listActivity({ subject: 'payment:p1', limit: 1, offset: 1 })).map((entry) => entry.kind)).toEqual(['handler']);
+      expect(await store().listActivity({ subject: 'nobody' })).toEqual([]);
+      await store().prune({ now: at(T0 + 4 * MINUTE), eventsBefore: iso(T0 + MINUTE) });
+      expect((await store().listActivity({ subject: 'payment:p1' })).map((entry) => entry.at)).toEqual([iso(T0 + 3 * MINUTE), iso(T0 + 2 * MINUTE)]);
+      expect(await store().listActivity({ subject: 'payment:p2' })).toEqual([]);
+    });
+
+    if (options.capsActivity) {
+      it(`keeps the newest ${ACTIVITY_KEPT_PER_SUBJECT} entries of a subject`, async () => {
+        // Appended together: the stores that cap keep the order of the calls (one group commit for the embedded store).
+        await Promise.all(Array.from({ length: ACTIVITY_KEPT_PER_SUBJECT + 5 }, (_, i) => store().appendActivity({ subject: 'reconcile', kind: 'reconcile', data: { i } }, at(T0 + i))));
+        const kept = await store().listActivity({ subject: 'reconcile', limit: 10_000 });
+        expect(kept).toHaveLength(ACTIVITY_KEPT_PER_SUBJECT);
+        expect(kept[0]?.data).toEqual({ i: ACTIVITY_KEPT_PER_SUBJECT + 4 });
+        expect(kept.at(-1)?.data).toEqual({ i: 5 });
+      });
+    }
+
+    it("summarizes events by type over the last hour and day, the backlog, failed runs, open resources and reconcile's finds", async () => {
+      const now = T0 + 2 * 86_400_000;
+      const events: Array<[string, string, number]> = [
+        ['old', 'payment.paid', now - 25 * 3_600_000],
+        ['day1', 'payment.paid', now - 5 * 3_600_000],
+        ['day2', 'invoice.paid', now - 2 * 3_600_000],
+        ['hour1', 'payment.paid', now - 30 * MINUTE],
+        ['hour2', 'payment.created', now - MINUTE],
+      ];
+      for (const [id, type, ms] of events) await store().insertEvent(sampleEvent(id, { type, receivedAt: iso(ms) }), at(ms));
+      // Dispatched: old and day1 done, day2 failed for good, hour1 running; hour2 pending.
+      for (const id of ['old', 'day1', 'day2', 'hour1']) await store().claimRun(`event:${id}`, { owner: 'w', leaseMs: 60_000, now: at(now) });
+      for (const id of ['old', 'day1']) await store().completeRun(`event:${id}`, 'w', at(now));
+      await store().failRun('event:day2', 'w', { error: 'gave up', now: at(now) });
+      for (const [i, key] of ['payment:a:paid', 'payment:b:paid', 'payment:c:paid', 'invoice:d:expired'].entries()) await store().enqueueRun({ key, kind: 'fulfillment', data: {} }, at(now - i));
+      await store().claimRun('payment:a:paid', { owner: 'w', leaseMs: 60_000, now: at(now) });
+      await store().claimRun('payment:b:paid', { owner: 'w', leaseMs: 60_000, now: at(now) });
+      await store().failRun('payment:b:paid', 'w', { error: 'no stock', now: at(now) });
+      await store().claimRun('payment:c:paid', { owner: 'w', leaseMs: 60_000, now: at(now) });
+      await store().completeRun('payment:c:paid', 'w', at(now));
+      await store().updateResource({ kind: 'payment', id: 'a', source: 'checkout' }, at(now));
+      await store().updateResource({ kind: 'payment', id: 'b', outcome: 'paid', source: 'reconcile', open: false }, at(now));
+      await store().updateResource({ kind: 'invoice', id: 'd', outcome: 'expired', source: 'reconcile' }, at(now));
+      await store().updateResource({ kind: 'invoice', id: 'e', outcome: 'paid', source: 'webhook', open: false }, at(now));
+      await store().insertDeadLetter({ receivedAt: iso(now), reason: 'bad', body: '{', headers: {} }, at(now));
+
+      expect(await store().summarize({ now: at(now) })).toEqual({
+        eventsByType: [
+          { type: 'invoice.paid', lastHour: 0, lastDay: 1 },
+          { type: 'payment.created', lastHour: 1, lastDay: 1 },
+          { type: 'payment.paid', lastHour: 1, lastDay: 2 },
+        ],
+        dispatch: { pending: 1, running: 1, failed: 1, oldestQueuedAt: iso(now - 30 * MINUTE) },
+        fulfillment: { pending: 1, running: 1, failed: 1 },
+        open: { payment: 1, invoice: 1 },
+        learnedByReconcile: { payment: 1, invoice: 1 },
+        deadLetters: 1,
+      });
+      // The window moves with the caller's clock, not the wall clock's.
+      const later = await store().summarize({ now: at(now + 86_400_000) });
+      expect(later.eventsByType).toEqual([]);
+      expect(later.dispatch.oldestQueuedAt).toBe(iso(now - 30 * MINUTE));
+    });
+
+    it('summarizes an empty store', async () => {
+      expect(await store().summarize({ now: at(T0) })).toEqual({
+        eventsByType: [],
+        dispatch: { pending: 0, running: 0, failed: 0, oldestQueuedAt: undefined },
+        fulfillment: { pending: 0, running: 0, failed: 0 },
+        open: { payment: 0, invoice: 0 },
+        learnedByReconcile: { payment: 0, invoice: 0 },
+        deadLetters: 0,
+      });
+    });
+  });
+}
