@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -14,8 +14,19 @@ export const FIXTURES = fileURLToPath(new URL('./fixtures', import.meta.url));
 /** What the Worker reads from its environment (bindings on workerd, env vars for Bun and Deno). */
 export const WORKER_ENV = { CHECKOUT_WEBHOOK_SECRET: SECRET, NOW_MS: String(NOW.getTime()) };
 
-/** A runtime binary of devDependencies; missing means a broken install, so fail loudly rather than skip. */
+/**
+ * A runtime binary. Bun is a devDependency. Deno is not: the npm registry this project installs
+ * from lacks deno's packages for other platforms, and `npm ci` refuses a lock file without them,
+ * so `.ci/setup` installs it outside the repo (`CHECKOUT_KIT_DENO`, default
+ * `~/.cache/checkout-kit/deno/node_modules/.bin/deno`). Missing means a broken setup: fail loudly,
+ * never skip.
+ */
 export function runtimeBinary(name: 'bun' | 'deno'): string {
+  if (name === 'deno') {
+    const path = process.env.CHECKOUT_KIT_DENO || join(homedir(), '.cache/checkout-kit/deno/node_modules/.bin/deno');
+    if (!existsSync(path)) throw new Error(`${path} is missing: run .ci/setup (it installs Deno from npm outside the repo) or set CHECKOUT_KIT_DENO.`);
+    return path;
+  }
   const path = join(REPO, 'node_modules/.bin', name);
   if (!existsSync(path)) throw new Error(`${path} is missing: ${name} is a devDependency of checkout-kit; run npm install.`);
   return path;
