@@ -160,6 +160,9 @@ export type { CheckoutInput, CheckoutResult, Creator, OrderStatus, OrderState, R
 
 export { openStore } from './store/open.js';
 export { EmbeddedStore } from './store/embedded/index.js';
+// Also `checkout-kit/postgres`, which loads only the PostgreSQL store.
+export { PostgresStore } from './store/postgres/index.js';
+export type { PostgresStoreOptions } from './store/postgres/index.js';
 
 export { describeDiagnosis, DAMAGES } from './webhooks/doctor/index.js';
 export type { Diagnosis, DamageKind, DoctorOptions, Framework } from './webhooks/doctor/index.js';

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   ACTIVITY_KEPT_PER_SUBJECT,
   OUTCOME_RANK,
@@ -110,7 +109,7 @@ const resourceKey = (kind: string, id: string) => `${kind}:${id}`;
 
 /** Make a dead letter op with its id fixed up front (ids must not depend on replay). */
 export function deadLetterOp(letter: Omit<DeadLetter, 'id'>, at: number): Op {
-  return { t: 'dead', at, letter: { ...letter, id: randomUUID() } };
+  return { t: 'dead', at, letter: { ...letter, id: globalThis.crypto.randomUUID() } };
 }
 
 /** In-memory state plus the pure(ish) rules of every op. Shared by the memory and embedded stores. */
