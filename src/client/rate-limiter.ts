@@ -16,9 +16,10 @@ const CATCH_UP_MS = 100;
 /**
  * One rate limiter for every call to the service from this process: the client's confirm reads,
  * reconcile and the checkout helper start their calls through it. Calls start in arrival order,
- * evenly spaced at the current rate (a timer that fired late catches up at most 100 ms of slots). A 429 pauses every caller until its `Retry-After` and halves
- * the rate (once per pause); each second without one wins back `recoverRpsPerSecond`, up to
- * `maxRps`: multiplicative decrease, additive increase, as TCP does.
+ * evenly spaced at the current rate (a timer that fired late catches up at most `CATCH_UP_MS` of
+ * slots). A 429 pauses every caller until its `Retry-After` and halves the rate (once per pause);
+ * each second without one wins back `recoverRpsPerSecond`, up to `maxRps`: multiplicative
+ * decrease, additive increase, as TCP does.
  */
 export class RateLimiter {
   readonly maxRps: number;
