@@ -1,7 +1,9 @@
 /**
  * checkout-kit: typed client, webhook receiver, once-only fulfillment, reconciler, checkout helper
  * and a local sandbox for the hosted crypto checkout service. Each capability lives in its own
- * folder; this file names the public surface.
+ * folder; this file names the public surface. Importing it loads no framework or database driver:
+ * the fastify plugins are also at `checkout-kit/fastify` (fastify is a peer dependency), the
+ * PostgreSQL store at `checkout-kit/postgres`, and test helpers at `checkout-kit/testing`.
  */
 export {
   CheckoutKitError,
@@ -16,11 +18,12 @@ export {
   StoreError,
   RedirectRejectedError,
   CheckoutError,
+  CHECKOUT_ERROR_STATUS,
   isApiError,
   isCheckoutKitError,
   redact,
 } from './errors/index.js';
-export type { ApiErrorOptions, WebhookVerificationReason } from './errors/index.js';
+export type { ApiErrorOptions, CheckoutErrorCode, CheckoutErrorOptions, WebhookVerificationReason } from './errors/index.js';
 
 export {
   MAX_DECIMALS,
@@ -78,7 +81,7 @@ export type {
 export { loadConfig, DEFAULT_STORE } from './config/index.js';
 export type { CheckoutKitConfig, LoadConfigOptions } from './config/index.js';
 
-export { createLogger, silentLogger } from './log/index.js';
+export { createLogger, defaultLogger, silentLogger } from './log/index.js';
 export type { Logger } from './log/index.js';
 
 export { CheckoutClient, PartnerClient, RateLimiter, clientFromConfig, defaultRequestSigner, checkRequestSignature, MAX_IDEMPOTENCY_KEY_LENGTH } from './client/index.js';
@@ -151,6 +154,9 @@ export type {
   ProcessResult,
   ResourceReader,
 } from './fulfillment/index.js';
+
+export { runKeys, parseRunKey, retryFailed, HANDLER_OUTCOMES } from './runs/index.js';
+export type { RunKey, EventRunKey, FulfillmentRunKey, ParsedRunKey, RetryFailedOptions } from './runs/index.js';
 
 export { reconcile } from './reconcile/index.js';
 export type { ReconcileOptions, ReconcileSummary } from './reconcile/index.js';

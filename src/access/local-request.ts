@@ -11,6 +11,14 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   return plain === '::1';
 }
 
+/** A host to listen on or connect to that is this machine: a loopback address or `localhost`. */
+export function isLoopbackHost(host: string): boolean {
+  return isLoopbackAddress(host) || host === 'localhost';
+}
+
+/** The loopback hosts as a URL's `hostname` writes them (IPv6 in brackets). */
+export const LOOPBACK_URL_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
 /**
  * Whether a request comes from this machine: its socket is on loopback and no proxy header says it
  * was relayed. A reverse proxy on the same host connects from 127.0.0.1 for every visitor; its

@@ -1,10 +1,9 @@
-import { fulfillmentKey, type HandlerOutcome } from '../fulfillment/outcome.js';
 import { DELIVERY_PLANS } from './delivery-plans.js';
-import { HANDLER_OUTCOMES, type Observed } from './evidence.js';
+import { HANDLER_OUTCOMES as OUTCOMES, runKeys, type HandlerOutcome } from '../runs/index.js';
+import type { Observed } from './evidence.js';
 import type { ReconcileRun, SentDelivery } from './report.js';
 import type { CheckScenarioSpec } from './scenarios.js';
 
-const OUTCOMES = Object.keys(HANDLER_OUTCOMES) as HandlerOutcome[];
 
 /** What happened in one scenario, as `evaluate` needs it. */
 export interface ScenarioObservation {
@@ -71,7 +70,7 @@ function missing(outcome: HandlerOutcome, observation: ScenarioObservation, cont
   const where =
     context.evidence.kind === 'record'
       ? `no ${outcome} call for payment ${paymentId} in the ${context.evidence.description}`
-      : `no completed run ${fulfillmentKey('payment', paymentId ?? '?', outcome)} in the ${context.evidence.description}`;
+      : `no completed run ${runKeys.fulfillment('payment', paymentId ?? '?', outcome)} in the ${context.evidence.description}`;
   return `${never}: the backend acknowledged the deliveries, but ${where} within ${Math.round(context.timeoutMs / 1000)} s. Is the fulfillment wired to the receiver (attachFulfillment) and does ${context.evidence.kind === 'record' ? 'the fulfillment module use recordHandlerCalls with CHECKOUT_CHECK_RECORD set' : 'the backend use this store (--store / CHECKOUT_STORE)'}?`;
 }
 

@@ -1,11 +1,9 @@
 import { existsSync } from 'node:fs';
-import { fulfillmentKey, type HandlerOutcome } from '../fulfillment/outcome.js';
+import { HANDLER_OUTCOMES, runKeys, type HandlerOutcome } from '../runs/index.js';
 import type { Store } from '../store/types.js';
 import { InvalidRequestError } from '../errors/index.js';
 import { readHandlerCalls } from './handler-calls.js';
 
-export const HANDLER_OUTCOMES: Record<HandlerOutcome, true> = { paid: true, overpaid: true, underpaid: true, expired: true };
-const OUTCOMES = Object.keys(HANDLER_OUTCOMES) as HandlerOutcome[];
 
 /** One handler call the backend made (or completed, as its store tells). */
 export interface ObservedCall {
@@ -29,7 +27,8 @@ export interface Evidence {
   read(ids: readonly string[]): Promise<Map<string, Observed>>;
 }
 
-const nothing = (): Observed => ({ calls: { paid: [], overpaid: [], underpaid: [], expired: [] }, notes: [] });
+/** What was seen of a payment none of whose handlers ran. */
+export const nothing = (): Observed => ({ calls: { paid: [], overpaid: [], underpaid: [], expired: [] }, notes: [] });
 
 function recordEvidence(file: string): Evidence {
   return {
@@ -55,8 +54,8 @@ function storeEvidence(store: Store, description: string): Evidence {
       for (const id of ids) {
         const observed = nothing();
         const resource = await store.getResource('payment', id);
-        for (const outcome of OUTCOMES) {
-          const run = await store.getRun(fulfillmentKey('payment', id, outcome));
+        for (const outcome of HANDLER_OUTCOMES) {
+          const run = await store.getRun(runKeys.fulfillment('payment', id, outcome));
           if (run?.status === 'done') {
             const current = resource?.outcome === outcome;
             observed.calls[outcome].push({ source: current ? resource.outcomeSource : undefined, late: current ? resource.late : undefined });

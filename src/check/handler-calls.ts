@@ -1,8 +1,10 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import { HANDLER_OUTCOMES, RESOURCE_KINDS, type HandlerOutcome } from '../runs/index.js';
+import type { ResourceKind } from '../store/types.js';
 
-const HandlerOutcomeSchema = z.enum(['paid', 'overpaid', 'underpaid', 'expired']);
+const HandlerOutcomeSchema = z.enum(HANDLER_OUTCOMES as [HandlerOutcome, ...HandlerOutcome[]]);
 
 /**
  * One line of the handler-call record (JSON lines) that `checkout-kit check` reads: a handler that
@@ -11,7 +13,7 @@ const HandlerOutcomeSchema = z.enum(['paid', 'overpaid', 'underpaid', 'expired']
 export const HandlerCallSchema = z.looseObject({
   /** When the handler returned (ISO time). */
   at: z.string(),
-  kind: z.enum(['payment', 'invoice']),
+  kind: z.enum(RESOURCE_KINDS as [ResourceKind, ...ResourceKind[]]),
   /** The payment or invoice id. */
   id: z.string(),
   outcome: HandlerOutcomeSchema,

@@ -1,6 +1,7 @@
 import { loadConfig } from '../config/index.js';
 import type { FulfillmentHandler, FulfillmentHandlers } from '../fulfillment/index.js';
 import type { Environment } from '../schemas/index.js';
+import { HANDLER_OUTCOMES } from '../runs/index.js';
 import { appendHandlerCall } from './handler-calls.js';
 
 export interface RecordHandlerCallsOptions {
@@ -10,7 +11,7 @@ export interface RecordHandlerCallsOptions {
   environment?: Environment | undefined;
 }
 
-const NAMES = ['paid', 'overpaid', 'underpaid', 'expired'] as const satisfies ReadonlyArray<keyof FulfillmentHandlers>;
+const NAMES: ReadonlyArray<keyof FulfillmentHandlers> = HANDLER_OUTCOMES;
 
 /**
  * Wrap a fulfillment module so each handler that returns is appended to a record file, for

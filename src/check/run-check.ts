@@ -9,7 +9,8 @@ import { startSandbox, type SandboxEvent, type SandboxHandle } from '../sandbox/
 import { createOrder, waitReachable } from './create-order.js';
 import { DELIVERY_PLANS, type PlanSender } from './delivery-plans.js';
 import { evaluate, type EvaluationContext } from './evaluate.js';
-import { HANDLER_OUTCOMES, type Evidence, type Observed } from './evidence.js';
+import { HANDLER_OUTCOMES as OUTCOMES } from '../runs/index.js';
+import { nothing, type Evidence, type Observed } from './evidence.js';
 import type { CheckReport, ReconcileRun, ScenarioReport, SentDelivery } from './report.js';
 import { CHECK_SCENARIO_NAMES, CHECK_SCENARIOS, type CheckScenario, type CheckScenarioSpec } from './scenarios.js';
 
@@ -50,9 +51,6 @@ export interface CheckOptions {
   /** Progress lines. @default none */
   onProgress?: ((line: string) => void) | undefined;
 }
-
-const NO_CALLS: Observed = { calls: { paid: [], overpaid: [], underpaid: [], expired: [] }, notes: [] };
-const OUTCOMES = Object.keys(HANDLER_OUTCOMES) as HandlerOutcome[];
 
 interface ScenarioRun {
   name: CheckScenario;
@@ -183,8 +181,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
         createdVia: run.createdVia,
         setupError: run.setupError,
         deliveries: run.deliveries,
-        beforeReconcile: (run.paymentId && beforeReconcile.get(run.paymentId)) || NO_CALLS,
-        final: (run.paymentId && final.get(run.paymentId)) || NO_CALLS,
+        beforeReconcile: (run.paymentId && beforeReconcile.get(run.paymentId)) || nothing(),
+        final: (run.paymentId && final.get(run.paymentId)) || nothing(),
       };
       const causes = evaluate(observation, context);
       return {

@@ -1,4 +1,4 @@
-import type { SimulationStep } from '../devtools/scenarios.js';
+import { SCENARIO_AMOUNT as AMOUNT, SCENARIO_STEPS as STEPS, type SimulationStep } from '../devtools/scenarios.js';
 import type { HandlerOutcome } from '../fulfillment/outcome.js';
 import type { DeliveryPlan } from './delivery-plans.js';
 
@@ -35,24 +35,19 @@ export interface CheckScenarioSpec {
   wrongRun?: string;
 }
 
-const AMOUNT = '25.00';
-
 /** Every scenario (a Record: one cannot be named without its plan and expectations). */
 export const CHECK_SCENARIOS: Record<CheckScenario, CheckScenarioSpec> = {
-  paid: { summary: 'pay the full amount', amount: AMOUNT, steps: [{ action: 'deposit', amount: AMOUNT }], delivery: 'in-order', handlers: { paid: 'once' }, late: false, caughtBy: 'webhook' },
+  paid: { summary: 'pay the full amount', amount: AMOUNT, steps: STEPS.payInFull, delivery: 'in-order', handlers: { paid: 'once' }, late: false, caughtBy: 'webhook' },
   'partial-then-paid': {
     summary: 'pay 10.00, then the remaining 15.00',
     amount: AMOUNT,
-    steps: [
-      { action: 'deposit', amount: '10.00' },
-      { action: 'deposit', amount: '15.00' },
-    ],
+    steps: STEPS.payInTwoParts,
     delivery: 'in-order',
     handlers: { paid: 'once' },
     caughtBy: 'webhook',
     wrongRun: 'a partial payment is not paid: wait until amountReceived reaches amount',
   },
-  overpaid: { summary: 'pay 30.00 for 25.00', amount: AMOUNT, steps: [{ action: 'deposit', amount: '30.00' }], delivery: 'in-order', handlers: { overpaid: 'once' }, caughtBy: 'webhook' },
+  overpaid: { summary: 'pay 30.00 for 25.00', amount: AMOUNT, steps: STEPS.overpay, delivery: 'in-order', handlers: { overpaid: 'once' }, caughtBy: 'webhook' },
   underpaid: {
     summary: 'pay 10.00, then let the payment expire',
     amount: AMOUNT,
@@ -62,41 +57,24 @@ export const CHECK_SCENARIOS: Record<CheckScenario, CheckScenarioSpec> = {
     caughtBy: 'webhook',
     wrongRun: 'an expired payment short of its amount is underpaid, not paid',
   },
-  expired: { summary: 'let the payment expire unpaid', amount: AMOUNT, steps: [{ action: 'expire' }], delivery: 'in-order', handlers: { expired: 'once' }, caughtBy: 'webhook' },
+  expired: { summary: 'let the payment expire unpaid', amount: AMOUNT, steps: STEPS.expire, delivery: 'in-order', handlers: { expired: 'once' }, caughtBy: 'webhook' },
   'late-payment': {
     summary: 'let the payment expire, then pay in full',
     amount: AMOUNT,
-    steps: [{ action: 'expire' }, { action: 'deposit', amount: AMOUNT }],
+    steps: STEPS.expireThenPay,
     delivery: 'in-order',
     // The expiry may be seen before the money (then `expired` runs first) or not.
     handlers: { paid: 'once', expired: 'at-most-once' },
     late: true,
     caughtBy: 'webhook',
   },
-  duplicates: { summary: 'pay in full; every event delivered three times', amount: AMOUNT, steps: [{ action: 'deposit', amount: AMOUNT }], delivery: 'duplicated', handlers: { paid: 'once' }, caughtBy: 'webhook' },
-  reordering: {
-    summary: 'pay 10.00 then 15.00; events delivered newest first',
-    amount: AMOUNT,
-    steps: [
-      { action: 'deposit', amount: '10.00' },
-      { action: 'deposit', amount: '15.00' },
-    ],
-    delivery: 'reversed',
-    handlers: { paid: 'once' },
-    caughtBy: 'webhook',
-  },
-  'dropped-webhook': {
-    summary: 'pay in full; no webhook arrives, reconcile must catch it',
-    amount: AMOUNT,
-    steps: [{ action: 'deposit', amount: AMOUNT }],
-    delivery: 'dropped',
-    handlers: { paid: 'once' },
-    caughtBy: 'reconcile',
-  },
+  duplicates: { summary: 'pay in full; every event delivered three times', amount: AMOUNT, steps: STEPS.payInFull, delivery: 'duplicated', handlers: { paid: 'once' }, caughtBy: 'webhook' },
+  reordering: { summary: 'pay 10.00 then 15.00; events delivered newest first', amount: AMOUNT, steps: STEPS.payInTwoParts, delivery: 'reversed', handlers: { paid: 'once' }, caughtBy: 'webhook' },
+  'dropped-webhook': { summary: 'pay in full; no webhook arrives, reconcile must catch it', amount: AMOUNT, steps: STEPS.payInFull, delivery: 'dropped', handlers: { paid: 'once' }, caughtBy: 'reconcile' },
   'stale-timestamp': {
     summary: 'pay in full; each event first arrives signed an hour ago (must be refused), then fresh',
     amount: AMOUNT,
-    steps: [{ action: 'deposit', amount: AMOUNT }],
+    steps: STEPS.payInFull,
     delivery: 'stale-then-fresh',
     handlers: { paid: 'once' },
     caughtBy: 'webhook',

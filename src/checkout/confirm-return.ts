@@ -43,9 +43,9 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
  * error page for a payment that may well have arrived (issue 11).
  */
 export async function confirmReturn(deps: { store: Store; engine: FulfillmentEngine; logger?: Logger | undefined }, orderId: string): Promise<OrderStatus> {
-  if (typeof orderId !== 'string' || orderId === '') throw new CheckoutError('invalid_request', 400, 'orderId is required.');
+  if (typeof orderId !== 'string' || orderId === '') throw new CheckoutError('orderId is required.', { code: 'invalid_request' });
   const attempt = await deps.store.getCheckoutAttempt(orderId);
-  if (!attempt?.resourceId) throw new CheckoutError('not_found', 404, `No checkout was created for order ${orderId}.`);
+  if (!attempt?.resourceId) throw new CheckoutError(`No checkout was created for order ${orderId}.`, { code: 'not_found' });
   const known = { orderId, kind: attempt.kind, resourceId: attempt.resourceId, checkoutUrl: attempt.checkoutUrl };
   try {
     const result = await deps.engine.process({ kind: attempt.kind, id: attempt.resourceId, source: 'return', orderId });

@@ -48,39 +48,36 @@ export interface CheckoutResult {
 
 function checkOrderId(orderId: unknown): asserts orderId is string {
   if (typeof orderId !== 'string' || orderId.trim() === '' || orderId.length > 200) {
-    throw new CheckoutError('invalid_request', 400, 'orderId must be a non-empty string of at most 200 characters.');
+    throw new CheckoutError('orderId must be a non-empty string of at most 200 characters.', { code: 'invalid_request' });
   }
 }
 
 /** Translate what the service or the client said into an error the shop can show. */
 function toCheckoutError(error: unknown, orderId: string): unknown {
   if (error instanceof CheckoutError) return error;
-  if (error instanceof InvalidRequestError) return new CheckoutError('invalid_request', 400, error.message, { cause: error });
+  if (error instanceof InvalidRequestError) return new CheckoutError(error.message, { code: 'invalid_request', cause: error });
   if (error instanceof NetworkError || error instanceof TimeoutError) {
-    return new CheckoutError('service_unreachable', 503, `The payment service could not be reached for order ${orderId}; try again in a moment.`, { cause: error });
+    return new CheckoutError(`The payment service could not be reached for order ${orderId}; try again in a moment.`, { code: 'service_unreachable', cause: error });
   }
   if (error instanceof ApiError) {
     if (error.code === 'idempotency_key_reused') return reusedError(orderId, error);
     if (error.code === 'token_not_available' || error.code === 'network_not_available') {
-      return new CheckoutError(error.code, 422, `${error.code === 'token_not_available' ? 'That token' : 'That network'} is not available for this shop: ${error.serviceMessage}`, {
-        cause: error,
-      });
+      const what = error.code === 'token_not_available' ? 'That token' : 'That network';
+      return new CheckoutError(`${what} is not available for this shop: ${error.serviceMessage}`, { code: error.code, cause: error });
     }
-    if (error.status === 400 || error.status === 422) return new CheckoutError('invalid_request', 400, error.serviceMessage, { cause: error });
-    if (error.status === 409) return new CheckoutError('checkout_in_progress', 409, `The payment for order ${orderId} is still being created; try again in a moment.`, { cause: error });
-    if (error.status >= 500 || error.status === 429) return new CheckoutError('service_unreachable', 503, `The payment service is unavailable (${error.status}); try again in a moment.`, { cause: error });
+    if (error.status === 400 || error.status === 422) return new CheckoutError(error.serviceMessage, { code: 'invalid_request', cause: error });
+    if (error.status === 409) return new CheckoutError(`The payment for order ${orderId} is still being created; try again in a moment.`, { code: 'checkout_in_progress', cause: error });
+    if (error.status >= 500 || error.status === 429) return new CheckoutError(`The payment service is unavailable (${error.status}); try again in a moment.`, { code: 'service_unreachable', cause: error });
     // 401, 403, 404 and the rest: the shop's configuration, not the buyer, is at fault.
-    return new CheckoutError('service_rejected', 502, `The payment service refused the request (${error.status} ${error.code}); check the shop's keys with \`checkout-kit doctor\`.`, { cause: error });
+    return new CheckoutError(`The payment service refused the request (${error.status} ${error.code}); check the shop's keys with \`checkout-kit doctor\`.`, { code: 'service_rejected', cause: error });
   }
   return error;
 }
 
 function reusedError(orderId: string, cause?: unknown): CheckoutError {
   return new CheckoutError(
-    'idempotency_key_reused',
-    409,
     `Order ${orderId} already has a payment created with different details (amount, email, token or network). Use a new order id for a changed order.`,
-    { cause },
+    { code: 'idempotency_key_reused', cause },
   );
 }
 
@@ -137,7 +134,7 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
     },
     clock(),
   );
-  if (!resource.checkoutUrl) throw new CheckoutError('invalid_response', 502, `The service created ${kind} ${resource.id} without a checkoutUrl.`);
+  if (!resource.checkoutUrl) throw new CheckoutError(`The service created ${kind} ${resource.id} without a checkoutUrl.`, { code: 'invalid_response' });
   if (deps.redirect) checkRedirectUrl(resource.checkoutUrl, deps.redirect);
   await deps.store.completeCheckoutAttempt(orderId, { resourceId: resource.id, checkoutUrl: resource.checkoutUrl }, clock());
   logger.info({ orderId, kind, id: resource.id }, `checkout ${kind} ready`);
@@ -192,7 +189,7 @@ function requestBody(input: CheckoutInput, kind: ResourceKind): Record<string, u
 
 async function send(creator: Creator, kind: ResourceKind, body: Record<string, unknown>, idempotencyKey: string): Promise<Payment | Invoice> {
   if ('partner' in creator) {
-    if (kind === 'invoice') throw new CheckoutError('invalid_request', 400, 'Partners create payments, not invoices: use a merchant client for invoices.');
+    if (kind === 'invoice') throw new CheckoutError('Partners create payments, not invoices: use a merchant client for invoices.', { code: 'invalid_request' });
     return creator.partner.payments.create({ ...(body as { amount: string }), merchantId: creator.merchantId }, { idempotencyKey });
   }
   return kind === 'payment'

@@ -8,5 +8,5 @@ export type { RedirectGuardOptions } from './redirect-guard.js';
 export { orderIdempotencyKey, requestHash } from './idempotency.js';
 export { handleCheckoutRequest, handleReturnRequest } from './http.js';
 export type { CheckoutHttpOptions, HttpAnswer } from './http.js';
-export { checkoutRoutes } from './fastify.js';
-export type { CheckoutRoutesOptions } from './fastify.js';
+export { checkoutRoutes } from './adapters/fastify.js';
+export type { CheckoutRoutesOptions } from './adapters/fastify.js';

@@ -1,3 +1,4 @@
+import { LOOPBACK_URL_HOSTS } from '../access/local-request.js';
 import { RedirectRejectedError } from '../errors/index.js';
 
 export interface RedirectGuardOptions {
@@ -7,7 +8,6 @@ export interface RedirectGuardOptions {
   allowLoopbackHttp?: boolean;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /**
  * Return the parsed URL when `raw` is safe to send the buyer to; throw `RedirectRejectedError`
@@ -28,7 +28,7 @@ export function checkRedirectUrl(raw: unknown, options: RedirectGuardOptions): U
   }
   if (url.username || url.password || /^https?:\/\/[^/?#]*@/i.test(raw)) throw new RedirectRejectedError(raw, 'it carries user-info (user@host)');
   if (/%2f|%5c/i.test(raw.split(/[?#]/)[0] ?? '')) throw new RedirectRejectedError(raw, 'it contains an encoded slash');
-  const loopback = LOOPBACK.has(url.hostname);
+  const loopback = LOOPBACK_URL_HOSTS.has(url.hostname);
   if (url.protocol === 'http:' && !(loopback && options.allowLoopbackHttp)) throw new RedirectRejectedError(raw, 'it is not https');
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new RedirectRejectedError(raw, `scheme ${url.protocol} is not allowed`);
   const allowed = options.allowedHosts.map((host) => host.toLowerCase());

@@ -1,7 +1,7 @@
-import { isLoopbackAddress } from '../access/index.js';
+import { isLoopbackHost } from '../access/index.js';
 
 /** How a console listening on `host` can be reached, for the start-up line (never the token). */
 export function consoleAccess(host: string, token: string | undefined): string {
   if (token !== undefined) return 'from this machine, or elsewhere with CHECKOUT_CONSOLE_TOKEN';
-  return isLoopbackAddress(host) || host === 'localhost' ? 'this machine only' : 'from this machine only: set CHECKOUT_CONSOLE_TOKEN to let others in';
+  return isLoopbackHost(host) ? 'this machine only' : 'from this machine only: set CHECKOUT_CONSOLE_TOKEN to let others in';
 }

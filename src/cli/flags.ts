@@ -26,12 +26,22 @@ export function signingSecret(flag: string | undefined, configured: readonly str
 }
 
 const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+type DurationUnit = keyof typeof DURATION_UNITS;
 
 /** Parse `500ms`, `30s`, `10m`, `2h`, `1d`; a bare number is in `bareUnit`. Undefined when malformed. */
-export function parseDuration(text: string, bareUnit: keyof typeof DURATION_UNITS = 'ms'): number | undefined {
+export function parseDuration(text: string, bareUnit: DurationUnit = 'ms'): number | undefined {
   const match = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)?$/.exec(text.trim());
   if (!match) return undefined;
-  return Math.round(Number(match[1]) * DURATION_UNITS[(match[2] ?? bareUnit) as keyof typeof DURATION_UNITS]);
+  return Math.round(Number(match[1]) * DURATION_UNITS[(match[2] ?? bareUnit) as DurationUnit]);
+}
+
+/** A commander parser for a duration flag, in milliseconds; a bare number is in `bareUnit`. */
+export function duration(flag: string, bareUnit: DurationUnit = 'ms') {
+  return (value: string): number => {
+    const ms = parseDuration(value, bareUnit);
+    if (ms === undefined) throw new UsageError(`${flag} takes a duration such as 500ms, 30s, 10m or 2h (a bare number is in ${bareUnit}), got "${value}".`);
+    return ms;
+  };
 }
 
 /** A commander parser for a probability flag (0 to 1). */
@@ -43,11 +53,33 @@ export function probability(flag: string) {
   };
 }
 
-/** A commander parser for a whole-number flag. */
-export function wholeNumber(flag: string) {
+export interface WholeNumberRange {
+  /** @default 0 */
+  min?: number;
+  /** @default Number.MAX_SAFE_INTEGER */
+  max?: number;
+  /** What the usage error says the flag takes. @default 'a whole number' with the range */
+  expected?: string;
+}
+
+function rangeText(min: number, max: number): string {
+  if (max < Number.MAX_SAFE_INTEGER) return `a whole number from ${min} to ${max}`;
+  return min > 0 ? `a whole number of at least ${min}` : 'a whole number';
+}
+
+/**
+ * A commander parser for a whole-number flag within `min`..`max`.
+ * @example
+ * .option('--seed <n>', 'seed of the fault injection', wholeNumber('--seed'))
+ * const concurrency = wholeNumber('--concurrency', { min: 1, max: 256 })(options.concurrency); // a flag with a default
+ */
+export function wholeNumber(flag: string, { min = 0, max = Number.MAX_SAFE_INTEGER, expected = rangeText(min, max) }: WholeNumberRange = {}) {
   return (value: string): number => {
     const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new UsageError(`${flag} takes a whole number, got "${value}".`);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`${flag} takes ${expected}, got "${value}".`);
     return n;
   };
 }
+
+/** A commander parser for a port flag (0 to 65535; 0 asks for any free port). */
+export const portNumber = (flag: string) => wholeNumber(flag, { max: 65_535, expected: 'a port number (0: any free port)' });

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { messageOf } from '../errors/index.js';
 import { run } from './program.js';
 
 // The only place that exits the process: everything else returns or throws.
@@ -7,7 +8,7 @@ run(process.argv).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`checkout-kit: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`checkout-kit: ${messageOf(error)}\n`);
     process.exitCode = 2;
   },
 );

@@ -4,7 +4,9 @@ import { processIO, type CliIO } from './io.js';
 import { registerSandbox } from './commands/sandbox.js';
 import { registerServe } from './commands/serve.js';
 import { registerReconcile } from './commands/reconcile.js';
-import { registerInspect } from './commands/inspect.js';
+import { registerEvents } from './commands/events.js';
+import { registerResources } from './commands/resources.js';
+import { registerRuns } from './commands/runs.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerDemo } from './commands/demo.js';
 import { registerMigrate } from './commands/migrate.js';
@@ -16,12 +18,10 @@ import { registerInit } from './commands/init.js';
 import { registerStore } from './commands/store.js';
 import { registerConsole } from './commands/console.js';
 import { registerCheck } from './commands/check.js';
-
-/** A command module: adds itself to the program. Commands resolve to an exit code. */
-export type Register = (program: Command, io: CliIO, setExit: (code: number) => void) => void;
+import type { Register } from './register.js';
 
 /** Every command, in the order `--help` lists them. */
-const COMMANDS: Register[] = [registerInit, registerServe, registerReconcile, registerSandbox, registerInspect, registerDoctor, registerDemo, registerMigrate, registerReplay, registerTrigger, registerCapture, registerProbeSignature, registerStore, registerConsole, registerCheck];
+const COMMANDS: Register[] = [registerInit, registerServe, registerReconcile, registerSandbox, registerEvents, registerResources, registerRuns, registerDoctor, registerDemo, registerMigrate, registerReplay, registerTrigger, registerCapture, registerProbeSignature, registerStore, registerConsole, registerCheck];
 
 /** Build the program (exposed for tests). */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {

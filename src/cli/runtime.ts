@@ -61,3 +61,14 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
     },
   };
 }
+
+/** Open the configured store for one piece of work (the inspection commands), then close it. */
+export async function withStore<T>(io: CliIO, work: (store: Store) => Promise<T>): Promise<T> {
+  const config = loadConfig({ env: io.env, cwd: io.cwd });
+  const store = await openStore(config.store, { cwd: io.cwd });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}

@@ -4,7 +4,8 @@ import { parse as parseDotenv } from 'dotenv';
 import { readFileSync } from 'node:fs';
 import { ConfigError, registerSecret } from '../errors/index.js';
 import type { Environment } from '../schemas/index.js';
-import type { WebhookScheme } from '../webhooks/index.js';
+import type { WebhookScheme } from '../webhooks/scheme.js';
+import { keyFormOf } from '../webhooks/schemes/registry.js';
 import { checkKey, environmentOf } from './keys.js';
 import { parseStatusMap, parseUnderpayTolerance, type OutcomeRules } from './outcome-rules.js';
 import { parseWebhookScheme } from './webhook-scheme.js';
@@ -146,8 +147,8 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   if (signingSecret) checkKey('merchant-secret', signingSecret, 'CHECKOUT_SIGNING_SECRET');
   if (partnerSigningSecret) checkKey('partner-secret', partnerSigningSecret, 'CHECKOUT_PARTNER_SIGNING_SECRET');
   const webhookScheme = parseWebhookScheme(get('CHECKOUT_WEBHOOK_SCHEME'));
-  // Only Standard Webhooks fixes the secret's format; other schemes use the secret's bytes as given.
-  if (webhookScheme.kind === 'standard-webhooks') for (const secret of webhookSecrets) checkKey('webhook-secret', secret, 'CHECKOUT_WEBHOOK_SECRET');
+  // Only a whsec_ key (Standard Webhooks) fixes the secret's format; other schemes use the secret's bytes as given.
+  if (keyFormOf(webhookScheme) === 'whsec-base64') for (const secret of webhookSecrets) checkKey('webhook-secret', secret, 'CHECKOUT_WEBHOOK_SECRET');
 
   const store = get('CHECKOUT_STORE') ?? DEFAULT_STORE;
   if (!store.startsWith('file:') && !/^postgres(ql)?:\/\//.test(store) && store !== 'memory:') {

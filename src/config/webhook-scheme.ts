@@ -1,28 +1,19 @@
-import { z } from 'zod';
 import { ConfigError } from '../errors/index.js';
-import type { WebhookScheme } from '../webhooks/index.js';
+import { DEFAULT_SCHEME, type WebhookScheme } from '../webhooks/scheme.js';
+import { isSchemeKind, SCHEMES, WebhookSchemeSchema } from '../webhooks/schemes/registry.js';
 
-const SchemeSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('standard-webhooks') }),
-  z.object({ kind: z.literal('stripe-style'), header: z.string().min(1).optional() }),
-  z.object({
-    kind: z.literal('hmac'),
-    header: z.string().min(1),
-    algorithm: z.enum(['sha256', 'sha512']).optional(),
-    encoding: z.enum(['hex', 'base64']).optional(),
-    prefix: z.string().optional(),
-  }),
-]);
+const SHORT_FORMS = Object.values(SCHEMES)
+  .map((entry) => entry.text.usage)
+  .join(', ');
 
 /**
- * `CHECKOUT_WEBHOOK_SCHEME`: `standard-webhooks` (default), `stripe-style[:header]`,
- * `hmac:<header>[:sha256|sha512[:hex|base64[:prefix]]]`, or the JSON object `probe-signature`
+ * `CHECKOUT_WEBHOOK_SCHEME`: a scheme's short form, `kind[:part…]` as its registry entry reads it
+ * (e.g. `stripe-style:x-sig`; unset is `standard-webhooks`), or the JSON object `probe-signature`
  * prints, e.g. `{"kind":"hmac","header":"x-signature","encoding":"base64"}`.
  */
 export function parseWebhookScheme(value: string | undefined): WebhookScheme {
-  if (!value) return { kind: 'standard-webhooks' };
-  const fail = (why: string) =>
-    new ConfigError(`CHECKOUT_WEBHOOK_SCHEME "${value}" ${why}: use standard-webhooks, stripe-style[:header], hmac:<header>[:sha256|sha512[:hex|base64[:prefix]]] or the JSON that probe-signature prints.`);
+  if (!value) return { ...DEFAULT_SCHEME };
+  const fail = (why: string) => new ConfigError(`CHECKOUT_WEBHOOK_SCHEME "${value}" ${why}: use ${SHORT_FORMS} or the JSON that probe-signature prints.`);
   let candidate: unknown;
   if (value.trim().startsWith('{')) {
     try {
@@ -31,15 +22,10 @@ export function parseWebhookScheme(value: string | undefined): WebhookScheme {
       throw fail('is not valid JSON');
     }
   } else {
-    const [kind, header, algorithm, encoding, ...prefix] = value.split(':');
-    candidate =
-      kind === 'hmac'
-        ? { kind, header, algorithm: algorithm || undefined, encoding: encoding || undefined, prefix: prefix.length ? prefix.join(':') : undefined }
-        : kind === 'stripe-style'
-          ? { kind, header: header || undefined }
-          : { kind };
+    const [kind = '', ...parts] = value.split(':');
+    candidate = { kind, ...(isSchemeKind(kind) ? SCHEMES[kind].text.parse(parts) : {}) };
   }
-  const parsed = SchemeSchema.safeParse(candidate);
+  const parsed = WebhookSchemeSchema.safeParse(candidate);
   if (!parsed.success) throw fail('is not a scheme checkout-kit knows');
-  return parsed.data as WebhookScheme;
+  return parsed.data;
 }

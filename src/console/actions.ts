@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { deliverSigned } from '../devtools/deliver-signed.js';
+import { retryFailed } from '../runs/index.js';
 import type { Run } from '../store/index.js';
 import type { ActionOutcome, ConsoleContext } from './context.js';
 import { parseInput } from './query.js';
@@ -85,15 +86,7 @@ export const ACTIONS: Record<ActionName, ActionSpec> = {
         hidden: {},
         fields: [],
         async perform() {
-          let retried = 0;
-          // Page by page: retried runs leave the failed list, so each read sees what is left.
-          for (;;) {
-            const failed = await context.store.listRuns({ status: 'failed', limit: 500 });
-            let now = 0;
-            for (const run of failed) if (await context.store.retryRun(run.key, context.clock())) now += 1;
-            retried += now;
-            if (failed.length < 500 || now === 0) break;
-          }
+          const retried = await retryFailed(context.store, { clock: context.clock, pageSize: 500 });
           if (retried > 0) kick(context);
           return { ok: true, message: retried === 0 ? 'Nothing to do: no run is failed.' : `${retried} run(s) are back in line and run again now.` };
         },

@@ -1,6 +1,6 @@
-import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { decideAccess, SESSION_COOKIE, sessionValue, tokenMatches } from '../access/index.js';
+import { formBody } from '../fastify/form-body.js';
 import { errorObject } from '../schemas/error.js';
 import { ACTIONS, isActionName } from './actions.js';
 import { consoleContext, type ConsoleContext, type ConsoleOptions } from './context.js';
@@ -109,7 +109,7 @@ export const checkoutConsole: FastifyPluginAsync<ConsoleOptions> = async (app, o
   const context = consoleContext(options);
   await app.register(
     async (scope) => {
-      await scope.register(formbody, { bodyLimit: 16_384 });
+      await scope.register(await formBody(), { bodyLimit: 16_384 });
       scope.addHook('onSend', async (_request, reply, payload) => {
         reply.headers(SECURITY_HEADERS);
         return payload;

@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/index.js';
 import type { WebhookScheme } from '../webhooks/scheme.js';
 import { signWebhook } from '../webhooks/sign.js';
 
@@ -46,7 +47,7 @@ export function describeFetchError(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
   if (typeof cause?.code === 'string') return cause.code;
   if (typeof cause?.message === 'string') return cause.message;
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 /**

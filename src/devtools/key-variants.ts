@@ -1,23 +1,11 @@
-import { decodeWhsecSecret } from '../webhooks/decode-secret.js';
-import type { WebhookScheme } from '../webhooks/scheme.js';
+import { decodeWhsecSecret, type KeyForm } from '../webhooks/decode-secret.js';
 
-/**
- * How a secret becomes HMAC key bytes: `utf8`, the string as is (Stripe, GitHub, Shopify), or
- * `whsec-base64`, the base64 part after `whsec_` decoded (Standard Webhooks).
- */
-export type KeyForm = 'utf8' | 'whsec-base64';
+export type { KeyForm } from '../webhooks/decode-secret.js';
 
 export interface KeyVariant {
   form: KeyForm;
   key: Uint8Array;
 }
-
-/** The forms a receiver's scheme uses today: only these combinations can be configured. */
-export const RECEIVER_KEY_FORM: Record<WebhookScheme['kind'], KeyForm> = {
-  'standard-webhooks': 'whsec-base64',
-  'stripe-style': 'utf8',
-  hmac: 'utf8',
-};
 
 export const KEY_FORM_LABEL: Record<KeyForm, string> = {
   utf8: 'the secret string as is',

@@ -1,9 +1,10 @@
 import { WebhookVerificationError } from '../errors/index.js';
 import { headerGetter } from '../webhooks/header-value.js';
 import type { WebhookScheme } from '../webhooks/scheme.js';
+import { keyFormOf, timestampHeaderOf } from '../webhooks/schemes/registry.js';
 import { resolveScheme } from '../webhooks/schemes/resolve-scheme.js';
 import type { CapturedDelivery } from './capture-format.js';
-import { keyVariants, RECEIVER_KEY_FORM, type KeyForm } from './key-variants.js';
+import { keyVariants, type KeyForm } from './key-variants.js';
 import { probeCandidates, type ProbeCandidate } from './probe-candidates.js';
 
 export interface ProbeOptions {
@@ -37,12 +38,6 @@ export interface ProbeReport {
   partial: ProbeMatch[];
 }
 
-function timestampHeaderOf(scheme: WebhookScheme): string | undefined {
-  if (scheme.kind === 'standard-webhooks') return 'webhook-timestamp';
-  if (scheme.kind === 'stripe-style') return `${scheme.header ?? 'stripe-signature'} t=`;
-  return undefined;
-}
-
 function evaluate(candidate: ProbeCandidate, captures: readonly CapturedDelivery[]): ProbeMatch {
   const implementation = resolveScheme(candidate.scheme);
   const ages: number[] = [];
@@ -68,7 +63,7 @@ function evaluate(candidate: ProbeCandidate, captures: readonly CapturedDelivery
   return {
     scheme: candidate.scheme,
     keyForm: candidate.key.form,
-    usable: RECEIVER_KEY_FORM[candidate.scheme.kind] === candidate.key.form,
+    usable: keyFormOf(candidate.scheme) === candidate.key.form,
     verified,
     total: captures.length,
     timestampHeader: timestampHeaderOf(candidate.scheme),

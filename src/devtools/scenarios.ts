@@ -14,32 +14,29 @@ export interface ScenarioPlan {
   storm?: number;
 }
 
-const AMOUNT = '25.00';
+/** The amount of the payment every scenario (of `trigger` and of `check`) creates. */
+export const SCENARIO_AMOUNT = '25.00';
+
+/** The step sequences the scenarios of `trigger` and `check` share, against a payment of SCENARIO_AMOUNT. */
+export const SCENARIO_STEPS = {
+  payInFull: [{ action: 'deposit', amount: SCENARIO_AMOUNT }],
+  payInTwoParts: [
+    { action: 'deposit', amount: '10.00' },
+    { action: 'deposit', amount: '15.00' },
+  ],
+  overpay: [{ action: 'deposit', amount: '30.00' }],
+  expire: [{ action: 'expire' }],
+  expireThenPay: [{ action: 'expire' }, { action: 'deposit', amount: SCENARIO_AMOUNT }],
+} satisfies Record<string, SimulationStep[]>;
 
 /** What each scenario does to a fresh test payment of 25.00. */
 export const SCENARIO_PLANS: Record<ScenarioName, ScenarioPlan> = {
-  paid: { summary: 'deposit the full amount', amount: AMOUNT, steps: [{ action: 'deposit', amount: AMOUNT }] },
-  'partial-then-paid': {
-    summary: 'deposit 10.00, then the remaining 15.00',
-    amount: AMOUNT,
-    steps: [
-      { action: 'deposit', amount: '10.00' },
-      { action: 'deposit', amount: '15.00' },
-    ],
-  },
-  overpaid: { summary: 'deposit 30.00 for 25.00', amount: AMOUNT, steps: [{ action: 'deposit', amount: '30.00' }] },
-  expired: { summary: 'let the payment expire with nothing received', amount: AMOUNT, steps: [{ action: 'expire' }] },
-  'late-payment': {
-    summary: 'expire the payment, then deposit the full amount after expiry',
-    amount: AMOUNT,
-    steps: [{ action: 'expire' }, { action: 'deposit', amount: AMOUNT }],
-  },
-  'duplicate-storm': {
-    summary: 'pay in full, then re-send each of its events 20 times at once',
-    amount: AMOUNT,
-    steps: [{ action: 'deposit', amount: AMOUNT }],
-    storm: 20,
-  },
+  paid: { summary: 'deposit the full amount', amount: SCENARIO_AMOUNT, steps: SCENARIO_STEPS.payInFull },
+  'partial-then-paid': { summary: 'deposit 10.00, then the remaining 15.00', amount: SCENARIO_AMOUNT, steps: SCENARIO_STEPS.payInTwoParts },
+  overpaid: { summary: 'deposit 30.00 for 25.00', amount: SCENARIO_AMOUNT, steps: SCENARIO_STEPS.overpay },
+  expired: { summary: 'let the payment expire with nothing received', amount: SCENARIO_AMOUNT, steps: SCENARIO_STEPS.expire },
+  'late-payment': { summary: 'expire the payment, then deposit the full amount after expiry', amount: SCENARIO_AMOUNT, steps: SCENARIO_STEPS.expireThenPay },
+  'duplicate-storm': { summary: 'pay in full, then re-send each of its events 20 times at once', amount: SCENARIO_AMOUNT, steps: SCENARIO_STEPS.payInFull, storm: 20 },
 };
 
 export function isScenario(name: string): name is ScenarioName {

@@ -125,18 +125,45 @@ export class RedirectRejectedError extends CheckoutKitError {
 }
 
 /**
- * A checkout could not be created, with a code and HTTP status the shop can show:
- * `invalid_request` 400, `token_not_available` / `network_not_available` 422,
- * `idempotency_key_reused` 409, `service_unreachable` 503, `not_found` 404.
+ * The HTTP status of each `CheckoutError` code: the one place the codes are listed
+ * (`CheckoutErrorCode` is read from it), so the shop shows the same status for the same failure.
+ */
+export const CHECKOUT_ERROR_STATUS = {
+  invalid_request: 400,
+  not_found: 404,
+  idempotency_key_reused: 409,
+  checkout_in_progress: 409,
+  token_not_available: 422,
+  network_not_available: 422,
+  invalid_response: 502,
+  service_rejected: 502,
+  service_unreachable: 503,
+} as const satisfies Record<string, number>;
+
+/** What went wrong with a checkout, e.g. `'token_not_available'`. */
+export type CheckoutErrorCode = keyof typeof CHECKOUT_ERROR_STATUS;
+
+export interface CheckoutErrorOptions {
+  /** Which failure; the HTTP status follows from it (`CHECKOUT_ERROR_STATUS`). */
+  code: CheckoutErrorCode;
+  cause?: unknown;
+}
+
+/**
+ * A checkout could not be created, with a code and the HTTP status the shop can show for it
+ * (`CHECKOUT_ERROR_STATUS`): `invalid_request` 400, `not_found` 404, `idempotency_key_reused` 409,
+ * `token_not_available` / `network_not_available` 422, `service_unreachable` 503, …
+ * @example
+ * throw new CheckoutError(`No checkout was created for order ${orderId}.`, { code: 'not_found' });
  */
 export class CheckoutError extends CheckoutKitError {
   override name = 'CheckoutError';
-  readonly code: string;
-  readonly status: number;
-  constructor(code: string, status: number, message: string, options?: { cause?: unknown }) {
+  readonly code: CheckoutErrorCode;
+  readonly status: (typeof CHECKOUT_ERROR_STATUS)[CheckoutErrorCode];
+  constructor(message: string, options: CheckoutErrorOptions) {
     super(message, options);
-    this.code = code;
-    this.status = status;
+    this.code = options.code;
+    this.status = CHECKOUT_ERROR_STATUS[options.code];
   }
 }
 

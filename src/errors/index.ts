@@ -4,6 +4,7 @@
  * No message ever contains an API key or a secret (see `redact`).
  */
 export { redact, registerSecret } from './redact.js';
+export { messageOf } from './message-of.js';
 export {
   CheckoutKitError,
   ConfigError,
@@ -17,7 +18,8 @@ export {
   StoreError,
   RedirectRejectedError,
   CheckoutError,
+  CHECKOUT_ERROR_STATUS,
   isApiError,
   isCheckoutKitError,
 } from './errors.js';
-export type { ApiErrorOptions, WebhookVerificationReason } from './errors.js';
+export type { ApiErrorOptions, CheckoutErrorCode, CheckoutErrorOptions, WebhookVerificationReason } from './errors.js';

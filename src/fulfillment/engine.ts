@@ -1,68 +1,14 @@
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
-import pRetry from 'p-retry';
-import { SchemaValidationError } from '../errors/index.js';
-import { silentLogger, type Logger } from '../log/index.js';
+import { messageOf, SchemaValidationError } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import { executeRun, retryFailed, runKeys, type RunSettings } from '../runs/index.js';
 import { InvoiceDetailSchema, PaymentSchema, type InvoiceDetail, type Payment } from '../schemas/index.js';
-import { keepLease, OUTCOME_RANK, type NewsSource, type ResourceKind, type ResourceRecord, type Run, type Store } from '../store/index.js';
-import type { EngineObserver } from './engine-observer.js';
-import { handlerFor, type FulfillmentHandlers } from './handlers.js';
-import { classify, fulfillmentKey, type Classifiable, type ClassifyOptions, type Classification, type HandlerOutcome } from './outcome.js';
-import { ReadCoalescer } from './read-coalescer.js';
+import { OUTCOME_RANK, type NewsSource, type ResourceKind, type ResourceRecord } from '../store/index.js';
 import { every } from '../timers/index.js';
-
-/** The reads the engine needs from the service; `CheckoutClient` fits. */
-export interface ResourceReader {
-  payments: { get(id: string): Promise<Payment> };
-  invoices: { get(id: string): Promise<InvoiceDetail> };
-}
-
-export interface FulfillmentEngineOptions {
-  store: Store;
-  handlers: FulfillmentHandlers;
-  /** Reads the resource before deciding (a webhook is only a hint). */
-  client?: ResourceReader | undefined;
-  /**
-   * Re-read every resource from the service before deciding. Turn off only where no API key is
-   * configured: then the (verified) event's data is trusted.
-   * @default true when `client` is given
-   */
-  confirm?: boolean;
-  classify?: Omit<ClassifyOptions, 'now'>;
-  /** Lease owner id. @default `${hostname}:${pid}:${random}` */
-  owner?: string;
-  /** How long a handler call may run before another worker may take it over. @default 300000 */
-  leaseMs?: number;
-  /** Calls before a throwing handler is marked failed. @default 8 */
-  maxAttempts?: number;
-  /** First retry delay after a throw, doubling, capped at one hour. @default 2000 */
-  backoffMs?: number;
-  /** How long after expiry an unpaid resource is still polled for late money. @default 7 days */
-  lateWindowMs?: number;
-  /**
-   * Further tries at storing a run's completion after its handler returned, when the store
-   * fails (a connection reset, a failed write). The lease stays renewed meanwhile: a completion
-   * that is not stored makes the handler run again once the lease runs out. @default 5
-   */
-  completionRetries?: number;
-  /** First delay between completion tries, doubling. @default 100 */
-  completionRetryMs?: number;
-  /** Resources whose last confirm read is remembered, to skip reads for news it already covered. @default 50000 */
-  coalesceCapacity?: number;
-  /**
-   * How much later than the news a read must have begun to stand for it without a read of its
-   * own (clock differences between hosts sharing a store; raise it where they differ more). @default 250
-   */
-  coalesceSkewMs?: number;
-  logger?: Logger;
-  /** Told of each piece of news and each handler call (metrics, alerts, the console's timeline). @default none */
-  observer?: EngineObserver | undefined;
-  /**
-   * The one clock of everything the engine decides and stores (outcomes, leases, due times);
-   * reconcile and the checkout routes use it too. @default () => new Date()
-   */
-  clock?: () => Date;
-}
+import type { EngineObserver, HandlerObservation } from './engine-observer.js';
+import { normalizeEngineOptions, type FulfillmentEngineOptions, type NormalizedEngineOptions } from './engine-options.js';
+import { handlerFor } from './handlers.js';
+import { classify, type Classifiable, type Classification, type HandlerOutcome } from './outcome.js';
+import { ReadCoalescer } from './read-coalescer.js';
 
 /** What happened to the handler run for a resource's outcome. */
 export type RunResult = 'completed' | 'no-handler' | 'superseded' | 'retrying' | 'failed' | 'already-done' | 'in-progress' | 'none';
@@ -94,30 +40,27 @@ export interface ProcessResult {
   run: RunResult;
 }
 
-export const defaultOwner = () => `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-
 /**
  * Decides each resource's outcome from its amounts and runs the merchant's handler once per
  * resource and outcome, whatever the source of the news: webhook, the buyer's return, or reconcile.
  */
 export class FulfillmentEngine {
+  /** The lease owner of the engine's runs (and of reconcile's lock). */
   readonly owner: string;
   /** The engine's clock: pass it to whatever works beside the engine (reconcile does). */
   readonly clock: () => Date;
-  private readonly options: FulfillmentEngineOptions;
-  private readonly confirm: boolean;
+  /** The engine's logger: reconcile logs there too unless given its own. */
+  readonly logger: Logger;
+  private readonly options: NormalizedEngineOptions;
   private readonly reads: ReadCoalescer<Payment | InvoiceDetail>;
-  private readonly coalesceSkewMs: number;
-  private readonly logger: Logger;
 
+  /** @throws ConfigError when an option is out of range. */
   constructor(options: FulfillmentEngineOptions) {
-    this.options = options;
-    this.owner = options.owner ?? defaultOwner();
-    this.confirm = options.confirm ?? options.client !== undefined;
-    this.reads = new ReadCoalescer(options.coalesceCapacity ?? 50_000);
-    this.coalesceSkewMs = options.coalesceSkewMs ?? 250;
-    this.logger = options.logger ?? silentLogger;
-    this.clock = options.clock ?? (() => new Date());
+    this.options = normalizeEngineOptions(options);
+    this.owner = this.options.runs.owner;
+    this.clock = this.options.clock;
+    this.logger = this.options.logger;
+    this.reads = new ReadCoalescer(this.options.coalesceCapacity);
   }
 
   /**
@@ -127,11 +70,11 @@ export class FulfillmentEngine {
    */
   async process(input: ProcessInput): Promise<ProcessResult> {
     const read = () => this.read(input.kind, input.id, input.hint);
-    if (!this.confirming) return this.learn(input, read);
+    if (!this.options.confirm) return this.learn(input, read);
     const key = `${input.kind}:${input.id}`;
     // The allowance covers clocks of several hosts sharing a store: only a read that clearly began
     // after the news was stored may stand for it.
-    if (input.storedAt !== undefined && this.reads.confirmedSince(key, Date.parse(input.storedAt) + this.coalesceSkewMs)) {
+    if (input.storedAt !== undefined && this.reads.confirmedSince(key, Date.parse(input.storedAt) + this.options.coalesceSkewMs)) {
       const known = await this.fromStore(input);
       if (known) return known;
     }
@@ -172,7 +115,7 @@ export class FulfillmentEngine {
     try {
       resource = await read();
     } catch (error) {
-      this.observe('news', { ok: false, kind: input.kind, id: input.id, source: input.source, error: (error as Error).message, at: this.clock() });
+      this.observe('news', { ok: false, kind: input.kind, id: input.id, source: input.source, error: messageOf(error), at: this.clock() });
       // The service could not be asked (outage, bad data): make sure reconcile knows the resource,
       // so news of it is not lost once the sender gives up retrying.
       if (!(await this.options.store.getResource(input.kind, input.id))) {
@@ -183,7 +126,7 @@ export class FulfillmentEngine {
     const now = this.clock();
     const classification = classify(resource, { ...this.options.classify, now });
     const pastLateWindow =
-      resource.expiresAt != null && now.getTime() > Date.parse(resource.expiresAt) + (this.options.lateWindowMs ?? 7 * 86_400_000);
+      resource.expiresAt != null && now.getTime() > Date.parse(resource.expiresAt) + this.options.lateWindowMs;
     const settled = classification.outcome === 'paid' || classification.outcome === 'overpaid';
     const { record, advanced } = await this.options.store.updateResource(
       {
@@ -211,7 +154,7 @@ export class FulfillmentEngine {
       run: 'none',
     };
     if (record.outcome !== 'pending') {
-      const key = fulfillmentKey(input.kind, input.id, record.outcome);
+      const key = runKeys.fulfillment(input.kind, input.id, record.outcome);
       await this.options.store.enqueueRun(
         {
           key,
@@ -242,7 +185,7 @@ export class FulfillmentEngine {
         const resource = await this.read(kind, id, (await this.options.store.getResource(kind, id))?.snapshot);
         counts[await this.execute(run.key, resource)] += 1;
       } catch (error) {
-        this.logger.warn({ key: run.key, error: (error as Error).message }, 'could not re-read the resource of a due run; will try again');
+        this.logger.warn({ key: run.key, err: error }, 'could not re-read the resource of a due run; will try again');
         counts.retrying += 1;
       }
     }
@@ -257,16 +200,13 @@ export class FulfillmentEngine {
     return every(
       everyMs,
       () => this.runDue(),
-      (error) => this.logger.error({ error: (error as Error).message }, 'due fulfillment runs failed'),
+      (error) => this.logger.error({ err: error }, 'due fulfillment runs failed'),
     );
   }
 
-  /** Put failed runs (all, or one key) back to pending; returns how many. */
+  /** Put failed runs (all of them, or one key) back to pending; returns how many. */
   async retryFailed(key?: string): Promise<number> {
-    const keys = key ? [key] : (await this.options.store.listRuns({ kind: 'fulfillment', status: 'failed', limit: 10_000 })).map((run) => run.key);
-    let count = 0;
-    for (const k of keys) if (await this.options.store.retryRun(k, this.clock())) count += 1;
-    return count;
+    return retryFailed(this.options.store, { kind: 'fulfillment', key: key || undefined, clock: this.clock });
   }
 
   /** Tell the observer; what it throws is logged, never the engine's business. */
@@ -276,17 +216,13 @@ export class FulfillmentEngine {
     try {
       (observer[name] as (value: typeof observation) => void)(observation);
     } catch (error) {
-      this.logger.warn({ err: String(error) }, `the engine's ${name} observer threw: ${String(error)}`);
+      this.logger.warn({ err: error }, `the engine's ${name} observer threw: ${String(error)}`);
     }
-  }
-
-  private get confirming(): boolean {
-    return this.confirm && this.options.client !== undefined;
   }
 
   /** Read the resource: from the service when confirming, else from the hint (validated). */
   private async read(kind: ResourceKind, id: string, hint: unknown): Promise<Payment | InvoiceDetail> {
-    if (this.confirming && this.options.client) {
+    if (this.options.confirm && this.options.client) {
       const resource = kind === 'payment' ? await this.options.client.payments.get(id) : await this.options.client.invoices.get(id);
       // A service that answers with another resource must not fulfil this one with it.
       if (resource.id !== id) throw new SchemaValidationError(`${kind} ${id}: the service answered with ${kind} ${resource.id}; nothing was decided (retried later)`, []);
@@ -299,115 +235,72 @@ export class FulfillmentEngine {
     return parsed.data;
   }
 
-  /** Claim the run and call the handler; at most one completed call per key. */
+  /** Claim the run and call the handler (through `executeRun`); at most one completed call per key. */
   private async execute(key: string, resource: Payment | InvoiceDetail): Promise<RunResult> {
     const store = this.options.store;
-    const leaseMs = this.options.leaseMs ?? 300_000;
-    const claimed = await store.claimRun(key, { owner: this.owner, leaseMs, now: this.clock() });
-    if (!claimed) {
-      const run = await store.getRun(key);
-      return run?.status === 'done' ? 'already-done' : run?.status === 'failed' ? 'failed' : 'in-progress';
-    }
-    const data = claimed.data as { kind: ResourceKind; id: string; outcome: HandlerOutcome; source: NewsSource; late: boolean };
-    // An older outcome's retry after a newer one (underpaid, then topped up to paid): the order
-    // has moved on, so the old handler must not act on it.
-    const stored = await store.getResource(data.kind, data.id);
-    if (stored && OUTCOME_RANK[stored.outcome] > OUTCOME_RANK[data.outcome]) {
-      await store.completeRun(key, this.owner, this.clock());
-      this.logger.info({ key, now: stored.outcome }, `superseded by ${stored.outcome}: ${data.outcome} handler not called`);
-      return 'superseded';
-    }
-    const handler = handlerFor(this.options.handlers, data.outcome);
-    if (!handler) {
-      await store.completeRun(key, this.owner, this.clock());
-      this.logger.info({ key }, `no ${data.outcome} handler: nothing to do`);
-      return 'no-handler';
-    }
     const logger = this.logger.child?.({ key }) ?? this.logger;
-    // Fixed when the resource was first paid: a top-up after expiry does not make it late.
-    const late = stored?.late ?? data.late;
-    const stopRenewing = keepLease({
+    const runs: RunSettings = { ...this.options.runs, logger };
+    /** The handler call under way, once the handler is called: what the observer is told of it. */
+    let call: { observed: Omit<HandlerObservation, 'result' | 'error' | 'durationMs' | 'at'>; started: number } | undefined;
+    const result = await executeRun<'completed' | 'superseded' | 'no-handler'>(
       store,
       key,
-      owner: this.owner,
-      leaseMs,
-      clock: this.clock,
-      onLost: (reason) => logger.warn({ key, reason }, 'lost the lease of a running handler: another worker may run it too'),
-    });
-    const started = performance.now();
-    const observed = { key, kind: data.kind, id: data.id, outcome: data.outcome, source: data.source, attempt: claimed.attempts };
-    try {
-      try {
-        await handler(resource, {
-          kind: data.kind,
-          outcome: data.outcome,
-          key,
-          source: data.source,
-          late,
-          attempt: claimed.attempts,
-          classification: { ...classify(resource, { ...this.options.classify, now: this.clock() }), late },
-          logger,
-        });
-      } catch (error) {
-        const result = await this.recordFailure(claimed, error);
-        this.observe('handler', { ...observed, result: result === 'failed' ? 'failed' : 'retrying', error: error instanceof Error ? error.message : String(error), durationMs: performance.now() - started, at: this.clock() });
-        return result;
+      { ...runs, onLeaseLost: (reason) => logger.warn({ key, reason }, 'lost the lease of a running handler: another worker may run it too') },
+      async (claimed) => {
+        const data = claimed.data as { kind: ResourceKind; id: string; outcome: HandlerOutcome; source: NewsSource; late: boolean };
+        // An older outcome's retry after a newer one (underpaid, then topped up to paid): the order
+        // has moved on, so the old handler must not act on it.
+        const stored = await store.getResource(data.kind, data.id);
+        if (stored && OUTCOME_RANK[stored.outcome] > OUTCOME_RANK[data.outcome]) {
+          this.logger.info({ key, now: stored.outcome }, `superseded by ${stored.outcome}: ${data.outcome} handler not called`);
+          return { ok: true, value: 'superseded' };
+        }
+        const handler = handlerFor(this.options.handlers, data.outcome);
+        if (!handler) {
+          this.logger.info({ key }, `no ${data.outcome} handler: nothing to do`);
+          return { ok: true, value: 'no-handler' };
+        }
+        // Fixed when the resource was first paid: a top-up after expiry does not make it late.
+        const late = stored?.late ?? data.late;
+        call = { observed: { key, kind: data.kind, id: data.id, outcome: data.outcome, source: data.source, attempt: claimed.attempts }, started: performance.now() };
+        try {
+          await handler(resource, {
+            kind: data.kind,
+            outcome: data.outcome,
+            key,
+            source: data.source,
+            late,
+            attempt: claimed.attempts,
+            classification: { ...classify(resource, { ...this.options.classify, now: this.clock() }), late },
+            logger,
+          });
+        } catch (error) {
+          return { ok: false, error };
+        }
+        return { ok: true, value: 'completed' };
+      },
+    );
+    const observe = (outcome: HandlerObservation['result'], error: unknown) => {
+      if (call) this.observe('handler', { ...call.observed, result: outcome, error: error === undefined ? undefined : messageOf(error), durationMs: performance.now() - call.started, at: this.clock() });
+    };
+    switch (result.status) {
+      case 'not-claimed': {
+        const run = await store.getRun(key);
+        return run?.status === 'done' ? 'already-done' : run?.status === 'failed' ? 'failed' : 'in-progress';
       }
-      // Still under the renewed lease: a completion that fails is tried again before the lease
-      // can run out, so a passing store error never calls the handler a second time.
-      await this.storeCompletion(key, logger);
-      this.observe('handler', { ...observed, result: 'completed', error: undefined, durationMs: performance.now() - started, at: this.clock() });
-      return 'completed';
-    } finally {
-      stopRenewing();
+      case 'finished':
+        if (result.completion === 'lease-lost') logger.warn({ key }, 'handler finished after its lease expired; another worker may have run it too: raise leaseMs');
+        if (result.value === 'completed') observe('completed', undefined);
+        return result.value;
+      case 'retrying':
+        this.logger.warn({ key, attempt: result.run.attempts, retryAt: result.retryAt, err: result.error }, 'handler threw; will retry');
+        observe('retrying', result.error);
+        return 'retrying';
+      case 'failed':
+        this.logger.error({ key, attempts: result.run.attempts, err: result.error }, 'handler failed for good; retry with `checkout-kit retry`');
+        observe('failed', result.error);
+        return 'failed';
     }
-  }
-
-  /**
-   * Mark the run done after its handler returned, retrying a failing store with backoff. Only
-   * when every try fails does the run stay leased; its handler then runs again after the lease.
-   */
-  private async storeCompletion(key: string, logger: Logger): Promise<void> {
-    const store = this.options.store;
-    let tries = 0;
-    try {
-      const held = await pRetry(
-        async () => {
-          tries += 1;
-          if (await store.completeRun(key, this.owner, this.clock())) return true;
-          // A retry after a write that landed but whose answer was lost finds the run done.
-          return tries > 1 && (await store.getRun(key))?.status === 'done';
-        },
-        {
-          retries: this.options.completionRetries ?? 5,
-          minTimeout: this.options.completionRetryMs ?? 100,
-          factor: 2,
-          onFailedAttempt: ({ error, attemptNumber, retriesLeft }) =>
-            logger.warn({ key, err: error, attempt: attemptNumber, retriesLeft }, 'could not store the completion of a handler that returned; trying again'),
-        },
-      );
-      if (!held) logger.warn({ key }, 'handler finished after its lease expired; another worker may have run it too: raise leaseMs');
-    } catch (error) {
-      logger.error(
-        { key, err: error, tries },
-        `handler returned but its completion could not be stored after ${tries} tries: it will be called again for ${key} once its lease runs out. ` +
-          'Check the store; `checkout-kit runs` shows the run.',
-      );
-    }
-  }
-
-  private async recordFailure(run: Run, error: unknown): Promise<RunResult> {
-    const message = error instanceof Error ? error.message : String(error);
-    const maxAttempts = this.options.maxAttempts ?? 8;
-    if (run.attempts >= maxAttempts) {
-      await this.options.store.failRun(run.key, this.owner, { error: message, now: this.clock() });
-      this.logger.error({ key: run.key, attempts: run.attempts, error: message }, 'handler failed for good; retry with `checkout-kit retry`');
-      return 'failed';
-    }
-    const delay = Math.min((this.options.backoffMs ?? 2000) * 2 ** (run.attempts - 1), 3_600_000);
-    const retryAt = new Date(this.clock().getTime() + delay).toISOString();
-    await this.options.store.failRun(run.key, this.owner, { error: message, retryAt, now: this.clock() });
-    this.logger.warn({ key: run.key, attempt: run.attempts, retryAt, error: message }, 'handler threw; will retry');
-    return 'retrying';
   }
 }
+

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
+import { HANDLER_OUTCOMES, isHandlerOutcome } from '../runs/index.js';
 import type { InvoiceDetail, Payment } from '../schemas/index.js';
 import type { NewsSource, ResourceKind } from '../store/index.js';
 import type { Classification, HandlerOutcome } from './outcome.js';
@@ -26,14 +27,7 @@ export interface FulfillmentContext {
 export type FulfillmentHandler = (resource: Payment | InvoiceDetail, ctx: FulfillmentContext) => Promise<void> | void;
 
 /** The merchant's fulfillment module's default export. `paid` also gets overpaid resources when `overpaid` is absent. */
-export interface FulfillmentHandlers {
-  paid?: FulfillmentHandler;
-  overpaid?: FulfillmentHandler;
-  underpaid?: FulfillmentHandler;
-  expired?: FulfillmentHandler;
-}
-
-const HANDLER_NAMES = ['paid', 'overpaid', 'underpaid', 'expired'] as const;
+export type FulfillmentHandlers = { [Outcome in HandlerOutcome]?: FulfillmentHandler };
 
 /** Identity function that types a fulfillment module. @example export default defineFulfillment({ async paid(payment, ctx) {} }) */
 export function defineFulfillment<T extends FulfillmentHandlers>(handlers: T): T {
@@ -48,11 +42,11 @@ export function handlerFor(handlers: FulfillmentHandlers, outcome: HandlerOutcom
 /** Check a module's default export has the fulfillment shape. */
 export function assertHandlers(value: unknown, source: string): FulfillmentHandlers {
   if (value === null || typeof value !== 'object') {
-    throw new ConfigError(`${source} must default-export an object with any of ${HANDLER_NAMES.join(', ')}.`);
+    throw new ConfigError(`${source} must default-export an object with any of ${HANDLER_OUTCOMES.join(', ')}.`);
   }
   for (const [name, handler] of Object.entries(value)) {
-    if (!(HANDLER_NAMES as readonly string[]).includes(name)) {
-      throw new ConfigError(`${source} exports an unknown handler "${name}": use ${HANDLER_NAMES.join(', ')}.`);
+    if (!isHandlerOutcome(name)) {
+      throw new ConfigError(`${source} exports an unknown handler "${name}": use ${HANDLER_OUTCOMES.join(', ')}.`);
     }
     if (typeof handler !== 'function') throw new ConfigError(`${source}: handler "${name}" must be a function.`);
   }

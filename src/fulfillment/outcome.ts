@@ -1,5 +1,6 @@
 import { ExactDecimal, toDecimal } from '../money/index.js';
-import type { Outcome, ResourceKind } from '../store/index.js';
+import { runKeys } from '../runs/index.js';
+import type { Outcome } from '../store/index.js';
 
 /** What a status word tells beyond the amounts: `closed` = past expiry, `hold` = not final yet. */
 export type StatusMeaning = 'closed' | 'hold';
@@ -96,10 +97,10 @@ export function classify(resource: Classifiable, options: ClassifyOptions = {}):
   };
 }
 
-/** Handler outcomes: every outcome but `pending`. */
-export type HandlerOutcome = Exclude<Outcome, 'pending'>;
+export type { HandlerOutcome } from '../runs/index.js';
 
-/** The stable idempotency key of one resource and outcome, given to handlers as `ctx.key`. */
-export function fulfillmentKey(kind: ResourceKind, id: string, outcome: HandlerOutcome): string {
-  return `${kind}:${id}:${outcome}`;
-}
+/**
+ * The stable idempotency key of one resource and outcome, given to handlers as `ctx.key`.
+ * @deprecated use `runKeys.fulfillment` (same key).
+ */
+export const fulfillmentKey = runKeys.fulfillment;

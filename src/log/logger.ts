@@ -32,6 +32,15 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
   );
 }
 
+/**
+ * The toolkit's one default logger, for everything built without one (receiver, engine, reconcile):
+ * JSON lines on stderr, secrets redacted, so that a failure is never silent. Pass `silentLogger`
+ * to drop everything.
+ */
+export function defaultLogger(): Logger {
+  return createLogger();
+}
+
 /** A logger that drops everything. */
 export const silentLogger: Logger = {
   debug() {},

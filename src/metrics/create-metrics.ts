@@ -1,6 +1,7 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type GaugeConfiguration } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type CounterConfiguration, type GaugeConfiguration } from 'prom-client';
 import type { EngineObserver } from '../fulfillment/engine-observer.js';
-import type { ResourceKind, Store } from '../store/index.js';
+import { RESOURCE_KINDS } from '../runs/index.js';
+import type { Store } from '../store/index.js';
 import type { WebhookResult } from '../webhooks/responses.js';
 import { deliveryLabel } from './delivery-label.js';
 import type { ServiceCalls } from './service-calls.js';
@@ -33,8 +34,6 @@ export interface CheckoutMetrics {
 
 const HANDLER_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 const seconds = (ms: number) => ms / 1000;
-/** Every resource kind: a `Record`, so a new kind cannot be left out of the gauges. */
-const RESOURCE_KINDS = Object.keys({ payment: true, invoice: true } satisfies Record<ResourceKind, true>) as ResourceKind[];
 
 /**
  * Prometheus metrics of checkout-kit (issue 15), in a registry of their own (never prom-client's
@@ -53,19 +52,16 @@ export function createMetrics(options: MetricsOptions): CheckoutMetrics {
   const registers = [registry];
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
 
-  const deliveries = new Counter({
-    name: 'checkout_kit_webhook_deliveries_total',
-    help: 'Webhook deliveries answered, by result (stored, duplicate, or the error code) and HTTP status.',
-    labelNames: ['result', 'status'] as const,
-    registers,
-  });
-  const verificationFailures = new Counter({
+  // Counted by this process, in this registry.
+  const counter = <L extends string>(config: Omit<CounterConfiguration<L>, 'registers'>) => new Counter<L>({ ...config, registers });
+
+  const deliveries = counter({ name: 'checkout_kit_webhook_deliveries_total', help: 'Webhook deliveries answered, by result (stored, duplicate, or the error code) and HTTP status.', labelNames: ['result', 'status'] });
+  const verificationFailures = counter({
     name: 'checkout_kit_webhook_verification_failures_total',
     help: 'Deliveries refused by signature verification, by reason (bad_signature after a secret rotation, timestamp_too_old for clock skew or replays, …).',
-    labelNames: ['reason'] as const,
-    registers,
+    labelNames: ['reason'],
   });
-  const eventsStored = new Counter({ name: 'checkout_kit_events_stored_total', help: 'Events stored for the first time (duplicates not counted).', registers });
+  const eventsStored = counter({ name: 'checkout_kit_events_stored_total', help: 'Events stored for the first time (duplicates not counted).' });
   const handlerDuration = new Histogram({
     name: 'checkout_kit_handler_duration_seconds',
     help: "Duration of the merchant's fulfillment handler calls, by outcome and result.",
@@ -73,16 +69,14 @@ export function createMetrics(options: MetricsOptions): CheckoutMetrics {
     buckets: HANDLER_BUCKETS,
     registers,
   });
-  const handlerCalls = new Counter({
+  const handlerCalls = counter({
     name: 'checkout_kit_handler_calls_total',
     help: 'Fulfillment handler calls by outcome (paid, overpaid, underpaid, expired) and result (completed, retrying, failed).',
-    labelNames: ['outcome', 'result'] as const,
-    registers,
+    labelNames: ['outcome', 'result'],
   });
-  const failedForGood = new Counter({
+  const failedForGood = counter({
     name: 'checkout_kit_runs_failed_for_good_total',
     help: 'Fulfillment runs this process gave up on after their last attempt (waiting for a retry from the console or `checkout-kit retry`).',
-    registers,
   });
 
   // Read from the store at scrape time. Gauges are collected concurrently; they share one read.
@@ -156,17 +150,15 @@ export function createMetrics(options: MetricsOptions): CheckoutMetrics {
     },
   );
 
-  const serviceRequests = new Counter({
+  counter({
     name: 'checkout_kit_service_requests_total',
     help: 'HTTP calls to the checkout service by operation (payments.get and invoices.get are the confirm reads) and status (429: rate limited; error: no answer).',
-    labelNames: ['operation', 'status'] as const,
-    registers,
+    labelNames: ['operation', 'status'],
     collect() {
       this.reset();
       for (const { operation, status, count } of options.serviceCalls?.snapshot() ?? []) this.inc({ operation, status }, count);
     },
   });
-  void serviceRequests;
 
   return {
     registry,

@@ -34,7 +34,7 @@ export async function recordPass(store: Store, pass: z.input<typeof ReconcilePas
   try {
     await store.appendActivity({ subject: RECONCILE_SUBJECT, kind: 'reconcile', data: pass as Record<string, unknown> }, now);
   } catch (error) {
-    logger.warn({ err: String(error) }, `could not record the reconcile pass for the console: ${String(error)}`);
+    logger.warn({ err: error }, `could not record the reconcile pass for the console: ${String(error)}`);
   }
 }
 

@@ -1,32 +1,12 @@
 import pMap from 'p-map';
-import type { FulfillmentEngine } from '../fulfillment/index.js';
-import { silentLogger, type Logger } from '../log/index.js';
-import type { Invoice } from '../schemas/index.js';
-import type { ResourceKind, Store } from '../store/index.js';
+import type { Logger } from '../log/index.js';
+import { keepRenewing } from '../runs/index.js';
+import type { ResourceKind } from '../store/index.js';
 import { recordPass } from './passes.js';
+import { normalizeReconcileOptions, type NormalizedReconcileOptions, type ReconcileOptions } from './reconcile-options.js';
 
 /** The lock name one reconcile pass holds. */
 export const RECONCILE_LOCK = 'reconcile';
-
-export interface ReconcileOptions {
-  store: Store;
-  engine: FulfillmentEngine;
-  /** Lists recent invoices, to find ones the store never heard of. Omit to skip that scan. */
-  listInvoices?: (() => Promise<Invoice[]>) | undefined;
-  /** Poll only resources whose last news is older than this. @default 600000 (10 minutes) */
-  olderThanMs?: number;
-  /** Polls in flight at once. @default 8 */
-  concurrency?: number;
-  /** Most open resources polled in one pass. @default 100000 */
-  limit?: number;
-  /** Lock lease, renewed while the pass runs. @default 120000 */
-  lockTtlMs?: number;
-  /** Called after each resource is polled. */
-  onProgress?: (done: number, total: number) => void;
-  logger?: Logger;
-  /** @default the engine's clock (one clock for the pass, its lock and the engine's decisions) */
-  clock?: () => Date;
-}
 
 export interface ReconcileSummary {
   /** True when another pass held the lock: nothing was done. */
@@ -56,10 +36,9 @@ export interface ReconcileSummary {
  * `olderThanMs`, feed what the service says into the fulfillment engine, re-run due handler runs,
  * and look for invoices never seen. Only one pass runs at a time per store.
  */
-export async function reconcile(options: ReconcileOptions): Promise<ReconcileSummary> {
-  const { store, engine } = options;
-  const logger = options.logger ?? silentLogger;
-  const clock = options.clock ?? engine.clock;
+export async function reconcile(input: ReconcileOptions): Promise<ReconcileSummary> {
+  const options = normalizeReconcileOptions(input);
+  const { store, engine, logger, clock } = options;
   // A duration, not a date: the monotonic clock.
   const started = performance.now();
   const summary: ReconcileSummary = {
@@ -75,15 +54,13 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileSum
     errors: [],
     durationMs: 0,
   };
-  const ttl = options.lockTtlMs ?? 120_000;
-  if (!(await store.acquireLock(RECONCILE_LOCK, engine.owner, ttl, clock()))) {
+  const ttl = options.lockTtlMs;
+  const acquire = () => store.acquireLock(RECONCILE_LOCK, engine.owner, ttl, clock());
+  if (!(await acquire())) {
     logger.info('another reconcile pass is running; nothing done');
     return { ...summary, skipped: true };
   }
-  const renew = setInterval(() => {
-    store.acquireLock(RECONCILE_LOCK, engine.owner, ttl, clock()).catch((error: Error) => logger.warn({ error: error.message }, 'could not renew the reconcile lock'));
-  }, ttl / 3);
-  renew.unref();
+  const stopRenewing = keepRenewing({ ttlMs: ttl, renew: acquire, onLost: (reason, error) => logger.warn({ reason, err: error }, 'could not renew the reconcile lock') });
   // Named in the pass's record (the console and the missed-webhooks alert show them).
   const missed: Array<{ kind: ResourceKind; id: string }> = [];
   try {
@@ -106,25 +83,25 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileSum
         } catch (error) {
           summary.failed += 1;
           summary.errors.push({ kind, id, error: (error as Error).message });
-          logger.warn({ kind, id, error: (error as Error).message }, 'could not reconcile');
+          logger.warn({ kind, id, err: error }, 'could not reconcile');
         } finally {
           done += 1;
           options.onProgress?.(done, work.length);
         }
       },
-      { concurrency: options.concurrency ?? 8 },
+      { concurrency: options.concurrency },
     );
 
     const due = await engine.runDue(10_000);
     summary.retried = due.completed + due.retrying + due.failed + due['no-handler'] + due.superseded;
     summary.fulfilled += due.completed;
     summary.failed += due.failed;
-    summary.awaitingRetry = (await store.listRuns({ kind: 'fulfillment', status: 'failed', limit: 100_000 })).length;
+    summary.awaitingRetry = await store.countRuns({ kind: 'fulfillment', status: 'failed' });
   } catch (error) {
     await recordPass(store, { ok: false, error: (error as Error).message, durationMs: Math.round(performance.now() - started) }, clock(), logger);
     throw error;
   } finally {
-    clearInterval(renew);
+    stopRenewing();
     await store.releaseLock(RECONCILE_LOCK, engine.owner, clock());
   }
   summary.durationMs = Math.round(performance.now() - started);
@@ -134,9 +111,9 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileSum
 }
 
 /** Open resources with old news, plus invoices the store has never seen. */
-async function collectWork(options: ReconcileOptions, now: Date, summary: ReconcileSummary, logger: Logger): Promise<Array<{ kind: ResourceKind; id: string }>> {
-  const cutoff = new Date(now.getTime() - (options.olderThanMs ?? 600_000)).toISOString();
-  const open = await options.store.listResources({ open: true, lastNewsBefore: cutoff, limit: options.limit ?? 100_000 });
+async function collectWork(options: NormalizedReconcileOptions, now: Date, summary: ReconcileSummary, logger: Logger): Promise<Array<{ kind: ResourceKind; id: string }>> {
+  const cutoff = new Date(now.getTime() - options.olderThanMs).toISOString();
+  const open = await options.store.listResources({ open: true, lastNewsBefore: cutoff, limit: options.limit });
   const work = open.map(({ kind, id }) => ({ kind, id }));
   if (options.listInvoices) {
     try {
@@ -146,7 +123,7 @@ async function collectWork(options: ReconcileOptions, now: Date, summary: Reconc
         work.push({ kind: 'invoice', id: invoice.id });
       }
     } catch (error) {
-      logger.warn({ error: (error as Error).message }, 'could not list invoices; skipping discovery this pass');
+      logger.warn({ err: error }, 'could not list invoices; skipping discovery this pass');
     }
   }
   return work;

@@ -7,7 +7,6 @@ import { Idempotency } from './idempotency.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
 import type { DeliveryRecord, SandboxEvent } from './records.js';
 import { seedAccounts } from './seed.js';
-import { buildServer } from './server.js';
 import { SandboxState } from './state.js';
 import { WebhookSender } from './webhooks/sender.js';
 
@@ -67,6 +66,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       },
     });
     const context: SandboxContext = { options: resolved, state, webhooks, idempotency: new Idempotency(() => state.data, resolved.createDelayMs), baseUrl: '' };
+    // fastify loads when a sandbox starts: importing checkout-kit (which exports runCheck) loads none (issue 14).
+    const { buildServer } = await import('./server.js');
     const app = buildServer(context);
     await app.listen({ port: resolved.port, host: resolved.host });
     const { port } = app.server.address() as AddressInfo;

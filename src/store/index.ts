@@ -15,6 +15,7 @@ export type {
   DeadLetter,
   EventFilter,
   RunFilter,
+  RunCountFilter,
   ResourceFilter,
   ClaimOptions,
   FailOptions,
@@ -24,9 +25,8 @@ export type {
   ActivityFilter,
   StoreSummary,
 } from './types.js';
-export { MemoryStore, StateStore } from './memory-store.js';
-export { keepLease } from './keep-lease.js';
-export type { KeepLeaseOptions } from './keep-lease.js';
+export { MemoryStore } from './memory-store.js';
+export { StateStore } from './state-store.js';
 export { StoreState, emptyStateData } from './state.js';
 export type { Op, StateData, EventRecord, BodyRef } from './state.js';
 export { EmbeddedStore } from './embedded/index.js';

@@ -27,6 +27,7 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
 function createStore(url: string, { cwd = process.cwd(), ...embedded }: OpenStoreOptions): Store {
   if (url.startsWith('memory:')) return new MemoryStore();
   if (url.startsWith('file:')) return new EmbeddedStore({ ...embedded, dir: fileStoreDir(url, cwd) });
+  // The driver itself (pg) loads only when a PostgresStore connects (see postgres-store.ts).
   if (/^postgres(ql)?:\/\//.test(url)) return new PostgresStore({ connectionString: url, logger: embedded.logger });
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? url.slice(0, 20);
   throw new ConfigError(`Store URL "${scheme}…" is not supported: use file:<dir> (embedded), postgres://… or memory: (tests).`);

@@ -1,3 +1,4 @@
+import { eventIdOf, runKeys } from '../runs/keys.js';
 import {
   ACTIVITY_KEPT_PER_SUBJECT,
   OUTCOME_RANK,
@@ -14,6 +15,7 @@ import {
   type ResourceRecord,
   type ResourceUpdate,
   type Run,
+  type RunCountFilter,
   type RunFilter,
   type StoredEvent,
   type StoreSummary,
@@ -77,6 +79,22 @@ export interface StateData {
   activity: Record<string, Activity[]>;
 }
 
+/** The keyed maps of `StateData` (everything but the dead letters, an append-only list). */
+export type StateMap = Exclude<keyof StateData, 'deadLetters'>;
+/** The keyed maps, derived from the type (a snapshot lists them in this order). */
+export const STATE_MAPS = Object.keys({ events: true, runs: true, resources: true, attempts: true, locks: true, activity: true } satisfies Record<StateMap, true>) as StateMap[];
+/** Marks a key that did not exist when a view was frozen. */
+const ABSENT = Symbol('absent');
+
+/** The state as it was at `StoreState.freeze()`, read while later ops go on. */
+export interface FrozenState {
+  /** The entries of one map, each as it was (keys added since are left out, deleted ones put back). */
+  entries(map: StateMap): Iterable<[string, unknown]>;
+  deadLetters(): DeadLetter[];
+  /** Stop keeping pre-images. */
+  release(): void;
+}
+
 /**
  * A map keyed by outside ids (order ids, event ids) must have no prototype: with a plain object,
  * an order called `constructor` or `__proto__` would find (or replace) Object.prototype's.
@@ -107,6 +125,21 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const attemptNumber = (attempt: CheckoutAttempt): number => attempt.number ?? 1;
 const resourceKey = (kind: string, id: string) => `${kind}:${id}`;
 
+/** Copies of the `limit` items that follow the first `offset` of `items` (paging). */
+function pageOf<T extends object>(items: Iterable<T>, offset: number, limit: number): T[] {
+  const out: T[] = [];
+  let skip = offset;
+  for (const item of items) {
+    if (skip > 0) {
+      skip -= 1;
+      continue;
+    }
+    out.push({ ...item });
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
 /** Make a dead letter op with its id fixed up front (ids must not depend on replay). */
 export function deadLetterOp(letter: Omit<DeadLetter, 'id'>, at: number): Op {
   return { t: 'dead', at, letter: { ...letter, id: globalThis.crypto.randomUUID() } };
@@ -115,6 +148,8 @@ export function deadLetterOp(letter: Omit<DeadLetter, 'id'>, at: number): Op {
 /** In-memory state plus the pure(ish) rules of every op. Shared by the memory and embedded stores. */
 export class StoreState {
   readonly data: StateData;
+  /** The pre-images of a frozen view, while one is held. */
+  private frozen: { before: Record<StateMap, Map<string, unknown>>; deadLetters: number } | undefined;
   /**
    * Keys of the runs still to do (`pending` or `running`). Dispatchers poll these; keeping them
    * apart means a poll costs what is outstanding, not what was ever received.
@@ -132,6 +167,59 @@ export class StoreState {
       .map((event) => event.id);
     for (const run of Object.values(data.runs)) this.indexRun(run);
     for (const [key, record] of Object.entries(data.resources)) if (record.open) this.openResources.add(key);
+  }
+
+  /**
+   * The data as it is now, unaffected by later ops, for a snapshot written a slice at a time while
+   * writes go on. Nothing is copied: every op replaces the records and timelines it changes instead
+   * of changing them in place, and from now on the first change of each key keeps what it replaced
+   * (a pre-image), so the view reads the live maps through those. One at a time; `release()` it.
+   */
+  freeze(): FrozenState {
+    if (this.frozen) throw new Error('StoreState.freeze(): a frozen view is still held; release it first.');
+    const before = Object.fromEntries(STATE_MAPS.map((map) => [map, new Map<string, unknown>()])) as Record<StateMap, Map<string, unknown>>;
+    const frozen = { before, deadLetters: this.data.deadLetters.length };
+    this.frozen = frozen;
+    const { data } = this;
+    return {
+      deadLetters: () => data.deadLetters.slice(0, frozen.deadLetters),
+      *entries(map: StateMap): Generator<[string, unknown]> {
+        const live = data[map] as Record<string, unknown>;
+        const changed = frozen.before[map];
+        for (const key of Object.keys(live)) {
+          const value = changed.has(key) ? changed.get(key) : live[key];
+          if (value !== ABSENT) yield [key, value];
+        }
+        // Keys deleted since the freeze.
+        for (const [key, value] of changed) if (value !== ABSENT && live[key] === undefined) yield [key, value];
+      },
+      release: () => {
+        if (this.frozen === frozen) this.frozen = undefined;
+      },
+    };
+  }
+
+  /** Set `key` of a map, keeping its pre-image while a frozen view is held (see `freeze`). */
+  private put<M extends StateMap>(map: M, key: string, value: StateData[M][string]): void {
+    this.keepBefore(map, key);
+    (this.data[map] as Record<string, unknown>)[key] = value;
+  }
+
+  private remove(map: StateMap, key: string): void {
+    this.keepBefore(map, key);
+    delete (this.data[map] as Record<string, unknown>)[key];
+  }
+
+  private keepBefore(map: StateMap, key: string): void {
+    const before = this.frozen?.before[map];
+    if (before && !before.has(key)) before.set(key, (this.data[map] as Record<string, unknown>)[key] ?? ABSENT);
+  }
+
+  /** Store a new version of a run (never change one in place: see `view`). */
+  private putRun(run: Run): Run {
+    this.put('runs', run.key, run);
+    this.indexRun(run);
+    return run;
   }
 
   private indexRun(run: Run): void {
@@ -179,9 +267,9 @@ export class StoreState {
 
   private insertEvent(op: Extract<Op, { t: 'event' }>): OpResult<{ inserted: boolean }> {
     if (this.data.events[op.event.id]) return { changed: false, value: { inserted: false } };
-    this.data.events[op.event.id] = { ...op.event };
+    this.put('events', op.event.id, { ...op.event });
     this.placeInOrder(op.event);
-    this.enqueue({ key: `event:${op.event.id}`, kind: 'event', data: { eventId: op.event.id, type: op.event.type } }, op.at);
+    this.enqueue({ key: runKeys.event(op.event.id), kind: 'event', data: { eventId: op.event.id, type: op.event.type } }, op.at);
     return { changed: true, value: { inserted: true } };
   }
 
@@ -204,6 +292,8 @@ export class StoreState {
   private enqueue(run: NewRun, at: number): OpResult<{ inserted: boolean; run: Run }> {
     const existing = this.data.runs[run.key];
     if (existing) return { changed: false, value: { inserted: false, run: { ...existing } } };
+    // One string for the three equal times: every pending event holds a run in memory.
+    const now = iso(at);
     const created: Run = {
       key: run.key,
       kind: run.kind,
@@ -211,14 +301,14 @@ export class StoreState {
       attempts: 0,
       owner: undefined,
       leaseUntil: undefined,
-      nextAttemptAt: run.nextAttemptAt ?? iso(at),
+      nextAttemptAt: run.nextAttemptAt ?? now,
       lastError: undefined,
       data: run.data,
-      createdAt: iso(at),
-      updatedAt: iso(at),
+      createdAt: now,
+      updatedAt: now,
       completedAt: undefined,
     };
-    this.data.runs[run.key] = created;
+    this.put('runs', run.key, created);
     this.indexRun(created);
     return { changed: true, value: { inserted: true, run: { ...created } } };
   }
@@ -233,12 +323,8 @@ export class StoreState {
   private claim(op: Extract<Op, { t: 'claim' }>): OpResult<Run | undefined> {
     const run = this.data.runs[op.key];
     if (!run || !StoreState.claimable(run, op.at)) return { changed: false, value: undefined };
-    run.status = 'running';
-    run.owner = op.owner;
-    run.leaseUntil = iso(op.at + op.leaseMs);
-    run.attempts += 1;
-    run.updatedAt = iso(op.at);
-    return { changed: true, value: { ...run } };
+    const claimed = this.putRun({ ...run, status: 'running', owner: op.owner, leaseUntil: iso(op.at + op.leaseMs), attempts: run.attempts + 1, updatedAt: iso(op.at) });
+    return { changed: true, value: { ...claimed } };
   }
 
   private holds(run: Run | undefined, owner: string): run is Run {
@@ -248,44 +334,36 @@ export class StoreState {
   private renew(op: Extract<Op, { t: 'renew' }>): OpResult<boolean> {
     const run = this.data.runs[op.key];
     if (!this.holds(run, op.owner)) return { changed: false, value: false };
-    run.leaseUntil = iso(op.at + op.leaseMs);
-    run.updatedAt = iso(op.at);
+    this.putRun({ ...run, leaseUntil: iso(op.at + op.leaseMs), updatedAt: iso(op.at) });
     return { changed: true, value: true };
   }
 
   private complete(op: Extract<Op, { t: 'complete' }>): OpResult<boolean> {
     const run = this.data.runs[op.key];
     if (!this.holds(run, op.owner)) return { changed: false, value: false };
-    run.status = 'done';
-    run.leaseUntil = undefined;
-    run.lastError = undefined;
-    run.completedAt = iso(op.at);
-    run.updatedAt = iso(op.at);
-    this.indexRun(run);
+    this.putRun({ ...run, status: 'done', leaseUntil: undefined, lastError: undefined, completedAt: iso(op.at), updatedAt: iso(op.at) });
     return { changed: true, value: true };
   }
 
   private fail(op: Extract<Op, { t: 'fail' }>): OpResult<boolean> {
     const run = this.data.runs[op.key];
     if (!this.holds(run, op.owner)) return { changed: false, value: false };
-    run.status = op.retryAt ? 'pending' : 'failed';
-    run.nextAttemptAt = op.retryAt ?? run.nextAttemptAt;
-    run.leaseUntil = undefined;
-    run.owner = undefined;
-    run.lastError = op.error;
-    run.updatedAt = iso(op.at);
-    this.indexRun(run);
+    this.putRun({
+      ...run,
+      status: op.retryAt ? 'pending' : 'failed',
+      nextAttemptAt: op.retryAt ?? run.nextAttemptAt,
+      leaseUntil: undefined,
+      owner: undefined,
+      lastError: op.error,
+      updatedAt: iso(op.at),
+    });
     return { changed: true, value: true };
   }
 
   private retry(op: Extract<Op, { t: 'retry' }>): OpResult<boolean> {
     const run = this.data.runs[op.key];
     if (!run || run.status !== 'failed') return { changed: false, value: false };
-    run.status = 'pending';
-    run.attempts = 0;
-    run.nextAttemptAt = iso(op.at);
-    run.updatedAt = iso(op.at);
-    this.indexRun(run);
+    this.putRun({ ...run, status: 'pending', attempts: 0, nextAttemptAt: iso(op.at), updatedAt: iso(op.at) });
     return { changed: true, value: true };
   }
 
@@ -293,7 +371,8 @@ export class StoreState {
     const key = resourceKey(update.kind, update.id);
     const now = iso(at);
     const existing = this.data.resources[key];
-    const record: ResourceRecord = existing ?? {
+    // A copy: a record is replaced, never changed in place (see `view`).
+    const record: ResourceRecord = existing ? { ...existing } : {
       kind: update.kind,
       id: update.id,
       environment: undefined,
@@ -325,7 +404,7 @@ export class StoreState {
     if (update.open !== undefined) record.open = update.open;
     record.lastNewsAt = now;
     record.updatedAt = now;
-    this.data.resources[key] = record;
+    this.put('resources', key, record);
     if (record.open) this.openResources.add(key);
     else this.openResources.delete(key);
     return { changed: true, value: { record: { ...record }, advanced } };
@@ -346,39 +425,35 @@ export class StoreState {
       createdAt: iso(op.at),
       updatedAt: iso(op.at),
     };
-    this.data.attempts[attempt.orderId] = attempt;
+    this.put('attempts', attempt.orderId, attempt);
     return { changed: true, value: { inserted: true, attempt: { ...attempt } } };
   }
 
   private completeAttempt(op: Extract<Op, { t: 'attemptDone' }>): OpResult<CheckoutAttempt | undefined> {
     const attempt = this.data.attempts[op.orderId];
     if (!attempt) return { changed: false, value: undefined };
-    attempt.status = 'created';
-    attempt.resourceId = op.resourceId;
-    attempt.checkoutUrl = op.checkoutUrl;
-    attempt.updatedAt = iso(op.at);
+    this.put('attempts', op.orderId, { ...attempt, status: 'created', resourceId: op.resourceId, checkoutUrl: op.checkoutUrl, updatedAt: iso(op.at) });
     return { changed: true, value: this.getAttempt(op.orderId) };
   }
 
   private refuseAttempt(op: Extract<Op, { t: 'attemptRefused' }>): OpResult<boolean> {
     const attempt = this.data.attempts[op.orderId];
     if (!attempt || attempt.status !== 'sending' || attemptNumber(attempt) !== op.number) return { changed: false, value: false };
-    attempt.status = 'refused';
-    attempt.updatedAt = iso(op.at);
+    this.put('attempts', op.orderId, { ...attempt, status: 'refused', updatedAt: iso(op.at) });
     return { changed: true, value: true };
   }
 
   private lock(op: Extract<Op, { t: 'lock' }>): OpResult<boolean> {
     const held = this.data.locks[op.name];
     if (held && held.owner !== op.owner && held.until > op.at) return { changed: false, value: false };
-    this.data.locks[op.name] = { owner: op.owner, until: op.at + op.ttlMs };
+    this.put('locks', op.name, { owner: op.owner, until: op.at + op.ttlMs });
     return { changed: true, value: true };
   }
 
   private unlock(op: Extract<Op, { t: 'unlock' }>): OpResult<void> {
     const held = this.data.locks[op.name];
     if (!held || held.owner !== op.owner) return { changed: false, value: undefined };
-    delete this.data.locks[op.name];
+    this.remove('locks', op.name);
     return { changed: true, value: undefined };
   }
 
@@ -386,17 +461,17 @@ export class StoreState {
     let payloadsPruned = 0;
     let eventsForgotten = 0;
     for (const [id, event] of Object.entries(this.data.events)) {
-      const run = this.data.runs[`event:${id}`];
+      const key = runKeys.event(id);
+      const run = this.data.runs[key];
       // Never forget an event whose dispatch is unfinished.
       if (run && run.status !== 'done' && run.status !== 'failed') continue;
       if (op.eventsBefore && event.receivedAt < op.eventsBefore) {
-        delete this.data.events[id];
-        delete this.data.runs[`event:${id}`];
-        this.activeRuns.delete(`event:${id}`);
+        this.remove('events', id);
+        this.remove('runs', key);
+        this.activeRuns.delete(key);
         eventsForgotten += 1;
       } else if (op.payloadsBefore && event.receivedAt < op.payloadsBefore && (event.body !== undefined || event.bodyRef !== undefined)) {
-        event.body = undefined;
-        event.bodyRef = undefined;
+        this.put('events', id, { ...event, body: undefined, bodyRef: undefined });
         payloadsPruned += 1;
       }
     }
@@ -413,16 +488,16 @@ export class StoreState {
       const drop = keep === -1 ? entries.length : keep;
       if (drop === 0) continue;
       forgotten += drop;
-      if (drop === entries.length) delete this.data.activity[subject];
-      else entries.splice(0, drop);
+      if (drop === entries.length) this.remove('activity', subject);
+      else this.put('activity', subject, entries.slice(drop));
     }
     return forgotten;
   }
 
   private appendActivity(op: Extract<Op, { t: 'activity' }>): OpResult<void> {
-    const entries = (this.data.activity[op.entry.subject] ??= []);
-    entries.push({ subject: op.entry.subject, kind: op.entry.kind, at: iso(op.at), data: op.entry.data });
-    if (entries.length > ACTIVITY_KEPT_PER_SUBJECT) entries.splice(0, entries.length - ACTIVITY_KEPT_PER_SUBJECT);
+    const entry: Activity = { subject: op.entry.subject, kind: op.entry.kind, at: iso(op.at), data: op.entry.data };
+    const entries = [...(this.data.activity[op.entry.subject] ?? []), entry];
+    this.put('activity', op.entry.subject, entries.length > ACTIVITY_KEPT_PER_SUBJECT ? entries.slice(entries.length - ACTIVITY_KEPT_PER_SUBJECT) : entries);
     return { changed: true, value: undefined };
   }
 
@@ -441,7 +516,7 @@ export class StoreState {
       if (filter.since && event.receivedAt < filter.since) break;
       if (filter.type && event.type !== filter.type) continue;
       if (filter.resourceId && event.resourceId !== filter.resourceId) continue;
-      const run = this.data.runs[`event:${event.id}`];
+      const run = this.data.runs[runKeys.event(event.id)];
       if (filter.status && run?.status !== filter.status) continue;
       if (skip > 0) {
         skip -= 1;
@@ -457,7 +532,8 @@ export class StoreState {
   private *eventsNewestFirst(status: EventFilter['status']): Generator<EventRecord> {
     if (status === 'pending' || status === 'running') {
       const events = [...this.activeRuns].flatMap((key) => {
-        const event = key.startsWith('event:') ? this.data.events[key.slice('event:'.length)] : undefined;
+        const eventId = eventIdOf(key);
+        const event = eventId === undefined ? undefined : this.data.events[eventId];
         return event ? [event] : [];
       });
       yield* events.sort((a, b) => (a.receivedAt < b.receivedAt ? 1 : a.receivedAt > b.receivedAt ? -1 : 0));
@@ -470,27 +546,30 @@ export class StoreState {
   }
 
   listRuns(filter: RunFilter = {}): Run[] {
+    return pageOf(this.matchingRuns(filter, filter.newestFirst ?? false), filter.offset ?? 0, filter.limit ?? 100);
+  }
+
+  countRuns(filter: RunCountFilter = {}): number {
+    let count = 0;
+    for (const _run of this.matchingRuns(filter, false)) count += 1;
+    return count;
+  }
+
+  /** The runs `filter` matches, in creation order (or newest first). */
+  private *matchingRuns(filter: RunCountFilter, newestFirst: boolean): Generator<Run> {
     const statuses = filter.status === undefined ? undefined : Array.isArray(filter.status) ? filter.status : [filter.status];
     const dueBy = filter.dueBy === undefined ? undefined : Date.parse(filter.dueBy);
     // Only pending and running runs can be due: then the active index is enough.
     const activeOnly = dueBy !== undefined || (statuses !== undefined && statuses.every((s) => s === 'pending' || s === 'running'));
-    const out: Run[] = [];
-    let skip = filter.offset ?? 0;
     const keys = activeOnly ? this.activeRuns : Object.keys(this.data.runs);
-    for (const key of filter.newestFirst ? [...keys].reverse() : keys) {
+    for (const key of newestFirst ? [...keys].reverse() : keys) {
       const run = this.data.runs[key];
       if (!run) continue;
       if (filter.kind && run.kind !== filter.kind) continue;
       if (statuses && !statuses.includes(run.status)) continue;
       if (dueBy !== undefined && !StoreState.claimable(run, dueBy)) continue;
-      if (skip > 0) {
-        skip -= 1;
-        continue;
-      }
-      out.push({ ...run });
-      if (out.length >= (filter.limit ?? 100)) break;
+      yield run;
     }
-    return out;
   }
 
   getAttempt(orderId: string): CheckoutAttempt | undefined {
@@ -504,8 +583,10 @@ export class StoreState {
   }
 
   listResources(filter: ResourceFilter = {}): ResourceRecord[] {
-    const out: ResourceRecord[] = [];
-    let skip = filter.offset ?? 0;
+    return pageOf(this.matchingResources(filter), filter.offset ?? 0, filter.limit ?? 1000);
+  }
+
+  private *matchingResources(filter: ResourceFilter): Generator<ResourceRecord> {
     const keys = filter.open === true ? this.openResources : Object.keys(this.data.resources);
     for (const key of filter.newestFirst ? [...keys].reverse() : keys) {
       const record = this.data.resources[key];
@@ -514,14 +595,8 @@ export class StoreState {
       if (filter.open !== undefined && record.open !== filter.open) continue;
       if (filter.lastNewsBefore && record.lastNewsAt > filter.lastNewsBefore) continue;
       if (filter.outcomeSource && record.outcomeSource !== filter.outcomeSource) continue;
-      if (skip > 0) {
-        skip -= 1;
-        continue;
-      }
-      out.push({ ...record });
-      if (out.length >= (filter.limit ?? 1000)) break;
+      yield record;
     }
-    return out;
   }
 
   listDeadLetters(limit = 100, offset = 0): DeadLetter[] {

@@ -165,6 +165,9 @@ export interface RunFilter {
   newestFirst?: boolean;
 }
 
+/** Which runs `countRuns` counts: a `RunFilter` without its paging. */
+export type RunCountFilter = Pick<RunFilter, 'kind' | 'status' | 'dueBy'>;
+
 export interface ResourceFilter {
   kind?: ResourceKind;
   open?: boolean;
@@ -280,7 +283,11 @@ export interface Store {
   /** Newest first; `offset` skips that many first (paging). */
   listDeadLetters(limit?: number, offset?: number): Promise<DeadLetter[]>;
 
-  /** Insert a run if its key is new; returns the existing run otherwise. */
+  /**
+   * Insert a run if its key is new; returns the existing run otherwise. An event's dispatch run
+   * (kind `event`, key `event:<id>`) is made only by `insertEvent`: asked for again, the stored one
+   * is returned; any other run of kind `event` or keyed `event:` is refused with a `StoreError`.
+   */
   enqueueRun(run: NewRun, now?: Date): Promise<{ inserted: boolean; run: Run }>;
   getRun(key: string): Promise<Run | undefined>;
   /**
@@ -300,6 +307,8 @@ export interface Store {
   /** Put a `failed` run back to pending, due at `now` (the `retry` commands). */
   retryRun(key: string, now?: Date): Promise<boolean>;
   listRuns(filter?: RunFilter): Promise<Run[]>;
+  /** How many runs match, however many (a count, not a list: `summarize` gives the overview's). */
+  countRuns(filter?: RunCountFilter): Promise<number>;
 
   /** Apply an update that only moves the outcome forward. Returns the record and whether it advanced. */
   updateResource(update: ResourceUpdate, now?: Date): Promise<{ record: ResourceRecord; advanced: boolean }>;

@@ -1,4 +1,4 @@
-import { fulfillmentKey, type HandlerOutcome } from '../fulfillment/outcome.js';
+import { resourceRuns } from '../runs/index.js';
 import type { ResourceKind, Run, Store, StoredEvent } from '../store/index.js';
 import { HANDLER_KIND, HandlerDataSchema, NEWS_KIND, NewsDataSchema, resourceSubject } from './activity-data.js';
 
@@ -19,9 +19,6 @@ export interface Timeline {
   events: Array<StoredEvent & { run: Run | undefined }>;
   runs: Run[];
 }
-
-/** Every handler outcome: a `Record`, so a new outcome's runs are not left off the timeline. */
-const HANDLER_OUTCOMES = Object.keys({ paid: true, overpaid: true, underpaid: true, expired: true } satisfies Record<HandlerOutcome, true>) as HandlerOutcome[];
 
 /** How many of each source a timeline shows (the newest). */
 const LIMIT = 200;
@@ -91,7 +88,7 @@ function runEntries(run: Run): TimelineEntry[] {
 export async function readTimeline(store: Store, kind: ResourceKind, id: string): Promise<Timeline> {
   const events = await store.listEvents({ resourceId: id, limit: LIMIT });
   const activity = await store.listActivity({ subject: resourceSubject(kind, id), limit: LIMIT });
-  const runs = (await Promise.all(HANDLER_OUTCOMES.map((outcome) => store.getRun(fulfillmentKey(kind, id, outcome))))).filter((run): run is Run => run !== undefined);
+  const runs = await resourceRuns(store, kind, id);
   // Both lists come newest first: reversed, so that entries of one instant stay in the order they happened.
   const entries = [
     ...[...events].reverse().filter((event) => event.resourceKind === undefined || event.resourceKind === kind).map(eventEntry),

@@ -25,3 +25,18 @@ export function utf8Secret(secret: string, index = 0): Uint8Array {
   if (secret.length === 0) throw new ConfigError(`Webhook secret #${index + 1} is empty.`);
   return utf8Bytes(secret);
 }
+
+/**
+ * How a configured secret becomes HMAC key bytes: `utf8`, the string as is (Stripe, GitHub,
+ * Shopify), or `whsec-base64`, the base64 part after `whsec_` decoded (Standard Webhooks).
+ */
+export type KeyForm = 'utf8' | 'whsec-base64';
+
+/** Turn secret #`index` into key bytes. Throws `ConfigError` for a malformed secret. */
+export type KeyDecoder = (secret: string, index: number) => Uint8Array;
+
+/** The decoder of each key form: a scheme names its form, the verifiers and signers decode with this. */
+export const KEY_DECODERS: Record<KeyForm, KeyDecoder> = {
+  utf8: utf8Secret,
+  'whsec-base64': decodeWhsecSecret,
+};

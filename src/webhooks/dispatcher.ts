@@ -1,27 +1,14 @@
-import type { Logger } from '../log/index.js';
 import type { CheckoutEvent } from '../schemas/event.js';
+import { COMPLETION_RETRIES, eventIdOf, executeRun, retryFailed, runKeys, type RunSettings } from '../runs/index.js';
 import type { Store } from '../store/types.js';
-import { backoffDelay } from './backoff-delay.js';
 import type { HandlerRegistry } from './event-handlers.js';
 import { WebhookHandlerError } from './handler-error.js';
 import { runHandlers, type DeliveryInfo } from './run-handlers.js';
-import { keepLease } from '../store/keep-lease.js';
 
-/** Key of the dispatch run `store.insertEvent` queues with each new event. */
-export const eventRunKey = (eventId: string) => `event:${eventId}`;
-const RUN_PREFIX = 'event:';
-
-export interface DispatcherSettings {
+/** The receiver's run settings (its clock: claims, renewals, retries and due times all read it); completions are retried as `COMPLETION_RETRIES` says. */
+export interface DispatcherSettings extends Omit<RunSettings, keyof typeof COMPLETION_RETRIES> {
   store: Store;
   handlers: HandlerRegistry;
-  logger: Logger;
-  owner: string;
-  leaseMs: number;
-  maxAttempts: number;
-  backoffMs: number;
-  maxBackoffMs: number;
-  /** The receiver's clock: claims, renewals, retries and due times all read it. */
-  clock: () => Date;
   /** Dispatches in flight at once, started from the durable queue oldest first. */
   concurrency: number;
   /** Rebuild a stored event for dispatch; a string says why it cannot be. */
@@ -57,12 +44,19 @@ export interface Dispatcher {
   idle(): Promise<void>;
 }
 
-const PAGE = 100;
+/** The handlers' failures of one attempt, made a `WebhookHandlerError` once the runner has decided the retry. */
+class HandlerFailures {
+  constructor(
+    readonly event: CheckoutEvent,
+    readonly errors: unknown[],
+  ) {}
+}
+
 /** Events kept parsed in memory between their receipt and their dispatch, per unit of concurrency. */
 const KEPT_PER_SLOT = 4;
 
 export function createDispatcher(settings: DispatcherSettings): Dispatcher {
-  const { store, handlers, logger, owner, leaseMs, maxAttempts, clock } = settings;
+  const { store, handlers, logger, leaseMs, maxAttempts, clock } = settings;
   const inFlight = new Set<Promise<unknown>>();
 
   function track<T>(promise: Promise<T>): Promise<T> {
@@ -81,49 +75,53 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
       return;
     }
     const failures = await runHandlers(listeners.map((listener) => () => listener(error)));
-    for (const failure of failures) logger.error({ eventId: error.event.id, err: String(failure) }, 'An onError handler threw');
+    for (const failure of failures) logger.error({ eventId: error.event.id, err: failure }, 'An onError handler threw');
   }
 
+  const { owner, backoffMs, maxBackoffMs } = settings;
+  const runSettings: RunSettings = { owner, leaseMs, maxAttempts, backoffMs, maxBackoffMs, ...COMPLETION_RETRIES, clock, logger };
+
   async function attempt(eventId: string, known: CheckoutEvent | undefined): Promise<DispatchOutcome> {
-    const key = eventRunKey(eventId);
-    const run = await store.claimRun(key, { owner, leaseMs, now: clock() });
-    if (!run) return 'skipped';
-    const event = known ?? (await settings.loadEvent(eventId));
-    if (typeof event === 'string') {
-      await store.failRun(key, owner, { error: event, now: clock() });
-      logger.error({ eventId }, `Cannot dispatch event ${eventId}: ${event}`);
-      return 'failed';
-    }
-    const stopRenewing = keepLease({
+    const result = await executeRun(
       store,
-      key,
-      owner,
-      leaseMs,
-      clock,
-      onLost: (reason) => logger.warn({ eventId, reason }, `Lost the lease on event ${eventId} while its handlers ran; another worker may run them again.`),
-    });
-    const delivery: DeliveryInfo = { storedAt: run.createdAt };
-    const errors = await runHandlers(handlers.handlersFor(event.type).map((handler) => () => handler(event, delivery))).finally(stopRenewing);
-    if (errors.length === 0) {
-      if (!(await store.completeRun(key, owner, clock()))) {
-        logger.warn({ eventId, leaseMs }, `Lease on event ${eventId} ran out before its handlers finished; another worker may run them again. Raise leaseMs.`);
-      }
-      return 'done';
+      runKeys.event(eventId),
+      {
+        ...runSettings,
+        onLeaseLost: (reason) => logger.warn({ eventId, reason }, `Lost the lease on event ${eventId} while its handlers ran; another worker may run them again.`),
+        explain: (error, { attempt: number, retryAt }) =>
+          error instanceof HandlerFailures ? new WebhookHandlerError(error.event, error.errors, number, maxAttempts, retryAt) : error,
+      },
+      async (run) => {
+        const event = known ?? (await settings.loadEvent(eventId));
+        // An event that cannot be rebuilt never will be: given up at once.
+        if (typeof event === 'string') return { ok: false, error: event, giveUp: true };
+        const delivery: DeliveryInfo = { storedAt: run.createdAt };
+        const errors = await runHandlers(handlers.handlersFor(event.type).map((handler) => () => handler(event, delivery)));
+        return errors.length === 0 ? { ok: true, value: undefined } : { ok: false, error: new HandlerFailures(event, errors) };
+      },
+    );
+    switch (result.status) {
+      case 'not-claimed':
+        return 'skipped';
+      case 'finished':
+        if (result.completion === 'lease-lost') {
+          logger.warn({ eventId, leaseMs }, `Lease on event ${eventId} ran out before its handlers finished; another worker may run them again. Raise leaseMs.`);
+        }
+        // Not stored: the run stays claimable once its lease runs out, as after a store failure.
+        return result.completion === 'unstored' ? 'error' : 'done';
+      case 'retrying':
+      case 'failed':
+        if (result.error instanceof WebhookHandlerError) await reportFailure(result.error);
+        else logger.error({ eventId }, `Cannot dispatch event ${eventId}: ${String(result.error)}`);
+        return result.status === 'retrying' ? 'retry' : 'failed';
     }
-    const willRetry = run.attempts < maxAttempts;
-    const now = clock();
-    const retryAt = willRetry ? new Date(now.getTime() + backoffDelay(run.attempts, settings.backoffMs, settings.maxBackoffMs)).toISOString() : undefined;
-    const error = new WebhookHandlerError(event, errors, run.attempts, maxAttempts, retryAt);
-    await store.failRun(key, owner, { error: error.message, retryAt, now });
-    await reportFailure(error);
-    return willRetry ? 'retry' : 'failed';
   }
 
   function dispatch(eventId: string, event?: CheckoutEvent): Promise<DispatchOutcome> {
     return track(
       attempt(eventId, event).catch((error: unknown) => {
         // A store failure: the run stays claimable (pending, or its lease runs out) for a later pass.
-        logger.error({ eventId, err: String(error) }, `Dispatch of event ${eventId} failed: ${String(error)}`);
+        logger.error({ eventId, err: error }, `Dispatch of event ${eventId} failed: ${String(error)}`);
         return 'error' as const;
       }),
     );
@@ -160,7 +158,7 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
       const due = await store.listRuns({ kind: 'event', status: ['pending', 'running'], dueBy: dueBy ?? clock().toISOString(), limit: pageSize + active.size });
       // stop() may have come while the queue was being read.
       if (paused) return started;
-      ahead = due.map((run) => run.key.slice(RUN_PREFIX.length)).filter((eventId) => !active.has(eventId));
+      ahead = due.flatMap((run) => eventIdOf(run.key) ?? []).filter((eventId) => !active.has(eventId));
       // The whole due queue fits in the page: a kept event not in it was dispatched elsewhere.
       if (due.length < pageSize + active.size) for (const eventId of kept.keys()) if (!active.has(eventId) && !ahead.includes(eventId)) kept.delete(eventId);
     }
@@ -238,16 +236,8 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
     return dispatchedCount - before;
   }
 
-  async function retryFailed(eventId?: string): Promise<number> {
-    if (eventId !== undefined) return (await store.retryRun(eventRunKey(eventId), clock())) ? 1 : 0;
-    let count = 0;
-    for (;;) {
-      const failed = await store.listRuns({ kind: 'event', status: 'failed', limit: PAGE });
-      let retried = 0;
-      for (const run of failed) if (await store.retryRun(run.key, clock())) retried += 1;
-      count += retried;
-      if (failed.length < PAGE || retried === 0) return count;
-    }
+  function retryFailedEvents(eventId?: string): Promise<number> {
+    return retryFailed(store, { kind: 'event', key: eventId === undefined ? undefined : runKeys.event(eventId), clock });
   }
 
   async function idle(): Promise<void> {
@@ -261,7 +251,7 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
     pause: () => void (paused = true),
     resume: () => void (paused = false),
     dispatchDue,
-    retryFailed,
+    retryFailed: retryFailedEvents,
     track,
     idle,
   };

@@ -24,7 +24,10 @@ export type { WebReceiverOptions } from './web-receiver.js';
 export type { EventSink } from './handle-delivery.js';
 export { signWebhook, generateTestHeaders, newWebhookSecret } from './sign.js';
 export type { SignWebhookOptions, TestHeadersOptions } from './sign.js';
-export type { WebhookScheme, StandardWebhooksScheme, StripeStyleScheme, PlainHmacScheme, VerifiedDelivery } from './scheme.js';
+export type { WebhookScheme, VerifiedDelivery } from './scheme.js';
+export type { StandardWebhooksScheme } from './schemes/standard-webhooks.js';
+export type { StripeStyleScheme } from './schemes/stripe-style.js';
+export type { PlainHmacScheme } from './schemes/plain-hmac.js';
 export type { HeaderBag } from './header-value.js';
 
 export { checkoutWebhooks } from './adapters/fastify.js';

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
-import { createLogger, type Logger } from '../log/index.js';
+import { defaultLogger, type Logger } from '../log/index.js';
+import { defaultOwner } from '../runs/index.js';
 import type { Environment } from '../schemas/common.js';
 import type { Store } from '../store/types.js';
 import type { EnvelopeMapper } from './parse-delivery.js';
@@ -46,6 +45,8 @@ export interface ReceiverOptions {
   /** Attempts before an event's run is marked `failed`. @default 8 */
   maxAttempts?: number;
   /** Base delay of the exponential retry backoff, in ms. @default 1000 */
+  backoffMs?: number;
+  /** @deprecated use `backoffMs` (the engine's name for the same thing). */
   backoff?: number;
   /** Longest retry delay, in ms. @default 600000 */
   maxBackoffMs?: number;
@@ -76,7 +77,7 @@ export interface ReceiverOptions {
 }
 
 export type NormalizedReceiverOptions = Required<
-  Omit<ReceiverOptions, 'environment' | 'mapEnvelope' | 'retention' | 'secrets' | 'doctor'>
+  Omit<ReceiverOptions, 'environment' | 'mapEnvelope' | 'retention' | 'secrets' | 'doctor' | 'backoff'>
 > & {
   secrets: readonly string[];
   environment: Environment | undefined;
@@ -110,11 +111,11 @@ export function normalizeReceiverOptions(options: ReceiverOptions): NormalizedRe
     environment: options.environment,
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes ?? 65_536),
     mapEnvelope: options.mapEnvelope,
-    logger: options.logger ?? createLogger(),
-    owner: options.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    logger: options.logger ?? defaultLogger(),
+    owner: options.owner ?? defaultOwner(),
     leaseMs: positive('leaseMs', options.leaseMs ?? 30_000),
     maxAttempts: positive('maxAttempts', options.maxAttempts ?? 8),
-    backoff: positive('backoff', options.backoff ?? 1000, 0),
+    backoffMs: positive('backoffMs', options.backoffMs ?? options.backoff ?? 1000, 0),
     maxBackoffMs: positive('maxBackoffMs', options.maxBackoffMs ?? 600_000, 0),
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? 1000),
     dispatchConcurrency: Math.floor(positive('dispatchConcurrency', options.dispatchConcurrency ?? 16)),

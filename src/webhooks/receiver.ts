@@ -70,7 +70,7 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
     owner: options.owner,
     leaseMs: options.leaseMs,
     maxAttempts: options.maxAttempts,
-    backoffMs: options.backoff,
+    backoffMs: options.backoffMs,
     maxBackoffMs: options.maxBackoffMs,
     clock: options.clock,
     concurrency: options.dispatchConcurrency,

@@ -1,46 +1,13 @@
+import type { KeyDecoder } from './decode-secret.js';
+import type { WebhookScheme } from './schemes/registry.js';
+
 /**
- * Signature schemes the receiver can verify. Standard Webhooks is the default (contract.md 3a);
+ * What every signature scheme shares. Each scheme is one entry of `schemes/registry.ts` (its
+ * configuration, key form, headers and rules); Standard Webhooks is the default (contract.md 3a),
  * the others exist for services that sign differently.
  */
 
-/**
- * Standard Webhooks: headers `webhook-id`, `webhook-timestamp` (unix seconds) and `webhook-signature`
- * (space-separated `v1,<base64 HMAC-SHA256>` entries) over `<id>.<timestamp>.<raw body>`.
- * The key is the base64-decoded part of the `whsec_…` secret.
- */
-export interface StandardWebhooksScheme {
-  kind: 'standard-webhooks';
-}
-
-/**
- * Stripe-style: one header `t=<unix seconds>,v1=<hex HMAC-SHA256>[,v1=…]` over `<t>.<raw body>`.
- * As Stripe does, the key is the secret string itself (its UTF-8 bytes).
- * @example { kind: 'stripe-style', header: 'stripe-signature' }
- */
-export interface StripeStyleScheme {
-  kind: 'stripe-style';
-  /** @default 'stripe-signature' */
-  header?: string;
-}
-
-/**
- * A plain HMAC of the raw body in a named header (GitHub, Shopify and many others). There is no
- * timestamp, so no replay protection beyond event-id dedupe. The key is the secret's UTF-8 bytes.
- * @example { kind: 'hmac', header: 'x-hub-signature-256', prefix: 'sha256=' }
- */
-export interface PlainHmacScheme {
-  kind: 'hmac';
-  /** Header carrying the signature (case-insensitive). */
-  header: string;
-  /** @default 'sha256' */
-  algorithm?: 'sha256' | 'sha512';
-  /** @default 'hex' */
-  encoding?: 'hex' | 'base64';
-  /** Text before the digest in the header, e.g. `sha256=`. @default '' */
-  prefix?: string;
-}
-
-export type WebhookScheme = StandardWebhooksScheme | StripeStyleScheme | PlainHmacScheme;
+export type { WebhookScheme, SchemeKind } from './schemes/registry.js';
 
 export const DEFAULT_SCHEME: WebhookScheme = { kind: 'standard-webhooks' };
 
@@ -78,20 +45,25 @@ export interface SignatureClaim {
 }
 
 /**
- * One scheme's rules, free of any crypto library: the Node verifier (`node:crypto`, sync) and the
- * Web verifier (`crypto.subtle`, async) both compute `algorithm` over `prefix + body` and compare.
+ * One configured scheme's rules, free of any crypto library (what a registry entry's `create`
+ * returns): the Node verifier (`node:crypto`, sync) and the Web verifier (`crypto.subtle`, async)
+ * both compute `algorithm` over `prefix + body` and compare.
  */
 export interface SchemeRules {
   algorithm: 'sha256' | 'sha512';
   encoding: 'hex' | 'base64';
-  /** Turn a configured secret into HMAC key bytes. Throws `ConfigError` for a malformed secret. */
-  key(secret: string, index: number): Uint8Array;
   /** Read and check the headers. Throws `WebhookVerificationError` (missing, malformed, outside the tolerance). */
   claim(context: SchemeHeaderContext): SignatureClaim;
   /** What a new delivery signs before its body. */
   signedPrefix(id: string, timestamp: number): string;
   /** The headers of a new delivery, given one digest per key (in the order of the keys). */
   headers(input: { id: string; timestamp: number; digests: readonly string[] }): Record<string, string>;
+}
+
+/** The rules plus the decoder of the scheme's key form: what the verifiers and the signer run. */
+export interface KeyedSchemeRules extends SchemeRules {
+  /** Turn a configured secret into HMAC key bytes. Throws `ConfigError` for a malformed secret. */
+  key: KeyDecoder;
 }
 
 export interface SchemeVerifyContext extends SchemeHeaderContext {
@@ -109,7 +81,7 @@ export interface SchemeSignInput {
 /** One scheme with Node's crypto. Keys are decoded once (`key`), then reused for every delivery. */
 export interface SchemeImplementation {
   /** Turn a configured secret into HMAC key bytes. Throws `ConfigError` for a malformed secret. */
-  key(secret: string, index: number): Uint8Array;
+  key: KeyDecoder;
   /** Throws `WebhookVerificationError`, or returns what the headers said. */
   verify(context: SchemeVerifyContext): VerifiedDelivery;
   /** The headers that make a delivery verify. */

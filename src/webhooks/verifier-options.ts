@@ -1,7 +1,7 @@
 import { ConfigError, WebhookVerificationError } from '../errors/index.js';
 import type { HeaderBag } from './header-value.js';
-import { DEFAULT_SCHEME, type SchemeRules, type WebhookScheme } from './scheme.js';
-import { schemeRules } from './schemes/scheme-rules.js';
+import { DEFAULT_SCHEME, type KeyedSchemeRules, type WebhookScheme } from './scheme.js';
+import { schemeRules } from './schemes/registry.js';
 
 export interface VerifierOptions {
   /**
@@ -24,7 +24,7 @@ export interface VerifyInput {
 }
 
 export interface NormalizedVerifierOptions {
-  rules: SchemeRules;
+  rules: KeyedSchemeRules;
   /** Key bytes, one per secret, decoded once. */
   keys: Uint8Array[];
   toleranceSeconds: number;

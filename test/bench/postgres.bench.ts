@@ -16,6 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { listenOnLoopback } from '../support/ports.js';
 import { EVENT_TEMPLATE, forkServer, ID_MARK, load, serveInChild, WEBHOOK_PATH, type BenchResult } from './load.js';
 
 const WARMUP_SECONDS = 2;
@@ -79,10 +80,9 @@ async function startServer({ scenario, schema }: ServerConfig, databaseUrl: stri
   }
   await pool.query(`ANALYZE ${table}`);
 
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
+  const port = await listenOnLoopback(app);
   return {
-    port: typeof address === 'object' && address ? address.port : 0,
+    port,
     async close() {
       await app.close();
       const { rows } = await pool.query<{ count: number }>(`SELECT count(*)::int AS count FROM ${table}`);

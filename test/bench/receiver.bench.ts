@@ -11,6 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { listenOnLoopback } from '../support/ports.js';
 import { forkServer, load, nextBody, serveInChild, WEBHOOK_PATH, type BenchResult, type ChildServer, type ForkedServer } from './load.js';
 
 export type { BenchResult } from './load.js';
@@ -124,9 +125,7 @@ async function startServer(config: ServerConfig): Promise<ChildServer> {
     stored = async () => db.data.events.length;
   }
 
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const port = await listenOnLoopback(app);
   return {
     port,
     async close() {

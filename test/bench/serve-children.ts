@@ -11,6 +11,7 @@
  *   as receiver.bench.ts's `receiver` scenario: what `serve` would acknowledge without its engine.
  */
 import { fileURLToPath } from 'node:url';
+import { listenOnLoopback } from '../support/ports.js';
 import { forkServer, serveInChild, WEBHOOK_PATH, type ChildServer, type ForkedServer } from './load.js';
 import { payment } from './serve-payloads.js';
 
@@ -111,10 +112,9 @@ async function start(config: ChildConfig): Promise<ChildServer> {
     };
   }
 
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
+  const port = await listenOnLoopback(app);
   return {
-    port: typeof address === 'object' && address ? address.port : 0,
+    port,
     async close() {
       await app.close();
       return closeExtra();

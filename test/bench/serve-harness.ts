@@ -343,8 +343,13 @@ export interface LoadOptions {
   timeoutSeconds?: number;
 }
 
-/** Signed deliveries to `POST /webhooks/checkout` of 127.0.0.1:`port`. */
-export function deliver(options: LoadOptions): Promise<autocannon.Result> {
+/**
+ * Signed deliveries to `POST /webhooks/checkout` of 127.0.0.1:`port`. `lastResponseAt` is when the
+ * last response came (`performance.now()`): autocannon notices the end of an `amount` run only at
+ * its next one-second tick, so its own duration rounds a 3.2 s flush up to 4 s.
+ */
+export function deliver(options: LoadOptions): Promise<autocannon.Result & { lastResponseAt: number }> {
+  let lastResponseAt = performance.now();
   return new Promise((resolve, reject) => {
     autocannon(
       {
@@ -353,9 +358,9 @@ export function deliver(options: LoadOptions): Promise<autocannon.Result> {
         ...(options.amount !== undefined ? { amount: options.amount } : { duration: options.seconds ?? 5 }),
         ...(options.overallRate !== undefined ? { overallRate: options.overallRate } : {}),
         timeout: options.timeoutSeconds ?? 10,
-        requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, ...signed(options.next()) }) }],
+        requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, ...signed(options.next()) }), onResponse: () => void (lastResponseAt = performance.now()) }],
       },
-      (error, result) => (error ? reject(error) : resolve(result)),
+      (error, result) => (error ? reject(error) : resolve({ ...result, lastResponseAt })),
     );
   });
 }

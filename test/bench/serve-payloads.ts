@@ -7,6 +7,7 @@
  * imports nothing heavy.
  */
 import { randomBytes } from 'node:crypto';
+import { createRng, shuffle } from '../../src/sandbox/webhooks/faults.js';
 
 export type PaymentState = 'created' | 'partially_paid' | 'paid';
 
@@ -90,21 +91,6 @@ export function distinctPaidEvents(): () => { msgId: string; body: string } {
 }
 
 /**
- * A deterministic PRNG (mulberry32): the flush backlog's interleaving and its duplicates are the
- * same in every run of a given size.
- */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/**
  * A provider flushing a backlog: for each of `payments` payments its `payment.created`,
  * `payment.partially_paid` and `payment.paid` events, in that order for the payment but
  * interleaved at random across payments, plus `duplicates` re-deliveries of earlier events
@@ -114,16 +100,13 @@ export function backlog({ payments, duplicates, tag = newRunTag(), seed = 13 }: 
   deliveries: Delivery[];
   paymentIds: string[];
 } {
-  const random = prng(seed);
+  // Seeded: the backlog's interleaving and its duplicates are the same in every run of a given size.
+  const random = createRng(seed);
   const paymentIds = Array.from({ length: payments }, (_, i) => uuidFor(tag, i));
   const states: PaymentState[] = ['created', 'partially_paid', 'paid'];
   // Each payment appears three times; a shuffle of those slots, each slot taking its payment's
   // next state, interleaves payments while keeping each one's events in order.
-  const slots = Array.from({ length: payments * states.length }, (_, i) => i % payments);
-  for (let i = slots.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [slots[i], slots[j]] = [slots[j]!, slots[i]!];
-  }
+  const slots = shuffle(Array.from({ length: payments * states.length }, (_, i) => i % payments), random);
   const next = new Array<number>(payments).fill(0);
   const now = Date.now();
   const deliveries: Delivery[] = slots.map((p) => {

@@ -50,7 +50,7 @@ async function measure(stored: number): Promise<{ name: string; eventsPerSec: nu
       eventsPerSec: Math.round(MEASURED / seconds),
       note:
         `${MEASURED.toLocaleString('en')} fsync'd inserts in ${seconds.toFixed(2)} s; open ${Math.round(openMs)} ms; ` +
-        `a compaction (due when the journal outgrows the ${snapshotMb.toFixed(1)} MB snapshot) holds writes for ${Math.round(compactMs)} ms`,
+        `a compaction (due when the journal outgrows the ${snapshotMb.toFixed(1)} MB snapshot) takes ${Math.round(compactMs)} ms, writes going on meanwhile (only its seal holds them)`,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -1,10 +1,8 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { cleanup, openSandbox, simulate, tempDir } from '../sandbox/helpers.js';
-import { execCli, spawnCli, stopProcess, waitForLine } from '../support/cli.js';
+import { cleanup, openShop, simulate } from '../sandbox/helpers.js';
+import { execCli, sandboxEnv, spawnCli, stopProcess, waitForLine } from '../support/cli.js';
 import { eventually, freePort } from '../support/ports.js';
+import { createdPaymentId, postCheckout } from '../support/post-checkout.js';
 import { parsePrometheusStrict, sampleValue } from '../support/prometheus.js';
 
 // Issue 15 through the processes a merchant runs: `serve --console` and `console` on a real
@@ -16,35 +14,20 @@ afterEach(async () => {
   await cleanup();
 });
 
-function envFor(sandbox: SandboxHandle) {
-  const { merchant } = sandbox.credentials.test;
-  return {
-    CHECKOUT_BASE_URL: sandbox.url,
-    CHECKOUT_API_KEY: merchant.apiKey,
-    CHECKOUT_SIGNING_SECRET: merchant.signingSecret,
-    CHECKOUT_INVOICE_KEY: merchant.invoiceKey,
-    CHECKOUT_WEBHOOK_SECRET: sandbox.credentials.webhookSecret,
-    LOG_LEVEL: 'warn',
-  };
-}
-
 const HANDLERS = `export default { async paid() {} };\n`;
 
 describe('checkout-kit serve --console and checkout-kit console (child processes)', () => {
   it('serve shows the console, /metrics, /healthz and /readyz; the console command shows the same store; off loopback it needs a token', async () => {
-    const dir = await tempDir('ck-console-cli-');
-    await writeFile(join(dir, 'fulfillment.mjs'), HANDLERS);
-    const port = await freePort();
-    const sandbox = await openSandbox({ webhookUrls: [`http://127.0.0.1:${port}/webhooks/checkout`] });
-    const env = envFor(sandbox);
+    const { dir, port, sandbox } = await openShop('ck-console-cli-', HANDLERS);
+    const env = sandboxEnv(sandbox);
     const serve = spawnCli(['serve', '--port', String(port), '--console'], { cwd: dir, env });
     children.push(serve);
     const [, consoleLine] = (await waitForLine(serve, /console on (\S+) \(this machine only\)/)) as unknown as [string, string];
     expect(consoleLine).toBe(`http://127.0.0.1:${port}/checkout-kit/`);
     const base = `http://127.0.0.1:${port}`;
 
-    const created = await fetch(`${base}/checkout`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ orderId: 'o-1', amount: '15', email: 'b@example.com' }) });
-    const paymentId = created.headers.get('location')!.split('/').pop()!;
+    const created = await postCheckout(base, { orderId: 'o-1', amount: '15', email: 'b@example.com' });
+    const paymentId = createdPaymentId(created);
     expect((await simulate(sandbox, `/sandbox/payments/${paymentId}/deposit`, { amount: '15' })).status).toBe(200);
 
     const overview = await eventually(async () => {

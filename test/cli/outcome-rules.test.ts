@@ -1,21 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { cleanup, openSandbox, simulate, tempDir } from '../sandbox/helpers.js';
-import { execCli, runCli, spawnCli, waitForLine } from '../support/cli.js';
-import { freePort } from '../support/ports.js';
+import { cleanup, openShop, simulate, tempDir } from '../sandbox/helpers.js';
+import { execCli, runCli, sandboxEnv, spawnCli, terminateAll, waitForLine } from '../support/cli.js';
+import { createdPaymentId, postCheckout } from '../support/post-checkout.js';
 
 const children: Array<ReturnType<typeof spawnCli>> = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
-  }
+  await terminateAll(children);
   await cleanup();
 });
 
@@ -26,33 +18,18 @@ const log = (payment, ctx) => appendFileSync(new URL('./calls.log', import.meta.
 export default { paid: log, overpaid: log, underpaid: log, expired: log };
 `;
 
-function envFor(sandbox: SandboxHandle, extra: Record<string, string>) {
-  const { merchant } = sandbox.credentials.test;
-  return {
-    CHECKOUT_BASE_URL: sandbox.url,
-    CHECKOUT_API_KEY: merchant.apiKey,
-    CHECKOUT_SIGNING_SECRET: merchant.signingSecret,
-    CHECKOUT_WEBHOOK_SECRET: sandbox.credentials.webhookSecret,
-    LOG_LEVEL: 'warn',
-    ...extra,
-  };
-}
-
 describe('outcome rules from the configuration, in every command', () => {
   it('regression: reconcile classifies with CHECKOUT_UNDERPAY_TOLERANCE (9.995 of 10 is paid, not underpaid), as serve does', async () => {
-    const dir = await tempDir('ck-tolerance-');
-    await writeFile(join(dir, 'fulfillment.mjs'), HANDLERS);
-    const port = await freePort();
     // Every webhook is lost: only reconcile (on cron) learns of the payment.
-    const sandbox = await openSandbox({ webhookUrls: [`http://127.0.0.1:${port}/webhooks/checkout`], faults: { drop: 1 } });
-    const env = envFor(sandbox, { CHECKOUT_UNDERPAY_TOLERANCE: '0.01' });
+    const { dir, port, sandbox } = await openShop('ck-tolerance-', HANDLERS, { faults: { drop: 1 } });
+    const env = sandboxEnv(sandbox, { CHECKOUT_UNDERPAY_TOLERANCE: '0.01' }, { invoiceKey: false });
     const serve = spawnCli(['serve', '--port', String(port)], { cwd: dir, env });
     children.push(serve);
     await waitForLine(serve, /listening on/);
 
-    const created = await fetch(`http://127.0.0.1:${port}/checkout`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ orderId: 'o-short', amount: '10' }) });
+    const created = await postCheckout(`http://127.0.0.1:${port}`, { orderId: 'o-short', amount: '10' });
     expect(created.status).toBe(303);
-    const paymentId = created.headers.get('location')!.split('/').pop()!;
+    const paymentId = createdPaymentId(created);
     expect((await simulate(sandbox, `/sandbox/payments/${paymentId}/deposit`, { amount: '9.995' })).status).toBe(200);
     expect((await simulate(sandbox, `/sandbox/payments/${paymentId}/expire`)).status).toBe(200);
     await sandbox.webhooksIdle();

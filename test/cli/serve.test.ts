@@ -1,36 +1,16 @@
 import { readFileSync, existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { cleanup, openSandbox, simulate, tempDir } from '../sandbox/helpers.js';
-import { execCli, spawnCli, waitForLine } from '../support/cli.js';
-import { eventually, freePort } from '../support/ports.js';
+import { cleanup, openShop, simulate } from '../sandbox/helpers.js';
+import { execCli, sandboxEnv, spawnCli, terminateAll, waitForLine } from '../support/cli.js';
+import { eventually } from '../support/ports.js';
+import { createdPaymentId, postCheckout } from '../support/post-checkout.js';
 
 const children: Array<ReturnType<typeof spawnCli>> = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
-  }
+  await terminateAll(children);
   await cleanup();
 });
-
-function envFor(sandbox: SandboxHandle, extra: Record<string, string> = {}) {
-  const { merchant } = sandbox.credentials.test;
-  return {
-    CHECKOUT_BASE_URL: sandbox.url,
-    CHECKOUT_API_KEY: merchant.apiKey,
-    CHECKOUT_SIGNING_SECRET: merchant.signingSecret,
-    CHECKOUT_INVOICE_KEY: merchant.invoiceKey,
-    CHECKOUT_WEBHOOK_SECRET: sandbox.credentials.webhookSecret,
-    LOG_LEVEL: 'warn',
-    ...extra,
-  };
-}
 
 const HANDLERS = `
 import { appendFileSync } from 'node:fs';
@@ -41,11 +21,8 @@ export default {
 
 describe('checkout-kit serve + reconcile (child processes, real sandbox)', () => {
   it('checkout redirects, the webhook fulfils once, reconcile beside the running receiver finds nothing more', async () => {
-    const dir = await tempDir('ck-serve-');
-    await writeFile(join(dir, 'fulfillment.mjs'), HANDLERS);
-    const port = await freePort();
-    const sandbox = await openSandbox({ webhookUrls: [`http://127.0.0.1:${port}/webhooks/checkout`] });
-    const env = envFor(sandbox);
+    const { dir, port, sandbox } = await openShop('ck-serve-', HANDLERS);
+    const env = sandboxEnv(sandbox);
     const serve = spawnCli(['serve', '--port', String(port)], { cwd: dir, env });
     children.push(serve);
     await waitForLine(serve, /listening on (http:\/\/\S+)/);
@@ -57,7 +34,7 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
       body: 'orderId=o-1&amount=15&email=b%40example.com',
     });
     expect(created.status).toBe(303);
-    const paymentId = created.headers.get('location')!.split('/').pop()!;
+    const paymentId = createdPaymentId(created);
     expect((await simulate(sandbox, `/sandbox/payments/${paymentId}/deposit`, { amount: '15' })).status).toBe(200);
 
     const log = join(dir, 'calls.log');
@@ -73,16 +50,13 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
   });
 
   it('a missed webhook is fulfilled by the next reconcile, once, and counted as missed', async () => {
-    const dir = await tempDir('ck-reconcile-');
-    await writeFile(join(dir, 'fulfillment.mjs'), HANDLERS);
-    const port = await freePort();
-    const sandbox = await openSandbox({ webhookUrls: [`http://127.0.0.1:${port}/webhooks/checkout`], faults: { drop: 1 } });
-    const env = envFor(sandbox);
+    const { dir, port, sandbox } = await openShop('ck-reconcile-', HANDLERS, { faults: { drop: 1 } });
+    const env = sandboxEnv(sandbox);
     const serve = spawnCli(['serve', '--port', String(port)], { cwd: dir, env });
     children.push(serve);
     await waitForLine(serve, /listening on/);
-    const created = await fetch(`http://127.0.0.1:${port}/checkout`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ orderId: 'o-2', amount: '5' }) });
-    const paymentId = created.headers.get('location')!.split('/').pop()!;
+    const created = await postCheckout(`http://127.0.0.1:${port}`, { orderId: 'o-2', amount: '5' });
+    const paymentId = createdPaymentId(created);
     await simulate(sandbox, `/sandbox/payments/${paymentId}/deposit`, { amount: '5' });
     await sandbox.webhooksIdle();
 

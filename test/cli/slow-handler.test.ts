@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { execCli, spawnCli, stopProcess, waitForLine } from '../support/cli.js';
 import { eventually, freePort } from '../support/ports.js';
+import { createdPaymentId, postCheckout } from '../support/post-checkout.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 
 // Regression: a handler running longer than a third of the receiver's 30 s dispatch lease made the
@@ -107,14 +108,9 @@ describe('a fulfillment handler slower than a third of the dispatch lease (child
       const first = await startServe();
 
       // One paid checkout: created through serve, paid through the sandbox's simulation endpoint.
-      const created = await fetch(`http://127.0.0.1:${port}/checkout`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ orderId: 'o-slow', amount: '15', email: 'buyer@example.com' }),
-      });
+      const created = await postCheckout(`http://127.0.0.1:${port}`, { orderId: 'o-slow', amount: '15', email: 'buyer@example.com' });
       expect(created.status).toBe(303);
-      const paymentId = created.headers.get('location')!.split('/').pop()!;
+      const paymentId = createdPaymentId(created);
       const deposit = await fetch(`${sandboxUrl}/sandbox/payments/${paymentId}/deposit`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

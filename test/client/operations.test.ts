@@ -1,8 +1,9 @@
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { CheckoutClient, PartnerClient, checkRequestSignature } from '../../src/client/index.js';
 import type { Invoice, InvoiceDetail, Merchant, Payment } from '../../src/schemas/index.js';
-import { BASE_URL, TEST_KEYS, sampleInvoice, sampleInvoiceDetail, sampleMerchant, samplePayment } from '../support/fixtures.js';
+import { BASE_URL, PARTNER_OPTIONS, TEST_KEYS, sampleInvoice, sampleInvoiceDetail, sampleMerchant, samplePayment } from '../support/fixtures.js';
+import { strictNock } from '../support/strict-nock.js';
 
 interface Seen {
   method: string;
@@ -34,14 +35,9 @@ function assertSigned(seen: Seen, secret: string) {
 }
 
 const merchant = new CheckoutClient({ baseUrl: BASE_URL, apiKey: TEST_KEYS.apiKey, signingSecret: TEST_KEYS.signingSecret, invoiceKey: TEST_KEYS.invoiceKey, retries: 0 });
-const partner = new PartnerClient({ baseUrl: BASE_URL, apiKey: TEST_KEYS.partnerApiKey, signingSecret: TEST_KEYS.partnerSigningSecret, retries: 0 });
+const partner = new PartnerClient({ ...PARTNER_OPTIONS, retries: 0 });
 
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => {
-  expect(nock.pendingMocks()).toEqual([]);
-  nock.cleanAll();
-});
-afterAll(() => nock.enableNetConnect());
+strictNock();
 
 describe('merchant operations', () => {
   it('payments.create posts the body with bearer, signature and Idempotency-Key and returns a typed Payment', async () => {

@@ -1,5 +1,5 @@
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { CheckoutClient, PartnerClient } from '../../src/client/index.js';
 import { SchemaValidationError } from '../../src/errors/index.js';
 import {
@@ -11,7 +11,8 @@ import {
   type InvoiceDetail,
   type PartnerPayment,
 } from '../../src/schemas/index.js';
-import { BASE_URL, TEST_KEYS, sampleInvoice, sampleInvoiceDetail, sampleMerchant, samplePayment } from '../support/fixtures.js';
+import { BASE_URL, PARTNER_OPTIONS, TEST_KEYS, sampleInvoice, sampleInvoiceDetail, sampleMerchant, samplePayment } from '../support/fixtures.js';
+import { strictNock } from '../support/strict-nock.js';
 
 // Issue 11, item 7: responses are read with the shapes of service-interface.md section 2 (ids and
 // chainId UUIDs, ISO 8601 timestamps, non-negative decimal amounts, checkoutUrl a URL, environment
@@ -19,14 +20,9 @@ import { BASE_URL, TEST_KEYS, sampleInvoice, sampleInvoiceDetail, sampleMerchant
 // and odd entries of the invoice detail's payments/settlements stay readable.
 
 const merchant = new CheckoutClient({ baseUrl: BASE_URL, ...TEST_KEYS, retries: 0 });
-const partner = new PartnerClient({ baseUrl: BASE_URL, apiKey: TEST_KEYS.partnerApiKey, signingSecret: TEST_KEYS.partnerSigningSecret, retries: 0 });
+const partner = new PartnerClient({ ...PARTNER_OPTIONS, retries: 0 });
 
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => {
-  expect(nock.pendingMocks()).toEqual([]);
-  nock.cleanAll();
-});
-afterAll(() => nock.enableNetConnect());
+strictNock();
 
 /** The paths of the issues a parse reports, e.g. `['id', 'depositAddresses.0.chainId']`. */
 function failingPaths(result: { success: boolean; error?: { issues: Array<{ path: PropertyKey[] }> } }): string[] {

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient, PartnerClient, Transport, checkRequestSignature } from '../../src/client/index.js';
 import { ApiError, ConfigError, InvalidRequestError, MoneyError, NetworkError, SchemaValidationError, TimeoutError } from '../../src/errors/index.js';
 import { createLogger } from '../../src/log/index.js';
-import { BASE_URL, TEST_KEYS, sampleInvoice, samplePayment } from '../support/fixtures.js';
+import { BASE_URL, PARTNER_OPTIONS, TEST_KEYS, sampleInvoice, samplePayment } from '../support/fixtures.js';
 
 const client = (options: Partial<ConstructorParameters<typeof CheckoutClient>[0]> = {}) =>
   new CheckoutClient({ baseUrl: BASE_URL, ...TEST_KEYS, minRetryDelayMs: 10, ...options });
@@ -13,6 +13,16 @@ const client = (options: Partial<ConstructorParameters<typeof CheckoutClient>[0]
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
 afterAll(() => nock.enableNetConnect());
+
+/** Up to `times` `method` requests to `path`, each answered with `answer()`; `calls` counts those that came. */
+function counted(method: 'get' | 'post', path: string | RegExp, times: number, answer: () => nock.ReplyFnResult): { calls: number } {
+  const counter = { calls: 0 };
+  nock(BASE_URL)[method](path).times(times).reply(() => {
+    counter.calls += 1;
+    return answer();
+  });
+  return counter;
+}
 
 describe('retries', () => {
   it('retries 503 twice and sends the same Idempotency-Key three times', async () => {
@@ -85,7 +95,7 @@ describe('retries', () => {
 
   it('clients given one RateLimiter share it (a CheckoutClient and a PartnerClient of one service)', () => {
     const checkout = client();
-    const partner = new PartnerClient({ baseUrl: BASE_URL, apiKey: TEST_KEYS.partnerApiKey, signingSecret: TEST_KEYS.partnerSigningSecret, rateLimiter: checkout.rateLimiter });
+    const partner = new PartnerClient({ ...PARTNER_OPTIONS, rateLimiter: checkout.rateLimiter });
     expect(partner.rateLimiter).toBe(checkout.rateLimiter);
     expect(client({ maxRps: 7 }).rateLimiter.maxRps).toBe(7);
     expect(client().rateLimiter.maxRps).toBe(50);
@@ -98,46 +108,25 @@ describe('retries', () => {
   });
 
   it('tries a 400 once and throws ApiError with status, code, operation and key', async () => {
-    let calls = 0;
-    nock(BASE_URL)
-      .post('/v1/payments')
-      .times(3)
-      .reply(() => {
-        calls += 1;
-        return [400, { error: { code: 'invalid_request', message: 'amount too small' } }];
-      });
+    const answered = counted('post', '/v1/payments', 3, () => [400, { error: { code: 'invalid_request', message: 'amount too small' } }]);
     const error = await client().payments.create({ amount: '0.0001' }, { idempotencyKey: 'k-400' }).catch((e: unknown) => e);
-    expect(calls).toBe(1);
+    expect(answered.calls).toBe(1);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 400, code: 'invalid_request', operation: 'payments.create', idempotencyKey: 'k-400', serviceMessage: 'amount too small' });
     expect((error as Error).message).toContain('payments.create failed: 400 invalid_request');
   });
 
   it('gives up after the configured retries and reports the last error', async () => {
-    let calls = 0;
-    nock(BASE_URL)
-      .get(/\/v1\/payments\/.*/)
-      .times(5)
-      .reply(() => {
-        calls += 1;
-        return [500, 'oops'];
-      });
+    const answered = counted('get', /\/v1\/payments\/.*/, 5, () => [500, 'oops']);
     const error = await client({ retries: 2 }).payments.get(samplePayment().id).catch((e: unknown) => e);
-    expect(calls).toBe(3);
+    expect(answered.calls).toBe(3);
     expect(error).toMatchObject({ name: 'ApiError', status: 500, code: 'http_500' });
   });
 
   it('does not retry a malformed 200 body: SchemaValidationError with issues', async () => {
-    let calls = 0;
-    nock(BASE_URL)
-      .post('/v1/payments')
-      .times(2)
-      .reply(() => {
-        calls += 1;
-        return [200, { id: 'x', amount: 25 }];
-      });
+    const answered = counted('post', '/v1/payments', 2, () => [200, { id: 'x', amount: 25 }]);
     const error = await client().payments.create({ amount: '25' }).catch((e: unknown) => e);
-    expect(calls).toBe(1);
+    expect(answered.calls).toBe(1);
     expect(error).toBeInstanceOf(SchemaValidationError);
     expect((error as SchemaValidationError).issues.map((issue) => issue.path.join('.'))).toEqual(expect.arrayContaining(['status', 'amount']));
   });
@@ -160,19 +149,12 @@ describe('retries', () => {
   });
 
   it('an AbortSignal stops the call and its retries', async () => {
-    let calls = 0;
-    nock(BASE_URL)
-      .post('/v1/payments')
-      .times(5)
-      .reply(() => {
-        calls += 1;
-        return [503, { error: { code: 'unavailable', message: 'x' } }, { 'Retry-After': '5' }];
-      });
+    const answered = counted('post', '/v1/payments', 5, () => [503, { error: { code: 'unavailable', message: 'x' } }, { 'Retry-After': '5' }]);
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('user gave up')), 200);
     const error = await client().payments.create({ amount: '1' }, { signal: controller.signal }).catch((e: unknown) => e);
     expect((error as Error).message).toBe('user gave up');
-    expect(calls).toBe(1);
+    expect(answered.calls).toBe(1);
   });
 });
 
@@ -221,7 +203,7 @@ describe('input is checked before anything is sent', () => {
 
   // Issue 11: the sandbox refused "0" with a 400 while the client sent it; now both refuse it.
   it.each(['0', '0.00'])('a zero amount (%s) is refused up front by every create', async (amount) => {
-    const partner = new PartnerClient({ baseUrl: BASE_URL, apiKey: TEST_KEYS.partnerApiKey, signingSecret: TEST_KEYS.partnerSigningSecret });
+    const partner = new PartnerClient(PARTNER_OPTIONS);
     const errors = await Promise.all([
       client().payments.create({ amount }).catch((e: unknown) => e),
       client().invoices.create({ amount }).catch((e: unknown) => e),
@@ -235,7 +217,7 @@ describe('input is checked before anything is sent', () => {
 
   // Issue 11: spec 4.1 types merchantId as a uuid; a typo was sent and came back as a 404.
   it('partner payments.create refuses a merchantId that is not a UUID', async () => {
-    const partner = new PartnerClient({ baseUrl: BASE_URL, apiKey: TEST_KEYS.partnerApiKey, signingSecret: TEST_KEYS.partnerSigningSecret });
+    const partner = new PartnerClient(PARTNER_OPTIONS);
     const error = await partner.payments.create({ amount: '1', merchantId: 'merchant-1' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect((error as Error).message).toMatch(/merchantId: expected a UUID/);
@@ -248,19 +230,12 @@ describe('input is checked before anything is sent', () => {
     ['order-😀', 'emoji'],
     ['order\n1', 'newline'],
   ])('an Idempotency-Key %j (%s) is an InvalidRequestError before any request, not a retried NetworkError', async (idempotencyKey) => {
-    let calls = 0;
-    nock(BASE_URL)
-      .post('/v1/payments')
-      .times(5)
-      .reply(() => {
-        calls += 1;
-        return [201, samplePayment()];
-      });
+    const answered = counted('post', '/v1/payments', 5, () => [201, samplePayment()]);
     const error = await client({ retries: 4 }).payments.create({ amount: '1' }, { idempotencyKey }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error).not.toBeInstanceOf(NetworkError);
     expect((error as Error).message).toMatch(/idempotencyKey has a character HTTP headers cannot carry.*printable ASCII/);
-    expect(calls).toBe(0);
+    expect(answered.calls).toBe(0);
   });
 
   it('an Idempotency-Key with surrounding whitespace is refused (HTTP would strip it in transit)', async () => {

@@ -1,3 +1,4 @@
+import { listenOnLoopback } from '../support/ports.js';
 import { removeTempDirs, tempDir as makeTempDir } from '../support/temp-dirs.js';
 import Fastify from 'fastify';
 import { WebhookVerificationError } from '../../src/errors/index.js';
@@ -50,8 +51,6 @@ export async function startTestReceiver(
     reply.code(verifyError ? 401 : (options.status?.(headers['webhook-id']) ?? 204));
     return '';
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const port = await listenOnLoopback(app);
   return { url: `http://127.0.0.1:${port}/webhooks/checkout`, deliveries, close: () => app.close() };
 }

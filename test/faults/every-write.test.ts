@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -10,6 +9,8 @@ import { samplePayment, sampleEvent } from '../../src/testing/index.js';
 import { signWebhook } from '../../src/webhooks/index.js';
 import { waitForLine } from '../support/cli.js';
 import { eventually, freePort } from '../support/ports.js';
+import { createdPaymentId, postCheckout } from '../support/post-checkout.js';
+import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { reportFigures } from './support/report.js';
 import { cli, faketimeAvailable, journalOps, Processes, startServe, stop, STORE_FULFILLMENT, type Serve } from './support/store-processes.js';
 
@@ -43,18 +44,11 @@ const MADE_BY: Record<Op['t'], string> = {
 };
 
 const processes = new Processes();
-const scratch: string[] = [];
 afterEach(() => processes.stopAll());
 afterAll(async () => {
   await processes.stopAll();
-  await Promise.all(scratch.map((dir) => rm(dir, { recursive: true, force: true })));
+  await removeTempDirs();
 });
-
-async function scratchDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  scratch.push(dir);
-  return dir;
-}
 
 interface Readers {
   runs: Run[];
@@ -69,9 +63,9 @@ describe('every kind of store write, through the real processes', () => {
   it.skipIf(!FAKETIME)(
     'leaves a store that a second process reads and a restarted serve opens, after each one',
     async () => {
-      const shop = await scratchDir('ck-every-shop-');
-      const storeDir = await scratchDir('ck-every-store-');
-      const sandboxDir = await scratchDir('ck-every-sandbox-');
+      const shop = await tempDir('ck-every-shop-');
+      const storeDir = await tempDir('ck-every-store-');
+      const sandboxDir = await tempDir('ck-every-sandbox-');
       const log = join(shop, 'calls.jsonl');
       const port = await freePort();
       const started = performance.now();
@@ -105,17 +99,12 @@ describe('every kind of store write, through the real processes', () => {
 
       let serve: Serve = await startServe(processes, port, { cwd: shop, env });
       const checkout = async (orderId: string, amount: string, extra: Record<string, string> = {}) =>
-        fetch(`http://127.0.0.1:${port}/checkout`, {
-          method: 'POST',
-          redirect: 'manual',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ orderId, amount, email: 'buyer@example.com', ...extra }),
-        });
+        postCheckout(`http://127.0.0.1:${port}`, { orderId, amount, email: 'buyer@example.com', ...extra });
       /** Create a checkout and pay it in full through the sandbox; the payment id. */
       const pay = async (orderId: string, amount: string) => {
         const created = await checkout(orderId, amount);
         expect(created.status).toBe(303);
-        const id = created.headers.get('location')!.split('/').pop()!;
+        const id = createdPaymentId(created);
         const deposit = await fetch(`${sandboxUrl}/sandbox/payments/${id}/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount }) });
         expect(deposit.status).toBe(200);
         return id;
@@ -155,7 +144,7 @@ describe('every kind of store write, through the real processes', () => {
         async () => {
           const created = await checkout('o-paid', '10');
           expect(created.status).toBe(303);
-          paidId = created.headers.get('location')!.split('/').pop()!;
+          paidId = createdPaymentId(created);
         },
         ({ payments }) => expect(payments).toEqual([expect.objectContaining({ id: paidId, orderId: 'o-paid', outcome: 'pending', open: true })]),
       );

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { signWebhook } from '../../src/webhooks/index.js';
 import { execCli, spawnCli, waitForLine } from '../support/cli.js';
 import { eventually, freePort } from '../support/ports.js';
+import { createdPaymentId } from '../support/post-checkout.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { readCalls, RECORDING_HANDLERS, stopChild } from './support/hostile-serve.js';
 import { reportFigures } from './support/report.js';
@@ -124,7 +125,7 @@ describe('secrets never leave the configuration', () => {
       body: JSON.stringify({ orderId: 'o-good', amount: '12.50', email: 'buyer@example.com' }),
     });
     expect(created.status, created.text).toBe(303);
-    const paymentId = created.headers.get('location')!.split('/').pop()!;
+    const paymentId = createdPaymentId(created);
     await http('sandbox deposit', `${sandboxUrl}/sandbox/payments/${paymentId}/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: '12.50' }) });
     await eventually(() => (readCalls(calls).some((call) => call.id === paymentId) ? true : undefined), 20_000, 200);
     await http('good return', `http://127.0.0.1:${goodPort}/checkout/return?orderId=o-good`, { headers: { accept: 'application/json' } });

@@ -1,41 +1,28 @@
 import { execFileSync } from 'node:child_process';
-import { cp, mkdtemp, open, readFile, rm, statfs, unlink, writeFile } from 'node:fs/promises';
+import { cp, open, readFile, statfs, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EventRecord } from '../../src/store/index.js';
-import { samplePayment, sampleEvent } from '../../src/testing/index.js';
 import { newWebhookSecret } from '../../src/webhooks/index.js';
 import { eventually, freePort } from '../support/ports.js';
+import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { reportFigures, sized } from './support/report.js';
-import { cli, deliver, eventLineOffset, fileHashes, Processes, startServe, stop, STORE_FULFILLMENT, type CliResult } from './support/store-processes.js';
+import { cli, deliver, delivery, eventLineOffset, fileHashes, Processes, startServe, stop, STORE_FULFILLMENT, type CliResult } from './support/store-processes.js';
 
 // Damaged store files, through the real processes: a real `serve` fills an embedded store from
 // signed deliveries; the files are then cut, zeroed or filled up; `serve`, `events list`,
 // `store check` and `store recover` run as their own processes on them.
 
 const processes = new Processes();
-const scratch: string[] = [];
 afterEach(() => processes.stopAll());
 afterAll(async () => {
   await processes.stopAll();
-  await Promise.all(scratch.map((dir) => rm(dir, { recursive: true, force: true })));
+  await removeTempDirs();
 });
-
-async function scratchDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  scratch.push(dir);
-  return dir;
-}
 
 const secret = newWebhookSecret();
 const envFor = (storeDir: string) => ({ CHECKOUT_STORE: `file:${storeDir}`, CHECKOUT_WEBHOOK_SECRET: secret, CHECKOUT_HANDLERS: STORE_FULFILLMENT, LOG_LEVEL: 'warn' });
-
-/** A delivery for a new payment (pending: its dispatch stores the resource, no handler runs). `pad` bytes of extra data. */
-function delivery(id: string, pad = 0): { id: string; body: string } {
-  const data = { ...samplePayment({ referenceId: `order-${id}` }), ...(pad > 0 ? { note: 'x'.repeat(pad) } : {}) };
-  return { id, body: JSON.stringify({ ...sampleEvent('payment.created', data), id }) };
-}
 
 async function run(args: string[], storeDir: string, cwd: string): Promise<CliResult> {
   return cli(processes, args, { cwd, env: envFor(storeDir) });
@@ -59,8 +46,8 @@ describe('damaged store files (real serve, events list, store check and recover 
   let current: string;
 
   beforeAll(async () => {
-    cwd = await scratchDir('ck-faults-shop-');
-    base = join(await scratchDir('ck-faults-base-'), 'store');
+    cwd = await tempDir('ck-faults-shop-');
+    base = join(await tempDir('ck-faults-base-'), 'store');
     const port = await freePort();
     const serve = await startServe(processes, port, { cwd, env: envFor(base) });
     // One at a time: the journal then holds the events in this order.
@@ -83,7 +70,7 @@ describe('damaged store files (real serve, events list, store check and recover 
 
   /** A copy of the filled store to damage. */
   async function copyOfBase(): Promise<string> {
-    const dir = join(await scratchDir('ck-faults-damaged-'), 'store');
+    const dir = join(await tempDir('ck-faults-damaged-'), 'store');
     await cp(base, dir, { recursive: true });
     return dir;
   }
@@ -248,7 +235,7 @@ if (!TMPFS) console.log('FAULTS store-files full-disk: skipped: mounting a tmpfs
 describe.skipIf(!TMPFS)('a full disk (a 512 KiB tmpfs under the store)', () => {
   let mountPoint: string;
   beforeAll(async () => {
-    mountPoint = await scratchDir('ck-faults-tmpfs-');
+    mountPoint = await tempDir('ck-faults-tmpfs-');
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=512k', 'tmpfs', mountPoint]);
   });
   afterAll(async () => {
@@ -272,7 +259,7 @@ describe.skipIf(!TMPFS)('a full disk (a 512 KiB tmpfs under the store)', () => {
   }
 
   it('answers 503 store_unavailable while the disk is full, loses nothing it acknowledged, and accepts again once space is freed', async () => {
-    const cwd = await scratchDir('ck-faults-shop-');
+    const cwd = await tempDir('ck-faults-shop-');
     const dir = join(mountPoint, 'store');
     const port = await freePort();
     const serve = await startServe(processes, port, { cwd, env: envFor(dir) });

@@ -29,7 +29,8 @@ import { randomInt } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/ports.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
-import { Procs, rng, sleep } from './support/procs-children.js';
+import { createRng } from '../../src/sandbox/webhooks/faults.js';
+import { Procs, sleep } from './support/procs-children.js';
 import { cliTopology, createPayments, inProcessTopology, readStore, runLoad, waitForDrain, writersFigures, type Topology } from './support/procs-writers.js';
 import { reportFigures, sized } from './support/report.js';
 import { startSandboxProcess, type RunningSandbox } from './support/storm-sandbox.js';
@@ -59,7 +60,7 @@ afterAll(async () => {
 
 /** Run the load against a topology for `seconds`, drain, and count. */
 async function scenario(name: string, seconds: number, payments: number, start: (storeDir: string) => Promise<Topology>) {
-  const random = rng(SEED + name.length);
+  const random = createRng(SEED + name.length);
   const storeDir = await tempDir('ck-writers-store-');
   const planned = await createPayments(sandbox, payments, random);
   const topology = await start(storeDir);

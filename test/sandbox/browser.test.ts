@@ -4,6 +4,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient } from '../../src/client/index.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { listenOnLoopback } from '../support/ports.js';
 import { cleanup, openSandbox, readCredentials } from './helpers.js';
 
 // A real headless Chromium (the system one: never downloaded) on the hosted checkout page.
@@ -29,9 +30,7 @@ beforeAll(async () => {
   shop = Fastify();
   shop.get('/thanks', async (request, reply) => reply.type('text/html').send(`<h1 id="thanks">Thank you for order ${(request.query as { order?: string }).order}</h1>`));
   shop.get('/cancelled', async (_request, reply) => reply.type('text/html').send('<h1>Cancelled</h1>'));
-  await shop.listen({ port: 0, host: '127.0.0.1' });
-  const address = shop.server.address();
-  shopUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  shopUrl = `http://127.0.0.1:${await listenOnLoopback(shop)}`;
 });
 
 afterAll(async () => {

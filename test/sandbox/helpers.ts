@@ -1,5 +1,6 @@
+import { freePort, listenOnLoopback } from '../support/ports.js';
 import { removeTempDirs, tempDir as makeTempDir } from '../support/temp-dirs.js';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { defaultRequestSigner } from '../../src/client/signer.js';
@@ -14,6 +15,18 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
   const sandbox = await startSandbox({ dataDir: options.dataDir ?? (await tempDir()), ...options });
   open.push(sandbox);
   return sandbox;
+}
+
+/**
+ * A shop for a `checkout-kit serve` child process: a fresh folder whose fulfillment.mjs is
+ * `handlers`, the free port serve is to listen on, and a sandbox delivering its webhooks there.
+ */
+export async function openShop(prefix: string, handlers: string, options: SandboxOptions = {}): Promise<{ dir: string; port: number; sandbox: SandboxHandle }> {
+  const dir = await tempDir(prefix);
+  await writeFile(join(dir, 'fulfillment.mjs'), handlers);
+  const port = await freePort();
+  const sandbox = await openSandbox({ webhookUrls: [`http://127.0.0.1:${port}/webhooks/checkout`], ...options });
+  return { dir, port, sandbox };
 }
 
 /** Close every sandbox and remove every temp dir (call in afterEach / afterAll). */
@@ -95,9 +108,7 @@ export async function startReceiver(respond: (n: number) => number | Promise<num
     reply.code(await respond(received.length));
     return 'ok';
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const port = await listenOnLoopback(app);
   return { url: `http://127.0.0.1:${port}/hook`, received, close: () => app.close() };
 }
 

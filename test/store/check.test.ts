@@ -2,19 +2,12 @@ import { copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, StoreError } from '../../src/errors/index.js';
-import { silentLogger } from '../../src/log/index.js';
-import { checkStore, EmbeddedStore, recoverStore, type EmbeddedStoreOptions, type StoreCheckReport } from '../../src/store/embedded/index.js';
+import { checkStore, recoverStore, type EmbeddedStoreOptions, type StoreCheckReport } from '../../src/store/embedded/index.js';
 import { sampleBody, sampleEvent } from './fixtures/sample-event.js';
-import { everything, filesOf, recordingLogger, Scratch } from './helpers.js';
+import { everything, filesOf, openEmbedded, recordingLogger, Scratch } from './helpers.js';
 
 const scratch = new Scratch();
 afterEach(() => scratch.cleanUp());
-
-async function openEmbedded(dir: string, options: Partial<EmbeddedStoreOptions> = {}): Promise<EmbeddedStore> {
-  const store = new EmbeddedStore({ dir, logger: silentLogger, lockStaleMs: 2000, ...options });
-  await store.open();
-  return store;
-}
 
 /** A store with `count` events and something of every other kind. */
 async function filledStore(count: number, options: Partial<EmbeddedStoreOptions> = {}): Promise<string> {
@@ -214,19 +207,44 @@ describe('checkStore', () => {
     expect(after.runs).toEqual(before.runs);
   });
 
-  it('reports journals newer than the snapshot (an old snapshot restored), which the store silently ignores; recover replays them', async () => {
-    const dir = await scratch.dir();
+  /**
+   * Three events, a compaction (its snapshot copied to `old-snapshot`), three more (journal-1 as it
+   * then was copied to `old-journal`), a compaction, one more event in journal-2.
+   */
+  async function compactedTwice(dir: string): Promise<void> {
     const store = await openEmbedded(dir);
     for (let i = 0; i < 3; i++) await store.insertEvent(sampleEvent(`a_${i}`));
     await store.compact();
     await copyFile(join(dir, 'snapshot.json'), join(dir, 'old-snapshot'));
     for (let i = 0; i < 3; i++) await store.insertEvent(sampleEvent(`b_${i}`));
+    await copyFile(join(dir, 'journal-1.jsonl'), join(dir, 'old-journal'));
     await store.compact();
     await store.insertEvent(sampleEvent('c_0'));
     await store.close();
+  }
+
+  it('follows the seals from an older snapshot (a compaction cut short before its snapshot): nothing is missing', async () => {
+    const dir = await scratch.dir();
+    await compactedTwice(dir);
     const before = await contents(dir);
     await copyFile(join(dir, 'old-snapshot'), join(dir, 'snapshot.json'));
+    // journal-1 ends with the seal that leads on to journal-2.
+    expect((await readFile(join(dir, 'journal-1.jsonl'), 'utf8')).endsWith('{"t":"seal","next":2}\n')).toBe(true);
+    expect(await contents(dir)).toEqual(before);
+    const report = await checkStore(dir);
+    expect(report).toMatchObject({ status: 'healthy', opens: true, generation: 1, recovery: { needed: false } });
+    expect(report.segments.map((segment) => `${segment.file}:${segment.role}`)).toEqual(['journal-0.jsonl:older', 'journal-1.jsonl:sealed', 'journal-2.jsonl:current']);
+  });
+
+  it('reports journals newer than the snapshot (an old snapshot and journal restored), which the store silently ignores; recover replays them', async () => {
+    const dir = await scratch.dir();
+    await compactedTwice(dir);
+    const before = await contents(dir);
+    await copyFile(join(dir, 'old-snapshot'), join(dir, 'snapshot.json'));
+    // The backup's journal-1 is from before the seal that led on to journal-2.
+    await copyFile(join(dir, 'old-journal'), join(dir, 'journal-1.jsonl'));
     await rm(join(dir, 'old-snapshot'));
+    await rm(join(dir, 'old-journal'));
     // The store opens and silently lacks what journal-2 holds.
     expect((await contents(dir)).events).toHaveLength(6);
 

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../../src/errors/index.js';
 import type { Store } from '../../src/store/index.js';
 import { operatorViewsContract } from './contract-operator.js';
 import { sampleEvent } from './fixtures/sample-event.js';
@@ -202,6 +203,33 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         expect(await keys({ kind: 'fulfillment', dueBy: iso(t0) })).toEqual(['f:due']);
         expect(await keys({ kind: 'fulfillment', dueBy: iso(t0 + HOUR) })).toEqual(['f:due', 'f:later']);
         expect(await store.listRuns({ limit: 2 })).toHaveLength(2);
+      });
+
+      it('counts runs by kind, status and due time, past any page size', async () => {
+        const t0 = Date.now();
+        for (let i = 0; i < 120; i++) await store.enqueueRun({ key: `payment:p${i}:paid`, kind: 'fulfillment', data: {}, nextAttemptAt: iso(i < 100 ? t0 - 1000 : t0 + HOUR) });
+        await store.claimRun('payment:p0:paid', { owner: 'w', leaseMs: 60_000, now: new Date(t0) });
+        await store.failRun('payment:p0:paid', 'w', { error: 'gave up', now: new Date(t0) });
+        await store.insertEvent(sampleEvent('evt_1'), new Date(t0 - 2000));
+        expect(await store.countRuns()).toBe(121);
+        expect(await store.countRuns({ kind: 'fulfillment' })).toBe(120);
+        expect(await store.countRuns({ kind: 'event' })).toBe(1);
+        expect(await store.countRuns({ kind: 'fulfillment', status: 'failed' })).toBe(1);
+        expect(await store.countRuns({ status: ['pending', 'failed'] })).toBe(121);
+        expect(await store.countRuns({ kind: 'fulfillment', dueBy: iso(t0) })).toBe(99);
+        expect(await store.countRuns({ dueBy: iso(t0) })).toBe(100);
+        expect(await store.countRuns({ status: 'done' })).toBe(0);
+      });
+
+      it('refuses to enqueue an event dispatch run: insertEvent queues it with its event', async () => {
+        await expect(store.enqueueRun({ key: 'event:evt_1', kind: 'event', data: {} })).rejects.toThrow(/queued by insertEvent/);
+        await expect(store.enqueueRun({ key: 'other', kind: 'event', data: {} })).rejects.toThrow(StoreError);
+        await expect(store.enqueueRun({ key: 'event:evt_2', kind: 'fulfillment', data: {} })).rejects.toThrow(StoreError);
+        expect(await store.listRuns()).toEqual([]);
+        await store.insertEvent(sampleEvent('evt_1'));
+        const run = await store.getRun('event:evt_1');
+        expect(await store.enqueueRun({ key: 'event:evt_1', kind: 'event', data: { other: true } })).toEqual({ inserted: false, run });
+        await expect(store.enqueueRun({ key: 'event:evt_1', kind: 'fulfillment', data: {} })).rejects.toThrow(StoreError);
       });
     });
 

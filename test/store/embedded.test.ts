@@ -1,22 +1,15 @@
-import { appendFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/errors/index.js';
-import { silentLogger } from '../../src/log/index.js';
 import { EmbeddedStore, type EmbeddedStoreOptions } from '../../src/store/index.js';
 import { storeContract } from './contract.js';
 import type { RaceResult } from './fixtures/store-worker.js';
 import { sampleBody, sampleEvent } from './fixtures/sample-event.js';
-import { everything, filesOf, recordingLogger, Scratch } from './helpers.js';
+import { everything, filesOf, openEmbedded, recordingLogger, Scratch } from './helpers.js';
 
 const scratch = new Scratch();
 afterEach(() => scratch.cleanUp());
-
-async function openEmbedded(dir: string, options: Partial<EmbeddedStoreOptions> = {}): Promise<EmbeddedStore> {
-  const store = new EmbeddedStore({ dir, logger: silentLogger, lockStaleMs: 2000, ...options });
-  await store.open();
-  return store;
-}
 
 function embeddedFactory(options: Partial<EmbeddedStoreOptions> = {}) {
   return async () => {
@@ -177,6 +170,78 @@ describe('EmbeddedStore files', () => {
     const reopened = await openEmbedded(dir);
     expect((await reopened.listEvents()).map((event) => event.id).sort()).toEqual(['after_compaction', 'from_a']);
     await reopened.close();
+  });
+});
+
+describe('EmbeddedStore compaction without stopping writes', () => {
+  it('seals the segment, writes on in the next one while the snapshot is written, and a second instance and a restart read both', async () => {
+    const dir = await scratch.dir();
+    const store = await openEmbedded(dir);
+    const reader = await openEmbedded(dir);
+    for (let i = 0; i < 300; i++) await store.insertEvent(sampleEvent(`before_${i}`));
+    const compacted = store.compact();
+    const during = await Promise.all(Array.from({ length: 20 }, (_, i) => store.insertEvent(sampleEvent(`during_${i}`))));
+    expect(during.every((result) => result.inserted)).toBe(true);
+    await compacted;
+    expect(await readFile(join(dir, 'journal-0.jsonl'), 'utf8')).toMatch(/\{"t":"seal","next":1\}\n$/);
+    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8'))).toMatchObject({ version: 1, journalGeneration: 1 });
+    // The inserts made meanwhile are in the next segment, not in the snapshot of the seal.
+    expect(await readFile(join(dir, 'journal-1.jsonl'), 'utf8')).toContain('"id":"during_19"');
+    const ids = [...Array.from({ length: 300 }, (_, i) => `before_${i}`), ...Array.from({ length: 20 }, (_, i) => `during_${i}`)].sort();
+    expect((await reader.listEvents({ limit: 1000 })).map((event) => event.id).sort()).toEqual(ids);
+    await Promise.all([store.close(), reader.close()]);
+    const reopened = await openEmbedded(dir);
+    expect((await reopened.listEvents({ limit: 1000 })).map((event) => event.id).sort()).toEqual(ids);
+    expect((await reopened.getEvent('during_3'))?.body).toBe(sampleBody('during_3'));
+    await reopened.close();
+  });
+
+  it('two instances compacting at once: one snapshot is put in place, the other set aside, nothing lost', async () => {
+    const dir = await scratch.dir();
+    const a = await openEmbedded(dir);
+    const b = await openEmbedded(dir);
+    for (let i = 0; i < 50; i++) await (i % 2 ? a : b).insertEvent(sampleEvent(`evt_${i}`));
+    await Promise.all([a.compact(), b.compact(), a.insertEvent(sampleEvent('mid_a')), b.insertEvent(sampleEvent('mid_b'))]);
+    await Promise.all([a.compact(), b.insertEvent(sampleEvent('late_b'))]);
+    await Promise.all([a.close(), b.close()]);
+    expect((await readdir(dir)).filter((name) => name.includes('.next'))).toEqual([]);
+    const reopened = await openEmbedded(dir);
+    expect((await reopened.listEvents({ limit: 100 })).map((event) => event.id).sort()).toEqual(
+      [...Array.from({ length: 50 }, (_, i) => `evt_${i}`), 'late_b', 'mid_a', 'mid_b'].sort(),
+    );
+    await reopened.close();
+  });
+
+  it('on open, deletes the snapshots a crashed process was writing, and leaves a live process its own', async () => {
+    const dir = await scratch.dir();
+    const store = await openEmbedded(dir);
+    await store.insertEvent(sampleEvent('evt_1'));
+    await store.close();
+    // No process has pid 2^22 + 1 (above Linux's pid_max), so that writer is gone.
+    const gone = `snapshot.json.${2 ** 22 + 1}-0b5d6c1e-8a4f-4d3a-9a63-0d7b8e9c1f2a.next`;
+    const mine = `snapshot.json.${process.pid}-7f0e2a44-1c3b-4e5d-8f6a-2b1c0d9e8f7a.next`;
+    for (const name of [gone, mine, 'snapshot.json.next']) await writeFile(join(dir, name), '{"version":1,"journalGen');
+    const reopened = await openEmbedded(dir);
+    expect((await readdir(dir)).filter((name) => name.includes('.next'))).toEqual([mine]);
+    expect(await reopened.getEvent('evt_1')).toBeDefined();
+    await reopened.close();
+  });
+
+  it('refuses to open when a line follows the seal of a segment, and changes no file', async () => {
+    const dir = await scratch.dir();
+    const store = await openEmbedded(dir);
+    await store.insertEvent(sampleEvent('evt_1'));
+    await store.compact();
+    await store.close();
+    // As if the compaction stopped before its snapshot: a reopen replays journal-0, then its seal.
+    await rm(join(dir, 'snapshot.json'));
+    const journal = join(dir, 'journal-0.jsonl');
+    await appendFile(journal, '{"t":"retry","at":1,"key":"event:evt_1"}\n');
+    const before = await filesOf(dir);
+    const error = await openEmbedded(dir).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).message).toMatch(new RegExp(`${journal} has a damaged line at byte \\d+ \\(a line after the seal that closed the segment\\)`));
+    expect(await filesOf(dir)).toEqual(before);
   });
 });
 

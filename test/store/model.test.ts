@@ -91,7 +91,7 @@ type Call =
 type Command = Call & { step: number; via: 'fresh' | 'long' };
 
 /** The read methods, compared after every call; every other method of a `StateStore` writes. */
-const READ_METHODS = ['getEvent', 'listEvents', 'listDeadLetters', 'getRun', 'listRuns', 'getResource', 'listResources', 'getCheckoutAttempt', 'listActivity', 'summarize'] as const;
+const READ_METHODS = ['getEvent', 'listEvents', 'listDeadLetters', 'getRun', 'listRuns', 'countRuns', 'getResource', 'listResources', 'getCheckoutAttempt', 'listActivity', 'summarize'] as const;
 /** Every write method (and `EmbeddedStore.compact`): a `Record`, so that a `Call` without its entry does not compile. */
 const WRITES: Record<Call['m'], true> = {
   insertEvent: true,
@@ -403,6 +403,12 @@ async function readBack(store: Store, now: number, ids: DeadLetterIds) {
     dueNow: byKey(await store.listRuns({ dueBy: iso(now) }), runKeyOf),
     dueSoon: byKey(await store.listRuns({ dueBy: iso(now + 30_000), kind: 'fulfillment' }), runKeyOf),
   };
+  const countRuns = {
+    all: await store.countRuns(),
+    finished: await store.countRuns({ status: ['done', 'failed'] }),
+    events: await store.countRuns({ kind: 'event' }),
+    dueNow: await store.countRuns({ dueBy: iso(now) }),
+  };
   const resourceKey = (record: { kind: string; id: string }) => `${record.kind}:${record.id}`;
   const listResources = {
     all: byKey(await store.listResources(), resourceKey),
@@ -434,6 +440,7 @@ async function readBack(store: Store, now: number, ids: DeadLetterIds) {
     resources,
     attempts,
     listRuns,
+    countRuns,
     listResources,
     listEvents: Object.fromEntries(Object.entries(listEvents).map(([filter, list]) => [filter, tieFree(list)])),
     deadLetters: named(await store.listDeadLetters()),

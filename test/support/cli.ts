@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { run } from '../../src/cli/program.js';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
 
 export const CLI_MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 export const TSX_LOADER = import.meta.resolve('tsx');
@@ -58,6 +59,34 @@ export function execCli(args: string[], options: { cwd: string; env?: NodeJS.Pro
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/**
+ * The environment of a CLI process that works with `sandbox` as its test merchant, warnings only,
+ * plus `extra`. `invoiceKey: false` leaves CHECKOUT_INVOICE_KEY out (payments only).
+ */
+export function sandboxEnv(sandbox: SandboxHandle, extra: Record<string, string> = {}, options: { invoiceKey?: boolean } = {}): Record<string, string> {
+  const { merchant } = sandbox.credentials.test;
+  return {
+    CHECKOUT_BASE_URL: sandbox.url,
+    CHECKOUT_API_KEY: merchant.apiKey,
+    CHECKOUT_SIGNING_SECRET: merchant.signingSecret,
+    ...(options.invoiceKey === false ? {} : { CHECKOUT_INVOICE_KEY: merchant.invoiceKey }),
+    CHECKOUT_WEBHOOK_SECRET: sandbox.credentials.webhookSecret,
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+/** SIGTERM every child still running and wait for its exit (no SIGKILL); empties `children`. */
+export async function terminateAll(children: ChildProcess[]): Promise<void> {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }
 }
 
 /** Signal a child process and wait for its exit (SIGTERM, then SIGKILL after `graceMs`); its exit code. */

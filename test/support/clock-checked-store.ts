@@ -24,6 +24,7 @@ const NOW_AT: Record<keyof Store, NowAt> = {
   failRun: { option: 2 },
   retryRun: { arg: 1 },
   listRuns: 'none',
+  countRuns: 'none',
   updateResource: { arg: 1 },
   getResource: 'none',
   listResources: 'none',

@@ -11,3 +11,6 @@ export const TEST_KEYS = {
   partnerApiKey: 'svc_pk_test_partnerkey0123456789',
   partnerSigningSecret: 'svc_ps_partnersecret0123456789',
 };
+
+/** A `PartnerClient`'s options with the test partner keys. */
+export const PARTNER_OPTIONS = { baseUrl: BASE_URL, apiKey: TEST_KEYS.partnerApiKey, signingSecret: TEST_KEYS.partnerSigningSecret };

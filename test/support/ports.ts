@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 
 /** A free TCP port on 127.0.0.1 (for a child process that must be told its port up front). */
 export function freePort(): Promise<number> {
@@ -10,6 +10,13 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** Start a fastify app (or anything with its `listen` and `server`) on a free port of 127.0.0.1; the port. */
+export async function listenOnLoopback(app: { listen(options: { port: number; host: string }): Promise<unknown>; server: { address(): AddressInfo | string | null } }): Promise<number> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  return typeof address === 'object' && address ? address.port : 0;
 }
 
 /** Poll `check` until it returns a value or the timeout passes. */

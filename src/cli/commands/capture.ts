@@ -3,8 +3,9 @@ import Fastify from 'fastify';
 import { loadConfig } from '../../config/index.js';
 import { saveCapture } from '../../devtools/index.js';
 import { UsageError } from '../exit.js';
+import { portNumber } from '../flags.js';
 import { writeLine } from '../io.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { untilSignal } from '../signals.js';
 
 /** Default port: next to the sandbox's 4010. */
@@ -17,12 +18,6 @@ interface CaptureFlags {
   json?: boolean;
 }
 
-function port(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n > 65535) throw new UsageError(`--port takes a port number (0: any free port), got "${value}".`);
-  return n;
-}
-
 /**
  * `checkout-kit capture`: record real deliveries, byte-exact, to discover how the service signs
  * them (issue item 6). Test environment only: captures hold real signatures and payloads.
@@ -31,7 +26,7 @@ export const registerCapture: Register = (program, io) => {
   program
     .command('capture')
     .description('record incoming webhook deliveries (raw body and every header) for probe-signature; answers 200 and acts on nothing (test environment only)')
-    .option('--port <n>', `port on 127.0.0.1 (0: any free port)`, port, DEFAULT_CAPTURE_PORT)
+    .option('--port <n>', `port on 127.0.0.1 (0: any free port)`, portNumber('--port'), DEFAULT_CAPTURE_PORT)
     .option('--out <dir>', 'folder the captures are written to', DEFAULT_CAPTURE_DIR)
     .option('--json', 'print the startup line and each capture as JSON lines')
     .action(async (flags: CaptureFlags) => {

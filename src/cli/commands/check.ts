@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Table from 'cli-table3';
+import { LOOPBACK_URL_HOSTS } from '../../access/local-request.js';
 import { backendEnv, CHECK_SCENARIO_NAMES, chooseEvidence, isCheckScenario, reconcileRunner, runCheck, startChild, type CheckOptions, type CheckReport, type CheckScenario, type ScenarioReport } from '../../check/index.js';
 import { loadConfig } from '../../config/index.js';
 import { ConfigError } from '../../errors/index.js';
@@ -9,9 +10,9 @@ import type { HandlerOutcome } from '../../fulfillment/outcome.js';
 import { openStore } from '../../store/open.js';
 import type { Store } from '../../store/types.js';
 import { EXIT, UsageError } from '../exit.js';
-import { httpUrl, parseDuration, wholeNumber } from '../flags.js';
+import { duration, httpUrl, portNumber } from '../flags.js';
 import { table, writeLine, type CliIO } from '../io.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { DEFAULT_SANDBOX_PORT } from './sandbox.js';
 
 interface CheckFlags {
@@ -30,13 +31,6 @@ interface CheckFlags {
   json?: boolean;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-function duration(flag: string, value: string): number {
-  const ms = parseDuration(value, 's');
-  if (ms === undefined) throw new UsageError(`${flag} takes a duration such as 20s or 500ms, got "${value}".`);
-  return ms;
-}
 
 function scenariosOf(only: string | undefined): CheckScenario[] | undefined {
   if (only === undefined) return undefined;
@@ -104,7 +98,7 @@ function human(report: CheckReport, tty: boolean): string {
 function sandboxPortOf(baseUrl: string | undefined): number {
   if (baseUrl === undefined) return DEFAULT_SANDBOX_PORT;
   const url = new URL(baseUrl);
-  if (url.protocol !== 'http:' || !LOOPBACK.has(url.hostname)) {
+  if (url.protocol !== 'http:' || !LOOPBACK_URL_HOSTS.has(url.hostname)) {
     throw new ConfigError(`CHECKOUT_BASE_URL is ${url.origin}, not a local sandbox: check drives the local sandbox, so configure the backend for it (or let check do it with --start "<command>").`);
   }
   return url.port === '' ? 80 : Number(url.port);
@@ -114,8 +108,8 @@ async function check(flags: CheckFlags, io: CliIO, setExit: (code: number) => vo
   const against = httpUrl('--against', flags.against);
   const checkoutUrl = !flags.checkout ? false : flags.checkoutUrl === undefined ? undefined : httpUrl('--checkout-url', flags.checkoutUrl);
   const scenarios = scenariosOf(flags.only);
-  const timeoutMs = duration('--timeout', flags.timeout);
-  const settleMs = duration('--settle', flags.settle);
+  const timeoutMs = duration('--timeout', 's')(flags.timeout);
+  const settleMs = duration('--settle', 's')(flags.settle);
   const started = flags.start !== undefined;
   // A backend check starts gets a store and a record of this run only; one already running is read where it writes.
   const scratch = started ? await mkdtemp(join(tmpdir(), 'checkout-kit-check-')) : undefined;
@@ -178,7 +172,7 @@ export const registerCheck: Register = (program, io, setExit) => {
     .option('--record <file>', 'the handler-call record the backend writes (CHECKOUT_CHECK_RECORD)')
     .option('--store <url>', "the backend's store (CHECKOUT_STORE)")
     .option('--data <dir>', 'the sandbox data folder (default .sandbox; with --start a scratch folder)')
-    .option('--sandbox-port <n>', 'the sandbox port (default: the port of CHECKOUT_BASE_URL, else 4010; with --start any free port)', wholeNumber('--sandbox-port'))
+    .option('--sandbox-port <n>', 'the sandbox port (default: the port of CHECKOUT_BASE_URL, else 4010; with --start any free port)', portNumber('--sandbox-port'))
     .option('--reconcile <command>', "the backend's reconcile pass (default: checkout-kit reconcile --older-than 0)")
     .option('--no-reconcile', 'run no reconcile pass (a lost webhook is then never caught)')
     .option('--only <scenarios>', `comma-separated, from: ${CHECK_SCENARIO_NAMES.join(', ')}`)

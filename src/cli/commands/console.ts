@@ -1,13 +1,14 @@
 import Fastify from 'fastify';
-import { isLoopbackAddress } from '../../access/index.js';
+import { isLoopbackHost } from '../../access/index.js';
 import { loadConfig } from '../../config/index.js';
 import { ConfigError } from '../../errors/index.js';
 import { errorObject } from '../../schemas/error.js';
 import { consoleAccess } from '../console-access.js';
 import { UsageError } from '../exit.js';
+import { portNumber } from '../flags.js';
 import { writeLine } from '../io.js';
 import { CONSOLE_PREFIX, createOperations } from '../operations.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { openRuntime } from '../runtime.js';
 import { untilSignal } from '../signals.js';
 
@@ -18,13 +19,12 @@ export const registerConsole: Register = (program, io) => {
   program
     .command('console')
     .description('the operator console against the configured store (CHECKOUT_STORE), with /metrics, /healthz and /readyz')
-    .option('--port <n>', `port (default ${DEFAULT_CONSOLE_PORT})`, (value) => Number(value))
+    .option('--port <n>', `port (default ${DEFAULT_CONSOLE_PORT})`, portNumber('--port'))
     .option('--host <host>', 'interface to listen on; anything but loopback needs CHECKOUT_CONSOLE_TOKEN', '127.0.0.1')
     .option('--handlers <file>', 'the fulfillment module, for "Reconcile now" and immediate retries (default: CHECKOUT_HANDLERS or ./fulfillment.*, when present)')
     .action(async (options: { port?: number; host: string; handlers?: string }) => {
       const port = options.port ?? DEFAULT_CONSOLE_PORT;
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got ${String(options.port)}`);
-      const loopback = isLoopbackAddress(options.host) || options.host === 'localhost';
+      const loopback = isLoopbackHost(options.host);
       if (!loopback && loadConfig({ env: io.env, cwd: io.cwd }).consoleToken === undefined) {
         throw new UsageError(`the console listens on ${options.host} only with CHECKOUT_CONSOLE_TOKEN set (a long random string); or keep the default --host 127.0.0.1 and use an SSH tunnel`);
       }

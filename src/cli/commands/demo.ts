@@ -1,8 +1,8 @@
 import { runDemo, type DemoResult } from '../../demo/index.js';
-import { EXIT, UsageError } from '../exit.js';
-import { probability } from '../flags.js';
+import { EXIT } from '../exit.js';
+import { probability, wholeNumber } from '../flags.js';
 import { output, table } from '../io.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 
 function human(result: DemoResult): string {
   const rows = result.rows.map((row) => ({
@@ -37,8 +37,7 @@ export const registerDemo: Register = (program, io, setExit) => {
     .option('--data <dir>', 'keep the data in this folder (default: a temp folder, removed)')
     .option('--json', 'JSON output')
     .action(async (options: { orders: string; drop: number; duplicate: number; reorder: boolean; data?: string; json?: boolean }) => {
-      const orders = Number(options.orders);
-      if (!Number.isInteger(orders) || orders < 1 || orders > 1000) throw new UsageError(`--orders must be a whole number from 1 to 1000, got "${options.orders}"`);
+      const orders = wholeNumber('--orders', { min: 1, max: 1000 })(options.orders);
       const result = await runDemo({
         orders,
         faults: { drop: options.drop, duplicate: options.duplicate, reorder: options.reorder },

@@ -4,7 +4,7 @@ import { loadHandlers } from '../../fulfillment/index.js';
 import { openStore } from '../../store/open.js';
 import { EXIT } from '../exit.js';
 import { output, table } from '../io.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { clientFromConfig } from '../../client/index.js';
 
 interface Check {

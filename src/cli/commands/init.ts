@@ -3,7 +3,7 @@ import { Option } from 'commander';
 import { DEFAULT_FRAMEWORK, FRAMEWORKS, parseFramework, scaffold, ScaffoldError, type ScaffoldReport } from '../../scaffold/index.js';
 import { UsageError } from '../exit.js';
 import { output } from '../io.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 
 const list = (entries: Record<string, string>) =>
   Object.entries(entries)

@@ -3,7 +3,7 @@ import { ConfigError, StoreError } from '../../errors/index.js';
 import { silentLogger } from '../../log/index.js';
 import { PostgresStore, type MigrationReport } from '../../store/postgres/index.js';
 import { output } from '../io.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//;
 

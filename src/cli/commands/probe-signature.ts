@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import { KEY_FORM_LABEL, probeSignature, readCaptures, type ProbeMatch, type ProbeReport } from '../../devtools/index.js';
 import { registerSecret } from '../../errors/index.js';
+import { keyFormOf } from '../../webhooks/schemes/registry.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, writeLine } from '../io.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { DEFAULT_CAPTURE_DIR } from './capture.js';
 
 interface ProbeFlags {
@@ -27,7 +28,7 @@ function describeMatch(match: ProbeMatch): string[] {
     `    verifies ${match.verified}/${match.total} capture(s); ${timestampLine(match)}`,
   ];
   if (!match.usable) {
-    lines.push(`    not configurable yet: the receiver's ${match.scheme.kind} scheme takes the key as ${KEY_FORM_LABEL[match.keyForm === 'utf8' ? 'whsec-base64' : 'utf8']}`);
+    lines.push(`    not configurable yet: the receiver's ${match.scheme.kind} scheme takes the key as ${KEY_FORM_LABEL[keyFormOf(match.scheme)]}`);
   } else if (match.scheme.kind === 'standard-webhooks') {
     lines.push('    configure: CHECKOUT_WEBHOOK_SECRET=<this secret> (Standard Webhooks is the default scheme; serve needs nothing else)');
   } else {

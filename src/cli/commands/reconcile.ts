@@ -2,9 +2,9 @@ import cliProgress from 'cli-progress';
 import { reconcile, type ReconcileSummary } from '../../reconcile/index.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, table } from '../io.js';
-import { parseDuration } from '../flags.js';
-import { LIST_FAILED_RUNS } from './inspect.js';
-import type { Register } from '../program.js';
+import { duration, wholeNumber } from '../flags.js';
+import { LIST_FAILED_RUNS } from './runs.js';
+import type { Register } from '../register.js';
 import { openRuntime } from '../runtime.js';
 
 function human(summary: ReconcileSummary): string {
@@ -30,10 +30,8 @@ export const registerReconcile: Register = (program, io, setExit) => {
     .option('--older-than <duration>', 'poll resources whose last news is older than this', '10m')
     .option('--concurrency <n>', 'polls in flight at once', '8')
     .action(async (options: { json?: boolean; olderThan: string; concurrency: string }) => {
-      const olderThanMs = parseDuration(options.olderThan);
-      if (olderThanMs === undefined) throw new UsageError(`--older-than "${options.olderThan}" is not a duration such as 10m, 30s or 2h`);
-      const concurrency = Number(options.concurrency);
-      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new UsageError(`--concurrency must be a whole number from 1 to 256, got "${options.concurrency}"`);
+      const olderThanMs = duration('--older-than')(options.olderThan);
+      const concurrency = wholeNumber('--concurrency', { min: 1, max: 256 })(options.concurrency);
       const runtime = await openRuntime(io, { handlers: true });
       const { client } = runtime;
       if (!client) throw new UsageError('reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY/CHECKOUT_SIGNING_SECRET (and CHECKOUT_INVOICE_KEY for invoices)');

@@ -2,10 +2,11 @@ import cliProgress from 'cli-progress';
 import { loadConfig } from '../../config/index.js';
 import { replayEvents, type EventSelection, type ReplayReport } from '../../devtools/index.js';
 import { openStore } from '../../store/open.js';
+import { keyFormOf } from '../../webhooks/schemes/registry.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, table, writeLine } from '../io.js';
 import { httpUrl, parseDuration, signingSecret } from '../flags.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 
 interface ReplayFlags {
   to: string;
@@ -62,7 +63,7 @@ export const registerReplay: Register = (program, io, setExit) => {
       const url = httpUrl('--to', flags.to);
       const selection = selectionOf(flags);
       const config = loadConfig({ env: io.env, cwd: io.cwd });
-      const secret = signingSecret(flags.secret, config.webhookSecrets, config.webhookScheme.kind === 'standard-webhooks');
+      const secret = signingSecret(flags.secret, config.webhookSecrets, keyFormOf(config.webhookScheme) === 'whsec-base64');
       const bar = !flags.json && io.stderr.isTTY ? new cliProgress.SingleBar({ stream: io.stderr, format: 'replay [{bar}] {value}/{total}' }, cliProgress.Presets.shades_classic) : undefined;
       const store = await openStore(config.store, { cwd: io.cwd });
       let report: ReplayReport;

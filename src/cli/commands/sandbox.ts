@@ -1,21 +1,13 @@
 import { Option, type Command } from 'commander';
 import { createLogger } from '../../log/index.js';
 import { startSandbox, type SandboxOptions } from '../../sandbox/index.js';
-import { UsageError } from '../exit.js';
 import { writeLine, type CliIO } from '../io.js';
-import type { Register } from '../program.js';
-import { parseDuration, probability, wholeNumber } from '../flags.js';
+import type { Register } from '../register.js';
+import { duration, portNumber, probability, wholeNumber } from '../flags.js';
 import { untilSignal } from '../signals.js';
 
 /** Default port when neither --port nor PORT is given. */
 export const DEFAULT_SANDBOX_PORT = 4010;
-
-/** `--expires-in`: `1500ms`, `90s`, `30m`, `2h` (a bare number is seconds). */
-function expiresIn(value: string): number {
-  const ms = parseDuration(value, 's');
-  if (ms === undefined) throw new UsageError(`--expires-in takes a duration such as 90s, 30m or 2h, got "${value}".`);
-  return ms;
-}
 
 interface SandboxFlags {
   port?: number;
@@ -33,7 +25,7 @@ interface SandboxFlags {
 }
 
 function optionsFrom(flags: SandboxFlags, io: CliIO): SandboxOptions {
-  const port = flags.port ?? (io.env.PORT ? wholeNumber('PORT')(io.env.PORT) : DEFAULT_SANDBOX_PORT);
+  const port = flags.port ?? (io.env.PORT ? portNumber('PORT')(io.env.PORT) : DEFAULT_SANDBOX_PORT);
   return {
     port,
     host: flags.host ?? io.env.HOST ?? '127.0.0.1',
@@ -50,7 +42,7 @@ export const registerSandbox: Register = (program: Command, io: CliIO) => {
   program
     .command('sandbox')
     .description('run a local implementation of the service: every operation, a hosted checkout page, simulation endpoints and webhooks')
-    .option('--port <n>', `port to listen on (0: any free port) (default: $PORT or ${DEFAULT_SANDBOX_PORT})`, wholeNumber('--port'))
+    .option('--port <n>', `port to listen on (0: any free port) (default: $PORT or ${DEFAULT_SANDBOX_PORT})`, portNumber('--port'))
     .option('--host <host>', 'loopback address to listen on (default: $HOST or 127.0.0.1)')
     .option('--data <dir>', 'state and credentials.json directory', '.sandbox')
     .option('--webhook-url <url>', 'send every event to this URL (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
@@ -60,7 +52,7 @@ export const registerSandbox: Register = (program: Command, io: CliIO) => {
     .option('--delay <ms>', 'wait this long before delivering each event', wholeNumber('--delay'))
     .option('--stale-timestamp <p>', 'sign with a timestamp one hour old, with probability p', probability('--stale-timestamp'))
     .option('--seed <n>', 'seed of the fault injection, for reproducible runs', wholeNumber('--seed'))
-    .addOption(new Option('--expires-in <duration>', 'lifetime of new payments and invoices, e.g. 90s, 30m (default: 30m)').argParser(expiresIn))
+    .addOption(new Option('--expires-in <duration>', 'lifetime of new payments and invoices, e.g. 90s, 30m (default: 30m)').argParser(duration('--expires-in', 's')))
     .option('--json', 'print the startup information as one JSON line')
     .action(async (flags: SandboxFlags) => {
       const stopped = untilSignal();

@@ -1,5 +1,6 @@
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { UsageError } from '../exit.js';
+import { portNumber } from '../flags.js';
 import { writeLine } from '../io.js';
 import { openRuntime } from '../runtime.js';
 import { consoleAccess } from '../console-access.js';
@@ -11,7 +12,7 @@ export const registerServe: Register = (program, io) => {
   program
     .command('serve')
     .description('run the webhook receiver (POST /webhooks/checkout) and the checkout routes')
-    .option('--port <n>', 'port (PORT)', (value) => Number(value))
+    .option('--port <n>', 'port (PORT)', portNumber('--port'))
     .option('--host <host>', 'interface to listen on (HOST)')
     .option('--handlers <file>', 'the fulfillment module (CHECKOUT_HANDLERS)')
     .option('--public-url <url>', "the shop's public URL for success and cancel links (CHECKOUT_PUBLIC_URL)")
@@ -19,7 +20,8 @@ export const registerServe: Register = (program, io) => {
     .action(async (options: { port?: number; host?: string; handlers?: string; publicUrl?: string; console?: boolean }) => {
       const runtime = await openRuntime(io, { handlers: true, handlersFile: options.handlers });
       const port = options.port ?? runtime.config.port ?? 3000;
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got ${String(options.port)}`);
+      // PORT is checked for digits when the configuration is read; its range is checked here.
+      if (port > 65_535) throw new UsageError(`PORT takes a port number (0: any free port), got "${port}".`);
       const host = options.host ?? runtime.config.host ?? '127.0.0.1';
       let publicUrl = options.publicUrl ?? runtime.config.publicUrl;
       const { app } = await buildServeApp(runtime, { publicUrl: publicUrl ?? `http://${host}:${port}`, console: options.console ?? false });

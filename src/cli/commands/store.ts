@@ -5,7 +5,7 @@ import { formatBytes } from '../../store/embedded/check.js';
 import { fileStoreDir } from '../../store/open.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, type CliIO } from '../io.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 
 /**
  * The embedded store's folder: `--dir`, else CHECKOUT_STORE's `file:` folder. Other stores are a

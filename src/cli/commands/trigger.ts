@@ -14,7 +14,7 @@ import {
 import { EVENT_TYPES, type KnownEventType } from '../../schemas/index.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, type CliIO } from '../io.js';
-import type { Register } from '../program.js';
+import type { Register } from '../register.js';
 import { httpUrl, signingSecret } from '../flags.js';
 
 interface TriggerFlags {

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { runKeys, RUN_STATUSES } from '../../runs/index.js';
+import type { Run } from '../../store/index.js';
 import type { ConsoleContext } from '../context.js';
 import { age, when } from '../format.js';
 import { html } from '../html.js';
@@ -7,7 +9,7 @@ import { maskEmails } from '../mask.js';
 import { blankAsAbsent, PageSchema, pageWindow, pager, parseInput, RevealSchema } from '../query.js';
 import { ConsoleRequestError } from '../request-error.js';
 
-const STATUSES = ['pending', 'running', 'done', 'failed'] as const;
+const STATUSES = RUN_STATUSES as [Run['status'], ...Array<Run['status']>];
 
 const EventsQuery = z.strictObject({
   type: z.string().max(200, 'type is too long').optional(),
@@ -16,7 +18,8 @@ const EventsQuery = z.strictObject({
   page: PageSchema,
 });
 
-const statusTone = (status: string | undefined) => (status === 'failed' ? 'error' : status === 'done' ? 'ok' : 'warn');
+/** The colour of a run status: failed red, done green, anything else (pending, running) amber. */
+export const statusTone = (status: string | undefined) => (status === 'failed' ? 'error' : status === 'done' ? 'ok' : 'warn');
 
 /** Stored events, newest first, filtered and paged on the store. */
 export async function eventsPage(context: ConsoleContext, query: unknown): Promise<string> {
@@ -54,7 +57,7 @@ export async function eventPage(context: ConsoleContext, id: string, query: unkn
   const { reveal } = parseInput(z.strictObject({ reveal: RevealSchema }), query);
   const event = await context.store.getEvent(id);
   if (!event) throw new ConsoleRequestError(404, 'not_found', `No event ${id} in the store.`);
-  const run = await context.store.getRun(`event:${id}`);
+  const run = await context.store.getRun(runKeys.event(id));
   const revealed = reveal === '1';
   if (revealed) await logReveal(context, `event ${id}`);
   const body = html`
@@ -68,7 +71,7 @@ export async function eventPage(context: ConsoleContext, id: string, query: unkn
 <dt>dispatch</dt><dd class="${statusTone(run?.status)}">${run ? `${run.status}, ${run.attempts} attempt(s)` : '—'}</dd>
 ${run?.lastError ? html`<dt>last error</dt><dd class="error">${maskEmails(run.lastError, revealed)}</dd>` : ''}
 </dl>
-<p>${run?.status === 'failed' ? html`<a class="button danger" href="${href(context, '/actions/retry', { key: `event:${id}` })}">Retry dispatch</a> ` : ''}<a class="button" id="replay" href="${href(context, '/actions/replay', { event: id })}">Replay to a URL…</a>
+<p>${run?.status === 'failed' ? html`<a class="button danger" href="${href(context, '/actions/retry', { key: runKeys.event(id) })}">Retry dispatch</a> ` : ''}<a class="button" id="replay" href="${href(context, '/actions/replay', { event: id })}">Replay to a URL…</a>
 ${revealed ? '' : html` <a class="button secondary" id="reveal" href="${href(context, `/events/${encodeURIComponent(id)}`, { reveal: '1' })}">Reveal e-mail addresses</a>`}</p></section>
 <section class="card wide"><h2>Raw body ${event.body === undefined ? '' : html`<span class="muted">(${Buffer.byteLength(event.body)} bytes, shown as text)</span>`}</h2>
 ${event.body === undefined ? html`<p class="muted">pruned by retention (only the id is kept, for dedupe)</p>` : html`<pre id="raw-body">${maskEmails(event.body, revealed)}</pre>`}

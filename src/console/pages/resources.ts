@@ -9,7 +9,7 @@ import { href, page } from '../layout.js';
 import { maskEmails } from '../mask.js';
 import { blankAsAbsent, PageSchema, pageWindow, pager, parseInput, RevealSchema } from '../query.js';
 import { ConsoleRequestError } from '../request-error.js';
-import { logReveal } from './events.js';
+import { logReveal, statusTone } from './events.js';
 
 const SOURCES = Object.keys({ webhook: true, reconcile: true, return: true, checkout: true } satisfies Record<NewsSource, true>) as NewsSource[];
 
@@ -110,7 +110,7 @@ ${timeline.entries.length === 0 ? html`<tr><td colspan="3" class="muted">nothing
 <section class="card wide"><h2>Handler runs</h2>
 <table id="runs"><thead><tr><th>run</th><th>status</th><th class="num">attempts</th><th>error</th><th></th></tr></thead><tbody>
 ${timeline.runs.map(
-  (run) => html`<tr data-key="${run.key}"><td>${run.key}</td><td class="${run.status === 'failed' ? 'error' : run.status === 'done' ? 'ok' : 'warn'}" data-field="run-status">${run.status}</td><td class="num">${run.attempts}</td><td>${maskEmails(run.lastError ?? '', revealed)}</td>
+  (run) => html`<tr data-key="${run.key}"><td>${run.key}</td><td class="${statusTone(run.status)}" data-field="run-status">${run.status}</td><td class="num">${run.attempts}</td><td>${maskEmails(run.lastError ?? '', revealed)}</td>
 <td>${run.status === 'failed' ? html`<a class="button danger" href="${href(context, '/actions/retry', { key: run.key })}">Retry</a>` : ''}</td></tr>`,
 )}
 ${timeline.runs.length === 0 ? html`<tr><td colspan="5" class="muted">no handler run (the outcome is still pending)</td></tr>` : ''}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseRunKey, RUN_STATUSES } from '../../runs/index.js';
 import type { Run } from '../../store/index.js';
 import type { ConsoleContext } from '../context.js';
 import { age } from '../format.js';
@@ -6,8 +7,9 @@ import { html } from '../html.js';
 import { href, page } from '../layout.js';
 import { maskEmails } from '../mask.js';
 import { blankAsAbsent, PageSchema, pageWindow, pager, parseInput } from '../query.js';
+import { statusTone } from './events.js';
 
-const STATUSES = Object.keys({ pending: true, running: true, done: true, failed: true } satisfies Record<Run['status'], true>) as Array<Run['status']>;
+const STATUSES = RUN_STATUSES;
 const KINDS = Object.keys({ fulfillment: true, event: true } satisfies Record<Run['kind'], true>) as Array<Run['kind']>;
 
 const RunsQuery = z.strictObject({
@@ -18,10 +20,10 @@ const RunsQuery = z.strictObject({
 
 /** Where a run's subject is shown: the payment or invoice of a handler run, the event of a dispatch run. */
 function subjectLink(context: ConsoleContext, run: Run) {
-  if (run.kind === 'event') return href(context, `/events/${encodeURIComponent(run.key.slice('event:'.length))}`);
-  const [kind, ...rest] = run.key.split(':');
-  const id = rest.slice(0, -1).join(':');
-  return kind === 'payment' || kind === 'invoice' ? href(context, `/${kind}s/${encodeURIComponent(id)}`) : undefined;
+  const subject = parseRunKey(run.key);
+  if (subject?.kind === 'event') return href(context, `/events/${encodeURIComponent(subject.eventId)}`);
+  if (subject?.kind === 'fulfillment') return href(context, `/${subject.resourceKind}s/${encodeURIComponent(subject.resourceId)}`);
+  return undefined;
 }
 
 /** Handler and dispatch runs, newest first, with a retry button on each failed one. */
@@ -41,7 +43,7 @@ ${shown.map((run) => {
   const link = subjectLink(context, run);
   return html`<tr data-key="${run.key}">
 <td>${link ? html`<a href="${link}">${run.key}</a>` : run.key}</td><td>${run.kind}</td>
-<td class="${run.status === 'failed' ? 'error' : run.status === 'done' ? 'ok' : 'warn'}" data-field="status">${run.status}</td>
+<td class="${statusTone(run.status)}" data-field="status">${run.status}</td>
 <td class="num">${run.attempts}</td>
 <td>${run.status === 'pending' ? `in ${age(now.toISOString(), new Date(Date.parse(run.nextAttemptAt)))}` : ''}</td>
 <td>${maskEmails(run.lastError?.slice(0, 160) ?? '')}</td>

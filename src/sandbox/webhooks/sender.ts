@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log/index.js';
+import { backoffDelay } from '../../runs/index.js';
 import { signWebhook } from '../../webhooks/sign.js';
 import type { WebhookFaults, WebhookRetry } from '../options.js';
 import type { DeliveryRecord, SandboxEvent } from '../records.js';
@@ -140,7 +141,7 @@ export class WebhookSender {
     if (this.closed) return;
 
     const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
-    const retryIn = !delivered && job.attempt < retry.maxAttempts ? retry.baseDelayMs * 2 ** (job.attempt - 1) : null;
+    const retryIn = !delivered && job.attempt < retry.maxAttempts ? backoffDelay(job.attempt, retry.baseDelayMs) : null;
     const finishedAt = new Date();
     this.options.record({
       id: `dlv_${randomUUID().replaceAll('-', '')}`,

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreError } from '../../errors/index.js';
 import { emptyStateData, StoreState, type Op, type StateData } from '../state.js';
-import { CorruptLineError, decodeJournal, JOURNAL_FILE, journalName } from './journal.js';
+import { AFTER_SEAL, CorruptLineError, decodeJournal, JOURNAL_FILE, journalName } from './journal.js';
 import { readSnapshot, SNAPSHOT_FILE, type SnapshotFile } from './snapshot.js';
 
 /**
@@ -39,6 +39,8 @@ export interface SegmentFile {
   damaged: DamagedLine[];
   /** Bytes after the last newline: an append that never finished. */
   tornBytes: number;
+  /** Offset of the seal line that closed the segment (compaction went on in the next one). */
+  sealedAt: number | undefined;
 }
 
 export type SnapshotRead =
@@ -73,9 +75,12 @@ export async function readFolder(dir: string): Promise<FolderRead> {
     segments.push(scanSegment(gen, buffer));
   }
   const last = segments.at(-1)?.gen ?? 0;
+  // Without a snapshot the store replays from journal-0 through the seals: that is every segment
+  // only when no compaction finished yet (one was cut short after its seal, or none ran).
+  const chained = segments.every((segment, i) => segment.gen === i && (segment.gen === last || segment.sealedAt !== undefined));
   const snapshot: SnapshotRead = names.includes(SNAPSHOT_FILE)
     ? await readSnapshotFile(dir)
-    : last > 0
+    : last > 0 && !chained
       ? { state: 'damaged', bytes: 0, reason: `missing, yet ${journalName(last)} exists: compaction wrote a snapshot that is gone`, missing: true }
       : { state: 'absent' };
   return { dir, snapshot, segments };
@@ -97,20 +102,35 @@ async function readSnapshotFile(dir: string): Promise<SnapshotRead> {
 export function scanSegment(gen: number, buffer: Buffer): SegmentFile {
   const ops: LineOp[] = [];
   const damaged: DamagedLine[] = [];
+  let sealedAt: number | undefined;
   let start = 0;
   for (let end = buffer.indexOf(10, start); end !== -1; end = buffer.indexOf(10, start)) {
     const line = buffer.subarray(start, end + 1);
     try {
+      // Lines are decoded one at a time, so the rule decodeJournal applies within a chunk is applied here.
+      if (sealedAt !== undefined) throw new CorruptLineError(start, AFTER_SEAL);
       // One line at a time, based at its own offset: body references come out as the store makes them.
-      const [op] = decodeJournal(line, start, gen).ops;
-      ops.push({ offset: start, bytes: line.length, op: op as Op });
+      const decoded = decodeJournal(line, start, gen);
+      if (decoded.sealed) sealedAt = start;
+      else ops.push({ offset: start, bytes: line.length, op: decoded.ops[0] as Op });
     } catch (error) {
       if (!(error instanceof CorruptLineError)) throw error;
       damaged.push({ offset: start, bytes: line.length, reason: line.length === 1 ? 'empty line' : withNuls(line, error.reason) + lineHint(line) });
     }
     start = end + 1;
   }
-  return { gen, file: journalName(gen), bytes: buffer.length, buffer, ops, damaged, tornBytes: buffer.length - start };
+  return { gen, file: journalName(gen), bytes: buffer.length, buffer, ops, damaged, tornBytes: buffer.length - start, sealedAt };
+}
+
+/**
+ * The segment `open()` appends to: from `fromGen`, the first one without a seal (or missing).
+ * Segments from `fromGen` up to it are the ones the store reads; later ones it never reads.
+ */
+export function currentGen(folder: FolderRead, fromGen: number): number {
+  const byGen = new Map(folder.segments.map((segment) => [segment.gen, segment]));
+  let gen = fromGen;
+  while (byGen.get(gen)?.sealedAt !== undefined) gen += 1;
+  return gen;
 }
 
 /** What a damaged line seems to have been, from its readable start: ` (it looks like event evt_1)`. */

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError, StoreError } from '../../errors/index.js';
 import type { Op, StateData } from '../state.js';
-import { replayBase, replayChain, readFolder, type DamagedLine, type FolderRead, type LineOp, type ReplayStop, type SegmentFile } from './check-scan.js';
+import { currentGen, replayBase, replayChain, readFolder, type DamagedLine, type FolderRead, type LineOp, type ReplayStop, type SegmentFile } from './check-scan.js';
 import { DirLock } from './dir-lock.js';
 import { isNotFound } from './files.js';
 import { journalName } from './journal.js';
@@ -13,11 +13,12 @@ export interface SegmentCheck {
   file: string;
   gen: number;
   /**
-   * `current`: the segment the store replays on open and appends to; `older`: kept for the event
-   * bodies in it (its ops are in the snapshot); `newer`: after the snapshot's generation, which
-   * the store never reads (the snapshot is older than the journals).
+   * `current`: the segment the store appends to; `sealed`: closed by a compaction whose snapshot
+   * was not written yet (the store replays it on open, then the ones after it); `older`: kept for
+   * the event bodies in it (its ops are in the snapshot); `newer`: after the current one, which
+   * the store never reads (the snapshot and journals are from different times).
    */
-  role: 'current' | 'older' | 'newer';
+  role: 'current' | 'sealed' | 'older' | 'newer';
   bytes: number;
   /** Complete lines (ending with a newline), damaged ones included. */
   lines: number;
@@ -142,7 +143,10 @@ export async function analyseFolder(dir: string): Promise<Analysis> {
   const { snapshot, segments } = folder;
   const maxGen = segments.at(-1)?.gen ?? 0;
   const generation = snapshot.state === 'ok' ? snapshot.snapshot.journalGeneration : snapshot.state === 'absent' ? 0 : undefined;
-  const roleGen = generation ?? maxGen;
+  // The segments the store reads: from the snapshot's (or 0 without one) through the seals to the current one.
+  const current = generation === undefined && snapshot.state === 'damaged' && !snapshot.missing ? maxGen : currentGen(folder, generation ?? 0);
+  const roleOf = (gen: number): SegmentCheck['role'] =>
+    gen < (generation ?? 0) ? 'older' : gen < current ? 'sealed' : gen === current ? 'current' : 'newer';
   const base = replayBase(folder);
   const replay = base.ok ? replayChain(folder, await base.data(), base.fromGen) : undefined;
   const state = replay?.state.data;
@@ -168,7 +172,7 @@ export async function analyseFolder(dir: string): Promise<Analysis> {
     problems.push({ severity: 'damage', kind: 'snapshot-damaged', file: SNAPSHOT_FILE, bytes: snapshot.bytes, message: `${SNAPSHOT_FILE} is ${snapshot.missing ? '' : 'damaged: '}${snapshot.reason}: ${effect}.` });
   }
   for (const segment of segments) {
-    const role = segment.gen < roleGen ? 'older' : segment.gen === roleGen ? 'current' : 'newer';
+    const role = roleOf(segment.gen);
     // A line matters when a replay needs it: the current segment, newer ones, or all when rebuilding.
     const replayed = generation === undefined || segment.gen >= generation;
     segment.damaged.slice(0, LISTED_LINES).forEach((line, i) => {
@@ -182,7 +186,7 @@ export async function analyseFolder(dir: string): Promise<Analysis> {
         bytes: line.bytes,
         message:
           `${segment.file}: damaged line at byte ${line.offset} (${formatBytes(line.bytes)}): ${line.reason}${after}` +
-          (role === 'current' && i === 0 ? '; the store will not open.' : replayed ? '.' : ` (an older segment: its operations are in ${SNAPSHOT_FILE}).`),
+          ((role === 'current' || role === 'sealed') && i === 0 ? '; the store will not open.' : replayed ? '.' : ` (an older segment: its operations are in ${SNAPSHOT_FILE}).`),
       });
     });
     if (segment.damaged.length > LISTED_LINES) {
@@ -208,8 +212,8 @@ export async function analyseFolder(dir: string): Promise<Analysis> {
         kind: 'newer-segment',
         file: segment.file,
         message:
-          `${segment.file} is newer than ${SNAPSHOT_FILE} (generation ${generation}): the store never reads its ${segment.ops.length} operation(s) ` +
-          `(${SNAPSHOT_FILE} is older than the journals: restored from an old backup?).`,
+          `${segment.file} comes after ${journalName(current)}, which is not sealed: the store never reads its ${segment.ops.length} operation(s) ` +
+          `(${SNAPSHOT_FILE} (generation ${generation}) or ${journalName(current)} is older than the journals after it: restored from an old backup?).`,
       });
     }
   }
@@ -230,9 +234,9 @@ export async function analyseFolder(dir: string): Promise<Analysis> {
 
   // A missing snapshot does not stop `open()`: it starts empty from journal-0 (which is the damage).
   const snapshotOpens = snapshot.state !== 'damaged' || snapshot.missing === true;
-  const opens = snapshotOpens && !(replay?.stop?.kind === 'line' && replay.stop.gen === (generation ?? 0));
+  const opens = snapshotOpens && !(replay?.stop?.kind === 'line' && replay.stop.gen >= (generation ?? 0) && replay.stop.gen <= current);
   const status = problems.some((p) => p.severity === 'damage') ? 'damaged' : problems.length > 0 ? 'warnings' : 'healthy';
-  const plan = planRecovery(folder, base.ok ? base : undefined, replay?.lastGen ?? 0, replay?.stop, lostPayloads, Object.keys(state?.events ?? {}).length);
+  const plan = planRecovery(folder, base.ok ? base : undefined, current, replay?.lastGen ?? 0, replay?.stop, lostPayloads, Object.keys(state?.events ?? {}).length);
   if (!base.ok) {
     plan.refusal = base.reason;
     plan.needed = true;
@@ -254,7 +258,7 @@ export async function analyseFolder(dir: string): Promise<Analysis> {
     segments: segments.map((segment) => ({
       file: segment.file,
       gen: segment.gen,
-      role: segment.gen < roleGen ? 'older' : segment.gen === roleGen ? 'current' : 'newer',
+      role: roleOf(segment.gen),
       bytes: segment.bytes,
       lines: segment.ops.length + segment.damaged.length,
       ops: countOps(segment.ops),
@@ -290,6 +294,8 @@ export async function analyseFolder(dir: string): Promise<Analysis> {
 function planRecovery(
   folder: FolderRead,
   base: { fromGen: number; rebuilt: boolean } | undefined,
+  /** The segment the store appends to now: a replay that went past it read what the store does not. */
+  currentGen: number,
   lastGen: number,
   stop: ReplayStop | undefined,
   lostPayloads: Set<string>,
@@ -309,11 +315,11 @@ function planRecovery(
     plan.dropped.bytes += segment.bytes - from;
     for (const { op } of ops) if (op.t === 'event') droppedEvents.push(op.event.id);
   };
-  if (base.rebuilt || lastGen > base.fromGen || lostPayloads.size > 0) {
+  if (base.rebuilt || lastGen > currentGen || lostPayloads.size > 0) {
     const why = base.rebuilt
       ? `${SNAPSHOT_FILE} is unusable: rebuilt from ${journalName(0)}${lastGen > 0 ? `…${journalName(lastGen)}` : ''}, all still there`
-      : lastGen > base.fromGen
-        ? `replays the segments after generation ${base.fromGen} that the store never read`
+      : lastGen > currentGen
+        ? `replays the segments after ${journalName(currentGen)} that the store never read`
         : `${lostPayloads.size} event(s) refer to raw bodies that are gone: they are kept without them (as if pruned)`;
     plan.actions.push({ kind: 'rewrite-snapshot', file: SNAPSHOT_FILE, generation: lastGen, reason: why });
   }

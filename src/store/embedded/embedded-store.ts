@@ -3,12 +3,12 @@ import { mkdir, open, readdir, unlink, type FileHandle } from 'node:fs/promises'
 import { join, resolve } from 'node:path';
 import { StoreError } from '../../errors/index.js';
 import { createLogger, type Logger } from '../../log/index.js';
-import { StateStore } from '../memory-store.js';
-import { emptyStateData, StoreState, type EventRecord, type Op } from '../state.js';
+import { StateStore } from '../state-store.js';
+import { emptyStateData, StoreState, type EventRecord, type FrozenState, type Op } from '../state.js';
 import { DirLock } from './dir-lock.js';
 import { fileVersion, fsyncDir, openExisting, readRange, writeAt } from './files.js';
-import { CorruptLineError, decodeJournal, encodeOp, JOURNAL_FILE, journalName } from './journal.js';
-import { readSnapshot, SNAPSHOT_FILE, writeSnapshot } from './snapshot.js';
+import { CorruptLineError, decodeJournal, encodeOp, encodeSeal, JOURNAL_FILE, journalName } from './journal.js';
+import { deleteAbandonedSnapshots, installSnapshot, prepareSnapshot, readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
 
 export interface EmbeddedStoreOptions {
   /** Folder of the store, created when missing. Several processes may use it at once. */
@@ -49,6 +49,14 @@ interface Pending {
 /** What one op of a batch came to. */
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+/** A segment just sealed: the state as it was at the seal, to be snapshotted as generation `gen`. */
+interface Sealed {
+  gen: number;
+  state: FrozenState;
+  /** The snapshot.json the seal was made on: another process's compaction may have replaced it since. */
+  basedOn: string;
+}
+
 /**
  * The embedded store: a `StoreState` kept in memory, made durable in a folder that several
  * processes (the receiver, a cron `reconcile`, a `replay`) may share.
@@ -59,6 +67,10 @@ type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
  * costs what is in the batch, never what is stored. Event bodies stay in the journal line that
  * brought them (the state keeps a byte range), so neither the heap nor the snapshot carries them;
  * old segments are deleted once pruning has dropped every body they hold.
+ *
+ * Compaction seals the current segment (a last `seal` line; writes go on in the next segment) and
+ * then writes the snapshot of the state at the seal without holding the lock, a slice at a time:
+ * readers follow seals from the snapshot's segment to the current one, so nothing waits for it.
  *
  * @example
  * const store = new EmbeddedStore({ dir: '.checkout-kit' });
@@ -77,7 +89,9 @@ export class EmbeddedStore extends StateStore {
   /** Version (inode, size, mtime) of the snapshot.json the state was built from, or 'absent'. */
   private snapshotVersion = 'absent';
   private snapshotBytes = 0;
-  /** Current journal segment. */
+  /** The `journalGeneration` of the snapshot the state was built from (or last installed). */
+  private snapshotGen = 0;
+  /** Current journal segment: the first unsealed one from `snapshotGen` on. */
   private gen = 0;
   private journal: FileHandle | undefined;
   /** Journal bytes applied to the state: complete lines only. */
@@ -99,6 +113,8 @@ export class EmbeddedStore extends StateStore {
   private queuedRefresh: Promise<void> | undefined;
   /** Serialises this instance's lock holders (flushes, catch-ups, compaction, close). */
   private chain: Promise<unknown> = Promise.resolve();
+  /** A compaction whose snapshot is being written (outside the chain and the lock). */
+  private compacting: Promise<void> | undefined;
 
   constructor(options: EmbeddedStoreOptions) {
     super();
@@ -120,7 +136,12 @@ export class EmbeddedStore extends StateStore {
     if (this.status === 'closed') throw new StoreError(`The store ${this.dir} was closed: create a new EmbeddedStore to open it again.`);
     try {
       await mkdir(this.dir, { recursive: true });
-      await this.exclusive(() => this.lock.with(() => this.reload()));
+      await this.exclusive(() =>
+        this.lock.with(async () => {
+          await this.reload();
+          await deleteAbandonedSnapshots(this.dir);
+        }),
+      );
     } catch (error) {
       if (error instanceof StoreError) throw error;
       throw new StoreError(`Cannot open the store ${this.dir}: ${(error as Error).message}. Check the folder and its permissions.`, { cause: error });
@@ -135,17 +156,39 @@ export class EmbeddedStore extends StateStore {
       return;
     }
     this.status = 'closed';
-    while (this.queue.length > 0 || this.flushScheduled) await this.exclusive(async () => undefined);
+    while (this.queue.length > 0 || this.flushScheduled || this.compacting) {
+      await this.exclusive(async () => undefined);
+      await this.compacting;
+    }
     await this.exclusive(async () => {
       await this.journal?.close();
       this.journal = undefined;
     });
   }
 
-  /** Write a snapshot and start a new journal segment now (also done automatically as the journal grows). */
+  /**
+   * Start a new journal segment and write a snapshot of everything before it now (also done
+   * automatically as the journal grows). Resolves once the snapshot is in place; fails if it
+   * could not be written.
+   */
   async compact(): Promise<void> {
     this.assertOpen();
-    await this.exclusive(() => this.lock.with(() => this.compactLocked()));
+    for (;;) {
+      // Only when there is one: writes called right after compact() then go after its seal.
+      if (this.compacting) await this.compacting;
+      const step = await this.exclusive(() =>
+        this.lock.with(async () => {
+          await this.sync(true);
+          // One began while this waited for the chain: wait for it, then see what is left.
+          if (this.compacting) return 'busy' as const;
+          if (this.applied === 0 && this.seen === 0 && this.snapshotGen === this.gen) return 'done' as const;
+          // Wrapped: the lock must not wait for the snapshot, whose install takes the lock again.
+          return { written: this.startSnapshot(await this.seal()) };
+        }),
+      );
+      if (step === 'done') return;
+      if (step !== 'busy') return step.written;
+    }
   }
 
   protected commit<T>(op: Op): Promise<T> {
@@ -255,12 +298,20 @@ export class EmbeddedStore extends StateStore {
     }
     for (const { batch, outcomes } of written) this.answer(batch, outcomes);
     if (this.queue.length > 0) this.scheduleFlush();
-    if (!failed && this.applied > Math.max(this.compactMinBytes, this.snapshotBytes)) {
+    const threshold = Math.max(this.compactMinBytes, this.snapshotBytes);
+    // With writes waiting (a burst) a compaction only competes with them for the CPU: it waits for
+    // a lull, unless the journal has grown to four times the threshold.
+    const lull = this.queue.length === 0 || this.applied > 4 * threshold;
+    if (!failed && !this.compacting && this.applied > threshold && lull) {
       // The batch is durable and answered; a failed compaction only delays the next one.
-      await this.lock.with(() => this.compactLocked()).catch((error: unknown) => {
+      try {
+        const sealed = await this.lock.with(() => this.seal());
+        // Written while the next batches go on: nobody waits for it.
+        void this.startSnapshot(sealed).catch((error: unknown) => this.compactionFailed(error));
+      } catch (error) {
         this.stale = true;
-        this.logger.error({ dir: this.dir, err: error }, 'Store compaction failed; the journal keeps growing until one succeeds');
-      });
+        this.compactionFailed(error);
+      }
     }
   }
 
@@ -340,48 +391,46 @@ export class EmbeddedStore extends StateStore {
     return this.journal !== undefined && (await this.journal.stat()).size !== this.seen;
   }
 
-  /** Load snapshot.json and replay the current journal segment, replacing the state. */
+  /**
+   * Load snapshot.json and replay the journal from its segment on, following seals to the current
+   * segment (`catchUp` from byte 0), replacing the state. Stale until it has finished, so that a
+   * damaged file met on the way leaves nothing half-read for the next read or write to use.
+   */
   private async reload(): Promise<void> {
+    this.stale = true;
     const snapshotFile = await fileVersion(this.snapshotPath);
     const snapshot = snapshotFile.version === 'absent' ? undefined : await readSnapshot(this.dir);
-    const gen = snapshot?.journalGeneration ?? 0;
-    const state = new StoreState(snapshot?.data ?? emptyStateData());
-    const journal = await openExisting(this.journalPath(gen), 'r+');
-    let applied = 0;
-    let seen = 0;
-    if (journal) {
-      try {
-        seen = (await journal.stat()).size;
-        const decoded = this.decode(await readRange(journal, 0, seen), 0, gen);
-        for (const op of decoded.ops) state.apply(op);
-        applied = decoded.bytes;
-      } catch (error) {
-        await journal.close();
-        throw error;
-      }
-    }
-    if (this.journal !== journal) await this.journal?.close();
-    this.state = state;
-    this.useSegment(gen, journal, applied, seen, snapshotFile);
+    await this.journal?.close();
+    this.state = new StoreState(snapshot?.data ?? emptyStateData());
+    this.snapshotGen = snapshot?.journalGeneration ?? 0;
+    this.useSegment(this.snapshotGen, undefined, 0, 0, snapshotFile);
+    await this.catchUp();
     this.stale = false;
-    this.warnTornTail();
   }
 
-  /** Apply what other processes appended to the current segment since we last read it. */
+  /** Apply what other processes appended since we last read, following seals to the current segment. */
   private async catchUp(): Promise<void> {
-    this.journal ??= await openExisting(this.journalPath(this.gen), 'r+');
-    if (!this.journal) return;
-    const size = (await this.journal.stat()).size;
-    if (size === this.applied) {
+    for (;;) {
+      this.journal ??= await openExisting(this.journalPath(this.gen), 'r+');
+      if (!this.journal) return;
+      const size = (await this.journal.stat()).size;
+      if (size === this.applied) {
+        this.seen = size;
+        return;
+      }
+      // Lines are never removed below what was applied, except by a reload-worthy event.
+      if (size < this.applied) return this.reload();
+      const decoded = this.decode(await readRange(this.journal, this.applied, size), this.applied, this.gen);
+      for (const op of decoded.ops) this.state.apply(op);
+      this.applied += decoded.bytes;
       this.seen = size;
-      return;
+      if (!decoded.sealed) break;
+      // Another process compacted: its writes go on in the next segment.
+      await this.journal.close();
+      this.journal = undefined;
+      this.gen += 1;
+      this.applied = this.seen = 0;
     }
-    // Lines are never removed below what was applied, except by a reload-worthy event.
-    if (size < this.applied) return this.reload();
-    const decoded = this.decode(await readRange(this.journal, this.applied, size), this.applied, this.gen);
-    for (const op of decoded.ops) this.state.apply(op);
-    this.applied += decoded.bytes;
-    this.seen = size;
     this.warnTornTail();
   }
 
@@ -415,37 +464,77 @@ export class EmbeddedStore extends StateStore {
   // Compaction.
 
   /**
-   * Under the lock: snapshot the state, start journal segment gen+1, delete the segments no body
-   * refers to any more. Other processes notice the new snapshot.json and reload it.
+   * Under the lock: close the current segment with a seal line and start the next one. Returns a
+   * view of the state at the seal, which is what the snapshot of the next generation holds.
    */
-  private async compactLocked(): Promise<void> {
+  private async seal(): Promise<Sealed> {
     await this.sync(true);
-    // Reads go on from the state while the snapshot is written (nothing changes it meanwhile).
-    this.current = true;
+    const journal = this.journal ?? (await this.createJournal());
+    const line = Buffer.from(encodeSeal(this.gen));
     try {
-      await this.writeCompaction();
-    } finally {
-      this.current = false;
+      await writeAt(journal, line, this.applied);
+      await journal.datasync();
+    } catch (error) {
+      await journal.truncate(this.applied).catch(() => undefined);
+      throw error;
     }
-  }
-
-  private async writeCompaction(): Promise<void> {
     const gen = this.gen + 1;
-    await writeSnapshot(this.dir, { journalGeneration: gen, data: this.state.data });
-    const snapshot = await fileVersion(this.snapshotPath);
-    const journal = await open(this.journalPath(gen), constants.O_RDWR | constants.O_CREAT | constants.O_TRUNC, 0o644);
+    const next = await open(this.journalPath(gen), constants.O_RDWR | constants.O_CREAT | constants.O_TRUNC, 0o644);
     await fsyncDir(this.dir);
-    await this.journal?.close();
-    this.useSegment(gen, journal, 0, 0, snapshot);
-    await this.deleteUnusedSegments();
+    await journal.close();
+    this.useSegment(gen, next, 0, 0, { version: this.snapshotVersion, size: this.snapshotBytes });
+    return { gen, state: this.state.freeze(), basedOn: this.snapshotVersion };
   }
 
-  private async deleteUnusedSegments(): Promise<void> {
-    const used = new Set<number>([this.gen]);
+  /** Write the snapshot of `sealed` in the background; `compacting` until it is done. */
+  private startSnapshot(sealed: Sealed): Promise<void> {
+    const done = this.snapshotSealed(sealed);
+    this.compacting = done.catch(() => undefined).finally(() => (this.compacting = undefined));
+    return done;
+  }
+
+  /**
+   * Write the snapshot of a seal (without the lock: nothing it reads changes), then, under the
+   * lock, put it in place unless another process's compaction replaced snapshot.json meanwhile,
+   * and delete the segments no body refers to any more.
+   */
+  private async snapshotSealed(sealed: Sealed): Promise<void> {
+    let prepared: string;
+    try {
+      prepared = await prepareSnapshot(this.dir, sealed.gen, sealed.state);
+    } finally {
+      sealed.state.release();
+    }
+    await this.exclusive(() =>
+      this.lock.with(async () => {
+        if ((await fileVersion(this.snapshotPath)).version !== sealed.basedOn) {
+          await unlink(prepared).catch(() => undefined);
+          return;
+        }
+        await installSnapshot(this.dir, prepared);
+        const installed = await fileVersion(this.snapshotPath);
+        // Our state is the snapshot plus the segments after the seal: nothing to reload.
+        if (this.snapshotVersion === sealed.basedOn) {
+          this.snapshotGen = sealed.gen;
+          this.snapshotVersion = installed.version;
+          this.snapshotBytes = installed.size;
+        }
+        await this.deleteUnusedSegments(sealed.gen);
+      }),
+    );
+  }
+
+  private compactionFailed(error: unknown): void {
+    this.logger.error({ dir: this.dir, err: error }, 'Store compaction failed; the journal keeps growing until one succeeds');
+  }
+
+  /** Delete the segments before `below` (their ops are in the snapshot) that hold no body of the state. */
+  private async deleteUnusedSegments(below: number): Promise<void> {
+    const used = new Set<number>();
     for (const event of Object.values(this.state.data.events)) if (event.bodyRef) used.add(event.bodyRef.seg);
     const unused = (await readdir(this.dir)).filter((name) => {
       const gen = Number(JOURNAL_FILE.exec(name)?.[1] ?? NaN);
-      return gen < this.gen && !used.has(gen);
+      return gen < below && !used.has(gen);
     });
     for (const name of unused) await unlink(join(this.dir, name));
     if (unused.length > 0) await fsyncDir(this.dir);

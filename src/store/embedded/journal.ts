@@ -67,13 +67,33 @@ export function encodeOp(op: Op, gen: number, offset: number): EncodedOp {
   return { line: `${head}${literal}}\n`, bytes: headBytes + literalBytes + 2, applied: { t: 'event', at: op.at, event } };
 }
 
+/**
+ * The last line of a segment that compaction closed: the ops go on in segment `next` (= gen + 1).
+ * Not an op (the state never sees it); readers follow it to the next segment, so the snapshot can
+ * be written after the lock is released while writers append to the next segment.
+ */
+export interface Seal {
+  t: 'seal';
+  next: number;
+}
+
+/** Why a line that follows a seal is damage: nothing is appended to a sealed segment. */
+export const AFTER_SEAL = 'a line after the seal that closed the segment';
+
+/** The seal line that closes segment `gen`. */
+export function encodeSeal(gen: number): string {
+  return `${JSON.stringify({ t: 'seal', next: gen + 1 } satisfies Seal)}\n`;
+}
+
 /** What `decodeJournal` found in a chunk of a journal segment. */
 export interface DecodedChunk {
   ops: Op[];
-  /** Bytes of complete lines (each ends with `\n`). */
+  /** Bytes of complete lines (each ends with `\n`), the seal line included. */
   bytes: number;
   /** Bytes after the last `\n`: a line whose append never finished. */
   tornBytes: number;
+  /** The chunk ends with the segment's seal line: read on in segment gen + 1. */
+  sealed: boolean;
 }
 
 /** A complete line that is not a journal op: the file was damaged, not merely cut short. */
@@ -88,19 +108,26 @@ export class CorruptLineError extends Error {
 
 /**
  * Decode the complete lines of `chunk`, which starts at byte `base` of journal segment `gen`.
- * Event bodies become `BodyRef`s into the segment. Throws `CorruptLineError` for a damaged line.
+ * Event bodies become `BodyRef`s into the segment. Throws `CorruptLineError` for a damaged line,
+ * and for any line after a seal (nothing is appended to a sealed segment).
  */
 export function decodeJournal(chunk: Buffer, base: number, gen: number): DecodedChunk {
   const ops: Op[] = [];
+  let sealed = false;
   let start = 0;
   for (let end = chunk.indexOf(10, start); end !== -1; end = chunk.indexOf(10, start)) {
-    ops.push(decodeLine(chunk, start, end, base, gen));
+    if (sealed) throw new CorruptLineError(base + start, AFTER_SEAL);
+    const line = decodeLine(chunk, start, end, base, gen);
+    if (line.t === 'seal') {
+      if (line.next !== gen + 1) throw new CorruptLineError(base + start, `a seal naming segment ${line.next}, not ${gen + 1}`);
+      sealed = true;
+    } else ops.push(line);
     start = end + 1;
   }
-  return { ops, bytes: start, tornBytes: chunk.length - start };
+  return { ops, bytes: start, tornBytes: chunk.length - start, sealed };
 }
 
-function decodeLine(chunk: Buffer, start: number, end: number, base: number, gen: number): Op {
+function decodeLine(chunk: Buffer, start: number, end: number, base: number, gen: number): Op | Seal {
   let parsed: unknown;
   try {
     parsed = JSON.parse(chunk.toString('utf8', start, end));
@@ -109,6 +136,7 @@ function decodeLine(chunk: Buffer, start: number, end: number, base: number, gen
   }
   if (typeof parsed !== 'object' || parsed === null) throw new CorruptLineError(base + start, 'not an object');
   const op = parsed as Record<string, unknown>;
+  if (op.t === 'seal' && Number.isSafeInteger(op.next)) return op as unknown as Seal;
   if (!isOpType(op.t) || typeof op.at !== 'number') {
     throw new CorruptLineError(base + start, `not a journal op (t=${JSON.stringify(op.t)})`);
   }

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { ConfigError, StoreError } from '../../errors/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
+import { enqueuedWithEvent } from '../../runs/event-run-guard.js';
+import { eventIdOf } from '../../runs/keys.js';
 import {
   OUTCOME_RANK,
   type Activity,
@@ -21,6 +24,7 @@ import {
   type ResourceRecord,
   type ResourceUpdate,
   type Run,
+  type RunCountFilter,
   type RunFilter,
   type Store,
   type StoredEvent,
@@ -99,7 +103,9 @@ function connect(options: PostgresStoreOptions, logger: Logger): { database: Dat
     // A libpq key=value string: pg parses it; only the description stays generic.
   }
   const connections = options.poolMax ?? 10;
-  const pool = new pg.Pool({
+  // pg is loaded here, when a store connects by URL: importing checkout-kit loads no driver (issue 14).
+  const { Pool } = createRequire(import.meta.url)('pg') as typeof pg;
+  const pool = new Pool({
     connectionString,
     max: connections,
     statement_timeout: options.statementTimeoutMs ?? 10_000,
@@ -115,7 +121,6 @@ function describe(host: string | undefined, port: string | number | undefined, d
   return `PostgreSQL ${host ?? 'localhost'}${port ? `:${port}` : ''}/${database ?? ''}`;
 }
 
-const EVENT_RUN_PREFIX = 'event:';
 /** Most events written by one statement. */
 const MAX_INSERT_BATCH = 200;
 const rankOf = (outcome: ResourceUpdate['outcome']) => (outcome === undefined ? null : OUTCOME_RANK[outcome]);
@@ -256,12 +261,9 @@ export class PostgresStore implements Store {
   // Runs
 
   async enqueueRun(run: NewRun, now = new Date()): Promise<{ inserted: boolean; run: Run }> {
-    if (run.key.startsWith(EVENT_RUN_PREFIX) || run.kind === 'event') {
-      // An event's dispatch run is its own row's: insertEvent queued it, or the event is unknown.
-      const existing = run.key.startsWith(EVENT_RUN_PREFIX) && run.kind === 'event' ? await this.getRun(run.key) : undefined;
-      if (existing) return { inserted: false, run: existing };
-      throw new StoreError(`Cannot enqueue run ${run.key} (${run.kind}): dispatch runs are keyed event:<id> and queued by insertEvent with their event.`);
-    }
+    // An event's dispatch run is its own row's: insertEvent queued it, or the event is unknown.
+    const withEvent = await enqueuedWithEvent(run, (key) => this.getRun(key));
+    if (withEvent) return withEvent;
     const values = [run.key, run.kind, run.nextAttemptAt ?? null, now.toISOString(), JSON.stringify(run.data)];
     // Inserted, or already there. Runs in this table are never deleted, so a conflict means the
     // row is there to read.
@@ -315,10 +317,7 @@ export class PostgresStore implements Store {
   }
 
   async listRuns(filter: RunFilter = {}): Promise<Run[]> {
-    const tables: RunTable[] = filter.kind === 'event' ? ['events'] : filter.kind === 'fulfillment' ? ['runs'] : ['events', 'runs'];
-    const where = new Where();
-    if (filter.status !== undefined) where.add('status = ANY(?::text[])', Array.isArray(filter.status) ? filter.status : [filter.status]);
-    if (filter.dueBy !== undefined) where.add(claimableAt('?::timestamptz'), filter.dueBy);
+    const { tables, where } = this.runsWhere(filter);
     // In creation order across both tables: `seq` comes from one sequence.
     const { rows } = await this.database.query<RunRow>({
       text: `SELECT * FROM (${tables.map((table) => `SELECT seq, ${runSelect(table)} FROM ${this.quoted}.${table} ${where.sql}`).join(' UNION ALL ')}) AS run
@@ -328,9 +327,28 @@ export class PostgresStore implements Store {
     return rows.map(toRun);
   }
 
+  async countRuns(filter: RunCountFilter = {}): Promise<number> {
+    const { tables, where } = this.runsWhere(filter);
+    const { rows } = await this.database.query<{ n: number }>({
+      text: tables.map((table) => `SELECT count(*)::int AS n FROM ${this.quoted}.${table} ${where.sql}`).join(' UNION ALL '),
+      values: where.values,
+    });
+    return rows.reduce((sum, row) => sum + row.n, 0);
+  }
+
+  /** The tables holding runs of `filter.kind`, and the WHERE clause of the rest of the filter. */
+  private runsWhere(filter: RunCountFilter): { tables: RunTable[]; where: Where } {
+    const tables: RunTable[] = filter.kind === 'event' ? ['events'] : filter.kind === 'fulfillment' ? ['runs'] : ['events', 'runs'];
+    const where = new Where();
+    if (filter.status !== undefined) where.add('status = ANY(?::text[])', Array.isArray(filter.status) ? filter.status : [filter.status]);
+    if (filter.dueBy !== undefined) where.add(claimableAt('?::timestamptz'), filter.dueBy);
+    return { tables, where };
+  }
+
   /** Where the run `key` lives, and its id there (`event:<id>` is the row of event `<id>`). */
   private leaseOf(key: string): { sql: LeaseStatements; id: string } {
-    return key.startsWith(EVENT_RUN_PREFIX) ? { sql: this.sql.eventRuns, id: key.slice(EVENT_RUN_PREFIX.length) } : { sql: this.sql.runs, id: key };
+    const eventId = eventIdOf(key);
+    return eventId === undefined ? { sql: this.sql.runs, id: key } : { sql: this.sql.eventRuns, id: eventId };
   }
 
   // Resources

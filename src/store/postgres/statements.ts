@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from './database.js';
+import { EVENT_RUN_PREFIX } from '../../runs/keys.js';
 import { OUTCOME_RANK } from '../types.js';
 import { ATTEMPT_COLUMNS, DEAD_LETTER_COLUMNS, EVENT_COLUMNS, RESOURCE_COLUMNS, RUN_COLUMNS, type RunColumn } from './rows.js';
 
@@ -18,7 +19,7 @@ export type RunTable = 'runs' | 'events';
 const RUN_SOURCES: Record<RunTable, Record<RunColumn, string>> = {
   runs: Object.fromEntries(RUN_COLUMNS.map((column) => [column, column])) as Record<RunColumn, string>,
   events: {
-    key: `'event:' || id`,
+    key: `'${EVENT_RUN_PREFIX}' || id`,
     kind: `'event'::text`,
     status: 'status',
     attempts: 'attempts',

@@ -1,17 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import type { BodyDamage } from './damages.js';
-import { escapeNonAscii, inDocumentedOrder, minifyJson, type Json } from './json-text.js';
+import { escapeNonAscii, inDocumentedOrder, isObject, minifyJson, parseJson } from './json-text.js';
 
 /** Candidate originals of a damaged body; each is verified against the signature in turn. */
 export type BodyRepair = (received: Buffer) => Array<string | Buffer>;
-
-function parseJson(text: string): Json | undefined {
-  try {
-    return JSON.parse(text) as Json;
-  } catch {
-    return undefined;
-  }
-}
 
 function percentDecoded(text: string): string[] {
   const out: string[] = [];
@@ -71,7 +63,7 @@ export const BODY_REPAIRS: Record<BodyDamage, BodyRepair> = {
     if (/%[0-9A-Fa-f]{2}/.test(text)) out.push(...percentDecoded(text));
     // A form parser took the JSON for a field name ({"<json>": ""}) and the app re-serialised that.
     const parsed = parseJson(text);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    if (parsed !== undefined && isObject(parsed)) {
       const keys = Object.keys(parsed);
       if (keys.length === 1 && (parsed[keys[0]!] === '' || parsed[keys[0]!] === null)) out.push(keys[0]!);
     }

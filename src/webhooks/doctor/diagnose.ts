@@ -2,11 +2,12 @@ import { isUtf8 } from 'node:buffer';
 import type { WebhookVerificationReason } from '../../errors/index.js';
 import type { Environment } from '../../schemas/common.js';
 import type { HeaderGetter, SchemeImplementation, VerifiedDelivery, WebhookScheme } from '../scheme.js';
+import { SCHEMES } from '../schemes/registry.js';
 import { BODY_REPAIRS } from './body-repairs.js';
 import { DAMAGES, type BodyDamage, type DamageKind } from './damages.js';
 import type { Diagnosis } from './diagnosis.js';
 import type { Framework } from './frameworks.js';
-import { keySequence, keysSorted, minifyJson, nonAsciiEscapes, type Json } from './json-text.js';
+import { isObject, keySequence, keysSorted, minifyJson, nonAsciiEscapes, parseJson } from './json-text.js';
 import { SECRET_REPAIRS } from './secret-repairs.js';
 
 /** HMACs one diagnosis may compute at most (each over at most `maxBodyBytes`). */
@@ -33,14 +34,6 @@ export interface DiagnoseInput {
   body: Buffer;
   /** Why the verifier refused it. */
   reason: WebhookVerificationReason;
-}
-
-function parseJson(text: string): Json | undefined {
-  try {
-    return JSON.parse(text) as Json;
-  } catch {
-    return undefined;
-  }
 }
 
 function seconds(skew: number): string {
@@ -89,7 +82,7 @@ const SIGNS: Record<BodyDamage, (received: Buffer) => string | undefined> = {
 
 function claimedEnvironment(body: Buffer): Environment | undefined {
   const parsed = parseJson(body.toString('utf8'));
-  const environment = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed.environment : undefined;
+  const environment = parsed !== undefined && isObject(parsed) ? parsed.environment : undefined;
   return environment === 'test' || environment === 'live' ? environment : undefined;
 }
 
@@ -148,7 +141,7 @@ export function diagnose(context: DiagnoseContext, input: DiagnoseInput): Diagno
   // 3. A secret in another form.
   for (const [damage, repair] of Object.entries(SECRET_REPAIRS) as Array<[keyof typeof SECRET_REPAIRS, (typeof SECRET_REPAIRS)[keyof typeof SECRET_REPAIRS]]>) {
     for (const [index, secret] of context.secrets.slice(0, MAX_SECRETS).entries()) {
-      for (const variant of repair(secret, context.schemeKind)) {
+      for (const variant of repair(secret, SCHEMES[context.schemeKind].keyForm)) {
         const verified = verifies(input.body, [variant.key]);
         if (verified) {
           return verdict(damage, true, `The signature matches configured secret #${index + 1} ${variant.form}: the sender and this receiver hold the secret in different forms.${alsoLate(verified)}`);

@@ -39,7 +39,17 @@ export function nonAsciiEscapes(text: string): number {
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-function isObject(value: Json): value is { [key: string]: Json } {
+/** `text` parsed, or undefined when it is not JSON. */
+export function parseJson(text: string): Json | undefined {
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JSON object (not null, not an array). */
+export function isObject(value: Json): value is { [key: string]: Json } {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -1,4 +1,4 @@
-import type { WebhookScheme } from '../scheme.js';
+import type { KeyForm } from '../decode-secret.js';
 import type { SecretDamage } from './damages.js';
 
 const PREFIX = 'whsec_';
@@ -10,29 +10,29 @@ export interface SecretVariant {
 }
 
 /** Key bytes the sender may have used instead of the configured secret's. */
-export type SecretRepair = (secret: string, scheme: WebhookScheme['kind']) => SecretVariant[];
+export type SecretRepair = (secret: string, keyForm: KeyForm) => SecretVariant[];
 
 const text = (value: string) => Buffer.from(value, 'utf8');
 
 /**
- * Other forms of a configured secret. Standard Webhooks decodes the base64 part after `whsec_`
- * (with or without the prefix, and refuses whitespace when configured), so there the damage is a
- * sender that used the secret as text; the other schemes use the string itself, so whitespace and
- * a missing or extra prefix change the key.
+ * Other forms of a configured secret, by the key form of the receiver's scheme. A `whsec-base64`
+ * key (Standard Webhooks) is the base64 part after `whsec_` decoded (with or without the prefix,
+ * and whitespace is refused when configured), so there the damage is a sender that used the secret
+ * as text; a `utf8` key is the string itself, so whitespace and a missing or extra prefix change it.
  */
 export const SECRET_REPAIRS: Record<SecretDamage, SecretRepair> = {
-  'secret-whitespace': (secret, scheme) => {
-    if (scheme === 'standard-webhooks') return [];
+  'secret-whitespace': (secret, keyForm) => {
+    if (keyForm === 'whsec-base64') return [];
     const variants: SecretVariant[] = [
       { key: text(secret.trim()), form: 'trimmed of the whitespace around it' },
       { key: text(secret.replace(/\s+/g, '')), form: 'with its whitespace removed' },
     ];
     return variants.filter((variant, i) => variant.key.length > 0 && !variant.key.equals(text(secret)) && !(i === 1 && variant.key.equals(variants[0]!.key)));
   },
-  'secret-prefix': (secret, scheme) => {
+  'secret-prefix': (secret, keyForm) => {
     const prefixed = secret.startsWith(PREFIX);
     const bare = prefixed ? secret.slice(PREFIX.length) : secret;
-    if (scheme === 'standard-webhooks') {
+    if (keyForm === 'whsec-base64') {
       return [
         { key: text(secret), form: 'used as text instead of base64-decoding the part after whsec_' },
         prefixed

@@ -1,14 +1,14 @@
 import { WebhookVerificationError } from '../../errors/index.js';
 import { hmacDigest } from '../hmac-digest.js';
 import { safeEqual } from '../safe-equal.js';
-import { DEFAULT_SCHEME, type SchemeImplementation, type SchemeRules, type WebhookScheme } from '../scheme.js';
-import { schemeRules } from './scheme-rules.js';
+import { DEFAULT_SCHEME, type KeyedSchemeRules, type SchemeImplementation, type WebhookScheme } from '../scheme.js';
+import { schemeRules } from './registry.js';
 
 /**
  * A scheme's rules with Node's crypto: synchronous, the fast path of `createVerifier` and
  * `signWebhook`. (`createWebVerifier` runs the same rules on `crypto.subtle`.)
  */
-export function nodeScheme(rules: SchemeRules): SchemeImplementation {
+export function nodeScheme(rules: KeyedSchemeRules): SchemeImplementation {
   return {
     key: rules.key,
 

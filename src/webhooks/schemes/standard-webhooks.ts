@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import { WebhookVerificationError } from '../../errors/index.js';
 import { checkTolerance, parseTimestamp } from '../check-timestamp.js';
-import { decodeWhsecSecret } from '../decode-secret.js';
 import type { SchemeRules } from '../scheme.js';
+import { defineScheme } from './scheme-entry.js';
 
 const ID = 'webhook-id';
 const TIMESTAMP = 'webhook-timestamp';
@@ -18,11 +19,10 @@ function v1Signatures(header: string): string[] {
   return out;
 }
 
-/** Standard Webhooks (contract.md 3a), the default scheme: base64 HMAC-SHA256 over `<id>.<timestamp>.<raw body>`. */
-export const standardWebhooks: SchemeRules = {
+/** The rules are the same for every configuration: Standard Webhooks fixes its headers. */
+const rules: SchemeRules = {
   algorithm: 'sha256',
   encoding: 'base64',
-  key: decodeWhsecSecret,
 
   claim({ header, nowSeconds, toleranceSeconds }) {
     const id = header(ID);
@@ -58,3 +58,21 @@ export const standardWebhooks: SchemeRules = {
     [SIGNATURE]: digests.map((digest) => `v1,${digest}`).join(' '),
   }),
 };
+
+const StandardWebhooksConfig = z.object({ kind: z.literal('standard-webhooks') });
+
+/**
+ * Standard Webhooks: headers `webhook-id`, `webhook-timestamp` (unix seconds) and `webhook-signature`
+ * (space-separated `v1,<base64 HMAC-SHA256>` entries) over `<id>.<timestamp>.<raw body>`.
+ * The key is the base64-decoded part of the `whsec_…` secret.
+ */
+export type StandardWebhooksScheme = z.infer<typeof StandardWebhooksConfig>;
+
+/** Standard Webhooks (contract.md 3a), the default scheme: base64 HMAC-SHA256 over `<id>.<timestamp>.<raw body>`. */
+export const standardWebhooks = defineScheme(StandardWebhooksConfig, {
+  text: { usage: 'standard-webhooks', parse: () => ({}) },
+  keyForm: 'whsec-base64',
+  timestampHeader: () => TIMESTAMP,
+  create: () => rules,
+  looksLike: (headers) => (SIGNATURE in headers ? [{ kind: 'standard-webhooks' as const }] : []),
+});

@@ -1,15 +1,36 @@
+import { z } from 'zod';
 import { WebhookVerificationError } from '../../errors/index.js';
 import { checkTolerance, parseTimestamp } from '../check-timestamp.js';
-import { utf8Secret } from '../decode-secret.js';
-import type { SchemeRules, StripeStyleScheme } from '../scheme.js';
+import type { SchemeRules } from '../scheme.js';
+import { defineScheme } from './scheme-entry.js';
+
+const StripeStyleConfig = z.object({
+  kind: z.literal('stripe-style'),
+  /** @default 'stripe-signature' */
+  header: z.string().min(1).optional(),
+});
+
+/**
+ * Stripe-style: one header `t=<unix seconds>,v1=<hex HMAC-SHA256>[,v1=…]` over `<t>.<raw body>`.
+ * As Stripe does, the key is the secret string itself (its UTF-8 bytes).
+ * @example { kind: 'stripe-style', header: 'stripe-signature' }
+ */
+export type StripeStyleScheme = z.infer<typeof StripeStyleConfig>;
+
+const headerOf = (scheme: StripeStyleScheme) => (scheme.header ?? 'stripe-signature').toLowerCase();
+
+/** `t=<digits>` and `v1=` elements, comma-separated: a Stripe-style signature header. */
+function looksStripeStyle(value: string): boolean {
+  const names = value.split(',').map((item) => item.split('=')[0]?.trim());
+  return /(?:^|,)\s*t=[0-9]+\s*(?:,|$)/.test(value) && names.includes('v1');
+}
 
 /** Stripe-style `t=…,v1=…` over `<t>.<raw body>`, hex HMAC-SHA256. */
-export function stripeStyle(scheme: StripeStyleScheme): SchemeRules {
-  const headerName = (scheme.header ?? 'stripe-signature').toLowerCase();
+function stripeStyleRules(scheme: StripeStyleScheme): SchemeRules {
+  const headerName = headerOf(scheme);
   return {
     algorithm: 'sha256',
     encoding: 'hex',
-    key: utf8Secret,
 
     claim({ header, nowSeconds, toleranceSeconds }) {
       const value = header(headerName);
@@ -44,3 +65,14 @@ export function stripeStyle(scheme: StripeStyleScheme): SchemeRules {
     headers: ({ timestamp, digests }) => ({ [headerName]: [`t=${timestamp}`, ...digests.map((digest) => `v1=${digest}`)].join(',') }),
   };
 }
+
+export const stripeStyle = defineScheme(StripeStyleConfig, {
+  text: { usage: 'stripe-style[:header]', parse: ([header]) => ({ header: header || undefined }) },
+  keyForm: 'utf8',
+  timestampHeader: (scheme) => `${scheme.header ?? 'stripe-signature'} t=`,
+  create: stripeStyleRules,
+  looksLike: (headers) =>
+    Object.entries(headers)
+      .filter(([, value]) => looksStripeStyle(value))
+      .map(([header]) => ({ kind: 'stripe-style', header })),
+});

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readFolder } from '../../../src/store/embedded/check-scan.js';
 import type { Op } from '../../../src/store/index.js';
+import { samplePayment, sampleEvent } from '../../../src/testing/index.js';
 import { signWebhook } from '../../../src/webhooks/index.js';
 import { CLI_MAIN, TSX_LOADER, waitForLine } from '../../support/cli.js';
 
@@ -73,6 +74,12 @@ export async function startServe(processes: Processes, port: number, options: { 
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   await waitForLine(child, /checkout-kit serve listening on/, 30_000);
   return { child, stderr: () => stderr };
+}
+
+/** A delivery for a new payment (pending: its dispatch stores the resource, no handler runs). `pad` bytes of extra data. */
+export function delivery(id: string, pad = 0): { id: string; body: string } {
+  const data = { ...samplePayment({ referenceId: `order-${id}` }), ...(pad > 0 ? { note: 'x'.repeat(pad) } : {}) };
+  return { id, body: JSON.stringify({ ...sampleEvent('payment.created', data), id }) };
 }
 
 /** Send one signed delivery to serve's receiver; its status and JSON answer. */

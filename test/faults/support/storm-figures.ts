@@ -5,10 +5,13 @@
  * test's own record of which process it killed when.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import { amountIsZero, compareAmounts } from '../../../src/money/index.js';
 import type { DeliveryRecord, SandboxEvent } from '../../../src/sandbox/index.js';
 import type { Run, StoredEvent } from '../../../src/store/index.js';
+import { reportFigures } from './report.js';
 import type { HandlerLine } from './storm-fulfillment.js';
+import type { StormOutcome } from './storm-run.js';
 import type { SandboxPayment } from './storm-sandbox.js';
 
 export function readHandlerLog(file: string): HandlerLine[] {
@@ -194,4 +197,40 @@ export function stormFigures(input: StormInputs): StormFigures {
     fulfilmentRunsNotDone: note('fulfilmentRunsNotDone', fulfilmentRuns.filter((run) => run.status !== 'done').map((run) => ({ key: run.key, status: run.status, owner: run.owner, leaseUntil: run.leaseUntil }))),
   };
   return { figures, examples };
+}
+
+/**
+ * Report a storm's figures and assert what every storm must show: it happened as planned (every
+ * payment created, at least `kills` kills with one inside a handler, deliveries idle, both final
+ * reconciles exit 0) and every failure figure the issue names is 0.
+ */
+export function expectStormHeld(scenario: string, outcome: StormOutcome, kills: number): void {
+  const { figures, info, examples } = outcome;
+  reportFigures(scenario, { ...info, ...figures });
+  if (Object.keys(examples).length > 0) console.log('  [storm] examples:', JSON.stringify(examples, null, 1).slice(0, 6000));
+  if (outcome.serveErrors.length > 0) console.log('  [storm] serve errors:', outcome.serveErrors.slice(0, 20).join('\n'));
+
+  // The storm happened as planned.
+  expect(outcome.workload.notCreated).toEqual([]);
+  expect(outcome.workload.stepErrors).toEqual([]);
+  expect(figures.kills).toBeGreaterThanOrEqual(kills);
+  expect(figures.killsInsideHandler, 'no kill landed inside a handler').toBeGreaterThan(0);
+  expect(info.deliveriesIdle).toBe(true);
+  expect(outcome.reconciles.map((r) => r.code)).toEqual([0, 0]);
+
+  // What the issue asks: all 0.
+  const failures = {
+    ackedMissing: figures.ackedMissing,
+    storedTwice: figures.storedTwice,
+    bodiesDiffering: figures.bodiesDiffering,
+    storedWithoutRun: figures.storedWithoutRun,
+    eventRunsNotDone: figures.eventRunsNotDone,
+    paidWithoutHandler: figures.paidWithoutHandler,
+    closedWithoutHandler: figures.closedWithoutHandler,
+    unexpectedHandlers: figures.unexpectedHandlers,
+    completionsBeyondOneUnexplained: figures.completionsBeyondOneUnexplained,
+    extraStartsUnexplained: figures.extraStartsUnexplained,
+    fulfilmentRunsNotDone: figures.fulfilmentRunsNotDone,
+  };
+  expect(failures, JSON.stringify(examples)).toEqual(Object.fromEntries(Object.keys(failures).map((key) => [key, 0])));
 }

@@ -19,7 +19,9 @@ import { fileURLToPath } from 'node:url';
 import type { SandboxEvent } from '../../../src/sandbox/index.js';
 import type { Store, StoredEvent, Run } from '../../../src/store/index.js';
 import { freePort } from '../../support/ports.js';
-import { cpuSeconds, hasFaketime, rng, sleep, waitForOutput, type Proc, type Procs } from './procs-children.js';
+import { tempDir } from '../../support/temp-dirs.js';
+import { createRng } from '../../../src/sandbox/webhooks/faults.js';
+import { cpuSeconds, hasFaketime, sleep, waitForOutput, type Proc, type Procs } from './procs-children.js';
 import { openStarts, readHandlerLog, stormFigures, type Kill, type StormFigures } from './storm-figures.js';
 import { DeliveryLog, getJson, readSandboxState, startSandboxProcess, waitForDeliveriesIdle, type RunningSandbox } from './storm-sandbox.js';
 import { planPayments, runWorkload, type WorkloadResult } from './storm-workload.js';
@@ -39,11 +41,11 @@ export interface StormConfig {
   events: number;
   kills: number;
   seed: number;
-  dispatchConcurrency: number;
+  /** CHECKOUT_DISPATCH_CONCURRENCY of every `serve`. @default 32 */
+  dispatchConcurrency?: number | undefined;
   procs: Procs;
-  tempDir: (prefix: string) => Promise<string>;
-  /** The store, opened in the test process, to read runs and events. */
-  openStore: () => Promise<Store>;
+  /** The store as the test process reads it (runs and events), not yet opened: runStorm opens and closes it. */
+  readStore: () => Store;
   log?: (line: string) => void;
 }
 
@@ -90,9 +92,9 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
   const started = Date.now();
   const say = config.log ?? ((line: string) => console.log(`  [storm +${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`));
   const { procs } = config;
-  const random = rng(config.seed);
-  const shop = await config.tempDir('ck-storm-shop-');
-  const sandboxDir = await config.tempDir('ck-storm-sandbox-');
+  const random = createRng(config.seed);
+  const shop = await tempDir('ck-storm-shop-');
+  const sandboxDir = await tempDir('ck-storm-sandbox-');
   const handlerLog = join(shop, 'handlers.jsonl');
 
   const sandboxPort = await freePort();
@@ -115,7 +117,7 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
     CHECKOUT_STORE: config.store,
     CHECKOUT_HANDLERS: STORM_HANDLERS,
     CHECKOUT_MAX_RPS: '1000',
-    CHECKOUT_DISPATCH_CONCURRENCY: String(config.dispatchConcurrency),
+    CHECKOUT_DISPATCH_CONCURRENCY: String(config.dispatchConcurrency ?? 32),
     STORM_HANDLER_LOG: handlerLog,
     STORM_HANDLER_SEED: String(config.seed),
     STORM_HANDLER_PROFILE: 'storm',
@@ -228,7 +230,8 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
   sandbox = await startSandboxProcess(procs, { ...sandboxFlags, webhookUrls: [], faults: [] });
   say(`deliveries ${idle.idle ? 'idle' : `NOT idle (${idle.jobs} pending, ${idle.unseen} unseen)`} after ${((Date.now() - started) / 1000).toFixed(1)} s; sandbox restarted without webhooks`);
 
-  const store = await config.openStore();
+  const store = config.readStore();
+  await store.open();
   try {
     const livePids = () => slots.map((slot) => slot.proc!.pid);
     const killedPids = new Set(kills.map((kill) => kill.pid));

@@ -3,6 +3,7 @@
  * every payment, as in a real shop, and reconcile can find what the webhooks miss), then paid,
  * part-paid, overpaid, topped up or expired through the sandbox's simulation endpoints.
  */
+import { postCheckout } from '../../support/post-checkout.js';
 import { postJson } from './storm-sandbox.js';
 import { sleep } from './procs-children.js';
 
@@ -107,13 +108,7 @@ async function createPayment(options: WorkloadOptions, plan: PaymentPlan, onRetr
   for (let attempt = 0; Date.now() < deadline; attempt++) {
     const shop = options.shopUrls[Math.floor(options.random() * options.shopUrls.length)]!;
     try {
-      const response = await fetch(`${shop}/checkout`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ orderId: plan.orderId, amount: money(plan.cents), email: 'buyer@example.com' }),
-        signal: AbortSignal.timeout(30_000),
-      });
+      const response = await postCheckout(shop, { orderId: plan.orderId, amount: money(plan.cents), email: 'buyer@example.com' }, { signal: AbortSignal.timeout(30_000) });
       await response.arrayBuffer();
       const location = response.headers.get('location');
       if (response.status === 303 && location) return location.split('/').pop()!;

@@ -19,6 +19,7 @@ import { reconcile } from '../../../src/reconcile/index.js';
 import { PaymentSchema } from '../../../src/schemas/index.js';
 import { PostgresStore } from '../../../src/store/postgres/index.js';
 import { checkoutWebhooks, createReceiver } from '../../../src/webhooks/index.js';
+import { listenOnLoopback } from '../../support/ports.js';
 
 export interface ClusterProcessArgs {
   role: 'receiver' | 'reconciler';
@@ -65,9 +66,7 @@ if (args.role === 'receiver') {
   attachFulfillment(receiver, engine);
   const app = Fastify({ logger: false });
   await app.register(checkoutWebhooks, { receiver });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  say({ port: typeof address === 'object' && address ? address.port : 0 });
+  say({ port: await listenOnLoopback(app) });
 } else {
   const service: ResourceReader = {
     payments: {

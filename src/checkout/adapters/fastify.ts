@@ -1,13 +1,13 @@
-import formbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { handleCheckoutRequest, handleReturnRequest, type CheckoutHttpOptions, type HttpAnswer } from './http.js';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
+import { formBody } from '../../fastify/form-body.js';
+import { handleCheckoutRequest, handleReturnRequest, type CheckoutHttpOptions, type HttpAnswer } from '../http.js';
 
 export interface CheckoutRoutesOptions extends CheckoutHttpOptions {
   /** @default '/checkout' */
   checkoutPath?: string;
 }
 
-function send(reply: import('fastify').FastifyReply, answer: HttpAnswer) {
+function send(reply: FastifyReply, answer: HttpAnswer) {
   reply.code(answer.status).headers(answer.headers);
   return answer.status === 303 ? reply.send() : reply.send(answer.body);
 }
@@ -16,10 +16,12 @@ function send(reply: import('fastify').FastifyReply, answer: HttpAnswer) {
  * Fastify routes: `POST /checkout` (JSON or form) → 303 to the checked `checkoutUrl`, and
  * `GET /checkout/return?orderId=…` → the order's confirmed state (JSON when asked).
  * Registered in their own context: the form parser does not leak into the rest of the app.
+ * @example
+ * await app.register(checkoutRoutes, { store, engine, creator: { client }, redirect: { allowedHosts }, publicUrl });
  */
 export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesOptions> = async (app: FastifyInstance, options) => {
   await app.register(async (scope) => {
-    await scope.register(formbody);
+    await scope.register(await formBody());
     const checkoutPath = options.checkoutPath ?? '/checkout';
     const returnPath = options.returnPath ?? `${checkoutPath}/return`;
     scope.post(checkoutPath, async (request, reply) => send(reply, await handleCheckoutRequest({ ...options, returnPath, logger: options.logger ?? request.log }, request.body)));

@@ -1,0 +1,72 @@
+import { runKeys, RUN_STATUSES } from '../../runs/index.js';
+import type { Run } from '../../store/index.js';
+import { EXIT, UsageError } from '../exit.js';
+import { wholeNumber } from '../flags.js';
+import { output, table, writeLine } from '../io.js';
+import type { Register } from '../register.js';
+import { withStore } from '../runtime.js';
+
+const STATUSES = RUN_STATUSES;
+function runStatus(value: string | undefined): Run['status'] | undefined {
+  if (value === undefined) return undefined;
+  if (!(STATUSES as readonly string[]).includes(value)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
+  return value as Run['status'];
+}
+
+/** One dead letter: id, time and code on a line, then the explanation (the doctor's cause, then its fix). */
+function deadLetterLines(letter: { id: string; receivedAt: string; reason: string }): string {
+  const split = letter.reason.indexOf(': ');
+  const head = split < 0 ? letter.reason : letter.reason.slice(0, split);
+  const rest = split < 0 ? '' : letter.reason.slice(split + 2);
+  const explanation = rest.split(/ (?=Fix: )/).map((line) => `  ${line}`);
+  return [`${letter.id}  ${letter.receivedAt}  ${head}`, ...explanation].join('\n');
+}
+
+/** `checkout-kit events list | show <id> | dead-letters`: the stored webhook events. */
+export const registerEvents: Register = (program, io, setExit) => {
+  const events = program.command('events').description('inspect stored webhook events');
+  events
+    .command('list')
+    .description('newest first')
+    .option('--status <status>', 'pending, running, done or failed')
+    .option('--type <type>', 'only this event type')
+    .option('--since <time>', 'received at or after this ISO time')
+    .option('--limit <n>', 'at most this many', '50')
+    .option('--json', 'JSON output')
+    .action(async (options: { status?: string; type?: string; since?: string; limit: string; json?: boolean }) => {
+      const status = runStatus(options.status);
+      const limit = wholeNumber('--limit', { min: 1 })(options.limit);
+      const rows = await withStore(io, (store) => store.listEvents({ status, type: options.type, since: options.since, limit }));
+      output(io, options.json ?? false, rows, (list) =>
+        table(
+          list.map((e) => ({ id: e.id, type: e.type, received: e.receivedAt, resource: e.resourceId, status: e.run?.status, attempts: e.run?.attempts, error: e.run?.lastError?.slice(0, 60) })),
+          ['id', 'type', 'received', 'resource', 'status', 'attempts', 'error'],
+        ),
+      );
+    });
+  events
+    .command('show <id>')
+    .description('one event with its raw body')
+    .option('--json', 'JSON output')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const found = await withStore(io, async (store) => ({ event: await store.getEvent(id), run: await store.getRun(runKeys.event(id)) }));
+      if (!found.event) {
+        writeLine(io.stderr, `checkout-kit: no event ${id} in the store`);
+        setExit(EXIT.failures);
+        return;
+      }
+      output(io, options.json ?? false, found, ({ event, run }) =>
+        [`id:       ${event!.id}`, `type:     ${event!.type}`, `received: ${event!.receivedAt}`, `status:   ${run?.status ?? '-'} (attempts ${run?.attempts ?? 0})`, run?.lastError ? `error:    ${run.lastError}` : '', '', event!.body ?? '(payload pruned)']
+          .filter((line, i) => line !== '' || i === 5)
+          .join('\n'),
+      );
+    });
+  events
+    .command('dead-letters')
+    .description('deliveries kept for inspection: verified but unparseable, or refused with the raw-body doctor\'s diagnosis')
+    .option('--json', 'JSON output')
+    .action(async (options: { json?: boolean }) => {
+      const letters = await withStore(io, (store) => store.listDeadLetters(100));
+      output(io, options.json ?? false, letters, (list) => (list.length === 0 ? '(none)' : list.map(deadLetterLines).join('\n\n')));
+    });
+};

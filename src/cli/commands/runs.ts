@@ -1,0 +1,32 @@
+import { retryFailed } from '../../runs/index.js';
+import { UsageError } from '../exit.js';
+import { output, table } from '../io.js';
+import type { Register } from '../register.js';
+import { withStore } from '../runtime.js';
+
+/** The command that lists runs failed for good; other commands point the user at it. */
+export const LIST_FAILED_RUNS = 'checkout-kit runs --failed';
+
+/** `checkout-kit runs` and `checkout-kit retry [key] | --all`: handler runs, and putting failed ones back in line. */
+export const registerRuns: Register = (program, io) => {
+  program
+    .command('runs')
+    .description('list handler runs (fulfillment and event dispatch)')
+    .option('--failed', 'only runs that failed for good')
+    .option('--json', 'JSON output')
+    .action(async (options: { failed?: boolean; json?: boolean }) => {
+      const runs = await withStore(io, (store) => store.listRuns({ status: options.failed ? 'failed' : undefined, limit: 1000 }));
+      output(io, options.json ?? false, runs, (list) => table(list.map((r) => ({ key: r.key, status: r.status, attempts: r.attempts, next: r.nextAttemptAt, error: r.lastError?.slice(0, 60) })), ['key', 'status', 'attempts', 'next', 'error']));
+    });
+  program
+    .command('retry [key]')
+    .description('put a failed run (or --all failed runs) back in line; the next serve or reconcile runs it')
+    .option('--all', 'every failed run')
+    .option('--json', 'JSON output')
+    .action(async (key: string | undefined, options: { all?: boolean; json?: boolean }) => {
+      if (!key && !options.all) throw new UsageError(`give a run key (see \`${LIST_FAILED_RUNS}\`) or --all`);
+      // Every failed run, page by page, however many (`key` undefined with --all).
+      const retried = await withStore(io, (store) => retryFailed(store, { key }));
+      output(io, options.json ?? false, { retried }, ({ retried: n }) => `${n} run(s) put back in line`);
+    });
+};

@@ -1,0 +1,10 @@
+import type { FastifyFormbodyOptions } from '@fastify/formbody';
+import type { FastifyPluginCallback } from 'fastify';
+
+/**
+ * `@fastify/formbody`, loaded when a plugin that reads forms is registered rather than when its
+ * module is imported: importing `checkout-kit` loads no fastify code (issue 14).
+ */
+export async function formBody(): Promise<FastifyPluginCallback<FastifyFormbodyOptions>> {
+  return (await import('@fastify/formbody')).default;
+}

@@ -1,0 +1,128 @@
+import pRetry from 'p-retry';
+import { messageOf } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import type { Run, Store } from '../store/types.js';
+import { backoffDelay } from './backoff.js';
+import { keepRenewing } from './keep-renewing.js';
+
+/** How leased work is claimed, kept, retried and given up: the settings `executeRun` runs with. */
+export interface RunSettings {
+  /** Written on the lease; only the owner may renew, complete or fail the run. */
+  owner: string;
+  /** How long a claim holds before another worker may take the run over; renewed while the work goes on. */
+  leaseMs: number;
+  /** Attempts before a failing run is marked `failed` (given up, retried by command). */
+  maxAttempts: number;
+  /** First retry delay after a failed attempt, doubling (`backoffDelay`). */
+  backoffMs: number;
+  /** Longest retry delay. */
+  maxBackoffMs: number;
+  /** Further tries at storing a completion when the store fails; the lease stays renewed meanwhile. */
+  completionRetries: number;
+  /** First delay between completion tries, doubling. */
+  completionRetryMs: number;
+  /** The one clock of claims, renewals, completions and due times. */
+  clock: () => Date;
+  /** Where the completion's retries and failures are logged. */
+  logger: Logger;
+}
+
+/** How a completion is retried unless told otherwise: 5 more tries, 100 ms apart at first, doubling. */
+export const COMPLETION_RETRIES = { completionRetries: 5, completionRetryMs: 100 } as const satisfies Partial<RunSettings>;
+
+/** What the runner decided about a failed attempt, before storing it. */
+export interface FailureDecision {
+  /** 1 for the first attempt. */
+  attempt: number;
+  maxAttempts: number;
+  /** When the next attempt is due; undefined when the run is given up. */
+  retryAt: string | undefined;
+}
+
+export interface ExecuteRunOptions extends RunSettings {
+  /** Told once when the lease could not be renewed while the work ran. */
+  onLeaseLost?: (reason: string) => void;
+  /**
+   * What a failed attempt is stored (its message) and returned as, once the retry is decided.
+   * @default the work's error as it is
+   */
+  explain?: (error: unknown, decision: FailureDecision) => unknown;
+}
+
+/**
+ * How one attempt of the work ended. A failure is retried with backoff (or given up after
+ * `maxAttempts`, or at once with `giveUp`); a throw is not an attempt's failure but the runner's
+ * (a store error): it is passed on, and the run stays leased until its lease runs out.
+ */
+export type AttemptResult<T> = { ok: true; value: T } | { ok: false; error: unknown; giveUp?: boolean };
+
+/**
+ * What became of the run. `not-claimed`: another worker holds it, it is not due, or it is finished.
+ * `finished`: the work succeeded; `completion` says whether that was stored (`lease-lost`: the lease
+ * ran out first, another worker may do the work again; `unstored`: every try failed, the run is
+ * done again once its lease runs out).
+ */
+export type RunResult<T> =
+  | { status: 'not-claimed' }
+  | { status: 'finished'; run: Run; value: T; completion: 'stored' | 'lease-lost' | 'unstored' }
+  | { status: 'retrying' | 'failed'; run: Run; error: unknown; retryAt: string | undefined };
+
+/**
+ * The one runner of leased work (dispatch runs and fulfillment runs alike): claim the run `key`,
+ * keep its lease while `work` runs, then store the completion (retried while the lease holds, so a
+ * passing store error never does the work twice), or the failure with its backoff or the give-up.
+ * Callers supply only the work, as graphile-worker's one loop runs named tasks.
+ */
+export async function executeRun<T>(store: Store, key: string, options: ExecuteRunOptions, work: (run: Run) => Promise<AttemptResult<T>>): Promise<RunResult<T>> {
+  const { owner, leaseMs, clock } = options;
+  const run = await store.claimRun(key, { owner, leaseMs, now: clock() });
+  if (!run) return { status: 'not-claimed' };
+  // Renewed every third of its length while the work runs, so a handler slower than `leaseMs` is not taken over (and run twice).
+  const stopRenewing = keepRenewing({ ttlMs: leaseMs, renew: () => store.renewLease(key, owner, leaseMs, clock()), onLost: options.onLeaseLost });
+  try {
+    const attempt = await work(run);
+    if (attempt.ok) return { status: 'finished', run, value: attempt.value, completion: await storeCompletion(store, key, options) };
+    const now = clock();
+    const willRetry = !attempt.giveUp && run.attempts < options.maxAttempts;
+    const retryAt = willRetry ? new Date(now.getTime() + backoffDelay(run.attempts, options.backoffMs, options.maxBackoffMs)).toISOString() : undefined;
+    const error = options.explain ? options.explain(attempt.error, { attempt: run.attempts, maxAttempts: options.maxAttempts, retryAt }) : attempt.error;
+    await store.failRun(key, owner, { error: messageOf(error), retryAt, now });
+    return { status: willRetry ? 'retrying' : 'failed', run, error, retryAt };
+  } finally {
+    stopRenewing();
+  }
+}
+
+/**
+ * Mark the run done after its work succeeded, retrying a failing store with backoff. Only when
+ * every try fails does the run stay leased; its work is then done again after the lease.
+ */
+async function storeCompletion(store: Store, key: string, options: ExecuteRunOptions): Promise<'stored' | 'lease-lost' | 'unstored'> {
+  const { logger, owner, clock } = options;
+  let tries = 0;
+  try {
+    const held = await pRetry(
+      async () => {
+        tries += 1;
+        if (await store.completeRun(key, owner, clock())) return true;
+        // A retry after a write that landed but whose answer was lost finds the run done.
+        return tries > 1 && (await store.getRun(key))?.status === 'done';
+      },
+      {
+        retries: options.completionRetries,
+        minTimeout: options.completionRetryMs,
+        factor: 2,
+        onFailedAttempt: ({ error, attemptNumber, retriesLeft }) =>
+          logger.warn({ key, err: error, attempt: attemptNumber, retriesLeft }, 'could not store the completion of a handler that returned; trying again'),
+      },
+    );
+    return held ? 'stored' : 'lease-lost';
+  } catch (error) {
+    logger.error(
+      { key, err: error, tries },
+      `handler returned but its completion could not be stored after ${tries} tries: it will be called again for ${key} once its lease runs out. ` +
+        'Check the store; `checkout-kit runs` shows the run.',
+    );
+    return 'unstored';
+  }
+}

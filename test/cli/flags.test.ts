@@ -1,0 +1,46 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/cli/exit.js';
+import { duration, portNumber, wholeNumber } from '../../src/cli/flags.js';
+import { runCli } from '../support/cli.js';
+
+describe('numeric flags', () => {
+  it('wholeNumber takes digits within the range, and names the flag and the range otherwise', () => {
+    expect(wholeNumber('--seed')('42')).toBe(42);
+    expect(wholeNumber('--seed')(' 7 ')).toBe(7);
+    expect(() => wholeNumber('--seed')('4.5')).toThrow(new UsageError('--seed takes a whole number, got "4.5".'));
+    expect(() => wholeNumber('--seed')('-1')).toThrow(UsageError);
+    expect(() => wholeNumber('--seed')('1e3')).toThrow(UsageError);
+    expect(() => wholeNumber('--seed')('')).toThrow(UsageError);
+    expect(() => wholeNumber('--seed')('99999999999999999999')).toThrow(UsageError);
+    const concurrency = wholeNumber('--concurrency', { min: 1, max: 256 });
+    expect([concurrency('1'), concurrency('256')]).toEqual([1, 256]);
+    expect(() => concurrency('0')).toThrow(new UsageError('--concurrency takes a whole number from 1 to 256, got "0".'));
+    expect(() => concurrency('257')).toThrow(UsageError);
+    expect(() => wholeNumber('--limit', { min: 1 })('0')).toThrow(new UsageError('--limit takes a whole number of at least 1, got "0".'));
+  });
+
+  it('portNumber takes 0 (any free port) to 65535', () => {
+    expect([portNumber('--port')('0'), portNumber('--port')('65535')]).toEqual([0, 65_535]);
+    expect(() => portNumber('--port')('65536')).toThrow(new UsageError('--port takes a port number (0: any free port), got "65536".'));
+    expect(() => portNumber('--port')('http')).toThrow(UsageError);
+  });
+
+  it('duration reads 500ms, 30s, 10m, 2h, 1d, and a bare number in the unit the flag names', () => {
+    expect(['500ms', '30s', '10m', '2h', '1d', '0'].map(duration('--older-than'))).toEqual([500, 30_000, 600_000, 7_200_000, 86_400_000, 0]);
+    expect(duration('--timeout', 's')('20')).toBe(20_000);
+    expect(() => duration('--timeout', 's')('soon')).toThrow(new UsageError('--timeout takes a duration such as 500ms, 30s, 10m or 2h (a bare number is in s), got "soon".'));
+  });
+
+  it('a malformed numeric flag is a usage error (exit 2) before any work', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
+    for (const args of [['events', 'list', '--limit', '0'], ['payments', 'list', '--limit', 'ten'], ['reconcile', '--concurrency', '300'], ['reconcile', '--older-than', 'later'], ['serve', '--port', '70000'], ['console', '--port', 'x'], ['demo', '--orders', '0']]) {
+      const result = await runCli(args, { cwd, env: { CHECKOUT_STORE: 'memory:' } });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toMatch(new RegExp(`^checkout-kit: ${args[args.length - 2]} takes `));
+    }
+    await rm(cwd, { recursive: true, force: true });
+  });
+});

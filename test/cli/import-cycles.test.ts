@@ -1,0 +1,64 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const CLI = fileURLToPath(new URL('../../src/cli', import.meta.url));
+
+/** Every `.ts` file under `dir`. */
+async function sources(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** The files of `src/cli` each one imports (type-only imports too: they were the loop). */
+async function importGraph(): Promise<Map<string, string[]>> {
+  const files = await sources(CLI);
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const text = await readFile(file, 'utf8');
+    const targets = [...text.matchAll(/(?:from|import\()\s*'(\.[^']+)'/g)]
+      .map((match) => resolve(dirname(file), (match[1] as string).replace(/\.js$/, '.ts')))
+      .filter((target) => files.includes(target));
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+/** One import cycle, as paths relative to `src/cli`, or undefined. */
+function findCycle(graph: Map<string, string[]>): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string): string[] | undefined => {
+    if (state.get(file) === 'done') return undefined;
+    if (state.get(file) === 'open') return [...path.slice(path.indexOf(file)), file];
+    state.set(file, 'open');
+    path.push(file);
+    for (const target of graph.get(file) ?? []) {
+      const cycle = visit(target);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    state.set(file, 'done');
+    return undefined;
+  };
+  for (const file of graph.keys()) {
+    const cycle = visit(file);
+    if (cycle) return cycle.map((each) => relative(CLI, each));
+  }
+  return undefined;
+}
+
+describe('src/cli imports', () => {
+  it('form no cycle (commands share Register through register.ts, not program.ts)', async () => {
+    const graph = await importGraph();
+    expect(graph.size).toBeGreaterThan(10);
+    expect(findCycle(graph)).toBeUndefined();
+  });
+
+  it('the check finds a cycle when there is one', () => {
+    const a = join(CLI, 'a.ts');
+    const b = join(CLI, 'b.ts');
+    expect(findCycle(new Map([[a, [b]], [b, [a]]]))).toEqual(['a.ts', 'b.ts', 'a.ts']);
+  });
+});
