@@ -85,6 +85,7 @@ describe('serve SIGKILLed mid-compaction (real serve, real files)', () => {
     const snapshotBefore = await generation(storeDir);
     for (let i = 0; i < 60 && (await generation(storeDir)) === snapshotBefore; i++) {
       const id = `evt_last_${i}`;
+      sent += 1;
       expect((await deliver(port, secret, id, delivery(id, PAD).body)).status).toBe(200);
       acked.push(id);
     }

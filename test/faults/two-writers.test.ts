@@ -37,6 +37,8 @@ import { startSandboxProcess, type RunningSandbox } from './support/storm-sandbo
 
 const SECONDS = sized('FAULTS_TWO_WRITERS_SECONDS', 20);
 const IN_PROCESS_SECONDS = sized('FAULTS_TWO_WRITERS_INPROC_SECONDS', 10);
+/** Rounds of the no-lock control before it counts as "nothing went wrong". */
+const NO_LOCK_ROUNDS = 3;
 const PAYMENTS = sized('FAULTS_TWO_WRITERS_PAYMENTS', 120);
 const CONNECTIONS = sized('FAULTS_TWO_WRITERS_CONNECTIONS', 4);
 const SEED = sized('FAULTS_TWO_WRITERS_SEED', randomInt(1, 2 ** 31));
@@ -119,16 +121,23 @@ describe('two writers and more on one embedded store', () => {
   );
 
   it(
-    `the same parts WITHOUT the lock (unsafeNoLock), for ${IN_PROCESS_SECONDS} s: the figures see lost updates or double claims`,
+    `the same parts WITHOUT the lock (unsafeNoLock), for ${IN_PROCESS_SECONDS} s a round (up to ${NO_LOCK_ROUNDS}): the figures see lost updates or double claims`,
     async () => {
-      const { figures, examples } = await scenario('two writers (embedded, in-process, NO lock)', IN_PROCESS_SECONDS, Math.ceil(PAYMENTS / 2), (storeDir) =>
-        inProcessTopology({ sandbox, storeDir, unsafeNoLock: true }),
-      );
-      console.log('  [two writers, no lock] examples:', JSON.stringify(examples));
-      expect(figures.acked).toBeGreaterThan(0);
-      const broken = figures.storeUnreadable + figures.lostAcked + figures.claimedTwice + figures.completedTwice + figures.missingHandlers;
-      expect(broken, `without the lock nothing went wrong: ${JSON.stringify(figures)}`).toBeGreaterThan(0);
+      // A race, so a round can come out clean by luck (CI saw it once in many runs): the harness
+      // must see breakage in some round, not in the first.
+      const rounds: Array<Record<string, number | string>> = [];
+      for (let round = 1; round <= NO_LOCK_ROUNDS; round += 1) {
+        const { figures, examples } = await scenario(`two writers (embedded, in-process, NO lock, round ${round})`, IN_PROCESS_SECONDS, Math.ceil(PAYMENTS / 2), (storeDir) =>
+          inProcessTopology({ sandbox, storeDir, unsafeNoLock: true }),
+        );
+        console.log(`  [two writers, no lock, round ${round}] examples:`, JSON.stringify(examples));
+        expect(figures.acked).toBeGreaterThan(0);
+        rounds.push(figures);
+        if (figures.storeUnreadable + figures.lostAcked + figures.claimedTwice + figures.completedTwice + figures.missingHandlers > 0) break;
+      }
+      const broken = rounds.map((figures) => Number(figures.storeUnreadable) + Number(figures.lostAcked) + Number(figures.claimedTwice) + Number(figures.completedTwice) + Number(figures.missingHandlers));
+      expect(Math.max(...broken), `without the lock nothing went wrong in ${rounds.length} rounds: ${JSON.stringify(rounds)}`).toBeGreaterThan(0);
     },
-    600_000,
+    900_000,
   );
 });
