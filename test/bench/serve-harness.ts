@@ -287,7 +287,9 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
         await exited;
         clearTimeout(timer);
       }
-      await rm(dir, { recursive: true, force: true });
+      // BENCH_KEEP_DIR=1 keeps serve's folder (store, log, handler calls) for a look afterwards.
+      if (process.env.BENCH_KEEP_DIR) process.stderr.write(`bench: kept ${dir}\n`);
+      else await rm(dir, { recursive: true, force: true });
       return { graceful };
     },
   };
