@@ -28,7 +28,7 @@ export interface Operations {
   health: Health;
   monitor: AlertMonitor | undefined;
   /** Give to `observeDeliveries` around the receiver. */
-  observeDelivery(result: WebhookResult): void;
+  observeDelivery(result: WebhookResult, durationMs?: number): void;
   /** Mount `/healthz`, `/readyz`, `/metrics` and (when asked) the console; start and stop the timers with the app. */
   register(app: FastifyInstance): Promise<void>;
 }
@@ -62,8 +62,8 @@ export function createOperations(runtime: Runtime, options: OperationsOptions): 
     metrics,
     health,
     monitor,
-    observeDelivery(result) {
-      metrics.observeDelivery(result);
+    observeDelivery(result, durationMs) {
+      metrics.observeDelivery(result, durationMs);
       if (result.reason !== undefined) verificationLog.count(result.reason);
       monitor?.observeDelivery(result);
     },

@@ -26,13 +26,15 @@ export interface CheckoutMetrics {
   readonly contentType: string;
   /** Give to the engine (`EngineObservers.add`): handler durations and outcomes. */
   readonly engineObserver: EngineObserver;
-  /** Call with each delivery's result (see `observeDeliveries`). */
-  observeDelivery(result: WebhookResult): void;
+  /** Call with each delivery's result and how long it took to answer (see `observeDeliveries`). */
+  observeDelivery(result: WebhookResult, durationMs?: number): void;
   /** The Prometheus text exposition. */
   render(): Promise<string>;
 }
 
 const HANDLER_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+/** Acknowledgements: a provider's timeout is typically 5–30 s, and a healthy store answers in milliseconds. */
+const ACK_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const seconds = (ms: number) => ms / 1000;
 
 /**
@@ -60,6 +62,13 @@ export function createMetrics(options: MetricsOptions): CheckoutMetrics {
     name: 'checkout_kit_webhook_verification_failures_total',
     help: 'Deliveries refused by signature verification, by reason (bad_signature after a secret rotation, timestamp_too_old for clock skew or replays, …).',
     labelNames: ['reason'],
+  });
+  const ackDuration = new Histogram({
+    name: 'checkout_kit_webhook_ack_duration_seconds',
+    help: 'Time the receiver took to answer a delivery (verify, store durably, answer), by HTTP status.',
+    labelNames: ['status'] as const,
+    buckets: ACK_BUCKETS,
+    registers,
   });
   const eventsStored = counter({ name: 'checkout_kit_events_stored_total', help: 'Events stored for the first time (duplicates not counted).' });
   const handlerDuration = new Histogram({
@@ -171,9 +180,10 @@ export function createMetrics(options: MetricsOptions): CheckoutMetrics {
         if (observation.result === 'failed') failedForGood.inc();
       },
     },
-    observeDelivery(result) {
+    observeDelivery(result, durationMs) {
       const label = deliveryLabel(result);
       deliveries.inc({ result: label, status: String(result.status) });
+      if (durationMs !== undefined) ackDuration.observe({ status: String(result.status) }, seconds(durationMs));
       if (label === 'stored') eventsStored.inc();
       if (result.reason !== undefined) verificationFailures.inc({ reason: result.reason });
     },

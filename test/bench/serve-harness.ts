@@ -125,6 +125,8 @@ export interface ServeProcess {
   handlerCalls(): Promise<HandlerCalls>;
   /** Warnings and errors serve logged (pino JSON lines on stderr, kept in a file), most frequent messages first. */
   logSummary(): Promise<{ warnings: number; errors: number; top: string[] }>;
+  /** Serve's own view of its 200 acknowledgements (its `/metrics` histogram), beside the load generator's. */
+  ackQuantiles(): Promise<AckQuantiles | undefined>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with whether it exited by itself. Removes the folder. */
   stop(graceMs?: number): Promise<{ graceful: boolean }>;
 }
@@ -247,6 +249,10 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
       }
       return { total, perPayment };
     },
+    async ackQuantiles() {
+      const response = await fetch(`http://127.0.0.1:${listening.port}/metrics`).catch(() => undefined);
+      return response?.ok ? ackQuantiles(await response.text()) : undefined;
+    },
     async logSummary() {
       const text = existsSync(logFile) ? await readFile(logFile, 'utf8') : '';
       let warnings = 0;
@@ -297,6 +303,35 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
 
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL: a fresh schema per serve, dropped after.
+
+/** Upper bounds (ms) of the p50 and p99 of serve's 200 answers, read from its ack-duration histogram's buckets. */
+export interface AckQuantiles {
+  count: number;
+  p50AtMostMs: number;
+  p99AtMostMs: number;
+  /** Event-loop delay of serve since it started (prom-client's monitor), ms. */
+  loopLagP99Ms: number | undefined;
+  loopLagMaxMs: number | undefined;
+}
+
+export function ackQuantiles(metrics: string): AckQuantiles | undefined {
+  const buckets: Array<{ le: number; count: number }> = [];
+  for (const match of metrics.matchAll(/^checkout_kit_webhook_ack_duration_seconds_bucket\{([^}]*)\} (\S+)$/gm)) {
+    const labels = match[1]!;
+    if (!labels.includes('status="200"')) continue;
+    const le = /le="([^"]+)"/.exec(labels)?.[1];
+    if (le !== undefined) buckets.push({ le: le === '+Inf' ? Infinity : Number(le) * 1000, count: Number(match[2]) });
+  }
+  const count = buckets.find((bucket) => bucket.le === Infinity)?.count ?? 0;
+  if (count === 0) return undefined;
+  buckets.sort((a, b) => a.le - b.le);
+  const atMost = (q: number) => buckets.find((bucket) => bucket.count >= q * count)!.le;
+  const gauge = (name: string) => {
+    const value = new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1];
+    return value === undefined ? undefined : Number(value) * 1000;
+  };
+  return { count, p50AtMostMs: atMost(0.5), p99AtMostMs: atMost(0.99), loopLagP99Ms: gauge('nodejs_eventloop_lag_p99_seconds'), loopLagMaxMs: gauge('nodejs_eventloop_lag_max_seconds') };
+}
 
 /** `url` with `?schema=name` (the way CHECKOUT_STORE picks a schema, src/store/postgres/postgres-store.ts). */
 export function withSchema(url: string, schema: string): string {

@@ -4,7 +4,8 @@
  * deliveries at a fixed 500 per second (autocannon `overallRate`, 50 connections) for 60 s, each a
  * distinct signed `payment.paid` event for a distinct payment.
  *
- * Measured: the rate actually acknowledged, ack p50/p99, and serve's RSS read every 5 s. Whether
+ * Measured: the rate actually acknowledged, ack p50/p99 (autocannon's, and serve's own from its
+ * `/metrics` ack histogram, to tell time in serve from time around it), and serve's RSS read every 5 s. Whether
  * memory levels off: the RSS at the first minute (or halfway, for runs of 2 minutes or less) is
  * compared with the last reading; "steady" when the last is within 10% of it. Also how many
  * handlers completed during the run (steady state: rate × (run − 5 s)).
@@ -15,6 +16,7 @@
  * out of serve's memory: the embedded store holds every event in memory, so its RSS grows with
  * them whatever else happens), and CHECKOUT_MAX_RPS / CHECKOUT_DISPATCH_CONCURRENCY (passed on to serve).
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { startChild, standInStats } from './serve-children.js';
 import { randomBytes } from 'node:crypto';
@@ -43,17 +45,22 @@ export async function run(): Promise<BenchResult[]> {
       const memory = memoryMb(pid);
       if (memory) samples.push({ at: (performance.now() - started) / 1000, rss: memory.rss });
     }, SAMPLE_SECONDS * 1000);
+    // The load generator's own event-loop delay: a late loop here is latency autocannon counts.
+    const generatorLag = monitorEventLoopDelay({ resolution: 10 });
+    generatorLag.enable();
     let result;
     try {
       result = await deliver({ port: serve.port, next: distinctPaidEvents(), seconds: SECONDS, overallRate: RATE });
     } finally {
       clearInterval(timer);
+      generatorLag.disable();
     }
     const last = memoryMb(pid);
     if (last) samples.push({ at: (performance.now() - started) / 1000, rss: last.rss });
     const calls = (await serve.handlerCalls()).total;
     const reads = (await standInStats(standin.port)).requests;
     const summary = await serve.logSummary();
+    const own = await serve.ackQuantiles();
     const { graceful } = await serve.stop();
     serve = undefined;
 
@@ -70,6 +77,9 @@ export async function run(): Promise<BenchResult[]> {
         note: [
           `${fmt(result['2xx'])} acknowledged (asked ${fmt(RATE)}/s)`,
           `ack p50 ${result.latency.p50} ms, **p99 ${result.latency.p99} ms**`,
+          // Where the time goes: what serve itself took to answer (verify and store), by its /metrics.
+          own ? `serve's own ack time (its histogram, ${fmt(own.count)} answers): p50 ≤ ${fmt(own.p50AtMostMs, 1)} ms, p99 ≤ ${fmt(own.p99AtMostMs, 1)} ms; its event-loop delay p99 ${fmt(own.loopLagP99Ms ?? NaN, 1)} ms, max ${fmt(own.loopLagMaxMs ?? NaN, 1)} ms` : "serve's ack histogram unavailable",
+          `the load generator's event-loop delay p99 ${fmt(generatorLag.percentile(99) / 1e6, 1)} ms, max ${fmt(generatorLag.max / 1e6, 1)} ms`,
           ...failures(result),
           `${fmt(calls)} handlers completed and ${fmt(reads)} Get payment reads by the end (steady state would be ~${fmt(Math.max(0, rate * (SECONDS - HANDLER_MS / 1000)))} completed)`,
           summary.warnings + summary.errors > 0 ? `serve logged ${fmt(summary.warnings)} warnings, ${fmt(summary.errors)} errors: ${summary.top.join('; ')}` : '',

@@ -102,6 +102,11 @@ describe('GET /metrics', () => {
     expect(value('checkout_kit_reconcile_last_duration_seconds')).toBe(1.5);
     expect(value('checkout_kit_reconcile_last_missed_by_webhooks')).toBe(2);
     expect(value('checkout_kit_reconcile_last_success_timestamp_seconds')).toBe((T0 - 60_000) / 1000);
+    // Every answered delivery is timed (counts only: durations are not asserted).
+    expect(value('checkout_kit_webhook_ack_duration_seconds_count', { status: '200' })).toBe(3);
+    expect(value('checkout_kit_webhook_ack_duration_seconds_count', { status: '401' })).toBe(4);
+    expect(value('checkout_kit_webhook_ack_duration_seconds_bucket', { status: '400', le: '+Inf' })).toBe(1);
+    expect(families.get('checkout_kit_webhook_ack_duration_seconds')?.type).toBe('histogram');
     expect(families.get('checkout_kit_handler_duration_seconds')?.type).toBe('histogram');
     expect(families.get('process_cpu_user_seconds_total')?.type).toBe('counter');
   });
