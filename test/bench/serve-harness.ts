@@ -7,6 +7,7 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync, readFileSync, existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -400,6 +401,66 @@ export function deliver(options: LoadOptions): Promise<autocannon.Result & { las
       (error, result) => (error ? reject(error) : resolve({ ...result, lastResponseAt })),
     );
   });
+}
+
+/** What an evenly paced load measured (ms). */
+export interface PacedResult {
+  answered: number;
+  non2xx: number;
+  errors: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
+}
+
+/**
+ * `rate` deliveries a second spread evenly (one every 1/rate s, on up to `connections` keep-alive
+ * connections), as a provider sending steadily would. autocannon's `overallRate` is not that: each
+ * of its connections sends its share of a second back to back at the start of the second, so the
+ * whole second's deliveries arrive as one burst.
+ */
+export async function pacedDeliver(options: { port: number; next: () => { msgId: string; body: string }; seconds: number; rate: number; connections?: number }): Promise<PacedResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections ?? CONNECTIONS });
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  const inflight = new Set<Promise<void>>();
+  const post = (delivery: { msgId: string; body: string }) =>
+    new Promise<void>((resolve) => {
+      const { body, headers } = signed(delivery);
+      const started = performance.now();
+      const request = httpRequest({ host: '127.0.0.1', port: options.port, path: WEBHOOK_PATH, method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (response) => {
+        response.resume();
+        response.on('end', () => {
+          latencies.push(performance.now() - started);
+          if ((response.statusCode ?? 0) < 200 || (response.statusCode ?? 0) >= 300) non2xx += 1;
+          resolve();
+        });
+      });
+      request.on('error', () => {
+        errors += 1;
+        resolve();
+      });
+      request.end(body);
+    });
+  const started = performance.now();
+  let sent = 0;
+  for (;;) {
+    const elapsed = performance.now() - started;
+    if (elapsed >= options.seconds * 1000) break;
+    for (const due = Math.floor((elapsed / 1000) * options.rate); sent < due; sent += 1) {
+      const promise = post(options.next());
+      inflight.add(promise);
+      void promise.then(() => inflight.delete(promise));
+    }
+    await sleep(1);
+  }
+  await Promise.all(inflight);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN);
+  return { answered: latencies.length, non2xx, errors, p50: at(0.5), p99: at(0.99), p999: at(0.999), max: at(1) };
 }
 
 /** Deliveries taken in order from `list` (wrapping around if autocannon asks for more, e.g. after a timeout). */

@@ -1,8 +1,11 @@
 /**
  * A slow fulfillment handler under steady traffic: the whole `checkout-kit serve` (embedded
  * store, stand-in service answering every payment paid, unlimited), its paid handler sleeping 5 s,
- * deliveries at a fixed 500 per second (autocannon `overallRate`, 50 connections) for 60 s, each a
- * distinct signed `payment.paid` event for a distinct payment.
+ * deliveries at 500 per second for 60 s on 50 connections, each a distinct signed `payment.paid`
+ * event for a distinct payment. Two load generators, each against a fresh serve: evenly paced (one
+ * delivery every 2 ms, as a provider sending steadily would) and autocannon's `overallRate`, which
+ * sends each connection's share of a second back to back at the start of the second (the whole
+ * second's deliveries as one burst).
  *
  * Measured: the rate actually acknowledged, ack p50/p99 (autocannon's, and serve's own from its
  * `/metrics` ack histogram, to tell time in serve from time around it), and serve's RSS read every 5 s. Whether
@@ -11,7 +14,7 @@
  * handlers completed during the run (steady state: rate × (run − 5 s)).
  *
  * Run alone: `node --import tsx test/bench/run.ts slow-handler`.
- * Env: BENCH_SLOW_SECONDS (60), BENCH_SLOW_RATE (500), BENCH_SLOW_HANDLER_MS (5000),
+ * Env: BENCH_SLOW_LOAD (`paced`, `autocannon`; both by default), BENCH_SLOW_SECONDS (60), BENCH_SLOW_RATE (500), BENCH_SLOW_HANDLER_MS (5000),
  * BENCH_SLOW_SAMPLE_SECONDS (5), BENCH_SLOW_STORE (`file`, or `postgres` to keep the stored backlog
  * out of serve's memory: the embedded store holds every event in memory, so its RSS grows with
  * them whatever else happens), and CHECKOUT_MAX_RPS / CHECKOUT_DISPATCH_CONCURRENCY (passed on to serve).
@@ -20,7 +23,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { startChild, standInStats } from './serve-children.js';
 import { randomBytes } from 'node:crypto';
-import { checkPostgres, DEFAULT_DATABASE_URL, deliver, dropSchema, envNumber, failures, fmt, memoryMb, startServe, withSchema, type BenchResult } from './serve-harness.js';
+import { checkPostgres, DEFAULT_DATABASE_URL, deliver, dropSchema, envNumber, failures, fmt, memoryMb, pacedDeliver, startServe, withSchema, type BenchResult } from './serve-harness.js';
 import { distinctPaidEvents } from './serve-payloads.js';
 
 const SECONDS = Math.round(envNumber('BENCH_SLOW_SECONDS', 60));
@@ -29,8 +32,32 @@ const HANDLER_MS = envNumber('BENCH_SLOW_HANDLER_MS', 5000);
 const SAMPLE_SECONDS = envNumber('BENCH_SLOW_SAMPLE_SECONDS', 5);
 /** `file` (default) or `postgres` (DATABASE_URL, a fresh schema): the embedded store keeps every event in memory, PostgreSQL does not. */
 const STORE = process.env.BENCH_SLOW_STORE === 'postgres' ? 'postgres' : 'file';
+type Load = 'paced' | 'autocannon';
+/** `paced`, `autocannon`, or both (default), each on a fresh serve. */
+const LOADS: Load[] = process.env.BENCH_SLOW_LOAD === 'paced' ? ['paced'] : process.env.BENCH_SLOW_LOAD === 'autocannon' ? ['autocannon'] : ['paced', 'autocannon'];
+const LOAD_LABEL: Record<Load, string> = {
+  paced: 'evenly paced (one delivery every 2 ms at 500/s)',
+  autocannon: "autocannon overallRate (each connection's share of a second sent back to back at its start)",
+};
 
 export async function run(): Promise<BenchResult[]> {
+  const rows: BenchResult[] = [];
+  for (const load of LOADS) rows.push(...(await measure(load)));
+  return rows;
+}
+
+/** Acknowledged, the rate, and the client's latency quantiles, whichever load generator sent them. */
+async function sendLoad(load: Load, port: number) {
+  if (load === 'paced') {
+    const paced = await pacedDeliver({ port, next: distinctPaidEvents(), seconds: SECONDS, rate: RATE });
+    const problems = [paced.non2xx > 0 ? `${fmt(paced.non2xx)} non-2xx` : '', paced.errors > 0 ? `${fmt(paced.errors)} errors` : ''].filter(Boolean);
+    return { acknowledged: paced.answered - paced.non2xx, rate: (paced.answered - paced.non2xx) / SECONDS, latency: `ack p50 ${paced.p50} ms, **p99 ${paced.p99} ms**, p99.9 ${paced.p999} ms, max ${paced.max} ms`, problems };
+  }
+  const result = await deliver({ port, next: distinctPaidEvents(), seconds: SECONDS, overallRate: RATE });
+  return { acknowledged: result['2xx'], rate: result['2xx'] / result.duration, latency: `ack p50 ${result.latency.p50} ms, **p99 ${result.latency.p99} ms**, max ${result.latency.max} ms`, problems: failures(result) };
+}
+
+async function measure(load: Load): Promise<BenchResult[]> {
   const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   const schema = STORE === 'postgres' ? `ck_bench_slow_${randomBytes(4).toString('hex')}` : undefined;
   if (schema) await checkPostgres(databaseUrl);
@@ -45,12 +72,12 @@ export async function run(): Promise<BenchResult[]> {
       const memory = memoryMb(pid);
       if (memory) samples.push({ at: (performance.now() - started) / 1000, rss: memory.rss });
     }, SAMPLE_SECONDS * 1000);
-    // The load generator's own event-loop delay: a late loop here is latency autocannon counts.
+    // The load generator's own event-loop delay: a late loop here is latency the client counts.
     const generatorLag = monitorEventLoopDelay({ resolution: 10 });
     generatorLag.enable();
     let result;
     try {
-      result = await deliver({ port: serve.port, next: distinctPaidEvents(), seconds: SECONDS, overallRate: RATE });
+      result = await sendLoad(load, serve.port);
     } finally {
       clearInterval(timer);
       generatorLag.disable();
@@ -67,20 +94,21 @@ export async function run(): Promise<BenchResult[]> {
     const firstAt = SECONDS > 120 ? 60 : SECONDS / 2;
     const first = samples.find((sample) => sample.at >= firstAt - SAMPLE_SECONDS / 2) ?? samples[0];
     const final = samples.at(-1);
-    const rate = result['2xx'] / result.duration;
+    const rate = result.rate;
     const steady = first && final ? Math.abs(final.rss - first.rss) <= 0.1 * first.rss : false;
     const series = samples.map((sample) => fmt(sample.rss)).join(', ');
+    const name = `slow handler (${fmt(HANDLER_MS / 1000, 1)} s), ${fmt(RATE)} deliveries/s for ${fmt(SECONDS)} s, serve${STORE === 'postgres' ? ' (PostgreSQL)' : ''}, ${LOAD_LABEL[load]}`;
     return [
       {
-        name: `slow handler (${fmt(HANDLER_MS / 1000, 1)} s), ${fmt(RATE)} deliveries/s for ${fmt(SECONDS)} s, serve${STORE === 'postgres' ? ' (PostgreSQL)' : ''}: acknowledged`,
+        name: `${name}: acknowledged`,
         eventsPerSec: rate,
         note: [
-          `${fmt(result['2xx'])} acknowledged (asked ${fmt(RATE)}/s)`,
-          `ack p50 ${result.latency.p50} ms, **p99 ${result.latency.p99} ms**`,
+          `${fmt(result.acknowledged)} acknowledged (asked ${fmt(RATE)}/s)`,
+          result.latency,
           // Where the time goes: what serve itself took to answer (verify and store), by its /metrics.
           own ? `serve's own ack time (its histogram, ${fmt(own.count)} answers): p50 ≤ ${fmt(own.p50AtMostMs, 1)} ms, p99 ≤ ${fmt(own.p99AtMostMs, 1)} ms; its event-loop delay p99 ${fmt(own.loopLagP99Ms ?? NaN, 1)} ms, max ${fmt(own.loopLagMaxMs ?? NaN, 1)} ms` : "serve's ack histogram unavailable",
           `the load generator's event-loop delay p99 ${fmt(generatorLag.percentile(99) / 1e6, 1)} ms, max ${fmt(generatorLag.max / 1e6, 1)} ms`,
-          ...failures(result),
+          ...result.problems,
           `${fmt(calls)} handlers completed and ${fmt(reads)} Get payment reads by the end (steady state would be ~${fmt(Math.max(0, rate * (SECONDS - HANDLER_MS / 1000)))} completed)`,
           summary.warnings + summary.errors > 0 ? `serve logged ${fmt(summary.warnings)} warnings, ${fmt(summary.errors)} errors: ${summary.top.join('; ')}` : '',
           graceful ? '' : 'serve did not exit within 10 s of SIGTERM (killed)',
@@ -89,7 +117,7 @@ export async function run(): Promise<BenchResult[]> {
           .join('; '),
       },
       {
-        name: `slow handler (${fmt(HANDLER_MS / 1000, 1)} s), ${fmt(RATE)} deliveries/s for ${fmt(SECONDS)} s, serve${STORE === 'postgres' ? ' (PostgreSQL)' : ''}: RSS (MB)`,
+        name: `${name}: RSS (MB)`,
         eventsPerSec: final?.rss ?? 0,
         note: [
           first && final
