@@ -14,9 +14,10 @@
  * paid handler has completed (the handler appends a line per call to a file, polled), handler
  * calls per payment (total, max; must be exactly 1 each), and, for the ratio, the receiver with
  * dispatch off (verify + embedded store + ack, no engine) acknowledging the same deliveries in the
- * same run, once before serve and once after (the ratio is against the mean of the two). Gives up after BENCH_FLUSH_TIMEOUT_SECONDS (600), or earlier when nothing has happened
- * for BENCH_FLUSH_IDLE_SECONDS (60) after the last ack (no read, no handler call), and reports what
- * was reached.
+ * same run, once before serve and once after (the ratio is against the mean of the two). Gives up
+ * after BENCH_FLUSH_TIMEOUT_SECONDS (600), or earlier when nothing has happened for
+ * BENCH_FLUSH_IDLE_SECONDS (60) after the last ack (no read, no handler call), and reports what was
+ * reached.
  *
  * Run alone: `node --import tsx test/bench/run.ts flush`; a quick run: `BENCH_FLUSH_PAYMENTS=500 …`.
  * Env: BENCH_FLUSH_PAYMENTS (5000), BENCH_FLUSH_DUPLICATES (as many as payments), BENCH_FLUSH_RPS (100),

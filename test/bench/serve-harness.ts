@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { signWebhook } from '../../src/webhooks/index.js';
+import { parsePrometheusStrict, sampleValue } from '../support/prometheus.js';
 import { WEBHOOK_PATH } from './load.js';
 import type { Delivery } from './serve-payloads.js';
 
@@ -316,22 +317,19 @@ export interface AckQuantiles {
 }
 
 export function ackQuantiles(metrics: string): AckQuantiles | undefined {
-  const buckets: Array<{ le: number; count: number }> = [];
-  for (const match of metrics.matchAll(/^checkout_kit_webhook_ack_duration_seconds_bucket\{([^}]*)\} (\S+)$/gm)) {
-    const labels = match[1]!;
-    if (!labels.includes('status="200"')) continue;
-    const le = /le="([^"]+)"/.exec(labels)?.[1];
-    if (le !== undefined) buckets.push({ le: le === '+Inf' ? Infinity : Number(le) * 1000, count: Number(match[2]) });
-  }
-  const count = buckets.find((bucket) => bucket.le === Infinity)?.count ?? 0;
+  const families = parsePrometheusStrict(metrics);
+  const buckets = (families.get('checkout_kit_webhook_ack_duration_seconds')?.samples ?? [])
+    .filter((sample) => sample.name.endsWith('_bucket') && sample.labels.status === '200')
+    .map((sample) => ({ le: Number(sample.labels.le?.replace('+Inf', 'Infinity')) * 1000, count: sample.value }))
+    .sort((a, b) => a.le - b.le);
+  const count = buckets.at(-1)?.count ?? 0;
   if (count === 0) return undefined;
-  buckets.sort((a, b) => a.le - b.le);
   const atMost = (q: number) => buckets.find((bucket) => bucket.count >= q * count)!.le;
-  const gauge = (name: string) => {
-    const value = new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1];
-    return value === undefined ? undefined : Number(value) * 1000;
+  const ms = (name: string) => {
+    const value = sampleValue(families, name);
+    return value === undefined ? undefined : value * 1000;
   };
-  return { count, p50AtMostMs: atMost(0.5), p99AtMostMs: atMost(0.99), loopLagP99Ms: gauge('nodejs_eventloop_lag_p99_seconds'), loopLagMaxMs: gauge('nodejs_eventloop_lag_max_seconds') };
+  return { count, p50AtMostMs: atMost(0.5), p99AtMostMs: atMost(0.99), loopLagP99Ms: ms('nodejs_eventloop_lag_p99_seconds'), loopLagMaxMs: ms('nodejs_eventloop_lag_max_seconds') };
 }
 
 /** `url` with `?schema=name` (the way CHECKOUT_STORE picks a schema, src/store/postgres/postgres-store.ts). */
@@ -472,11 +470,11 @@ export function fromList(list: readonly Delivery[]): () => Delivery {
 /** `n` as `1,234`. */
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/** Non-2xx and errors of a load, as a note fragment (empty when none). */
-export function failures(result: autocannon.Result): string[] {
+/** Non-2xx and errors of a load (autocannon's, or `pacedDeliver`'s), as a note fragment (empty when none). */
+export function failures(result: { non2xx: number; errors: number; timeouts?: number }): string[] {
   const notes: string[] = [];
   if (result.non2xx > 0) notes.push(`${fmt(result.non2xx)} non-2xx`);
-  if (result.errors > 0) notes.push(`${fmt(result.errors)} errors (${fmt(result.timeouts)} timeouts)`);
+  if (result.errors > 0) notes.push(`${fmt(result.errors)} errors${result.timeouts === undefined ? '' : ` (${fmt(result.timeouts)} timeouts)`}`);
   return notes;
 }
 
