@@ -76,8 +76,7 @@ export abstract class StateStore implements Store {
   }
   async getRun(key: string): Promise<Run | undefined> {
     await this.refresh();
-    const run = this.state.data.runs[key];
-    return run ? { ...run } : undefined;
+    return this.state.getRun(key);
   }
   async claimRun(key: string, options: ClaimOptions): Promise<Run | undefined> {
     return this.commit({ t: 'claim', at: (options.now ?? new Date()).getTime(), key, owner: options.owner, leaseMs: options.leaseMs });

@@ -79,6 +79,20 @@ export interface StateData {
   activity: Record<string, Activity[]>;
 }
 
+/**
+ * An event's dispatch run as the state keeps it from the event's insert until its first claim:
+ * `true` when it was enqueued at the event's `receivedAt` (as the receiver does), else the enqueue
+ * time in ms. Every other field of such a run is known (pending, no attempts, its data the event's
+ * id and type), and every event received waits in one while a backlog drains: a `Run` object and
+ * its data cost ~160 bytes more per event. Materialised (`StoreState.runOf`) wherever it is read.
+ */
+type FreshEventRun = true | number;
+
+/** `StateData` as the state holds it: dispatch runs not yet claimed kept compact. */
+export interface LiveStateData extends Omit<StateData, 'runs'> {
+  runs: Record<string, Run | FreshEventRun>;
+}
+
 /** The keyed maps of `StateData` (everything but the dead letters, an append-only list). */
 export type StateMap = Exclude<keyof StateData, 'deadLetters'>;
 /** The keyed maps, derived from the type (a snapshot lists them in this order). */
@@ -108,10 +122,12 @@ export function emptyStateData(): StateData {
 }
 
 /** The same data with prototype-free maps (a snapshot parsed from JSON has plain objects). */
-function withDictionaries(data: StateData): StateData {
+function withDictionaries(data: StateData): LiveStateData {
+  const events = dictionary<EventRecord>();
+  for (const id of Object.keys(data.events)) events[id] = eventRecord(data.events[id] as EventRecord);
   return {
     ...data,
-    events: dictionary(data.events),
+    events,
     runs: dictionary(data.runs),
     resources: dictionary(data.resources),
     attempts: dictionary(data.attempts),
@@ -121,6 +137,40 @@ function withDictionaries(data: StateData): StateData {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The few distinct values of an event's `type`, `environment` and `resourceKind`, one string each:
+ * every event record holds them, and a parsed journal line or request gives each event its own
+ * copy. Bounded, so that odd values cost their own copy rather than a growing table.
+ */
+const SHARED_VALUES = new Map<string, string>();
+const SHARED_VALUES_MAX = 1024;
+function shared<T extends string | undefined>(value: T): T {
+  if (value === undefined) return value;
+  const known = SHARED_VALUES.get(value);
+  if (known !== undefined) return known as T;
+  if (SHARED_VALUES.size < SHARED_VALUES_MAX) SHARED_VALUES.set(value, value);
+  return value;
+}
+
+/**
+ * An event as the state keeps it: one fixed shape with every field in the object itself (a spread
+ * of a parsed record adds a separate property array) and its repeated values shared. The state
+ * holds one per event ever received, so these bytes are what a backlog costs (see `Stores`).
+ */
+export function eventRecord(event: EventRecord): EventRecord {
+  return {
+    id: event.id,
+    type: shared(event.type),
+    environment: shared(event.environment),
+    createdAt: event.createdAt,
+    receivedAt: event.receivedAt,
+    resourceKind: shared(event.resourceKind),
+    resourceId: event.resourceId,
+    body: event.body,
+    bodyRef: event.bodyRef,
+  };
+}
 /** Attempts stored before attempt numbers existed are the order's first. */
 const attemptNumber = (attempt: CheckoutAttempt): number => attempt.number ?? 1;
 const resourceKey = (kind: string, id: string) => `${kind}:${id}`;
@@ -147,7 +197,7 @@ export function deadLetterOp(letter: Omit<DeadLetter, 'id'>, at: number): Op {
 
 /** In-memory state plus the pure(ish) rules of every op. Shared by the memory and embedded stores. */
 export class StoreState {
-  readonly data: StateData;
+  readonly data: LiveStateData;
   /** The pre-images of a frozen view, while one is held. */
   private frozen: { before: Record<StateMap, Map<string, unknown>>; deadLetters: number } | undefined;
   /**
@@ -165,7 +215,12 @@ export class StoreState {
     this.eventOrder = Object.values(data.events)
       .sort((a, b) => (a.receivedAt < b.receivedAt ? -1 : a.receivedAt > b.receivedAt ? 1 : 0))
       .map((event) => event.id);
-    for (const run of Object.values(data.runs)) this.indexRun(run);
+    for (const run of Object.values(data.runs)) {
+      // A snapshot holds every run whole: keep the fresh ones compact again.
+      const fresh = this.freshForm(run);
+      if (fresh !== undefined) this.data.runs[run.key] = fresh;
+      this.indexRun(run);
+    }
     for (const [key, record] of Object.entries(data.resources)) if (record.open) this.openResources.add(key);
   }
 
@@ -181,6 +236,14 @@ export class StoreState {
     const frozen = { before, deadLetters: this.data.deadLetters.length };
     this.frozen = frozen;
     const { data } = this;
+    /** An event as it was at the freeze (a compact run needs its event: see `FreshEventRun`). */
+    const frozenEvent = (id: string): EventRecord | undefined => {
+      const before = frozen.before.events;
+      const event = before.has(id) ? before.get(id) : data.events[id];
+      return event === ABSENT ? undefined : (event as EventRecord | undefined);
+    };
+    const whole = (map: StateMap, key: string, value: unknown): unknown =>
+      map === 'runs' && typeof value !== 'object' ? this.runOf(key, value as FreshEventRun, frozenEvent) : value;
     return {
       deadLetters: () => data.deadLetters.slice(0, frozen.deadLetters),
       *entries(map: StateMap): Generator<[string, unknown]> {
@@ -188,10 +251,10 @@ export class StoreState {
         const changed = frozen.before[map];
         for (const key of Object.keys(live)) {
           const value = changed.has(key) ? changed.get(key) : live[key];
-          if (value !== ABSENT) yield [key, value];
+          if (value !== ABSENT) yield [key, whole(map, key, value)];
         }
         // Keys deleted since the freeze.
-        for (const [key, value] of changed) if (value !== ABSENT && live[key] === undefined) yield [key, value];
+        for (const [key, value] of changed) if (value !== ABSENT && live[key] === undefined) yield [key, whole(map, key, value)];
       },
       release: () => {
         if (this.frozen === frozen) this.frozen = undefined;
@@ -200,7 +263,7 @@ export class StoreState {
   }
 
   /** Set `key` of a map, keeping its pre-image while a frozen view is held (see `freeze`). */
-  private put<M extends StateMap>(map: M, key: string, value: StateData[M][string]): void {
+  private put<M extends StateMap>(map: M, key: string, value: LiveStateData[M][string]): void {
     this.keepBefore(map, key);
     (this.data[map] as Record<string, unknown>)[key] = value;
   }
@@ -225,6 +288,49 @@ export class StoreState {
   private indexRun(run: Run): void {
     if (run.status === 'pending' || run.status === 'running') this.activeRuns.add(run.key);
     else this.activeRuns.delete(run.key);
+  }
+
+  /**
+   * The run stored under `key`, whole (a compact one materialised: see `FreshEventRun`). Not a
+   * copy: callers that hand it out copy it. `eventOf` reads the events (a frozen view passes its own).
+   */
+  runOf(key: string, value = this.data.runs[key], eventOf = (id: string) => this.data.events[id]): Run | undefined {
+    if (typeof value === 'object' || value === undefined) return value;
+    const event = eventOf(eventIdOf(key) ?? '');
+    if (!event) throw new Error(`StoreState: the dispatch run ${key} has no event (a state built from ops out of order?)`);
+    const time = this.freshTime(event, value);
+    return {
+      key,
+      kind: 'event',
+      status: 'pending',
+      attempts: 0,
+      owner: undefined,
+      leaseUntil: undefined,
+      nextAttemptAt: time,
+      lastError: undefined,
+      data: { eventId: event.id, type: event.type },
+      createdAt: time,
+      updatedAt: time,
+      completedAt: undefined,
+    };
+  }
+
+  private freshTime(event: EventRecord, value: FreshEventRun): string {
+    return value === true ? event.receivedAt : iso(value);
+  }
+
+  /** The compact form of `run` when it is an event's unclaimed dispatch run that loses nothing by it. */
+  private freshForm(run: Run): FreshEventRun | undefined {
+    if (run.kind !== 'event' || run.status !== 'pending' || run.attempts !== 0) return undefined;
+    if (run.owner !== undefined || run.leaseUntil !== undefined || run.lastError !== undefined || run.completedAt !== undefined) return undefined;
+    if (run.createdAt !== run.updatedAt || run.createdAt !== run.nextAttemptAt) return undefined;
+    const eventId = eventIdOf(run.key);
+    const event = eventId === undefined ? undefined : this.data.events[eventId];
+    const keys = Object.keys(run.data);
+    if (!event || keys.length !== 2 || run.data.eventId !== event.id || run.data.type !== event.type || keys[0] !== 'eventId') return undefined;
+    if (run.createdAt === event.receivedAt) return true;
+    const at = Date.parse(run.createdAt);
+    return iso(at) === run.createdAt ? at : undefined;
   }
 
   apply(op: Op): OpResult {
@@ -267,9 +373,15 @@ export class StoreState {
 
   private insertEvent(op: Extract<Op, { t: 'event' }>): OpResult<{ inserted: boolean }> {
     if (this.data.events[op.event.id]) return { changed: false, value: { inserted: false } };
-    this.put('events', op.event.id, { ...op.event });
-    this.placeInOrder(op.event);
-    this.enqueue({ key: runKeys.event(op.event.id), kind: 'event', data: { eventId: op.event.id, type: op.event.type } }, op.at);
+    const event = eventRecord(op.event);
+    this.put('events', event.id, event);
+    this.placeInOrder(event);
+    // Its dispatch run, compact until claimed (see `FreshEventRun`), unless one was enqueued apart.
+    const key = runKeys.event(event.id);
+    if (this.data.runs[key] === undefined) {
+      this.put('runs', key, Date.parse(event.receivedAt) === op.at ? true : op.at);
+      this.activeRuns.add(key);
+    }
     return { changed: true, value: { inserted: true } };
   }
 
@@ -290,9 +402,8 @@ export class StoreState {
   }
 
   private enqueue(run: NewRun, at: number): OpResult<{ inserted: boolean; run: Run }> {
-    const existing = this.data.runs[run.key];
+    const existing = this.runOf(run.key);
     if (existing) return { changed: false, value: { inserted: false, run: { ...existing } } };
-    // One string for the three equal times: every pending event holds a run in memory.
     const now = iso(at);
     const created: Run = {
       key: run.key,
@@ -321,7 +432,7 @@ export class StoreState {
   }
 
   private claim(op: Extract<Op, { t: 'claim' }>): OpResult<Run | undefined> {
-    const run = this.data.runs[op.key];
+    const run = this.runOf(op.key);
     if (!run || !StoreState.claimable(run, op.at)) return { changed: false, value: undefined };
     const claimed = this.putRun({ ...run, status: 'running', owner: op.owner, leaseUntil: iso(op.at + op.leaseMs), attempts: run.attempts + 1, updatedAt: iso(op.at) });
     return { changed: true, value: { ...claimed } };
@@ -332,21 +443,21 @@ export class StoreState {
   }
 
   private renew(op: Extract<Op, { t: 'renew' }>): OpResult<boolean> {
-    const run = this.data.runs[op.key];
+    const run = this.runOf(op.key);
     if (!this.holds(run, op.owner)) return { changed: false, value: false };
     this.putRun({ ...run, leaseUntil: iso(op.at + op.leaseMs), updatedAt: iso(op.at) });
     return { changed: true, value: true };
   }
 
   private complete(op: Extract<Op, { t: 'complete' }>): OpResult<boolean> {
-    const run = this.data.runs[op.key];
+    const run = this.runOf(op.key);
     if (!this.holds(run, op.owner)) return { changed: false, value: false };
     this.putRun({ ...run, status: 'done', leaseUntil: undefined, lastError: undefined, completedAt: iso(op.at), updatedAt: iso(op.at) });
     return { changed: true, value: true };
   }
 
   private fail(op: Extract<Op, { t: 'fail' }>): OpResult<boolean> {
-    const run = this.data.runs[op.key];
+    const run = this.runOf(op.key);
     if (!this.holds(run, op.owner)) return { changed: false, value: false };
     this.putRun({
       ...run,
@@ -361,7 +472,7 @@ export class StoreState {
   }
 
   private retry(op: Extract<Op, { t: 'retry' }>): OpResult<boolean> {
-    const run = this.data.runs[op.key];
+    const run = this.runOf(op.key);
     if (!run || run.status !== 'failed') return { changed: false, value: false };
     this.putRun({ ...run, status: 'pending', attempts: 0, nextAttemptAt: iso(op.at), updatedAt: iso(op.at) });
     return { changed: true, value: true };
@@ -462,7 +573,7 @@ export class StoreState {
     let eventsForgotten = 0;
     for (const [id, event] of Object.entries(this.data.events)) {
       const key = runKeys.event(id);
-      const run = this.data.runs[key];
+      const run = this.runOf(key);
       // Never forget an event whose dispatch is unfinished.
       if (run && run.status !== 'done' && run.status !== 'failed') continue;
       if (op.eventsBefore && event.receivedAt < op.eventsBefore) {
@@ -516,7 +627,7 @@ export class StoreState {
       if (filter.since && event.receivedAt < filter.since) break;
       if (filter.type && event.type !== filter.type) continue;
       if (filter.resourceId && event.resourceId !== filter.resourceId) continue;
-      const run = this.data.runs[runKeys.event(event.id)];
+      const run = this.runOf(runKeys.event(event.id));
       if (filter.status && run?.status !== filter.status) continue;
       if (skip > 0) {
         skip -= 1;
@@ -545,18 +656,34 @@ export class StoreState {
     }
   }
 
+  getRun(key: string): Run | undefined {
+    const run = this.runOf(key);
+    return run ? { ...run } : undefined;
+  }
+
   listRuns(filter: RunFilter = {}): Run[] {
-    return pageOf(this.matchingRuns(filter, filter.newestFirst ?? false), filter.offset ?? 0, filter.limit ?? 100);
+    const page: Run[] = [];
+    let skip = filter.offset ?? 0;
+    const limit = filter.limit ?? 100;
+    for (const key of this.matchingRuns(filter, filter.newestFirst ?? false)) {
+      if (skip > 0) {
+        skip -= 1;
+        continue;
+      }
+      page.push({ ...(this.runOf(key) as Run) });
+      if (page.length >= limit) break;
+    }
+    return page;
   }
 
   countRuns(filter: RunCountFilter = {}): number {
     let count = 0;
-    for (const _run of this.matchingRuns(filter, false)) count += 1;
+    for (const _key of this.matchingRuns(filter, false)) count += 1;
     return count;
   }
 
-  /** The runs `filter` matches, in creation order (or newest first). */
-  private *matchingRuns(filter: RunCountFilter, newestFirst: boolean): Generator<Run> {
+  /** The keys of the runs `filter` matches, in creation order (or newest first); compact runs stay compact. */
+  private *matchingRuns(filter: RunCountFilter, newestFirst: boolean): Generator<string> {
     const statuses = filter.status === undefined ? undefined : Array.isArray(filter.status) ? filter.status : [filter.status];
     const dueBy = filter.dueBy === undefined ? undefined : Date.parse(filter.dueBy);
     // Only pending and running runs can be due: then the active index is enough.
@@ -564,12 +691,33 @@ export class StoreState {
     const keys = activeOnly ? this.activeRuns : Object.keys(this.data.runs);
     for (const key of newestFirst ? [...keys].reverse() : keys) {
       const run = this.data.runs[key];
-      if (!run) continue;
+      if (run === undefined) continue;
+      if (typeof run !== 'object') {
+        if (filter.kind && filter.kind !== 'event') continue;
+        if (statuses && !statuses.includes('pending')) continue;
+        if (dueBy !== undefined && this.freshAt(key, run) > dueBy) continue;
+        yield key;
+        continue;
+      }
       if (filter.kind && run.kind !== filter.kind) continue;
       if (statuses && !statuses.includes(run.status)) continue;
       if (dueBy !== undefined && !StoreState.claimable(run, dueBy)) continue;
-      yield run;
+      yield key;
     }
+  }
+
+  /** When a compact run is due (its enqueue time), in ms. */
+  private freshAt(key: string, value: FreshEventRun): number {
+    if (value !== true) return value;
+    const event = this.data.events[eventIdOf(key) ?? ''];
+    return event ? Date.parse(event.receivedAt) : Number.NEGATIVE_INFINITY;
+  }
+
+  /** The data as a snapshot holds it: every run whole. A copy of the maps; the records are shared. */
+  snapshotData(): StateData {
+    const runs = dictionary<Run>();
+    for (const key of Object.keys(this.data.runs)) runs[key] = this.runOf(key) as Run;
+    return { ...this.data, runs };
   }
 
   getAttempt(orderId: string): CheckoutAttempt | undefined {
@@ -632,7 +780,14 @@ export class StoreState {
     }
     const dispatch: StoreSummary['dispatch'] = { pending: 0, running: 0, failed: 0, oldestQueuedAt: undefined };
     const fulfillment: StoreSummary['fulfillment'] = { pending: 0, running: 0, failed: 0 };
-    for (const run of Object.values(this.data.runs)) {
+    for (const [key, value] of Object.entries(this.data.runs)) {
+      if (typeof value !== 'object') {
+        dispatch.pending += 1;
+        const createdAt = this.freshTime(this.data.events[eventIdOf(key) ?? ''] as EventRecord, value);
+        if (dispatch.oldestQueuedAt === undefined || createdAt < dispatch.oldestQueuedAt) dispatch.oldestQueuedAt = createdAt;
+        continue;
+      }
+      const run = value;
       if (run.status === 'done') continue;
       const counts = run.kind === 'event' ? dispatch : fulfillment;
       counts[run.status] += 1;

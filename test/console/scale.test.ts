@@ -31,7 +31,7 @@ beforeAll(async () => {
       state.apply(i % 1000 === 0 ? { t: 'fail', at, key: `event:${id}`, owner: 'w', error: 'handler threw' } : { t: 'complete', at, key: `event:${id}`, owner: 'w' });
     }
   }
-  await writeSnapshot(dir, { journalGeneration: 0, data: state.data });
+  await writeSnapshot(dir, { journalGeneration: 0, data: state.snapshotData() });
   store = new EmbeddedStore({ dir, logger: silentLogger });
   await store.open();
   await app.register(checkoutConsole, { store, clock: () => new Date(T0) });

@@ -36,7 +36,7 @@ function read(frozen: ReturnType<StoreState['freeze']>): StateData {
 describe('StoreState.freeze', () => {
   it('reads the state as it was at the freeze while every kind of op goes on, and stops keeping pre-images once released', () => {
     const state = filled();
-    const atFreeze = JSON.parse(JSON.stringify(state.data)) as StateData;
+    const atFreeze = JSON.parse(JSON.stringify(state.snapshotData())) as StateData;
     const frozen = state.freeze();
     // Changes in place of records (claims, completions, failures, retries, resources, attempts, locks),
     // additions (events, runs, timelines, dead letters) and deletions (prune, unlock).
@@ -58,7 +58,7 @@ describe('StoreState.freeze', () => {
     expect(read(frozen)).toEqual(atFreeze);
     frozen.release();
     const next = state.freeze();
-    expect(read(next)).toEqual(JSON.parse(JSON.stringify(state.data)));
+    expect(read(next)).toEqual(JSON.parse(JSON.stringify(state.snapshotData())));
     next.release();
   });
 

@@ -278,7 +278,7 @@ export async function analyseFolder(dir: string): Promise<Analysis> {
     async snapshotData() {
       if (!base.ok) throw new StoreError(base.reason);
       // The state just before the segment that stays current, without references to lost bodies.
-      const data = replayChain(folder, await base.data(), base.fromGen, lastGen).state.data;
+      const data = replayChain(folder, await base.data(), base.fromGen, lastGen).state.snapshotData();
       for (const event of Object.values(data.events)) if (event.bodyRef && lostPayloads.has(event.id)) event.bodyRef = undefined;
       return data;
     },
