@@ -12,6 +12,7 @@ interface BenchResult {
 const SUITES: Record<string, () => Promise<{ run(): Promise<BenchResult[]> }>> = {
   receiver: () => import('./receiver.bench.js'),
   store: () => import('./store.bench.js'),
+  'store-memory': () => import('./store-memory.bench.js'),
   reconcile: () => import('./reconcile.bench.js'),
   postgres: () => import('./postgres.bench.js'),
   // The whole `checkout-kit serve` (receiver + fulfillment engine) against a stand-in service.

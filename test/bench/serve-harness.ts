@@ -189,7 +189,9 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
   try {
     // BENCH_SERVE_CPU_PROF=dir writes a V8 CPU profile of each serve there (for finding where it waits).
     const profile = process.env.BENCH_SERVE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVE_CPU_PROF}`] : [];
-    child = spawn(process.execPath, [...profile, '--import', TSX, CLI, 'serve', '--port', '0'], {
+    // BENCH_SERVE_HEAP_SIGNAL=1: `kill -USR2 <serve's pid>` writes a heap snapshot into its folder (keep it with BENCH_KEEP_DIR).
+    const heap = process.env.BENCH_SERVE_HEAP_SIGNAL ? ['--heapsnapshot-signal=SIGUSR2'] : [];
+    child = spawn(process.execPath, [...profile, ...heap, '--import', TSX, CLI, 'serve', '--port', '0'], {
       cwd: dir,
       env: serveEnv(dir, options.servicePort, options.store ?? 'file', handlers),
       stdio: ['ignore', 'pipe', logFd],
