@@ -28,7 +28,7 @@ export type {
 export { MemoryStore } from './memory-store.js';
 export { StateStore } from './state-store.js';
 export { StoreState, emptyStateData } from './state.js';
-export type { Op, StateData, EventRecord, BodyRef } from './state.js';
+export type { Op, StateData, LiveStateData, EventRecord, BodyRef } from './state.js';
 export { EmbeddedStore } from './embedded/index.js';
 export type { EmbeddedStoreOptions } from './embedded/index.js';
 export { openStore } from './open.js';

@@ -326,11 +326,12 @@ export class StoreState {
     if (run.createdAt !== run.updatedAt || run.createdAt !== run.nextAttemptAt) return undefined;
     const eventId = eventIdOf(run.key);
     const event = eventId === undefined ? undefined : this.data.events[eventId];
+    if (typeof run.data !== 'object' || run.data === null) return undefined;
     const keys = Object.keys(run.data);
     if (!event || keys.length !== 2 || run.data.eventId !== event.id || run.data.type !== event.type || keys[0] !== 'eventId') return undefined;
-    if (run.createdAt === event.receivedAt) return true;
     const at = Date.parse(run.createdAt);
-    return iso(at) === run.createdAt ? at : undefined;
+    if (iso(at) !== run.createdAt) return undefined;
+    return run.createdAt === event.receivedAt ? true : at;
   }
 
   apply(op: Op): OpResult {
@@ -379,7 +380,7 @@ export class StoreState {
     // Its dispatch run, compact until claimed (see `FreshEventRun`), unless one was enqueued apart.
     const key = runKeys.event(event.id);
     if (this.data.runs[key] === undefined) {
-      this.put('runs', key, Date.parse(event.receivedAt) === op.at ? true : op.at);
+      this.put('runs', key, event.receivedAt === iso(op.at) ? true : op.at);
       this.activeRuns.add(key);
     }
     return { changed: true, value: { inserted: true } };
@@ -573,9 +574,9 @@ export class StoreState {
     let eventsForgotten = 0;
     for (const [id, event] of Object.entries(this.data.events)) {
       const key = runKeys.event(id);
-      const run = this.runOf(key);
-      // Never forget an event whose dispatch is unfinished.
-      if (run && run.status !== 'done' && run.status !== 'failed') continue;
+      const run = this.data.runs[key];
+      // Never forget an event whose dispatch is unfinished (a compact run is pending).
+      if (run !== undefined && (typeof run !== 'object' || (run.status !== 'done' && run.status !== 'failed'))) continue;
       if (op.eventsBefore && event.receivedAt < op.eventsBefore) {
         this.remove('events', id);
         this.remove('runs', key);
@@ -670,7 +671,8 @@ export class StoreState {
         skip -= 1;
         continue;
       }
-      page.push({ ...(this.runOf(key) as Run) });
+      const run = this.data.runs[key];
+      page.push(typeof run === 'object' ? { ...run } : (this.runOf(key, run) as Run));
       if (page.length >= limit) break;
     }
     return page;
@@ -695,7 +697,7 @@ export class StoreState {
       if (typeof run !== 'object') {
         if (filter.kind && filter.kind !== 'event') continue;
         if (statuses && !statuses.includes('pending')) continue;
-        if (dueBy !== undefined && this.freshAt(key, run) > dueBy) continue;
+        if (dueBy !== undefined && !(this.freshAt(key, run) <= dueBy)) continue;
         yield key;
         continue;
       }

@@ -66,6 +66,23 @@ describe('compact dispatch runs', () => {
     expect(state.getRun('event:evt_0')).toMatchObject({ status: 'pending', attempts: 1, lastError: 'boom' });
   });
 
+  it('gives a run the enqueue time written as the state writes times, whatever the event received time looks like', () => {
+    const state = new StoreState();
+    // The same instant as T0, written another way: the run's times must still be iso(T0).
+    state.apply({ t: 'event', at: T0, event: { ...event(0), receivedAt: '2026-01-01T00:00:00Z' } });
+    state.apply({ t: 'event', at: T0 + 500, event: event(1, T0 + 500) });
+    expect(state.getRun('event:evt_0')).toStrictEqual(wholeRun(0, T0));
+    expect(state.summarize(T0 + 10_000).dispatch.oldestQueuedAt).toBe(iso(T0));
+  });
+
+  it('lists no run as due by a time that does not parse, compact or whole', () => {
+    const state = new StoreState();
+    state.apply({ t: 'event', at: T0, event: event(0) });
+    state.apply({ t: 'enqueue', at: T0, run: { key: 'payment:pay_9:paid', kind: 'fulfillment', data: {} } });
+    expect(state.listRuns({ dueBy: 'not a time' })).toEqual([]);
+    expect(state.countRuns({ dueBy: 'not a time' })).toBe(0);
+  });
+
   it('writes every run whole in a snapshot, and a state opened from it keeps the fresh ones compact again, losing nothing', () => {
     const state = new StoreState();
     for (let i = 0; i < 4; i++) state.apply({ t: 'event', at: T0 + i * 1000 + (i === 3 ? 7 : 0), event: event(i) });
