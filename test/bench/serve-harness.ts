@@ -1,7 +1,8 @@
 /**
  * What the `serve` benchmarks share: the real `checkout-kit serve` in a child process (exactly
- * the command a merchant runs: `node --import tsx src/cli/main.ts serve --port 0`, configured by
- * environment variables), a fulfillment module that records its calls, readings of the serve
+ * the command a merchant runs: the package's bin, `node dist/cli/main.js serve --port 0`, built
+ * from this checkout's src/ once per run, configured by environment variables), a fulfillment
+ * module that records its calls, readings of the serve
  * process's CPU time and memory from /proc, and autocannon loads of signed deliveries.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
@@ -21,9 +22,26 @@ import type { Delivery } from './serve-payloads.js';
 export type { BenchResult } from './load.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-/** The CLI under test; BENCH_SERVE_CLI points at another checkout's `src/cli/main.ts` (e.g. to compare a commit before and after). */
-const CLI = process.env.BENCH_SERVE_CLI || join(REPO, 'src/cli/main.ts');
+/**
+ * The CLI under test: the package's bin as merchants run it (compiled JavaScript: running the
+ * TypeScript through tsx costs ~28 MB more RSS, which the memory targets would count).
+ * BENCH_SERVE_CLI points at another one, e.g. another checkout's `src/cli/main.ts` (run with tsx)
+ * to compare a commit before and after.
+ */
+const CLI = process.env.BENCH_SERVE_CLI || join(REPO, 'dist/cli/main.js');
 const TSX = import.meta.resolve('tsx');
+let built: Promise<void> | undefined;
+
+/** Build dist/ from src/ once per run (`npm run build`), so the bin is this checkout's code. */
+function buildOnce(): Promise<void> {
+  if (process.env.BENCH_SERVE_CLI) return Promise.resolve();
+  built ??= new Promise<void>((resolve, reject) => {
+    const tsc = spawn(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.json')], { stdio: ['ignore', 'inherit', 'inherit'] });
+    tsc.on('error', reject);
+    tsc.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`bench: building dist/ failed (tsc exited ${code}); run npm run build to see why`))));
+  });
+  return built;
+}
 
 /** Secrets of the serve under test (formats as contract.md section 2 requires; the stand-in checks none). */
 export const WEBHOOK_SECRET = 'whsec_c2VydmUtYmVuY2gtd2ViaG9vay1zZWNyZXQtMDE=';
@@ -178,6 +196,7 @@ function serveEnv(dir: string, servicePort: number, store: string, handlers: str
  * directory, so no `.env` of the repo is read), and wait until it listens.
  */
 export async function startServe(options: ServeOptions): Promise<ServeProcess> {
+  await buildOnce();
   const dir = await mkdtemp(join(tmpdir(), 'checkout-kit-serve-bench-'));
   const callsFile = join(dir, 'handler-calls.log');
   const handlers = join(dir, 'fulfillment.mjs');
@@ -191,7 +210,8 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     const profile = process.env.BENCH_SERVE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVE_CPU_PROF}`] : [];
     // BENCH_SERVE_HEAP_SIGNAL=1: `kill -USR2 <serve's pid>` writes a heap snapshot into its folder (keep it with BENCH_KEEP_DIR).
     const heap = process.env.BENCH_SERVE_HEAP_SIGNAL ? ['--heapsnapshot-signal=SIGUSR2'] : [];
-    child = spawn(process.execPath, [...profile, ...heap, '--import', TSX, CLI, 'serve', '--port', '0'], {
+    const loader = CLI.endsWith('.ts') ? ['--import', TSX] : [];
+    child = spawn(process.execPath, [...profile, ...heap, ...loader, CLI, 'serve', '--port', '0'], {
       cwd: dir,
       env: serveEnv(dir, options.servicePort, options.store ?? 'file', handlers),
       stdio: ['ignore', 'pipe', logFd],
