@@ -205,6 +205,8 @@ export class StoreState {
    * apart means a poll costs what is outstanding, not what was ever received.
    */
   private readonly activeRuns = new Set<string>();
+  /** Keys of the runs that failed for good: the summary counts them on every metrics scrape. */
+  private readonly failedRuns = new Set<string>();
   /** Keys of open resources, which reconcile polls (same reason). */
   private readonly openResources = new Set<string>();
   /** Event ids by `receivedAt`, oldest first (ties in arrival order): lists read it from the end. */
@@ -288,6 +290,8 @@ export class StoreState {
   private indexRun(run: Run): void {
     if (run.status === 'pending' || run.status === 'running') this.activeRuns.add(run.key);
     else this.activeRuns.delete(run.key);
+    if (run.status === 'failed') this.failedRuns.add(run.key);
+    else this.failedRuns.delete(run.key);
   }
 
   /**
@@ -581,6 +585,7 @@ export class StoreState {
         this.remove('events', id);
         this.remove('runs', key);
         this.activeRuns.delete(key);
+        this.failedRuns.delete(key);
         eventsForgotten += 1;
       } else if (op.payloadsBefore && event.receivedAt < op.payloadsBefore && (event.body !== undefined || event.bodyRef !== undefined)) {
         this.put('events', id, { ...event, body: undefined, bodyRef: undefined });
@@ -782,7 +787,14 @@ export class StoreState {
     }
     const dispatch: StoreSummary['dispatch'] = { pending: 0, running: 0, failed: 0, oldestQueuedAt: undefined };
     const fulfillment: StoreSummary['fulfillment'] = { pending: 0, running: 0, failed: 0 };
-    for (const [key, value] of Object.entries(this.data.runs)) {
+    // From the indexes: what is still to do, and what failed for good (never every run ever stored).
+    for (const key of this.failedRuns) {
+      const run = this.data.runs[key];
+      if (typeof run === 'object') (run.kind === 'event' ? dispatch : fulfillment).failed += 1;
+    }
+    for (const key of this.activeRuns) {
+      const value = this.data.runs[key];
+      if (value === undefined) continue;
       if (typeof value !== 'object') {
         dispatch.pending += 1;
         const createdAt = this.freshTime(this.data.events[eventIdOf(key) ?? ''] as EventRecord, value);
@@ -790,10 +802,10 @@ export class StoreState {
         continue;
       }
       const run = value;
-      if (run.status === 'done') continue;
+      if (run.status === 'done' || run.status === 'failed') continue;
       const counts = run.kind === 'event' ? dispatch : fulfillment;
       counts[run.status] += 1;
-      if (run.kind === 'event' && run.status !== 'failed' && (dispatch.oldestQueuedAt === undefined || run.createdAt < dispatch.oldestQueuedAt)) {
+      if (run.kind === 'event' && (dispatch.oldestQueuedAt === undefined || run.createdAt < dispatch.oldestQueuedAt)) {
         dispatch.oldestQueuedAt = run.createdAt;
       }
     }
