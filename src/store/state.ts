@@ -158,7 +158,7 @@ function shared<T extends string | undefined>(value: T): T {
  * of a parsed record adds a separate property array) and its repeated values shared. The state
  * holds one per event ever received, so these bytes are what a backlog costs (see `Stores`).
  */
-export function eventRecord(event: EventRecord): EventRecord {
+function eventRecord(event: EventRecord): EventRecord {
   return {
     id: event.id,
     type: shared(event.type),
@@ -668,19 +668,12 @@ export class StoreState {
   }
 
   listRuns(filter: RunFilter = {}): Run[] {
-    const page: Run[] = [];
-    let skip = filter.offset ?? 0;
-    const limit = filter.limit ?? 100;
-    for (const key of this.matchingRuns(filter, filter.newestFirst ?? false)) {
-      if (skip > 0) {
-        skip -= 1;
-        continue;
-      }
-      const run = this.data.runs[key];
-      page.push(typeof run === 'object' ? { ...run } : (this.runOf(key, run) as Run));
-      if (page.length >= limit) break;
-    }
-    return page;
+    return pageOf(this.wholeRuns(this.matchingRuns(filter, filter.newestFirst ?? false)), filter.offset ?? 0, filter.limit ?? 100);
+  }
+
+  /** The runs of `keys`, whole, as they are read (lazily: a page stops at its limit). */
+  private *wholeRuns(keys: Iterable<string>): Generator<Run> {
+    for (const key of keys) yield this.runOf(key) as Run;
   }
 
   countRuns(filter: RunCountFilter = {}): number {

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { signWebhook } from '../../src/webhooks/index.js';
+import { percentile } from '../support/percentile.js';
 import { parsePrometheusStrict, sampleValue } from '../support/prometheus.js';
 import { WEBHOOK_PATH } from './load.js';
 import type { Delivery } from './serve-payloads.js';
@@ -478,9 +479,8 @@ export async function pacedDeliver(options: { port: number; next: () => { msgId:
   }
   await Promise.all(inflight);
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN);
-  return { answered: latencies.length, non2xx, errors, p50: at(0.5), p99: at(0.99), p999: at(0.999), max: at(1) };
+  const at = (p: number) => Math.round(percentile(latencies, p));
+  return { answered: latencies.length, non2xx, errors, p50: at(50), p99: at(99), p999: at(99.9), max: at(100) };
 }
 
 /** Deliveries taken in order from `list` (wrapping around if autocannon asks for more, e.g. after a timeout). */

@@ -54,11 +54,7 @@ export function rssBytes(pid: number): number {
 
 export const MB = 1024 * 1024;
 
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
+export { percentile } from '../../support/percentile.js';
 
 /** Stop a child: SIGTERM, SIGKILL after `graceMs`; resolves with its exit code. */
 export { stopProcess as stopChild } from '../../support/cli.js';
