@@ -123,7 +123,11 @@ export async function withStoreLock<T>(dir: string, options: StoreCheckOptions, 
     throw error;
   }
   const lock = new DirLock(dir, { staleMs: options.lockStaleMs ?? 10_000, disabled: options.lock === false, onCompromised: () => undefined });
-  return lock.with(fn);
+  try {
+    return await lock.with(fn);
+  } finally {
+    await lock.close();
+  }
 }
 
 /** A report plus what executing its plan needs (for `recoverStore`). */

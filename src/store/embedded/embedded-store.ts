@@ -20,8 +20,9 @@ export interface EmbeddedStoreOptions {
    */
   compactMinBytes?: number;
   /**
-   * A cross-process lock that its holder has not refreshed for this long (the holder died) is
-   * taken over. proper-lockfile's minimum is 2000.
+   * Only where the kernel's file locks cannot be loaded (see `DirLock`), and for a lock directory
+   * left by an earlier version: a lock its holder has not refreshed for this long (the holder
+   * died) is taken over. proper-lockfile's minimum is 2000.
    * @default 10000
    */
   lockStaleMs?: number;
@@ -127,6 +128,8 @@ export class EmbeddedStore extends StateStore {
       staleMs: options.lockStaleMs ?? 10_000,
       disabled: options.unsafeNoLock ?? false,
       onCompromised: (error) => this.logger.error({ dir: this.dir, err: error }, 'Lost the store lock (this process stalled past the stale time)'),
+      onFallback: (error) =>
+        this.logger.warn({ dir: this.dir, err: error }, 'No kernel file locks on this platform: the store falls back to a lock directory, which several processes taking over a crashed one at once can race'),
     });
   }
 
@@ -143,6 +146,7 @@ export class EmbeddedStore extends StateStore {
         }),
       );
     } catch (error) {
+      await this.lock.close().catch(() => undefined);
       if (error instanceof StoreError) throw error;
       throw new StoreError(`Cannot open the store ${this.dir}: ${(error as Error).message}. Check the folder and its permissions.`, { cause: error });
     }
@@ -163,6 +167,7 @@ export class EmbeddedStore extends StateStore {
     await this.exclusive(async () => {
       await this.journal?.close();
       this.journal = undefined;
+      await this.lock.close();
     });
   }
 
