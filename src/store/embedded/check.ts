@@ -104,7 +104,7 @@ export interface StoreCheckOptions {
 
 /**
  * Read every file of an embedded store folder and say what is damaged, what the store would
- * lose, and what `recoverStore` would change. Writes nothing (the lock folder comes and goes).
+ * lose, and what `recoverStore` would change. Writes nothing (it may create the empty lock file `store.lock`).
  * @example
  * const report = await checkStore('.checkout-kit');
  * if (report.status === 'damaged') console.log(report.problems.map((p) => p.message).join('\n'));

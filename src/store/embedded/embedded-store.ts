@@ -146,7 +146,7 @@ export class EmbeddedStore extends StateStore {
         }),
       );
     } catch (error) {
-      await this.lock.close().catch(() => undefined);
+      await this.lock.closeFile().catch(() => undefined);
       if (error instanceof StoreError) throw error;
       throw new StoreError(`Cannot open the store ${this.dir}: ${(error as Error).message}. Check the folder and its permissions.`, { cause: error });
     }
@@ -160,10 +160,11 @@ export class EmbeddedStore extends StateStore {
       return;
     }
     this.status = 'closed';
-    while (this.queue.length > 0 || this.flushScheduled || this.compacting) {
+    // Until nothing is left: a flush under way when close() began may still start a compaction.
+    do {
       await this.exclusive(async () => undefined);
       await this.compacting;
-    }
+    } while (this.queue.length > 0 || this.flushScheduled || this.compacting);
     await this.exclusive(async () => {
       await this.journal?.close();
       this.journal = undefined;
