@@ -39,7 +39,7 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   const handlers: FulfillmentHandlers = options.handlers ? await loadHandlers(options.handlersFile ?? config.handlers, io.cwd) : {};
   const store = await openStore(config.store, { cwd: io.cwd });
   const serviceCalls = new ServiceCalls();
-  const client = clientFromConfig(config, logger, { fetch: serviceCalls.fetch });
+  const client = clientFromConfig(config, logger, { onCall: serviceCalls.onCall });
   // Every command that learns news keeps each resource's timeline for the console (issue 15).
   const observers = new EngineObservers();
   const timeline = createTimelineRecorder({ store, logger });

@@ -7,7 +7,7 @@ export type { PartnerClientOptions } from './partner-client.js';
 export { Transport } from './transport.js';
 export { RateLimiter } from './rate-limiter.js';
 export type { RateLimiterOptions } from './rate-limiter.js';
-export type { TransportOptions, CallOptions, RequestAuth } from './transport.js';
+export type { TransportOptions, CallOptions, RequestAuth, HttpCallRecord } from './transport.js';
 export { defaultRequestSigner, checkRequestSignature } from './signer.js';
 export type { RequestSigner, SignableRequest } from './signer.js';
 export { idempotencyKeyFor, MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';

@@ -11,7 +11,7 @@ export interface MetricsOptions {
   store: Store;
   /** The clock of ages and timestamps (the engine's). @default () => new Date() */
   clock?: () => Date;
-  /** The client's call counter (`ServiceCalls.fetch` given to the client), for the service's answers and 429s. */
+  /** The client's call counter (`ServiceCalls.onCall` given to the client), for the service's answers and 429s. */
   serviceCalls?: ServiceCalls | undefined;
   /** How long the store's counts are reused between scrapes. @default 5000 */
   storeCacheMs?: number;

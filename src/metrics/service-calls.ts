@@ -25,7 +25,8 @@ export interface ServiceCallCount {
 /**
  * Counts every HTTP call the client makes to the service, retries included, by operation and
  * status: the confirm reads (`payments.get`, `invoices.get`) and the 429s of the metrics. Give
- * `fetch` to the client (`clientFromConfig(config, logger, { fetch })`); nothing else changes.
+ * `onCall` to the client (`clientFromConfig(config, logger, { onCall })`), or, for a client of
+ * your own, wrap its `fetch` with `fetch`.
  */
 export class ServiceCalls {
   private readonly counts = new Map<string, ServiceCallCount>();
@@ -34,6 +35,11 @@ export class ServiceCalls {
   constructor(inner: typeof fetch = (input, init) => globalThis.fetch(input, init)) {
     this.inner = inner;
   }
+
+  /** The client's `onCall`: counts one exchange. */
+  readonly onCall = (call: { method: string; url: string; status: number | 'error' }): void => {
+    this.count(operationOf(call.method.toUpperCase(), call.url), String(call.status));
+  };
 
   /** A `fetch` that counts what it sends. */
   readonly fetch: typeof fetch = async (input, init) => {

@@ -137,9 +137,11 @@ describe('retries', () => {
   });
 
   it('network errors are retried, then NetworkError', async () => {
-    nock(BASE_URL).post('/v1/payments').times(2).replyWithError({ code: 'ECONNRESET', message: 'socket hang up' });
+    // An Error, as a socket gives: nock's Node http interception never settles a plain object.
+    nock(BASE_URL).post('/v1/payments').times(2).replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
     const error = await client({ retries: 1 }).payments.create({ amount: '1' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
+    expect((error as Error).message).toContain('socket hang up');
   });
 
   it('a slow answer is a TimeoutError', async () => {

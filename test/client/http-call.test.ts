@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CheckoutClient, type HttpCallRecord } from '../../src/client/index.js';
+import { ApiError, NetworkError } from '../../src/errors/index.js';
+import { TEST_KEYS, samplePayment } from '../support/fixtures.js';
+
+/** A real service stand-in on loopback: `answer` handles every request; sockets are counted. */
+async function service(answer: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ url: string; sockets: () => number; server: Server }> {
+  let sockets = 0;
+  const server = createServer(answer);
+  server.on('connection', () => (sockets += 1));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sockets: () => sockets, server };
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  vi.unstubAllGlobals();
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+const ID = randomUUID();
+
+const json = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+};
+
+describe('the client over Node http (the default)', () => {
+  it('sends through Node http, not global fetch, and keeps one connection alive across calls', async () => {
+    const payment = samplePayment();
+    const stub = await service((_request, response) => json(response, 200, payment));
+    vi.stubGlobal('fetch', () => Promise.reject(new Error('global fetch must not be used')));
+    const client = new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, maxRps: 1000 });
+    for (let i = 0; i < 20; i += 1) expect(await client.payments.get(payment.id)).toEqual(payment);
+    expect(stub.sockets()).toBe(1);
+  });
+
+  it('tells onCall of every exchange, retries and failures included', async () => {
+    let n = 0;
+    const stub = await service((_request, response) => (++n === 1 ? json(response, 503, { error: { code: 'unavailable', message: 'later' } }) : json(response, 200, samplePayment())));
+    const calls: HttpCallRecord[] = [];
+    const client = new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, minRetryDelayMs: 1, onCall: (call) => calls.push(call) });
+    await client.payments.get(ID);
+    const dead = new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', ...TEST_KEYS, retries: 0, onCall: (call) => calls.push(call) });
+    await expect(dead.payments.get(ID)).rejects.toBeInstanceOf(NetworkError);
+    expect(calls.map(({ method, status }) => `${method} ${status}`)).toEqual(['GET 503', 'GET 200', 'GET error']);
+    expect(calls[0]!.url).toBe(`${stub.url}/v1/payments/${ID}`);
+  });
+
+  it('an answer cut off mid-body is a NetworkError, and retried', async () => {
+    let n = 0;
+    const body = JSON.stringify(samplePayment());
+    const stub = await service((_request, response) => {
+      if (++n === 1) {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+        response.write(body.slice(0, 20));
+        setTimeout(() => response.socket?.destroy(), 10);
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(body);
+    });
+    const client = new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, minRetryDelayMs: 1 });
+    expect(await client.payments.get(ID)).toEqual(JSON.parse(body));
+    const once = new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, retries: 0 });
+    n = 0;
+    await expect(once.payments.get(ID)).rejects.toBeInstanceOf(NetworkError);
+  });
+
+  it('does not follow redirects: a 3xx is an ApiError naming its status', async () => {
+    const stub = await service((_request, response) => {
+      response.writeHead(302, { location: 'http://127.0.0.1:9/elsewhere' });
+      response.end();
+    });
+    const error = await new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, retries: 0 }).payments.get(ID).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(302);
+  });
+
+  it('reads Retry-After from the answer (one 429 slows the next call)', async () => {
+    let n = 0;
+    const stub = await service((_request, response) =>
+      ++n === 1 ? json(response, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '7' }) : json(response, 200, samplePayment()),
+    );
+    const client = new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, retries: 0 });
+    const error = await client.payments.get(ID).catch((caught: unknown) => caught);
+    expect((error as ApiError).retryAfterMs).toBe(7000);
+  });
+
+  it('uses the fetch it is given instead', async () => {
+    const payment = samplePayment();
+    const seen: string[] = [];
+    const client = new CheckoutClient({
+      baseUrl: 'http://service.invalid',
+      ...TEST_KEYS,
+      fetch: async (input) => {
+        seen.push(String(input));
+        return new Response(JSON.stringify(payment), { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    expect(await client.payments.get(payment.id)).toEqual(payment);
+    expect(seen).toEqual([`http://service.invalid/v1/payments/${payment.id}`]);
+  });
+});
