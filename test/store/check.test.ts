@@ -13,7 +13,11 @@ afterEach(() => scratch.cleanUp());
 async function filledStore(count: number, options: Partial<EmbeddedStoreOptions> = {}): Promise<string> {
   const dir = await scratch.dir();
   const store = await openEmbedded(dir, options);
-  for (let i = 0; i < count; i++) await store.insertEvent(sampleEvent(`evt_${i}`));
+  for (let i = 0; i < count; i++) {
+    await store.insertEvent(sampleEvent(`evt_${i}`));
+    // Compaction waits for a lull that back-to-back inserts never leave: ask for it mid-way.
+    if (options.compactMinBytes !== undefined && i === Math.floor(count / 4)) await store.compact();
+  }
   await store.claimRun('event:evt_0', { owner: 'w', leaseMs: 60_000 });
   await store.completeRun('event:evt_0', 'w');
   await store.updateResource({ kind: 'payment', id: 'pay_1', outcome: 'paid', snapshot: { id: 'pay_1', amount: '1.00' }, orderId: 'order_1' });

@@ -1,6 +1,6 @@
 import { appendFile, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StoreError } from '../../src/errors/index.js';
 import { EmbeddedStore, type EmbeddedStoreOptions } from '../../src/store/index.js';
 import { storeContract } from './contract.js';
@@ -22,7 +22,7 @@ function embeddedFactory(options: Partial<EmbeddedStoreOptions> = {}) {
 storeContract('EmbeddedStore', embeddedFactory());
 // Compacting whenever the journal outgrows the snapshot puts bodies in many segments and makes
 // every test go through snapshot round trips as well.
-storeContract('EmbeddedStore, compacting after nearly every write', embeddedFactory({ compactMinBytes: 0 }));
+storeContract('EmbeddedStore, compacting after nearly every write', embeddedFactory({ compactMinBytes: 0, compactLullMs: 0 }));
 
 /** Generations of the journal segments in `dir`, oldest first. */
 const segments = async (dir: string) =>
@@ -152,6 +152,40 @@ describe('EmbeddedStore files', () => {
     expect(await reopened.insertEvent(sampleEvent('evt_7'))).toEqual({ inserted: false });
     expect(await reopened.getEvent('evt_7')).toMatchObject({ id: 'evt_7', body: undefined });
     await reopened.close();
+  });
+
+  /** Insert events back to back (no pause between them) until the journal has grown by `bytes`. */
+  async function writeBackToBack(store: EmbeddedStore, dir: string, prefix: string, bytes: number): Promise<void> {
+    const start = await journalBytes(dir);
+    for (let i = 0; (await journalBytes(dir)) - start < bytes; i += 1) await store.insertEvent(sampleEvent(`${prefix}_${i}`));
+  }
+  async function journalBytes(dir: string): Promise<number> {
+    let total = 0;
+    for (const gen of await segments(dir)) total += (await stat(join(dir, `journal-${gen}.jsonl`))).size;
+    return total;
+  }
+  const snapshotGen = async (dir: string) =>
+    (JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8').catch(() => '{"journalGeneration":0}')) as { journalGeneration: number }).journalGeneration;
+
+  it('puts a due compaction off while writes keep coming (a burst), and compacts once they pause', async () => {
+    const dir = await scratch.dir();
+    const store = await openEmbedded(dir, { compactMinBytes: 32 * 1024, compactLullMs: 1500 });
+    await writeBackToBack(store, dir, 'burst', 3 * 32 * 1024);
+    expect(await snapshotGen(dir)).toBe(0);
+    // The pause: the compaction comes by itself.
+    await vi.waitFor(async () => expect(await snapshotGen(dir)).toBeGreaterThan(0), { timeout: 20_000, interval: 100 });
+    await store.close();
+    const reopened = await openEmbedded(dir);
+    expect((await reopened.getEvent('burst_0'))?.body).toBe(sampleBody('burst_0'));
+    await reopened.close();
+  });
+
+  it('compacts a journal grown to four times its threshold even while writes keep coming', async () => {
+    const dir = await scratch.dir();
+    const store = await openEmbedded(dir, { compactMinBytes: 32 * 1024, compactLullMs: 60_000 });
+    await writeBackToBack(store, dir, 'burst', 6 * 32 * 1024);
+    await vi.waitFor(async () => expect(await snapshotGen(dir)).toBeGreaterThan(0), { timeout: 20_000, interval: 100 });
+    await store.close();
   });
 
   it('shares one folder between two instances: each sees the other, across compactions', async () => {

@@ -20,6 +20,12 @@ export interface EmbeddedStoreOptions {
    */
   compactMinBytes?: number;
   /**
+   * A compaction that is due waits until no write was asked for this long (a burst's writes go
+   * first), unless the journal has grown to four times the threshold.
+   * @default 200
+   */
+  compactLullMs?: number;
+  /**
    * Only where the kernel's file locks cannot be loaded (see `DirLock`), and for a lock directory
    * left by an earlier version: a lock its holder has not refreshed for this long (the holder
    * died) is taken over. proper-lockfile's minimum is 2000.
@@ -114,6 +120,11 @@ export class EmbeddedStore extends StateStore {
   private queuedRefresh: Promise<void> | undefined;
   /** Serialises this instance's lock holders (flushes, catch-ups, compaction, close). */
   private chain: Promise<unknown> = Promise.resolve();
+  private readonly compactLullMs: number;
+  /** When a write was last asked for (`performance.now()`): how a lull is told (`maybeCompact`). */
+  private lastWriteAskedAt = 0;
+  /** A compaction due but put off for a lull, checked again when this fires. */
+  private lullCheck: NodeJS.Timeout | undefined;
   /** A compaction whose snapshot is being written (outside the chain and the lock). */
   private compacting: Promise<void> | undefined;
 
@@ -122,6 +133,7 @@ export class EmbeddedStore extends StateStore {
     this.dir = resolve(options.dir);
     this.description = `embedded (${this.dir})`;
     this.compactMinBytes = options.compactMinBytes ?? 4 * 1024 * 1024;
+    this.compactLullMs = options.compactLullMs ?? 200;
     this.maxBatch = options.maxBatch ?? 1000;
     this.logger = options.logger ?? createLogger();
     this.lock = new DirLock(this.dir, {
@@ -160,6 +172,7 @@ export class EmbeddedStore extends StateStore {
       return;
     }
     this.status = 'closed';
+    clearTimeout(this.lullCheck);
     // Until nothing is left: a flush under way when close() began may still start a compaction.
     do {
       await this.exclusive(async () => undefined);
@@ -201,6 +214,7 @@ export class EmbeddedStore extends StateStore {
     if (this.status !== 'open') return Promise.reject(this.notOpen());
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ op, resolve: resolve as (value: unknown) => void, reject });
+      this.lastWriteAskedAt = performance.now();
       this.scheduleFlush();
     });
   }
@@ -304,20 +318,34 @@ export class EmbeddedStore extends StateStore {
     }
     for (const { batch, outcomes } of written) this.answer(batch, outcomes);
     if (this.queue.length > 0) this.scheduleFlush();
+    if (!failed) await this.maybeCompact();
+  }
+
+  /**
+   * Compact once the journal outgrows its threshold, in a lull: while writes keep coming (a burst,
+   * where the queue empties between batches but refills within milliseconds) a snapshot only
+   * competes with them for the CPU, so it waits until no write was asked for `compactLullMs`, checking
+   * again then; a journal grown to four times the threshold is compacted at once all the same.
+   */
+  private async maybeCompact(): Promise<void> {
     const threshold = Math.max(this.compactMinBytes, this.snapshotBytes);
-    // With writes waiting (a burst) a compaction only competes with them for the CPU: it waits for
-    // a lull, unless the journal has grown to four times the threshold.
-    const lull = this.queue.length === 0 || this.applied > 4 * threshold;
-    if (!failed && !this.compacting && this.applied > threshold && lull) {
-      // The batch is durable and answered; a failed compaction only delays the next one.
-      try {
-        const sealed = await this.lock.with(() => this.seal());
-        // Written while the next batches go on: nobody waits for it.
-        void this.startSnapshot(sealed).catch((error: unknown) => this.compactionFailed(error));
-      } catch (error) {
-        this.stale = true;
-        this.compactionFailed(error);
-      }
+    if (this.compacting || this.applied <= threshold || this.status !== 'open') return;
+    const quietFor = performance.now() - this.lastWriteAskedAt;
+    if (this.applied <= 4 * threshold && (this.queue.length > 0 || quietFor < this.compactLullMs)) {
+      this.lullCheck ??= setTimeout(() => {
+        this.lullCheck = undefined;
+        void this.exclusive(() => this.maybeCompact());
+      }, this.compactLullMs - Math.max(0, quietFor)).unref();
+      return;
+    }
+    // The batches before are durable and answered; a failed compaction only delays the next one.
+    try {
+      const sealed = await this.lock.with(() => this.seal());
+      // Written while the next batches go on: nobody waits for it.
+      void this.startSnapshot(sealed).catch((error: unknown) => this.compactionFailed(error));
+    } catch (error) {
+      this.stale = true;
+      this.compactionFailed(error);
     }
   }
 
