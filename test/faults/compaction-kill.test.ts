@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 const KILLS = sized('FAULTS_COMPACTION_KILLS', 4);
-/** Padding per delivery: with the stored payment, ~2 × this per event, so a 4 MiB compaction comes every ~35. */
+/** Padding per delivery: with the stored payment, ~2 × this per event, so a 4 MiB threshold is passed every ~35 (amid a run of deliveries a compaction comes at four times that, ~140). */
 const PAD = 60_000;
 const PREPARED = /^snapshot\.json\.(\d+)-[0-9a-f-]+\.next$/;
 
@@ -89,6 +89,8 @@ describe('serve SIGKILLed mid-compaction (real serve, real files)', () => {
       expect((await deliver(port, secret, id, delivery(id, PAD).body)).status).toBe(200);
       acked.push(id);
     }
+    // Compaction comes at the pause after a run of deliveries (or amid them at four times its threshold).
+    for (let i = 0; i < 100 && (await generation(storeDir)) === snapshotBefore; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await stop(serve.child)).toBe(0);
     expect(await generation(storeDir)).toBeGreaterThan(snapshotBefore);
     const leftBehind = (await readdir(storeDir)).filter((name) => name.includes('.next'));
