@@ -2,16 +2,20 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
-import lockfile from 'proper-lockfile';
 import { ConfigError, StoreError } from '../errors/index.js';
+import { DirLock } from '../store/embedded/dir-lock.js';
 import { emptyData, type SandboxData } from './records.js';
 
 /** File of the sandbox state inside the data directory. */
 export const STATE_FILE = 'sandbox.json';
+/** The lock a running sandbox holds on its data directory (the kernel's: a killed sandbox's goes with it). */
+export const LOCK_FILE = 'sandbox.lock';
 
 /**
  * The sandbox's persisted state: one lowdb JSON file (never `JSONFilePreset`, which turns into
- * memory under NODE_ENV=test), locked so two sandboxes cannot share a data directory.
+ * memory under NODE_ENV=test), locked so two sandboxes cannot share a data directory. The lock
+ * is the store's kind (`DirLock`): the kernel drops it when its sandbox dies, so a SIGKILLed
+ * sandbox starts again at once (proper-lockfile's directory made it wait ten seconds).
  * Changes are made synchronously on `data` and then `commit()`ed; the write is atomic (temp file
  * and rename), so the file never holds half a record.
  */
@@ -26,12 +30,19 @@ export class SandboxState {
     const dir = resolve(dataDir);
     await mkdir(dir, { recursive: true });
     const file = join(dir, STATE_FILE);
-    let release: () => Promise<void>;
-    try {
-      release = await lockfile.lock(file, { realpath: false, stale: 10_000, onCompromised: () => undefined });
-    } catch (error) {
-      throw new ConfigError(`${dir} is in use by another sandbox (lock ${file}.lock). Stop it, or pass another --data directory.`, { cause: error });
+    const lock = new DirLock(dir, { name: LOCK_FILE, subject: 'the sandbox data', staleMs: 10_000, disabled: false, onCompromised: () => undefined });
+    const held = await lock.tryAcquire().catch(async (error: unknown) => {
+      await lock.close();
+      throw new ConfigError(`${(error as Error).message}`, { cause: error });
+    });
+    if (!held) {
+      await lock.close();
+      throw new ConfigError(`${dir} is in use by another sandbox (lock ${join(dir, LOCK_FILE)}). Stop it, or pass another --data directory.`);
     }
+    const release = async () => {
+      await held();
+      await lock.close();
+    };
     const db = new Low<SandboxData>(new JSONFile<SandboxData>(file), emptyData());
     try {
       await db.read();

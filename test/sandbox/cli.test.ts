@@ -18,8 +18,8 @@ function exited(child: ChildProcess): Promise<number | null> {
   return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-async function startCli(args: string[]) {
-  const dir = await tempDir();
+async function startCli(args: string[], dataDir?: string) {
+  const dir = dataDir ?? (await tempDir());
   const child = spawnCli(['sandbox', '--port', '0', '--data', dir, ...args], { cwd: dir });
   children.push(child);
   let stdout = '';
@@ -30,6 +30,28 @@ async function startCli(args: string[]) {
 }
 
 describe('checkout-kit sandbox', () => {
+  it('starts again at once on its data after a SIGKILL, and refuses a second sandbox on data in use', async () => {
+    const first = await startCli([]);
+    const created = await fetch(`${first.url}/v1/invoices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${first.creds.test.merchant.invoiceKey}`, 'content-type': 'application/json' },
+      body: '{"amount":"3.00"}',
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+
+    const second = await runCli(['sandbox', '--port', '0', '--data', first.dir], { cwd: first.dir });
+    expect(second.code).toBe(2);
+    expect(second.stderr.trim()).toBe(`checkout-kit: ${first.dir} is in use by another sandbox (lock ${join(first.dir, 'sandbox.lock')}). Stop it, or pass another --data directory.`);
+
+    first.child.kill('SIGKILL');
+    await exited(first.child);
+    // No stale lock to wait out: the kernel dropped it with the process.
+    const again = await startCli([], first.dir);
+    const read = await fetch(`${again.url}/v1/invoices/${id}`, { headers: { authorization: `Bearer ${again.creds.test.merchant.invoiceKey}` } });
+    expect(read.status).toBe(200);
+  });
+
   it('prints its URL and credentials path, serves the API and the checkout page, and stops cleanly on SIGTERM', async () => {
     const { dir, child, url, credentialsPath, creds, stdout } = await startCli([]);
     expect(credentialsPath).toBe(join(dir, 'credentials.json'));

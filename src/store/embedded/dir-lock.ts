@@ -19,6 +19,10 @@ export interface DirLockOptions {
   onFallback?(error: Error): void;
   /** Tests only: use the directory lock even where the kernel's are available. @default 'auto' */
   mechanism?: 'auto' | 'directory';
+  /** The lock file's name in the folder. @default 'store.lock' */
+  name?: string;
+  /** What the folder is, for error messages. @default 'the store' */
+  subject?: string;
 }
 
 export const LOCK_NAME = 'store.lock';
@@ -61,11 +65,15 @@ export class DirLock {
   /** A kernel lock is re-entrant on one open file: this keeps one instance's holders apart as well. */
   private held = false;
   private closed = false;
+  private readonly name: string;
+  private readonly subject: string;
 
   constructor(
     private readonly dir: string,
     private readonly options: DirLockOptions,
   ) {
+    this.name = options.name ?? LOCK_NAME;
+    this.subject = `${options.subject ?? 'the store'} ${dir}`;
     const locks = options.mechanism === 'directory' ? undefined : kernelLocks();
     if (locks instanceof Error) options.onFallback?.(locks);
     this.kernel = locks instanceof Error ? undefined : locks;
@@ -110,34 +118,38 @@ export class DirLock {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new StoreError(`The lock of the store ${this.dir} was closed with its store: open the store again.`);
+    if (this.closed) throw new StoreError(`The lock of ${this.subject} was closed with its store: open the store again.`);
+  }
+
+  /** One try, without waiting: the lock's release, or `undefined` while another holder has it. */
+  async tryAcquire(): Promise<Release | undefined> {
+    this.assertOpen();
+    this.compromised = undefined;
+    try {
+      return this.kernel ? await this.tryKernel(this.kernel) : await this.tryDirectory();
+    } catch (error) {
+      if (error instanceof StoreError) throw error;
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      const advice = ['EACCES', 'EPERM', 'EROFS'].includes(code)
+        ? `Check that this user may write the folder and ${this.name} in it (a folder used under another user, e.g. with sudo, may need a chown)`
+        : 'Check the folder';
+      throw new StoreError(`Cannot lock ${this.subject}: ${(error as Error).message}. ${advice}.`, { cause: error });
+    }
   }
 
   private async acquire(): Promise<Release> {
-    this.assertOpen();
-    this.compromised = undefined;
     // Holders keep it for one group commit (about a millisecond), or a compaction (up to seconds
     // at 100,000 events): poll fast, back off to 50 ms, give up after about a minute.
     const deadline = performance.now() + ACQUIRE_TIMEOUT_MS;
     for (let attempt = 0; ; attempt += 1) {
-      let release: Release | undefined;
-      try {
-        release = this.kernel ? await this.tryKernel(this.kernel) : await this.tryDirectory();
-      } catch (error) {
-        if (error instanceof StoreError) throw error;
-        const code = (error as NodeJS.ErrnoException).code ?? '';
-        const advice = ['EACCES', 'EPERM', 'EROFS'].includes(code)
-          ? `Check that this user may write the folder and ${LOCK_NAME} in it (a store used under another user, e.g. with sudo, may need a chown)`
-          : 'Check the folder';
-        throw new StoreError(`Cannot lock the store ${this.dir}: ${(error as Error).message}. ${advice}.`, { cause: error });
-      }
+      const release = await this.tryAcquire();
       if (release) return release;
       this.assertOpen();
       if (performance.now() >= deadline) {
         throw new StoreError(
-          `Cannot lock the store ${this.dir}: another process has held ${LOCK_NAME} for over a minute. ` +
+          `Cannot lock ${this.subject}: another process has held ${this.name} for over a minute. ` +
             (this.kernel
-              ? `Look for a stuck checkout-kit process using this folder (\`fuser ${join(this.dir, LOCK_NAME)}\` names it).`
+              ? `Look for a stuck checkout-kit process using this folder (\`fuser ${join(this.dir, this.name)}\` names it).`
               : `Look for a stuck checkout-kit process (a dead one's lock is taken over after ${this.options.staleMs} ms).`),
         );
       }
@@ -188,7 +200,7 @@ export class DirLock {
   /** Whether `store.lock` is still the file this lock has open. */
   private isStill(file: LockFile): boolean {
     try {
-      const now = statSync(join(this.dir, LOCK_NAME));
+      const now = statSync(join(this.dir, this.name));
       return now.ino === file.ino && now.dev === file.dev;
     } catch {
       return false;
@@ -202,7 +214,7 @@ export class DirLock {
    * directory at the same moment could lose it to this removal.
    */
   private async openLockFile(): Promise<LockFile | undefined> {
-    const path = join(this.dir, LOCK_NAME);
+    const path = join(this.dir, this.name);
     let handle: FileHandle;
     try {
       handle = await open(path, 'a');
@@ -236,7 +248,7 @@ export class DirLock {
   private async tryDirectory(): Promise<Release | undefined> {
     try {
       return await lockfile.lock(this.dir, {
-        lockfilePath: join(this.dir, LOCK_NAME),
+        lockfilePath: join(this.dir, this.name),
         realpath: false,
         stale: this.options.staleMs,
         // The retry loop is ours: proper-lockfile's `retries` builds its whole schedule (1,500
@@ -252,7 +264,7 @@ export class DirLock {
       if (code === 'ELOCKED') return undefined;
       if (code === 'ENOTDIR') {
         throw new StoreError(
-          `Cannot lock the store ${this.dir}: ${LOCK_NAME} is the lock file of a process using kernel locks, and this one cannot (no kernel locks on this platform or filesystem). ` +
+          `Cannot lock ${this.subject}: ${this.name} is the lock file of a process using kernel locks, and this one cannot (no kernel locks on this platform or filesystem). ` +
             'Run every process of this store on one kind of platform; once none runs, removing the file lets this one in.',
           { cause: error },
         );
