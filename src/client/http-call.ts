@@ -50,29 +50,39 @@ export function nodeHttpCall(): HttpCall {
     const secure = url.startsWith('https:');
     const protocol = secure ? 'https:' : 'http:';
     let agent = agents.get(protocol);
-    if (!agent) agents.set(protocol, (agent = new (secure ? loaded.https : loaded.http).Agent({ keepAlive: true, scheduling: 'lifo' })));
+    // Idle sockets go after 4 s (as undici's do): many servers and balancers close idle
+    // connections without saying when, and a request on a socket they just closed fails.
+    if (!agent) agents.set(protocol, (agent = new (secure ? loaded.https : loaded.http).Agent({ keepAlive: true, scheduling: 'lifo', timeout: 4_000 })));
     const options: RequestOptions = { method: request.method, headers: request.headers, agent, signal: request.signal };
-    return new Promise<HttpAnswer>((resolve, reject) => {
-      const req = (secure ? loaded.https : loaded.http).request(url, options, (res: IncomingMessage) => {
-        res.setEncoding('utf8');
-        let text = '';
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('error', reject);
-        res.on('close', () => res.complete || reject(new Error('the connection closed before the answer was complete')));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            statusText: res.statusMessage ?? '',
-            header: (name) => {
-              const value = res.headers[name.toLowerCase()];
-              return Array.isArray(value) ? value.join(', ') : value;
-            },
-            text,
-          }),
-        );
+    const send = (retried: boolean): Promise<HttpAnswer> =>
+      new Promise<HttpAnswer>((resolve, reject) => {
+        const req = (secure ? loaded.https : loaded.http).request(url, options, (res: IncomingMessage) => {
+          res.setEncoding('utf8');
+          let text = '';
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('error', reject);
+          res.on('close', () => res.complete || reject(new Error('the connection closed before the answer was complete')));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              statusText: res.statusMessage ?? '',
+              header: (name) => {
+                const value = res.headers[name.toLowerCase()];
+                return Array.isArray(value) ? value.join(', ') : value;
+              },
+              // fetch's text() drops a byte order mark; so does this.
+              text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text,
+            }),
+          );
+        });
+        req.on('error', (error: NodeJS.ErrnoException) => {
+          // A kept-alive socket the server had closed meanwhile: once more on a new one, as Node's
+          // docs advise (a create carries its Idempotency-Key, so this is safe for it too).
+          if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE') && !request.signal.aborted) resolve(send(true));
+          else reject(error);
+        });
+        req.end(request.body);
       });
-      req.on('error', reject);
-      req.end(request.body);
-    });
+    return send(false);
   };
 }

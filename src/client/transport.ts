@@ -162,10 +162,10 @@ export class Transport {
     try {
       response = await this.call(url, { method: spec.method, headers, body: spec.body === undefined ? undefined : body, signal });
     } catch (error) {
-      this.onCall?.({ method: spec.method, url, status: 'error' });
+      this.tell({ method: spec.method, url, status: 'error' });
       throw this.transportError(spec, url, error, timeout);
     }
-    this.onCall?.({ method: spec.method, url, status: response.status });
+    this.tell({ method: spec.method, url, status: response.status });
     const { text } = response;
     this.options.logger.debug({ operation: spec.operation, method: spec.method, path: spec.path, status: response.status }, 'response');
 
@@ -187,6 +187,15 @@ export class Transport {
       throw new SchemaValidationError(`${spec.operation}: the ${response.status} response does not match the expected schema (${spec.method} ${url})`, parsed.error.issues);
     }
     return parsed.data;
+  }
+
+  /** An observer that throws must not turn the call's outcome into its error. */
+  private tell(call: HttpCallRecord): void {
+    try {
+      this.onCall?.(call);
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'onCall threw; the call goes on');
+    }
   }
 
   private transportError(spec: RequestSpec<z.ZodType>, url: string, error: unknown, timeout: AbortSignal): Error {

@@ -94,6 +94,38 @@ describe('the client over Node http (the default)', () => {
     expect((error as ApiError).retryAfterMs).toBe(7000);
   });
 
+  it('sends once more on a new connection when the server had closed the kept-alive one (even with retries: 0)', async () => {
+    const payment = samplePayment();
+    const perSocket = new Map<unknown, number>();
+    const stub = await service((request, response) => {
+      const n = (perSocket.get(request.socket) ?? 0) + 1;
+      perSocket.set(request.socket, n);
+      // A server that drops idle connections without saying so: the second request on one finds it gone.
+      if (n === 2) return void request.socket.destroy();
+      json(response, 200, payment);
+    });
+    const client = new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, retries: 0, maxRps: 1000 });
+    expect(await client.payments.get(payment.id)).toEqual(payment);
+    expect(await client.payments.get(payment.id)).toEqual(payment);
+    expect(stub.sockets()).toBe(2);
+  });
+
+  it('drops a leading byte order mark, and an onCall that throws does not change the outcome', async () => {
+    const payment = samplePayment();
+    const stub = await service((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(`\ufeff${JSON.stringify(payment)}`);
+    });
+    const client = new CheckoutClient({
+      baseUrl: stub.url,
+      ...TEST_KEYS,
+      onCall: () => {
+        throw new Error('observer bug');
+      },
+    });
+    expect(await client.payments.get(payment.id)).toEqual(payment);
+  });
+
   it('uses the fetch it is given instead', async () => {
     const payment = samplePayment();
     const seen: string[] = [];

@@ -180,6 +180,25 @@ describe('EmbeddedStore files', () => {
     await reopened.close();
   });
 
+  it('compacts a due journal when a process that wrote closes (a CLI command), and not when a reader closes', async () => {
+    const dir = await scratch.dir();
+    const store = await openEmbedded(dir, { compactMinBytes: 32 * 1024, compactLullMs: 60_000 });
+    await writeBackToBack(store, dir, 'short', 2 * 32 * 1024);
+    expect(await snapshotGen(dir)).toBe(0);
+    await store.close();
+    expect(await snapshotGen(dir)).toBeGreaterThan(0);
+
+    const writer = await openEmbedded(dir, { compactMinBytes: 32 * 1024, compactLullMs: 60_000 });
+    await writeBackToBack(writer, dir, 'more', 2 * 32 * 1024);
+    // Closed by a crash, say: the journal stays over its threshold.
+    const files = await filesOf(dir);
+    const reader = await openEmbedded(dir, { compactMinBytes: 32 * 1024 });
+    expect((await reader.getEvent('more_0'))?.body).toBe(sampleBody('more_0'));
+    await reader.close();
+    expect(await filesOf(dir)).toEqual(files);
+    await writer.close();
+  });
+
   it('compacts a journal grown to four times its threshold even while writes keep coming', async () => {
     const dir = await scratch.dir();
     const store = await openEmbedded(dir, { compactMinBytes: 32 * 1024, compactLullMs: 60_000 });

@@ -533,7 +533,7 @@ const called = new Set<string>();
 async function check(commands: Command[], compactMinBytes: number | undefined): Promise<void> {
   const dir = await tempDir('checkout-kit-model-');
   const openEmbedded = async () => {
-    const store = new EmbeddedStore({ dir, logger: silentLogger, lockStaleMs: 2000, compactMinBytes });
+    const store = new EmbeddedStore({ dir, logger: silentLogger, lockStaleMs: 2000, compactMinBytes, compactLullMs: 0 });
     await store.open();
     return store;
   };

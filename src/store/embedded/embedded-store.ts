@@ -123,6 +123,8 @@ export class EmbeddedStore extends StateStore {
   private readonly compactLullMs: number;
   /** When a write was last asked for (`performance.now()`): how a lull is told (`maybeCompact`). */
   private lastWriteAskedAt = 0;
+  /** When the last group commit ended (`performance.now()`). */
+  private lastFlushEndedAt = 0;
   /** A compaction due but put off for a lull, checked again when this fires. */
   private lullCheck: NodeJS.Timeout | undefined;
   /** A compaction whose snapshot is being written (outside the chain and the lock). */
@@ -174,10 +176,18 @@ export class EmbeddedStore extends StateStore {
     this.status = 'closed';
     clearTimeout(this.lullCheck);
     // Until nothing is left: a flush under way when close() began may still start a compaction.
-    do {
-      await this.exclusive(async () => undefined);
-      await this.compacting;
-    } while (this.queue.length > 0 || this.flushScheduled || this.compacting);
+    const drain = async () => {
+      do {
+        await this.exclusive(async () => undefined);
+        await this.compacting;
+      } while (this.queue.length > 0 || this.flushScheduled || this.compacting);
+    };
+    await drain();
+    // A compaction put off for a lull is due now: a short-lived process (a CLI command) would
+    // otherwise only ever compact at four times the threshold. Only a process that wrote: a
+    // reader's close changes no file.
+    if (this.lastFlushEndedAt > 0) await this.exclusive(() => this.maybeCompact(true));
+    await drain();
     await this.exclusive(async () => {
       await this.journal?.close();
       this.journal = undefined;
@@ -317,6 +327,7 @@ export class EmbeddedStore extends StateStore {
       if (!locked) this.fail(this.queue.splice(0, this.maxBatch), error);
     }
     for (const { batch, outcomes } of written) this.answer(batch, outcomes);
+    this.lastFlushEndedAt = performance.now();
     if (this.queue.length > 0) this.scheduleFlush();
     if (!failed) await this.maybeCompact();
   }
@@ -327,11 +338,13 @@ export class EmbeddedStore extends StateStore {
    * competes with them for the CPU, so it waits until no write was asked for `compactLullMs`, checking
    * again then; a journal grown to four times the threshold is compacted at once all the same.
    */
-  private async maybeCompact(): Promise<void> {
+  private async maybeCompact(closing = false): Promise<void> {
     const threshold = Math.max(this.compactMinBytes, this.snapshotBytes);
-    if (this.compacting || this.applied <= threshold || this.status !== 'open') return;
-    const quietFor = performance.now() - this.lastWriteAskedAt;
-    if (this.applied <= 4 * threshold && (this.queue.length > 0 || quietFor < this.compactLullMs)) {
+    if (this.compacting || this.applied <= threshold || (this.status !== 'open' && !closing)) return;
+    // Quiet since the later of the last write asked for and the last flush's end: a flush slower
+    // than the lull (a slow disk, another process holding the lock) is no pause.
+    const quietFor = performance.now() - Math.max(this.lastWriteAskedAt, this.lastFlushEndedAt);
+    if (!closing && this.applied <= 4 * threshold && (this.queue.length > 0 || quietFor < this.compactLullMs)) {
       this.lullCheck ??= setTimeout(() => {
         this.lullCheck = undefined;
         void this.exclusive(() => this.maybeCompact());
