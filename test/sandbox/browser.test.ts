@@ -63,7 +63,8 @@ describe('hosted checkout page in Chromium', () => {
     expect(await page.locator('#remaining').textContent()).toBe('12.50');
     expect(await page.locator('#status').textContent()).toBe('Partially paid');
     expect(await page.locator('#success-link').isVisible()).toBe(false);
-    expect(await page.locator('#sim-note').textContent()).toBe('Simulated a deposit of 12.50 USDT on Tron Nile.');
+    // The note is set when the button's own request answers, which the live status update can beat.
+    await expect.poll(() => page.locator('#sim-note').textContent(), { timeout: 5000 }).toBe('Simulated a deposit of 12.50 USDT on Tron Nile.');
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
     await page.locator('#pay-full').click();
