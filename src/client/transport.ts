@@ -170,7 +170,7 @@ export class Transport {
     this.options.logger.debug({ operation: spec.operation, method: spec.method, path: spec.path, status: response.status }, 'response');
 
     if (response.status < 200 || response.status > 299) {
-      const error = this.apiError(spec, url, response, text);
+      const error = this.apiError(spec, url, response);
       if (error.status === 429) this.rateLimiter.throttled(error.retryAfterMs);
       throw error;
     }
@@ -212,11 +212,11 @@ export class Transport {
     });
   }
 
-  private apiError(spec: RequestSpec<z.ZodType>, url: string, response: HttpAnswer, text: string): ApiError {
+  private apiError(spec: RequestSpec<z.ZodType>, url: string, response: HttpAnswer): ApiError {
     let code = `http_${response.status}`;
     let message = response.statusText || 'error without a body';
     try {
-      const parsed = ErrorObjectSchema.safeParse(JSON.parse(text));
+      const parsed = ErrorObjectSchema.safeParse(JSON.parse(response.text));
       if (parsed.success) ({ code, message } = parsed.data.error);
     } catch {
       // Not JSON: keep the status-derived code.

@@ -1,3 +1,5 @@
+import type { HttpCallRecord } from '../client/index.js';
+
 /** The operations of the service the client calls, by method and path (after `/v1/`). */
 function operationOf(method: string, url: string): string {
   let path: string;
@@ -37,20 +39,20 @@ export class ServiceCalls {
   }
 
   /** The client's `onCall`: counts one exchange. */
-  readonly onCall = (call: { method: string; url: string; status: number | 'error' }): void => {
+  readonly onCall = (call: HttpCallRecord): void => {
     this.count(operationOf(call.method.toUpperCase(), call.url), String(call.status));
   };
 
-  /** A `fetch` that counts what it sends. */
+  /** A `fetch` that counts what it sends (through `onCall`). */
   readonly fetch: typeof fetch = async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const operation = operationOf((init?.method ?? 'GET').toUpperCase(), url);
+    const method = init?.method ?? 'GET';
     try {
       const response = await this.inner(input, init);
-      this.count(operation, String(response.status));
+      this.onCall({ method, url, status: response.status });
       return response;
     } catch (error) {
-      this.count(operation, 'error');
+      this.onCall({ method, url, status: 'error' });
       throw error;
     }
   };
