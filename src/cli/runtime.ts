@@ -28,6 +28,8 @@ export interface RuntimeOptions {
   /** Load the fulfillment module (`--handlers`, else CHECKOUT_HANDLERS, else ./fulfillment.*). */
   handlers?: boolean;
   handlersFile?: string | undefined;
+  /** A long-running process (`serve`): a PostgreSQL store opens its connections up front and keeps them. @default false */
+  longRunning?: boolean;
   /** Engine settings for programs that embed the CLI's runtime (and tests): attempts, backoff, clock. */
   engine?: Pick<FulfillmentEngineOptions, 'maxAttempts' | 'backoffMs' | 'clock'> | undefined;
 }
@@ -37,7 +39,7 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   const config = loadConfig({ env: io.env, cwd: io.cwd });
   const logger = createLogger({ destination: io.stderr });
   const handlers: FulfillmentHandlers = options.handlers ? await loadHandlers(options.handlersFile ?? config.handlers, io.cwd) : {};
-  const store = await openStore(config.store, { cwd: io.cwd });
+  const store = await openStore(config.store, { cwd: io.cwd, logger, warmPool: options.longRunning ?? false });
   const serviceCalls = new ServiceCalls();
   const client = clientFromConfig(config, logger, { onCall: serviceCalls.onCall });
   // Every command that learns news keeps each resource's timeline for the console (issue 15).

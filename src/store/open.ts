@@ -9,6 +9,8 @@ import type { Store } from './types.js';
 export interface OpenStoreOptions extends Omit<EmbeddedStoreOptions, 'dir' | 'unsafeNoLock'> {
   /** What a relative `file:` folder is resolved against. @default process.cwd() */
   cwd?: string;
+  /** PostgreSQL: open the pool's connections up front and keep them (`PostgresStore`'s `warmPool`). @default false */
+  warmPool?: boolean;
 }
 
 /**
@@ -20,15 +22,21 @@ export interface OpenStoreOptions extends Omit<EmbeddedStoreOptions, 'dir' | 'un
  */
 export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
   const store = createStore(url, options);
-  await store.open();
+  try {
+    await store.open();
+  } catch (error) {
+    // What it opened on the way (a pool's connections, a lock file) must not outlive the failure.
+    await store.close().catch(() => undefined);
+    throw error;
+  }
   return store;
 }
 
-function createStore(url: string, { cwd = process.cwd(), ...embedded }: OpenStoreOptions): Store {
+function createStore(url: string, { cwd = process.cwd(), warmPool = false, ...embedded }: OpenStoreOptions): Store {
   if (url.startsWith('memory:')) return new MemoryStore();
   if (url.startsWith('file:')) return new EmbeddedStore({ ...embedded, dir: fileStoreDir(url, cwd) });
   // The driver itself (pg) loads only when a PostgresStore connects (see postgres-store.ts).
-  if (/^postgres(ql)?:\/\//.test(url)) return new PostgresStore({ connectionString: url, logger: embedded.logger });
+  if (/^postgres(ql)?:\/\//.test(url)) return new PostgresStore({ connectionString: url, logger: embedded.logger, warmPool });
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? url.slice(0, 20);
   throw new ConfigError(`Store URL "${scheme}…" is not supported: use file:<dir> (embedded), postgres://… or memory: (tests).`);
 }

@@ -1,5 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, openShop, simulate } from '../sandbox/helpers.js';
 import { execCli, sandboxEnv, spawnCli, terminateAll, waitForLine } from '../support/cli.js';
@@ -67,4 +70,52 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
     expect(JSON.parse(second.stdout)).toMatchObject({ checked: 0, fulfilled: 0 });
     expect(readFileSync(join(dir, 'calls.log'), 'utf8').trim().split('\n')).toEqual([`payment:${paymentId}:paid reconcile`]);
   });
+
+  it.skipIf(!process.env.DATABASE_URL)('on PostgreSQL, serve opens its whole pool before it listens (no connection set-up on the first deliveries)', async () => {
+    const { dir, port, sandbox } = await openShop('ck-serve-pg-', HANDLERS);
+    const name = `ck_serve_${randomBytes(5).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    try {
+      const serve = spawnCli(['serve', '--port', String(port)], {
+        cwd: dir,
+        env: sandboxEnv(sandbox, { CHECKOUT_STORE: `${process.env.DATABASE_URL}?schema=${name}&application_name=${name}` }),
+      });
+      children.push(serve);
+      await waitForLine(serve, /listening on (http:\/\/\S+)/);
+      const { rows } = await admin.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [name]);
+      expect(Number(rows[0]!.n)).toBe(10);
+    } finally {
+      await terminateAll(children);
+      await admin.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+      await admin.end();
+    }
+  });
+
+  /** serve on a taken port must exit with one line: before the fix it printed the error and stayed up (the pool, the app's timers). */
+  async function serveOnTakenPort(databaseUrl: string | undefined) {
+    const { dir, sandbox } = await openShop('ck-serve-busy-', HANDLERS);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    const schema = `ck_busy_${randomBytes(5).toString('hex')}`;
+    try {
+      const extra: Record<string, string> = databaseUrl ? { CHECKOUT_STORE: `${databaseUrl}?schema=${schema}` } : {};
+      const result = await execCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox, extra) });
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(/EADDRINUSE|in use/);
+    } finally {
+      taken.close();
+      if (databaseUrl) {
+        const admin = new pg.Client({ connectionString: databaseUrl });
+        await admin.connect();
+        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await admin.end();
+      }
+    }
+  }
+
+  it('exits with one line when its port is taken (embedded store)', () => serveOnTakenPort(undefined));
+  it.skipIf(!process.env.DATABASE_URL)('exits with one line when its port is taken (PostgreSQL: its open pool does not keep it alive)', () => serveOnTakenPort(process.env.DATABASE_URL));
 });

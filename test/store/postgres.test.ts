@@ -198,6 +198,51 @@ describe.skipIf(!DATABASE_URL)('PostgresStore on a server', () => {
     expect(pool.totalCount).toBe(1);
     await pool.end();
   });
+
+  /** Connections the server has open for `application` (named in the store's URL). */
+  const connectionsOf = async (application: string) =>
+    Number((await databases.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1`, [application]))[0]!.n);
+
+  it('opens all its connections in open() with warmPool, and only what it uses without', async () => {
+    const warm = `ck_warm_${randomSchema('a')}`;
+    const cold = `ck_cold_${randomSchema('a')}`;
+    const warmStore = await databases.store({ connectionString: `${DATABASE_URL}?application_name=${warm}`, poolMax: 4, warmPool: true });
+    const coldStore = await databases.store({ connectionString: `${DATABASE_URL}?application_name=${cold}`, poolMax: 4 });
+    try {
+      await warmStore.open();
+      await coldStore.open();
+      expect(await connectionsOf(warm)).toBe(4);
+      expect(await connectionsOf(cold)).toBe(1);
+      // The warm connections are the pool's: queries run on them, and close() ends them.
+      expect(await warmStore.insertEvent(sampleEvent('evt_warm'))).toEqual({ inserted: true });
+      expect(await connectionsOf(warm)).toBe(4);
+    } finally {
+      await warmStore.close();
+      await coldStore.close();
+    }
+    // A closed connection leaves the server's list a moment after the client has gone.
+    await expect.poll(() => connectionsOf(warm)).toBe(0);
+  });
+
+  it('fails to open with one clear StoreError when the server refuses part of a warm pool, and lets go of the rest', async () => {
+    // A role allowed 2 connections, a pool of 4: the server refuses the 3rd and 4th.
+    const role = `ck_limited_${randomSchema('r')}`;
+    await databases.query(`CREATE ROLE "${role}" LOGIN CONNECTION LIMIT 2`);
+    await databases.query(`GRANT CREATE ON DATABASE "${new URL(DATABASE_URL!).pathname.slice(1)}" TO "${role}"`);
+    const url = new URL(DATABASE_URL!);
+    url.username = role;
+    url.searchParams.set('application_name', role);
+    const store = await databases.store({ connectionString: url.toString(), poolMax: 4, warmPool: true });
+    try {
+      await expect(store.open()).rejects.toThrow(/^Could not open the store .*too many connections/);
+      // Before: the connections that had opened were never released, and close() waited for them forever.
+      await store.close();
+      await expect.poll(() => connectionsOf(role)).toBe(0);
+    } finally {
+      await databases.query(`DROP OWNED BY "${role}" CASCADE`).catch(() => undefined);
+      await databases.query(`DROP ROLE IF EXISTS "${role}"`);
+    }
+  });
 });
 
 /** Run the CLI in-process and capture what it prints. */

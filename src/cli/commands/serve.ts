@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import type { Register } from '../register.js';
 import { UsageError } from '../exit.js';
 import { portNumber } from '../flags.js';
@@ -18,17 +19,25 @@ export const registerServe: Register = (program, io) => {
     .option('--public-url <url>', "the shop's public URL for success and cancel links (CHECKOUT_PUBLIC_URL)")
     .option('--console', 'also serve the operator console under /checkout-kit/ (this machine only, or with CHECKOUT_CONSOLE_TOKEN)')
     .action(async (options: { port?: number; host?: string; handlers?: string; publicUrl?: string; console?: boolean }) => {
-      const runtime = await openRuntime(io, { handlers: true, handlersFile: options.handlers });
-      const port = options.port ?? runtime.config.port ?? 3000;
-      // PORT is checked for digits when the configuration is read; its range is checked here.
-      if (port > 65_535) throw new UsageError(`PORT takes a port number (0: any free port), got "${port}".`);
-      const host = options.host ?? runtime.config.host ?? '127.0.0.1';
-      let publicUrl = options.publicUrl ?? runtime.config.publicUrl;
-      const { app } = await buildServeApp(runtime, { publicUrl: publicUrl ?? `http://${host}:${port}`, console: options.console ?? false });
-      const address = await app.listen({ port, host });
-      publicUrl ??= address;
-      writeLine(io.stdout, `checkout-kit serve listening on ${address} (store: ${runtime.store.description})`);
-      if (options.console) writeLine(io.stdout, `console on ${address}${CONSOLE_PREFIX}/ (${consoleAccess(host, runtime.config.consoleToken)})`);
+      const runtime = await openRuntime(io, { handlers: true, handlersFile: options.handlers, longRunning: true });
+      let app: FastifyInstance | undefined;
+      try {
+        const port = options.port ?? runtime.config.port ?? 3000;
+        // PORT is checked for digits when the configuration is read; its range is checked here.
+        if (port > 65_535) throw new UsageError(`PORT takes a port number (0: any free port), got "${port}".`);
+        const host = options.host ?? runtime.config.host ?? '127.0.0.1';
+        const publicUrl = options.publicUrl ?? runtime.config.publicUrl;
+        ({ app } = await buildServeApp(runtime, { publicUrl: publicUrl ?? `http://${host}:${port}`, console: options.console ?? false }));
+        const address = await app.listen({ port, host });
+        writeLine(io.stdout, `checkout-kit serve listening on ${address} (store: ${runtime.store.description})`);
+        if (options.console) writeLine(io.stdout, `console on ${address}${CONSOLE_PREFIX}/ (${consoleAccess(host, runtime.config.consoleToken)})`);
+      } catch (error) {
+        // A start that failed (port in use, bad option) must not leave the store's pool or the
+        // app's timers keeping the process alive after the error is printed.
+        await app?.close().catch(() => undefined);
+        await runtime.close().catch(() => undefined);
+        throw error;
+      }
       await untilSignal();
       await app.close();
       await runtime.close();

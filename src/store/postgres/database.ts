@@ -33,6 +33,8 @@ export interface Database extends Queryable {
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Release what the database holds (the pool's connections). */
   close(): Promise<void>;
+  /** Open up to `connections` connections now, so that the first queries do not wait for them (pools only). */
+  warm?(connections: number): Promise<void>;
 }
 
 async function queryOn<R>(client: Pool | PoolClient, statement: Statement): Promise<QueryResult<R>> {
@@ -71,6 +73,15 @@ export function poolDatabase(pool: Pool, description: string, ownsPool: boolean)
     },
     async close() {
       if (ownsPool && !pool.ending) await pool.end();
+    },
+    async warm(connections) {
+      // Checked out together, so the pool must open that many; released at once, they stay idle in
+      // it. Every one that connected is released even when another failed: a client never
+      // released would keep pool.end() (and so the process) waiting forever.
+      const settled = await Promise.allSettled(Array.from({ length: Math.min(connections, pool.options.max ?? 10) }, () => pool.connect()));
+      for (const outcome of settled) if (outcome.status === 'fulfilled') outcome.value.release();
+      const failed = settled.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
     },
   };
 }

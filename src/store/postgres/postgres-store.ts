@@ -68,6 +68,13 @@ export interface PostgresStoreOptions {
   schema?: string | undefined;
   /** Connections of the pool made from `connectionString`. @default 10 */
   poolMax?: number | undefined;
+  /**
+   * Open all `poolMax` connections of the pool made from `connectionString` in `open()` and keep
+   * them while idle (pg closes an idle connection after 10 s). For a long-running receiver: the
+   * first deliveries after a start or a quiet spell do not wait for connections to be set up
+   * (`serve` sets it). @default false
+   */
+  warmPool?: boolean | undefined;
   /** Server-side limit on each statement of the pool made from `connectionString`. @default 10000 */
   statementTimeoutMs?: number | undefined;
   /** Apply pending schema migrations in `open()`; when false, `open()` refuses an outdated schema. @default true */
@@ -77,6 +84,7 @@ export interface PostgresStoreOptions {
 }
 
 const DEFAULT_SCHEMA = 'checkout_kit';
+const DEFAULT_POOL_MAX = 10;
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** Where to connect and what to call it, from the options (credentials never in the description). */
@@ -102,12 +110,14 @@ function connect(options: PostgresStoreOptions, logger: Logger): { database: Dat
   } catch {
     // A libpq key=value string: pg parses it; only the description stays generic.
   }
-  const connections = options.poolMax ?? 10;
+  const connections = options.poolMax ?? DEFAULT_POOL_MAX;
   // pg is loaded here, when a store connects by URL: importing checkout-kit loads no driver (issue 14).
   const { Pool } = createRequire(import.meta.url)('pg') as typeof pg;
   const pool = new Pool({
     connectionString,
     max: connections,
+    // A warm pool keeps its connections through quiet spells (pg-pool closes idle ones above min).
+    min: options.warmPool ? connections : 0,
     statement_timeout: options.statementTimeoutMs ?? 10_000,
     application_name: 'checkout-kit',
   });
@@ -150,6 +160,8 @@ export class PostgresStore implements Store {
   private readonly sql: Statements;
   private readonly options: PostgresStoreOptions;
   private readonly inserts: GroupCommit<{ event: NewEvent; at: number }, { inserted: boolean }>;
+  /** Connections `open()` opens up front (`warmPool`, own pool only). */
+  private readonly warmConnections: number;
 
   constructor(options: PostgresStoreOptions) {
     const { database, schemaFromUrl, connections } = connect(options, options.logger ?? silentLogger);
@@ -159,6 +171,7 @@ export class PostgresStore implements Store {
     }
     this.options = options;
     this.database = database;
+    this.warmConnections = options.warmPool && options.connectionString !== undefined ? connections : 0;
     this.schema = schema;
     this.quoted = `"${schema}"`;
     this.sql = buildStatements(this.quoted);
@@ -172,15 +185,16 @@ export class PostgresStore implements Store {
     try {
       if (this.options.migrate ?? true) {
         await this.migrate();
-        return;
+      } else {
+        const versions = await appliedMigrations(this.database, this.quoted);
+        const current = Math.max(0, ...versions.map((row) => row.version));
+        if (current < LATEST_VERSION) {
+          throw new StoreError(
+            `${this.description} is at schema version ${current}, this checkout-kit needs ${LATEST_VERSION}: run \`checkout-kit migrate\` (or open the store with migrate: true).`,
+          );
+        }
       }
-      const versions = await appliedMigrations(this.database, this.quoted);
-      const current = Math.max(0, ...versions.map((row) => row.version));
-      if (current < LATEST_VERSION) {
-        throw new StoreError(
-          `${this.description} is at schema version ${current}, this checkout-kit needs ${LATEST_VERSION}: run \`checkout-kit migrate\` (or open the store with migrate: true).`,
-        );
-      }
+      if (this.warmConnections > 0) await this.database.warm?.(this.warmConnections);
     } catch (error) {
       if (error instanceof StoreError) throw error;
       throw new StoreError(`Could not open the store ${this.description}: ${(error as Error).message}. Check CHECKOUT_STORE and that the server accepts connections.`, {
