@@ -33,7 +33,7 @@ export class SandboxState {
     const lock = new DirLock(dir, { name: LOCK_FILE, subject: 'the sandbox data', staleMs: 10_000, disabled: false, onCompromised: () => undefined });
     const held = await lock.tryAcquire().catch(async (error: unknown) => {
       await lock.close();
-      throw new ConfigError(`${(error as Error).message}`, { cause: error });
+      throw new ConfigError((error as Error).message, { cause: error });
     });
     if (!held) {
       await lock.close();

@@ -1,4 +1,5 @@
-import { appendFile, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { appendFile, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StoreError } from '../../src/errors/index.js';
@@ -445,5 +446,35 @@ describe('EmbeddedStore with other processes', () => {
     };
     const lost = reopenError !== undefined || missing.length > 0 || claimedTwice.length > 0;
     expect(lost, JSON.stringify(summary)).toBe(true);
+  });
+});
+
+describe('EmbeddedStore journal writes', () => {
+  /** The open flags (fdinfo, octal) of each descriptor this process has on a file in `dir`. */
+  async function openFlags(dir: string): Promise<Map<string, number>> {
+    const flags = new Map<string, number>();
+    for (const fd of await readdir('/proc/self/fd')) {
+      const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+      if (!target.startsWith(dir)) continue;
+      const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8').catch(() => '');
+      const octal = /^flags:\s+([0-7]+)/m.exec(info)?.[1];
+      if (octal) flags.set(target.slice(dir.length + 1), parseInt(octal, 8));
+    }
+    return flags;
+  }
+
+  it.skipIf(process.platform !== 'linux')('on Linux, writes the journal through a descriptor opened O_DSYNC (one durable write per batch, no separate fdatasync)', async () => {
+    const dir = await scratch.dir();
+    const store = await openEmbedded(dir);
+    try {
+      expect((await store.insertEvent(sampleEvent('evt_dsync'))).inserted).toBe(true);
+      const journal = [...(await openFlags(dir))].find(([name]) => /^journal-\d+\.jsonl$/.test(name));
+      expect(journal, 'the store keeps its journal segment open').toBeDefined();
+      expect(journal![1] & constants.O_DSYNC).toBe(constants.O_DSYNC);
+      // The access mode is the low two bits (O_ACCMODE, which node:fs does not export).
+      expect(journal![1] & 3).toBe(constants.O_RDWR);
+    } finally {
+      await store.close();
+    }
   });
 });

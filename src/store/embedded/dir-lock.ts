@@ -197,7 +197,7 @@ export class DirLock {
     };
   }
 
-  /** Whether `store.lock` is still the file this lock has open. */
+  /** Whether the lock file (`name`) is still the file this lock has open. */
   private isStill(file: LockFile): boolean {
     try {
       const now = statSync(join(this.dir, this.name));

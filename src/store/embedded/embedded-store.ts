@@ -6,7 +6,7 @@ import { createLogger, type Logger } from '../../log/index.js';
 import { StateStore } from '../state-store.js';
 import { emptyStateData, StoreState, type EventRecord, type FrozenState, type Op } from '../state.js';
 import { DirLock } from './dir-lock.js';
-import { fileVersion, fsyncDir, openExisting, readRange, writeAt } from './files.js';
+import { fileVersion, fsyncDir, JOURNAL_DSYNC, JOURNAL_FLAGS, openExisting, readRange, sizeOf, truncateDurably, writeAt } from './files.js';
 import { CorruptLineError, decodeJournal, encodeOp, encodeSeal, JOURNAL_FILE, journalName } from './journal.js';
 import { deleteAbandonedSnapshots, installSnapshot, prepareSnapshot, readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
 
@@ -378,7 +378,7 @@ export class EmbeddedStore extends StateStore {
   /** Under the lock: catch up (when `catchUp`), apply each op, append the changed ones in one write, fsync. */
   private async writeBatch(batch: Pending[], catchUp: boolean): Promise<Settled[]> {
     // Later batches of one hold check the journal's size (one fstat) rather than trust the hold.
-    if (catchUp || this.stale || !this.journal || (await this.journal.stat()).size !== this.applied) await this.sync(true);
+    if (catchUp || this.stale || !this.journal || sizeOf(this.journal) !== this.applied) await this.sync(true);
     const journal = this.journal ?? (await this.createJournal());
     const lines: string[] = [];
     let end = this.applied;
@@ -401,10 +401,11 @@ export class EmbeddedStore extends StateStore {
       // writing the same bytes (the unsafeNoLock test shows it).
       try {
         await writeAt(journal, Buffer.from(lines.join('')), this.applied);
-        await journal.datasync();
+        if (!JOURNAL_DSYNC) await journal.datasync();
       } catch (error) {
-        // Callers will be told it failed: take back what may have reached the file.
-        await journal.truncate(this.applied).catch(() => undefined);
+        // Callers will be told it failed: take back what may have reached the file, durably (with
+        // O_DSYNC a part that was written is already on disk, and must not come back after a crash).
+        await truncateDurably(journal, this.applied).catch(() => undefined);
         throw error;
       }
       this.applied = this.seen = end;
@@ -420,8 +421,7 @@ export class EmbeddedStore extends StateStore {
     if (this.stale || snapshot.version !== this.snapshotVersion) await this.reload();
     else await this.catchUp();
     if (forWrite && this.seen > this.applied && this.journal) {
-      await this.journal.truncate(this.applied);
-      await this.journal.datasync();
+      await truncateDurably(this.journal, this.applied);
       this.logger.warn(
         { file: this.journalPath(this.gen), bytes: this.seen - this.applied },
         'Removed an unfinished last line from the store journal (a writer stopped mid-append; that write was never acknowledged)',
@@ -434,8 +434,8 @@ export class EmbeddedStore extends StateStore {
   private async changedOnDisk(): Promise<boolean> {
     if (this.stale) return true;
     if ((await fileVersion(this.snapshotPath)).version !== this.snapshotVersion) return true;
-    this.journal ??= await openExisting(this.journalPath(this.gen), 'r+');
-    return this.journal !== undefined && (await this.journal.stat()).size !== this.seen;
+    this.journal ??= await openExisting(this.journalPath(this.gen), JOURNAL_FLAGS);
+    return this.journal !== undefined && sizeOf(this.journal) !== this.seen;
   }
 
   /**
@@ -458,9 +458,9 @@ export class EmbeddedStore extends StateStore {
   /** Apply what other processes appended since we last read, following seals to the current segment. */
   private async catchUp(): Promise<void> {
     for (;;) {
-      this.journal ??= await openExisting(this.journalPath(this.gen), 'r+');
+      this.journal ??= await openExisting(this.journalPath(this.gen), JOURNAL_FLAGS);
       if (!this.journal) return;
-      const size = (await this.journal.stat()).size;
+      const size = sizeOf(this.journal);
       if (size === this.applied) {
         this.seen = size;
         return;
@@ -522,11 +522,11 @@ export class EmbeddedStore extends StateStore {
       await writeAt(journal, line, this.applied);
       await journal.datasync();
     } catch (error) {
-      await journal.truncate(this.applied).catch(() => undefined);
+      await truncateDurably(journal, this.applied).catch(() => undefined);
       throw error;
     }
     const gen = this.gen + 1;
-    const next = await open(this.journalPath(gen), constants.O_RDWR | constants.O_CREAT | constants.O_TRUNC, 0o644);
+    const next = await open(this.journalPath(gen), JOURNAL_FLAGS | constants.O_CREAT | constants.O_TRUNC, 0o644);
     await fsyncDir(this.dir);
     await journal.close();
     this.useSegment(gen, next, 0, 0, { version: this.snapshotVersion, size: this.snapshotBytes });
@@ -599,7 +599,7 @@ export class EmbeddedStore extends StateStore {
   }
 
   private async createJournal(): Promise<FileHandle> {
-    const journal = await open(this.journalPath(this.gen), constants.O_RDWR | constants.O_CREAT, 0o644);
+    const journal = await open(this.journalPath(this.gen), JOURNAL_FLAGS | constants.O_CREAT, 0o644);
     await fsyncDir(this.dir);
     this.journal = journal;
     return journal;

@@ -4,7 +4,7 @@ import { StoreError } from '../../errors/index.js';
 import { silentLogger } from '../../log/index.js';
 import { analyseFolder, checkStore, withStoreLock, type RecoveryAction, type RecoveryPlan, type StoreCheckOptions, type StoreCheckReport } from './check.js';
 import { EmbeddedStore } from './embedded-store.js';
-import { fsyncDir, fsyncFile } from './files.js';
+import { fsyncDir, fsyncFile, truncateDurably } from './files.js';
 import { writeSnapshot } from './snapshot.js';
 
 export interface StoreRecoverOptions extends StoreCheckOptions {
@@ -114,8 +114,7 @@ async function makeBackupFolder(dir: string, now: Date): Promise<string> {
 async function truncateFile(path: string, bytes: number): Promise<void> {
   const handle = await open(path, 'r+');
   try {
-    await handle.truncate(bytes);
-    await handle.datasync();
+    await truncateDurably(handle, bytes);
   } finally {
     await handle.close();
   }
