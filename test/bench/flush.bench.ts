@@ -14,13 +14,21 @@
  * paid handler has completed (the handler appends a line per call to a file, polled), handler
  * calls per payment (total, max; must be exactly 1 each), and, for the ratio, the receiver with
  * dispatch off (verify + embedded store + ack, no engine) acknowledging the same deliveries in the
- * same run, once before serve and once after (the ratio is against the mean of the two). Gives up
+ * same run. One ~5 s ack phase swings with the machine (the same dispatch-off run measured
+ * 3,200–5,500/s back to back), so the ack phases interleave: BENCH_FLUSH_ROUNDS (3) rounds of the
+ * reference then serve, and a last reference; each round's ratio is serve's rate against the mean
+ * of the reference runs either side of it, and the headline is the median round. Every round's
+ * serve is fresh (new store, new stand-in); the earlier rounds' serve is stopped once its acks are
+ * in, the last round's is watched until every payment is fulfilled. Each ack phase also reports
+ * the CPU the server process used per delivery (all its threads; the stand-in's beside serve's),
+ * the load generator's, and how busy the machine's cores were: whether a phase was bound by CPU or
+ * by waiting (fsync, the pipeline). Gives up
  * after BENCH_FLUSH_TIMEOUT_SECONDS (600), or earlier when nothing has happened for
  * BENCH_FLUSH_IDLE_SECONDS (60) after the last ack (no read, no handler call), and reports what was
  * reached.
  *
  * Run alone: `node --import tsx test/bench/run.ts flush`; a quick run: `BENCH_FLUSH_PAYMENTS=500 …`.
- * Env: BENCH_FLUSH_PAYMENTS (5000), BENCH_FLUSH_DUPLICATES (as many as payments), BENCH_FLUSH_RPS (100),
+ * Env: BENCH_FLUSH_PAYMENTS (5000), BENCH_FLUSH_DUPLICATES (as many as payments), BENCH_FLUSH_RPS (100), BENCH_FLUSH_ROUNDS (3),
  * BENCH_FLUSH_TIMEOUT_SECONDS (600), BENCH_FLUSH_IDLE_SECONDS (60), BENCH_FLUSH_ACK_TIMEOUT_SECONDS
  * (15: how long a delivery waits for its answer, as a sender would), BENCH_STANDIN_DELAY_MS (0),
  * and CHECKOUT_MAX_RPS / CHECKOUT_DISPATCH_CONCURRENCY (passed on to serve).
@@ -30,7 +38,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChild, standInStats, type StandInStats } from './serve-children.js';
-import { deliver, envNumber, failures, fmt, fromList, sleep, startServe, watchPeak, WEBHOOK_SECRET, type BenchResult, type HandlerCalls } from './serve-harness.js';
+import { cpuDuring, deliver, envNumber, failures, fmt, fromList, sleep, startServe, watchPeak, WEBHOOK_SECRET, type BenchResult, type HandlerCalls } from './serve-harness.js';
 import { backlog } from './serve-payloads.js';
 
 const PAYMENTS = Math.round(envNumber('BENCH_FLUSH_PAYMENTS', 5000));
@@ -42,23 +50,73 @@ const ACK_TIMEOUT_SECONDS = envNumber('BENCH_FLUSH_ACK_TIMEOUT_SECONDS', 15);
 const STANDIN_DELAY_MS = envNumber('BENCH_STANDIN_DELAY_MS', 0);
 /** After the last payment's handler: how long to keep watching for extra (duplicate) calls. */
 const GRACE_SECONDS = 5;
+const ROUNDS = Math.max(1, Math.round(envNumber('BENCH_FLUSH_ROUNDS', 3)));
 const PROGRESS_EVERY_MS = 30_000;
 
+type Deliveries = Parameters<typeof fromList>[0];
+
+/**
+ * One ack phase: every delivery sent to `port` as fast as 50 connections allow, timed to the last
+ * answer, with the CPU of `pids` (the server as `server`; the generator is added) meanwhile.
+ */
+async function ackPhase(port: number, pids: { server: number; standin?: number }, deliveries: Deliveries) {
+  const started = performance.now();
+  const { value: result, seconds: cpu, machineBusy } = await cpuDuring({ ...pids, generator: process.pid }, () =>
+    deliver({ port, next: fromList(deliveries), amount: deliveries.length, timeoutSeconds: ACK_TIMEOUT_SECONDS }),
+  );
+  return { result, seconds: (result.lastResponseAt - started) / 1000, cpu: phaseCpu(cpu, machineBusy, deliveries.length) };
+}
+
 /** The dispatch-off receiver acknowledging the same deliveries: what serve's receiver could do without its engine. */
-async function receiverAlone(deliveries: Parameters<typeof fromList>[0]) {
+async function receiverAlone(deliveries: Deliveries) {
   const dir = await mkdtemp(join(tmpdir(), 'checkout-kit-flush-receiver-'));
   const receiver = await startChild({ kind: 'receiver', dir, secret: WEBHOOK_SECRET });
   try {
-    const started = performance.now();
-    const result = await deliver({ port: receiver.port, next: fromList(deliveries), amount: deliveries.length, timeoutSeconds: ACK_TIMEOUT_SECONDS });
-    const seconds = (result.lastResponseAt - started) / 1000;
-    const stored = await receiver.close();
-    return { result, seconds, stored };
+    const phase = await ackPhase(receiver.port, { server: receiver.pid }, deliveries);
+    return { ...phase, stored: await receiver.close() };
   } finally {
     receiver.kill();
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** One of the earlier rounds: a fresh serve (and stand-in) acknowledging the backlog, stopped once every delivery is answered. */
+async function serveAcksOnly(deliveries: Deliveries) {
+  const standin = await startChild({ kind: 'standin', mode: 'paid', rps: RPS, delayMs: STANDIN_DELAY_MS });
+  try {
+    const serve = await startServe({ servicePort: standin.port, store: 'file' });
+    try {
+      return await ackPhase(serve.port, { server: serve.pid, standin: standin.pid }, deliveries);
+    } finally {
+      await serve.stop(2000).catch(() => undefined);
+    }
+  } finally {
+    await standin.close().catch(() => undefined);
+    standin.kill();
+  }
+}
+
+/** CPU of one ack phase: the server's (and the stand-in's) µs per delivery, and how busy the machine's cores were. */
+interface PhaseCpu {
+  serverUs: number;
+  standinUs: number | undefined;
+  generatorUs: number;
+  machineBusy: number;
+}
+
+function phaseCpu(seconds: Record<string, number>, machineBusy: number, deliveries: number): PhaseCpu {
+  const us = (name: string) => (seconds[name] === undefined ? undefined : (seconds[name] * 1e6) / deliveries);
+  return { serverUs: us('server')!, standinUs: us('standin'), generatorUs: us('generator')!, machineBusy };
+}
+
+const cpuNote = (cpu: PhaseCpu) =>
+  `${fmt(cpu.serverUs)} µs CPU per delivery${cpu.standinUs === undefined ? '' : ` (+${fmt(cpu.standinUs)} the stand-in's)`}, generator ${fmt(cpu.generatorUs)} µs, machine ${fmt(100 * cpu.machineBusy)}% busy`;
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
 
 function perPaymentFigures(calls: HandlerCalls, paymentIds: readonly string[]) {
   let max = 0;
@@ -78,8 +136,14 @@ export async function run(): Promise<BenchResult[]> {
   const total = deliveries.length;
   const label = `flush (${fmt(total)} deliveries: ${fmt(PAYMENTS)} payments × 3 events + ${fmt(DUPLICATES)} duplicates; service allows ${fmt(RPS)} reads/s)`;
 
-  const alone = await receiverAlone(deliveries);
-  const aloneRate = total / alone.seconds;
+  const references: Array<Awaited<ReturnType<typeof receiverAlone>>> = [];
+  /** Serve's ack phases, one per round: the earlier rounds' here, the last round's added below. */
+  const serveAcks: Array<Awaited<ReturnType<typeof ackPhase>>> = [];
+  for (let round = 1; round < ROUNDS; round += 1) {
+    references.push(await receiverAlone(deliveries));
+    serveAcks.push(await serveAcksOnly(deliveries));
+  }
+  references.push(await receiverAlone(deliveries));
 
   const standin = await startChild({ kind: 'standin', mode: 'paid', rps: RPS, delayMs: STANDIN_DELAY_MS });
   let serve: Awaited<ReturnType<typeof startServe>> | undefined;
@@ -88,9 +152,9 @@ export async function run(): Promise<BenchResult[]> {
     const peak = watchPeak(serve.pid);
     const started = performance.now();
     const elapsed = () => (performance.now() - started) / 1000;
-    const result = await deliver({ port: serve.port, next: fromList(deliveries), amount: total, timeoutSeconds: ACK_TIMEOUT_SECONDS });
-    const ackSeconds = (result.lastResponseAt - started) / 1000;
-    const serveRate = total / ackSeconds;
+    const lastRound = await ackPhase(serve.port, { server: serve.pid, standin: standin.pid }, deliveries);
+    const { result, seconds: ackSeconds } = lastRound;
+    serveAcks.push(lastRound);
 
     // Until every payment's paid handler has completed, or time is up, or nothing moves any more.
     let calls = await serve.handlerCalls();
@@ -142,11 +206,15 @@ export async function run(): Promise<BenchResult[]> {
     const summary = await serve.logSummary();
     const { graceful } = await serve.stop();
     serve = undefined;
-    // The reference again, once serve is gone: one ~5 s phase swings with the machine, so the
-    // ratio is against the mean of a run before and a run after.
-    const after = await receiverAlone(deliveries);
-    const afterRate = total / after.seconds;
-    const referenceRate = (aloneRate + afterRate) / 2;
+    // The reference again, once serve is gone: each round's ratio is against the runs either side.
+    references.push(await receiverAlone(deliveries));
+    const referenceRates = references.map((run) => total / run.seconds);
+    const serveRates = serveAcks.map((run) => total / run.seconds);
+    const ratios = serveRates.map((rate, i) => rate / ((referenceRates[i]! + referenceRates[i + 1]!) / 2));
+    const ratio = median(ratios);
+    const serveRate = median(serveRates);
+    const ackP99s = serveAcks.map((run) => run.result.latency.p99);
+    const serveFailures = serveAcks.flatMap((run, i) => failures(run.result).map((f) => `round ${i + 1}: ${f}`));
 
     const fulfilled =
       allAt !== undefined
@@ -158,18 +226,19 @@ export async function run(): Promise<BenchResult[]> {
         name: `${label}, serve: acknowledged`,
         eventsPerSec: serveRate,
         note: [
-          `all answered in ${fmt(ackSeconds, 1)} s`,
-          `**${(serveRate / referenceRate).toFixed(2)}× the receiver with dispatch off** (mean of its runs before and after; ${(serveRate / aloneRate).toFixed(2)}× and ${(serveRate / afterRate).toFixed(2)}× each)`,
-          `ack p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`,
-          ...failures(result),
-          `peak RSS ${fmt(peakMb)} MB`,
+          `median of ${fmt(ROUNDS)} rounds (${serveRates.map((rate) => fmt(rate)).join(', ')}/s; the last round all answered in ${fmt(ackSeconds, 1)} s)`,
+          `**${ratio.toFixed(2)}× the receiver with dispatch off** (median round; rounds ${ratios.map((r) => `${r.toFixed(2)}×`).join(', ')}, each against the dispatch-off runs either side)`,
+          `ack p99 ${ackP99s.map((p) => `${p}`).join(', ')} ms (the last round's p50 ${result.latency.p50} ms)`,
+          ...(serveFailures.length > 0 ? serveFailures : ['0 non-2xx in every round']),
+          `peak RSS ${fmt(peakMb)} MB (last round)`,
+          `ack phases: ${serveAcks.map((run) => cpuNote(run.cpu)).join('; ')}`,
         ].join('; '),
       },
       {
-        name: `${label}, receiver with dispatch off, same deliveries: acknowledged (mean of two runs)`,
-        eventsPerSec: referenceRate,
-        note: [alone, after]
-          .map((run, i) => `${i === 0 ? 'before serve' : 'after'}: ${fmt(total / run.seconds)}/s, all answered in ${fmt(run.seconds, 1)} s, ack p99 ${run.result.latency.p99} ms, ${fmt(run.stored ?? 0)} events stored${failures(run.result).map((f) => `, ${f}`).join('')}`)
+        name: `${label}, receiver with dispatch off, same deliveries: acknowledged (median of ${fmt(references.length)} runs)`,
+        eventsPerSec: median(referenceRates),
+        note: references
+          .map((run, i) => `run ${i + 1}: ${fmt(total / run.seconds)}/s, all answered in ${fmt(run.seconds, 1)} s, ack p99 ${run.result.latency.p99} ms, ${fmt(run.stored ?? 0)} events stored${failures(run.result).map((f) => `, ${f}`).join('')}, ${cpuNote(run.cpu)}`)
           .join('; '),
       },
       {

@@ -139,6 +139,8 @@ export async function serveInChild<Config>(roleEnv: string, start: (config: Conf
 
 export interface ForkedServer {
   port: number;
+  /** The child's process id (for its CPU time and memory). */
+  pid: number;
   /** How long the child took to start its server (pre-filling included). */
   setupMs: number;
   /** Close the server, wait for the child to exit; the events stored, when it said. */
@@ -150,10 +152,12 @@ export interface ForkedServer {
 /**
  * Fork `module` (the bench file itself, `import.meta.url`) with `config` in `roleEnv`, where it
  * runs `serveInChild`, and wait until its server is ready. `name` is for error messages.
+ * BENCH_CHILD_CPU_PROF=dir writes a V8 CPU profile of each helper there (e.g. the dispatch-off
+ * receiver, to set beside serve's BENCH_SERVE_CPU_PROF profile).
  */
 export async function forkServer<Config>({ module, roleEnv, config, name }: { module: string; roleEnv: string; config: Config; name: string }): Promise<ForkedServer> {
   const child = fork(fileURLToPath(module), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CHILD_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CHILD_CPU_PROF}`] : [])],
     env: { ...process.env, [roleEnv]: JSON.stringify(config) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -178,6 +182,7 @@ export async function forkServer<Config>({ module, roleEnv, config, name }: { mo
   }
   return {
     port: ready.port,
+    pid: child.pid!,
     setupMs: ready.setupMs,
     async close() {
       const closing = next();

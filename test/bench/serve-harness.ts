@@ -88,6 +88,28 @@ export function cpuSeconds(pid: number): number | undefined {
   }
 }
 
+/** The machine's CPU time so far, all cores (`/proc/stat`), in seconds: busy and in all. */
+export function machineCpu(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal: idle and iowait are not busy.
+  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+  const idle = fields[3]! + fields[4]!;
+  return { busy: (total - idle) / ticksPerSecond(), total: total / ticksPerSecond() };
+}
+
+/**
+ * CPU used while `work` runs: by each process in `pids` (seconds) and by the whole machine (busy
+ * share of all cores). Where a rate is bound by the machine, not one process, this says by what.
+ */
+export async function cpuDuring<T>(pids: Record<string, number>, work: () => Promise<T>): Promise<{ value: T; seconds: Record<string, number>; machineBusy: number }> {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid) ?? NaN]));
+  const machineBefore = machineCpu();
+  const value = await work();
+  const machineAfter = machineCpu();
+  const seconds = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, (cpuSeconds(pid) ?? NaN) - before[name]!]));
+  return { value, seconds, machineBusy: (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total) };
+}
+
 /** Resident memory now and its peak so far (VmRSS, VmHWM), in MB; undefined once the process is gone. */
 export function memoryMb(pid: number): { rss: number; peak: number } | undefined {
   try {
@@ -433,6 +455,8 @@ export interface PacedResult {
   p99: number;
   p999: number;
   max: number;
+  /** p99 of the deliveries sent in each `windowSeconds` of the load, in order: where in time the tail sits. */
+  windowP99: number[];
 }
 
 /**
@@ -441,9 +465,11 @@ export interface PacedResult {
  * of its connections sends its share of a second back to back at the start of the second, so the
  * whole second's deliveries arrive as one burst.
  */
-export async function pacedDeliver(options: { port: number; next: () => { msgId: string; body: string }; seconds: number; rate: number; connections?: number }): Promise<PacedResult> {
+export async function pacedDeliver(options: { port: number; next: () => { msgId: string; body: string }; seconds: number; rate: number; connections?: number; windowSeconds?: number }): Promise<PacedResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections ?? CONNECTIONS });
   const latencies: number[] = [];
+  const windowMs = (options.windowSeconds ?? 5) * 1000;
+  const windows: number[][] = [];
   let non2xx = 0;
   let errors = 0;
   const inflight = new Set<Promise<void>>();
@@ -451,10 +477,14 @@ export async function pacedDeliver(options: { port: number; next: () => { msgId:
     new Promise<void>((resolve) => {
       const { body, headers } = signed(delivery);
       const started = performance.now();
+      // The last window ends with the load: a delivery sent in its final moments counts in it.
+      const window = (windows[Math.min(Math.floor((started - loadStarted) / windowMs), Math.ceil((options.seconds * 1000) / windowMs) - 1)] ??= []);
       const request = httpRequest({ host: '127.0.0.1', port: options.port, path: WEBHOOK_PATH, method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (response) => {
         response.resume();
         response.on('end', () => {
-          latencies.push(performance.now() - started);
+          const latency = performance.now() - started;
+          latencies.push(latency);
+          window.push(latency);
           if ((response.statusCode ?? 0) < 200 || (response.statusCode ?? 0) >= 300) non2xx += 1;
           resolve();
         });
@@ -465,10 +495,10 @@ export async function pacedDeliver(options: { port: number; next: () => { msgId:
       });
       request.end(body);
     });
-  const started = performance.now();
+  const loadStarted = performance.now();
   let sent = 0;
   for (;;) {
-    const elapsed = performance.now() - started;
+    const elapsed = performance.now() - loadStarted;
     if (elapsed >= options.seconds * 1000) break;
     for (const due = Math.floor((elapsed / 1000) * options.rate); sent < due; sent += 1) {
       const promise = post(options.next());
@@ -480,7 +510,8 @@ export async function pacedDeliver(options: { port: number; next: () => { msgId:
   await Promise.all(inflight);
   agent.destroy();
   const at = (p: number) => Math.round(percentile(latencies, p));
-  return { answered: latencies.length, non2xx, errors, p50: at(50), p99: at(99), p999: at(99.9), max: at(100) };
+  const windowP99 = Array.from(windows, (window) => Math.round(percentile(window ?? [], 99)));
+  return { answered: latencies.length, non2xx, errors, p50: at(50), p99: at(99), p999: at(99.9), max: at(100), windowP99 };
 }
 
 /** Deliveries taken in order from `list` (wrapping around if autocannon asks for more, e.g. after a timeout). */

@@ -49,8 +49,8 @@ export async function run(): Promise<BenchResult[]> {
 /** Acknowledged, the rate, and the client's latency quantiles, whichever load generator sent them. */
 async function sendLoad(load: Load, port: number) {
   if (load === 'paced') {
-    const paced = await pacedDeliver({ port, next: distinctPaidEvents(), seconds: SECONDS, rate: RATE });
-    return { acknowledged: paced.answered - paced.non2xx, rate: (paced.answered - paced.non2xx) / SECONDS, latency: `ack p50 ${paced.p50} ms, **p99 ${paced.p99} ms**, p99.9 ${paced.p999} ms, max ${paced.max} ms`, problems: failures(paced) };
+    const paced = await pacedDeliver({ port, next: distinctPaidEvents(), seconds: SECONDS, rate: RATE, windowSeconds: SAMPLE_SECONDS });
+    return { acknowledged: paced.answered - paced.non2xx, rate: (paced.answered - paced.non2xx) / SECONDS, latency: `ack p50 ${paced.p50} ms, **p99 ${paced.p99} ms**, p99.9 ${paced.p999} ms, max ${paced.max} ms; p99 of each ${fmt(SAMPLE_SECONDS, 1)} s sent: ${paced.windowP99.join(', ')} ms`, problems: failures(paced) };
   }
   const result = await deliver({ port, next: distinctPaidEvents(), seconds: SECONDS, overallRate: RATE });
   return { acknowledged: result['2xx'], rate: result['2xx'] / result.duration, latency: `ack p50 ${result.latency.p50} ms, **p99 ${result.latency.p99} ms**, max ${result.latency.max} ms`, problems: failures(result) };
