@@ -17,9 +17,18 @@ export const LOCK_FILE = 'sandbox.lock';
  * is the store's kind (`DirLock`): the kernel drops it when its sandbox dies, so a SIGKILLed
  * sandbox starts again at once (proper-lockfile's directory made it wait ten seconds).
  * Changes are made synchronously on `data` and then `commit()`ed; the write is atomic (temp file
- * and rename), so the file never holds half a record.
+ * and rename), so the file never holds half a record. Commits are grouped: one write at a time,
+ * and every commit made meanwhile shares the next one. (lowdb's writer, steno, chains a write's
+ * promise to every write queued behind it, so under a steady stream of commits (deliveries are
+ * recorded one by one) the first caller waited until the stream stopped: a simulation call under
+ * a storm went unanswered for over a minute.)
  */
 export class SandboxState {
+  /** The write in progress (settled when none). */
+  private writing: Promise<void> = Promise.resolve();
+  /** The write that will start after it, shared by every commit made meanwhile. */
+  private queued: Promise<void> | undefined;
+
   private constructor(
     private readonly db: Low<SandboxData>,
     readonly file: string,
@@ -58,8 +67,24 @@ export class SandboxState {
     return this.db.data;
   }
 
-  /** Persist `data`. On failure memory is reset to what the file holds, so nothing half-made survives. */
-  async commit(): Promise<void> {
+  /**
+   * Persist `data`: resolves once a write that began after this call has finished, never waiting
+   * for later ones. On failure memory is reset to what the file holds, so nothing half-made survives.
+   */
+  commit(): Promise<void> {
+    if (!this.queued) {
+      const queued = this.writing.then(async () => {
+        // From here on, changes go into the next write.
+        this.queued = undefined;
+        await this.writeNow();
+      });
+      this.queued = queued;
+      this.writing = queued.catch(() => undefined);
+    }
+    return this.queued;
+  }
+
+  private async writeNow(): Promise<void> {
     try {
       await this.db.write();
     } catch (error) {
@@ -71,6 +96,7 @@ export class SandboxState {
   /** Write once more and release the directory lock. */
   async close(): Promise<void> {
     try {
+      await this.writing;
       await this.db.write();
     } finally {
       await this.release().catch(() => undefined);
