@@ -46,6 +46,19 @@ async function fill(store: EmbeddedStore): Promise<void> {
   await store.acquireLock('reconcile', 'a', 60_000);
 }
 
+/** The open flags (fdinfo, octal) of each descriptor this process has on a file in `dir` (Linux). */
+async function openFlags(dir: string): Promise<Map<string, number>> {
+  const flags = new Map<string, number>();
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (!target.startsWith(dir)) continue;
+    const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8').catch(() => '');
+    const octal = /^flags:\s+([0-7]+)/m.exec(info)?.[1];
+    if (octal) flags.set(target.slice(dir.length + 1), parseInt(octal, 8));
+  }
+  return flags;
+}
+
 describe('EmbeddedStore files', () => {
   it('keeps everything across close and reopen, also under NODE_ENV=test (no lowdb memory preset)', async () => {
     expect(process.env.NODE_ENV).toBe('test');
@@ -350,6 +363,8 @@ describe('EmbeddedStore damage', () => {
     expect((error as StoreError).message).toContain(journal);
     expect((error as StoreError).message).toMatch(/damaged line at byte \d+.*No file was changed.*backup/);
     expect(await filesOf(dir)).toEqual(before);
+    // The failed open let go of what it had opened (the journal segment, the lock file).
+    if (process.platform === 'linux') expect([...(await openFlags(dir)).keys()]).toEqual([]);
   });
 
   it.each([
@@ -450,19 +465,6 @@ describe('EmbeddedStore with other processes', () => {
 });
 
 describe('EmbeddedStore journal writes', () => {
-  /** The open flags (fdinfo, octal) of each descriptor this process has on a file in `dir`. */
-  async function openFlags(dir: string): Promise<Map<string, number>> {
-    const flags = new Map<string, number>();
-    for (const fd of await readdir('/proc/self/fd')) {
-      const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
-      if (!target.startsWith(dir)) continue;
-      const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8').catch(() => '');
-      const octal = /^flags:\s+([0-7]+)/m.exec(info)?.[1];
-      if (octal) flags.set(target.slice(dir.length + 1), parseInt(octal, 8));
-    }
-    return flags;
-  }
-
   it.skipIf(process.platform !== 'linux')('on Linux, writes the journal through a descriptor opened O_DSYNC (one durable write per batch, no separate fdatasync)', async () => {
     const dir = await scratch.dir();
     const store = await openEmbedded(dir);

@@ -160,6 +160,9 @@ export class EmbeddedStore extends StateStore {
         }),
       );
     } catch (error) {
+      // Let go of what the attempt opened: the journal segment it was reading, the lock file.
+      await this.journal?.close().catch(() => undefined);
+      this.journal = undefined;
       await this.lock.closeFile().catch(() => undefined);
       if (error instanceof StoreError) throw error;
       throw new StoreError(`Cannot open the store ${this.dir}: ${(error as Error).message}. Check the folder and its permissions.`, { cause: error });
