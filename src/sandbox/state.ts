@@ -26,8 +26,10 @@ export const LOCK_FILE = 'sandbox.lock';
 export class SandboxState {
   /** The write in progress (settled when none). */
   private writing: Promise<void> = Promise.resolve();
-  /** The write that will start after it, shared by every commit made meanwhile. */
-  private queued: Promise<void> | undefined;
+  /** The write that will start after it, shared by every commit made meanwhile; resolves with `resets` as the write began. */
+  private queued: Promise<number> | undefined;
+  /** How many times a failed write had memory read back from the file (undoing changes not yet written). */
+  private resets = 0;
 
   private constructor(
     private readonly db: Low<SandboxData>,
@@ -69,26 +71,43 @@ export class SandboxState {
 
   /**
    * Persist `data`: resolves once a write that began after this call has finished, never waiting
-   * for later ones. On failure memory is reset to what the file holds, so nothing half-made survives.
+   * for later ones. On failure memory is reset to what the file holds, so nothing half-made
+   * survives; a commit whose change that reset undid fails too, rather than report it kept.
    */
   commit(): Promise<void> {
+    const asOf = this.resets;
     if (!this.queued) {
       const queued = this.writing.then(async () => {
         // From here on, changes go into the next write.
         this.queued = undefined;
+        const resetsAtWrite = this.resets;
         await this.writeNow();
+        return resetsAtWrite;
       });
       this.queued = queued;
-      this.writing = queued.catch(() => undefined);
+      this.writing = queued.then(
+        () => undefined,
+        () => undefined,
+      );
     }
-    return this.queued;
+    return this.queued.then((resetsAtWrite) => {
+      if (resetsAtWrite !== asOf) throw new StoreError(`could not write ${this.file}: an earlier write failed and the state was read back from the file, which undid this change. Try again.`);
+    });
   }
 
   private async writeNow(): Promise<void> {
     try {
       await this.db.write();
     } catch (error) {
-      await this.db.read().catch(() => undefined);
+      const readBack = await this.db.read().then(
+        () => true,
+        () => false,
+      );
+      if (readBack) {
+        // As `open` does: a file not written yet reads as null.
+        this.db.data = { ...emptyData(), ...this.db.data };
+        this.resets += 1;
+      }
       throw new StoreError(`could not write ${this.file}: ${(error as Error).message}`, { cause: error });
     }
   }

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { Low } from 'lowdb';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { StoreError } from '../../src/errors/index.js';
 import { SandboxState, STATE_FILE } from '../../src/sandbox/state.js';
 import { cleanup, tempDir } from './helpers.js';
 
@@ -46,6 +48,48 @@ describe('SandboxState.commit', () => {
       expect(again.data.seq).toBe(finalSeq);
     } finally {
       await again.close();
+    }
+  });
+});
+
+describe('SandboxState.commit when a write fails', () => {
+  it('fails the commit whose write failed and every commit whose change the read-back undid; later ones are kept', async () => {
+    const dir = await tempDir();
+    const state = await SandboxState.open(dir);
+    try {
+      state.data.seq = 1;
+      await state.commit();
+      // The next write fails (as a full disk would make it) once the test lets it finish.
+      let writeStarted!: () => void;
+      const started = new Promise<void>((resolve) => (writeStarted = resolve));
+      let failWrite!: () => void;
+      const failed = new Promise<void>((resolve) => (failWrite = resolve));
+      const write = vi.spyOn(Low.prototype, 'write').mockImplementationOnce(async () => {
+        writeStarted();
+        await failed;
+        throw new Error('ENOSPC: no space left on device');
+      });
+      state.data.seq = 2;
+      const failing = state.commit();
+      await started;
+      // Made while the failing write is under way: it goes into the next write.
+      state.data.seq = 3;
+      const undone = state.commit();
+      failWrite();
+      const [first, second] = await Promise.allSettled([failing, undone]);
+      write.mockRestore();
+      expect(first).toMatchObject({ status: 'rejected', reason: expect.any(StoreError) });
+      expect((first as PromiseRejectedResult).reason.message).toContain('ENOSPC');
+      expect(second).toMatchObject({ status: 'rejected', reason: expect.any(StoreError) });
+      expect((second as PromiseRejectedResult).reason.message).toMatch(/undid this change\. Try again\./);
+      // Memory is what the file holds again, and a change made now is kept.
+      expect(state.data.seq).toBe(1);
+      state.data.seq = 4;
+      await state.commit();
+      const onDisk = JSON.parse(await readFile(join(dir, STATE_FILE), 'utf8')) as { seq: number };
+      expect(onDisk.seq).toBe(4);
+    } finally {
+      await state.close();
     }
   });
 });
