@@ -31,11 +31,20 @@ describe('createCheckout against the sandbox', () => {
     const first = new EmbeddedStore({ dir: join(dir, 'store') });
     await first.open();
     // The process "dies" right after the service answered, before the answer is stored.
-    const crashing: Store = Object.assign(Object.create(first) as Store, {
-      completeCheckoutAttempt: async () => {
-        throw new Error('process killed');
+    // A Proxy, not Object.create(first): the store's methods must run on the store itself (an
+    // object inheriting from it takes its own copies of the fields they set, such as the open
+    // journal, which first.close() then never closes).
+    const crashing = new Proxy(first, {
+      get(target, property) {
+        if (property === 'completeCheckoutAttempt') {
+          return async () => {
+            throw new Error('process killed');
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
       },
-    });
+    }) as Store;
     await expect(createCheckout({ store: crashing, creator: { client } }, { orderId: 'order-crash', amount: '12.50', email: 'b@example.com' })).rejects.toThrow('process killed');
     await first.close();
 
