@@ -170,6 +170,8 @@ export interface ServeProcess {
   logSummary(): Promise<{ warnings: number; errors: number; top: string[] }>;
   /** Serve's own view of its 200 acknowledgements (its `/metrics` histogram), beside the load generator's. */
   ackQuantiles(): Promise<AckQuantiles | undefined>;
+  /** V8's heap in MB by serve's `/metrics` (used includes garbage not yet collected; total is what the heap holds of the RSS). */
+  heapMb(): Promise<{ used: number; total: number } | undefined>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with whether it exited by itself. Removes the folder. */
   stop(graceMs?: number): Promise<{ graceful: boolean }>;
 }
@@ -299,6 +301,14 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     async ackQuantiles() {
       const response = await fetch(`http://127.0.0.1:${listening.port}/metrics`).catch(() => undefined);
       return response?.ok ? ackQuantiles(await response.text()) : undefined;
+    },
+    async heapMb() {
+      const response = await fetch(`http://127.0.0.1:${listening.port}/metrics`).catch(() => undefined);
+      if (!response?.ok) return undefined;
+      const families = parsePrometheusStrict(await response.text());
+      const used = sampleValue(families, 'nodejs_heap_size_used_bytes');
+      const total = sampleValue(families, 'nodejs_heap_size_total_bytes');
+      return used === undefined || total === undefined ? undefined : { used: used / 2 ** 20, total: total / 2 ** 20 };
     },
     async logSummary() {
       const text = existsSync(logFile) ? await readFile(logFile, 'utf8') : '';

@@ -66,10 +66,13 @@ async function measure(load: Load): Promise<BenchResult[]> {
     serve = await startServe({ servicePort: standin.port, store: schema ? withSchema(databaseUrl, schema) : 'file', handlerSleepMs: HANDLER_MS });
     const pid = serve.pid;
     const samples: Array<{ at: number; rss: number }> = [];
+    // V8's heap beside the RSS: how much of the RSS growth is the heap, and of that how much is live.
+    const heaps: Array<{ used: number; total: number }> = [];
     const started = performance.now();
     const timer = setInterval(() => {
       const memory = memoryMb(pid);
       if (memory) samples.push({ at: (performance.now() - started) / 1000, rss: memory.rss });
+      void serve?.heapMb().then((heap) => heap && heaps.push(heap));
     }, SAMPLE_SECONDS * 1000);
     // The load generator's own event-loop delay: a late loop here is latency the client counts.
     const generatorLag = monitorEventLoopDelay({ resolution: 10 });
@@ -122,8 +125,11 @@ async function measure(load: Load): Promise<BenchResult[]> {
             ? `**${fmt(first.rss)} MB at ${fmt(first.at)} s → ${fmt(final.rss)} MB at ${fmt(final.at)} s: ${steady ? 'within' : 'NOT within'} 10%** (${fmt((100 * (final.rss - first.rss)) / first.rss)}%)`
             : 'no RSS readings',
           `every ${fmt(SAMPLE_SECONDS)} s: ${series}`,
+          heaps.length > 0 ? `V8 heap used / total (MB), same readings: ${heaps.map((heap) => `${fmt(heap.used)}/${fmt(heap.total)}`).join(', ')}` : '',
           '"per second" column: last RSS in MB',
-        ].join('; '),
+        ]
+          .filter(Boolean)
+          .join('; '),
       },
     ];
   } finally {
