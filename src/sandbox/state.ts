@@ -30,6 +30,9 @@ export class SandboxState {
   private queued: Promise<number> | undefined;
   /** How many times a failed write had memory read back from the file (undoing changes not yet written). */
   private resets = 0;
+  /** Set when a failed write could not even read the file back: memory may hold changes reported lost. */
+  private broken: StoreError | undefined;
+  private closing = false;
 
   private constructor(
     private readonly db: Low<SandboxData>,
@@ -75,6 +78,7 @@ export class SandboxState {
    * survives; a commit whose change that reset undid fails too, rather than report it kept.
    */
   commit(): Promise<void> {
+    if (this.closing) return Promise.reject(new StoreError(`The sandbox state ${this.file} is closed: nothing more is written.`));
     const asOf = this.resets;
     if (!this.queued) {
       const queued = this.writing.then(async () => {
@@ -96,17 +100,21 @@ export class SandboxState {
   }
 
   private async writeNow(): Promise<void> {
+    if (this.broken) throw this.broken;
     try {
       await this.db.write();
     } catch (error) {
-      const readBack = await this.db.read().then(
-        () => true,
-        () => false,
-      );
-      if (readBack) {
-        // As `open` does: a file not written yet reads as null.
-        this.db.data = { ...emptyData(), ...this.db.data };
+      try {
+        // Straight from the adapter: `Low.read()` keeps memory as it is when there is no file yet.
+        const onDisk = await this.db.adapter.read();
+        this.db.data = { ...emptyData(), ...(onDisk ?? {}) };
         this.resets += 1;
+      } catch (readError) {
+        // Memory still holds what the callers are told was not kept: write nothing more.
+        this.broken = new StoreError(
+          `could not write ${this.file} (${(error as Error).message}) nor read it back (${(readError as Error).message}); the sandbox writes nothing more. Restart it.`,
+          { cause: readError },
+        );
       }
       throw new StoreError(`could not write ${this.file}: ${(error as Error).message}`, { cause: error });
     }
@@ -114,9 +122,10 @@ export class SandboxState {
 
   /** Write once more and release the directory lock. */
   async close(): Promise<void> {
+    this.closing = true;
     try {
       await this.writing;
-      await this.db.write();
+      if (!this.broken) await this.db.write();
     } finally {
       await this.release().catch(() => undefined);
     }

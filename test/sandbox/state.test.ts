@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
+import { JSONFile } from 'lowdb/node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StoreError } from '../../src/errors/index.js';
 import { SandboxState, STATE_FILE } from '../../src/sandbox/state.js';
@@ -91,5 +92,50 @@ describe('SandboxState.commit when a write fails', () => {
     } finally {
       await state.close();
     }
+  });
+  const failNextWrite = () =>
+    vi.spyOn(Low.prototype, 'write').mockImplementationOnce(async () => {
+      throw new Error('ENOSPC: no space left on device');
+    });
+
+  it('a first write that fails (no file yet) leaves memory empty, as the file would read', async () => {
+    const dir = await tempDir();
+    const state = await SandboxState.open(dir);
+    try {
+      state.data.seq = 5;
+      const write = failNextWrite();
+      await expect(state.commit()).rejects.toThrow(/ENOSPC/);
+      write.mockRestore();
+      expect(state.data.seq).toBe(0);
+      expect(state.data.payments).toEqual([]);
+    } finally {
+      await state.close();
+    }
+  });
+
+  it('when the file cannot be read back either, writes nothing more: the rejected change never reaches the file', async () => {
+    const dir = await tempDir();
+    const state = await SandboxState.open(dir);
+    state.data.seq = 1;
+    await state.commit();
+    state.data.seq = 2;
+    const write = failNextWrite();
+    const read = vi.spyOn(JSONFile.prototype, 'read').mockRejectedValueOnce(new Error('EIO: i/o error'));
+    await expect(state.commit()).rejects.toThrow(/ENOSPC/);
+    write.mockRestore();
+    read.mockRestore();
+    state.data.seq = 3;
+    await expect(state.commit()).rejects.toThrow(/nor read it back \(EIO: i\/o error\).*Restart it\./);
+    await state.close();
+    const onDisk = JSON.parse(await readFile(join(dir, STATE_FILE), 'utf8')) as { seq: number };
+    expect(onDisk.seq).toBe(1);
+  });
+
+  it('refuses a commit once close() has begun', async () => {
+    const dir = await tempDir();
+    const state = await SandboxState.open(dir);
+    const closing = state.close();
+    await expect(state.commit()).rejects.toThrow(/is closed: nothing more is written/);
+    await closing;
   });
 });
