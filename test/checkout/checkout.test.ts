@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
+import { readdir, readlink } from 'node:fs/promises';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkoutRoutes, createCheckout } from '../../src/checkout/index.js';
@@ -18,6 +19,16 @@ afterEach(cleanup);
 function merchantClient(sandbox: SandboxHandle, options: { retries?: number } = {}) {
   const { apiKey, signingSecret, invoiceKey } = sandbox.credentials.test.merchant;
   return new CheckoutClient({ baseUrl: sandbox.url, apiKey, signingSecret, invoiceKey, minRetryDelayMs: 20, ...options });
+}
+
+/** What this process has open under `dir` (Linux: /proc/self/fd). */
+async function descriptorsOn(dir: string): Promise<string[]> {
+  const open: string[] = [];
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (target.startsWith(`${dir}/`)) open.push(target.slice(dir.length + 1));
+  }
+  return open;
 }
 
 const paymentsAtService = async (sandbox: SandboxHandle, referenceId: string) =>
@@ -47,6 +58,8 @@ describe('createCheckout against the sandbox', () => {
     }) as Store;
     await expect(createCheckout({ store: crashing, creator: { client } }, { orderId: 'order-crash', amount: '12.50', email: 'b@example.com' })).rejects.toThrow('process killed');
     await first.close();
+    // The store let go of its files: the wrapper's calls ran on the store itself.
+    if (process.platform === 'linux') expect(await descriptorsOn(join(dir, 'store'))).toEqual([]);
 
     const restarted = new EmbeddedStore({ dir: join(dir, 'store') });
     await restarted.open();
