@@ -1,6 +1,5 @@
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
-import { readdir, readlink } from 'node:fs/promises';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkoutRoutes, createCheckout } from '../../src/checkout/index.js';
@@ -12,6 +11,7 @@ import { createLogger } from '../../src/log/index.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { EmbeddedStore } from '../../src/store/embedded/index.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
+import { openDescriptors } from '../support/descriptors.js';
 import { cleanup, openSandbox, readState, simulate, tempDir } from '../sandbox/helpers.js';
 
 afterEach(cleanup);
@@ -19,16 +19,6 @@ afterEach(cleanup);
 function merchantClient(sandbox: SandboxHandle, options: { retries?: number } = {}) {
   const { apiKey, signingSecret, invoiceKey } = sandbox.credentials.test.merchant;
   return new CheckoutClient({ baseUrl: sandbox.url, apiKey, signingSecret, invoiceKey, minRetryDelayMs: 20, ...options });
-}
-
-/** What this process has open under `dir` (Linux: /proc/self/fd). */
-async function descriptorsOn(dir: string): Promise<string[]> {
-  const open: string[] = [];
-  for (const fd of await readdir('/proc/self/fd')) {
-    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
-    if (target.startsWith(`${dir}/`)) open.push(target.slice(dir.length + 1));
-  }
-  return open;
 }
 
 const paymentsAtService = async (sandbox: SandboxHandle, referenceId: string) =>
@@ -59,7 +49,7 @@ describe('createCheckout against the sandbox', () => {
     await expect(createCheckout({ store: crashing, creator: { client } }, { orderId: 'order-crash', amount: '12.50', email: 'b@example.com' })).rejects.toThrow('process killed');
     await first.close();
     // The store let go of its files: the wrapper's calls ran on the store itself.
-    if (process.platform === 'linux') expect(await descriptorsOn(join(dir, 'store'))).toEqual([]);
+    if (process.platform === 'linux') expect([...(await openDescriptors(join(dir, 'store'))).keys()]).toEqual([]);
 
     const restarted = new EmbeddedStore({ dir: join(dir, 'store') });
     await restarted.open();

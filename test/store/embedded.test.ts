@@ -1,9 +1,10 @@
 import { constants } from 'node:fs';
-import { appendFile, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StoreError } from '../../src/errors/index.js';
 import { EmbeddedStore, type EmbeddedStoreOptions } from '../../src/store/index.js';
+import { openDescriptors } from '../support/descriptors.js';
 import { storeContract } from './contract.js';
 import type { RaceResult } from './fixtures/store-worker.js';
 import { sampleBody, sampleEvent } from './fixtures/sample-event.js';
@@ -44,19 +45,6 @@ async function fill(store: EmbeddedStore): Promise<void> {
   await store.completeCheckoutAttempt('order_1', { resourceId: 'pay_1', checkoutUrl: 'https://pay.example/1' });
   await store.insertDeadLetter({ receivedAt: new Date().toISOString(), reason: 'bad JSON', body: '{"x":', headers: { a: 'b' } });
   await store.acquireLock('reconcile', 'a', 60_000);
-}
-
-/** The open flags (fdinfo, octal) of each descriptor this process has on a file in `dir` (Linux). */
-async function openFlags(dir: string): Promise<Map<string, number>> {
-  const flags = new Map<string, number>();
-  for (const fd of await readdir('/proc/self/fd')) {
-    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
-    if (!target.startsWith(dir)) continue;
-    const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8').catch(() => '');
-    const octal = /^flags:\s+([0-7]+)/m.exec(info)?.[1];
-    if (octal) flags.set(target.slice(dir.length + 1), parseInt(octal, 8));
-  }
-  return flags;
 }
 
 describe('EmbeddedStore files', () => {
@@ -364,7 +352,7 @@ describe('EmbeddedStore damage', () => {
     expect((error as StoreError).message).toMatch(/damaged line at byte \d+.*No file was changed.*backup/);
     expect(await filesOf(dir)).toEqual(before);
     // The failed open let go of what it had opened (the journal segment, the lock file).
-    if (process.platform === 'linux') expect([...(await openFlags(dir)).keys()]).toEqual([]);
+    if (process.platform === 'linux') expect([...(await openDescriptors(dir)).keys()]).toEqual([]);
   });
 
   it.each([
@@ -470,7 +458,7 @@ describe('EmbeddedStore journal writes', () => {
     const store = await openEmbedded(dir);
     try {
       expect((await store.insertEvent(sampleEvent('evt_dsync'))).inserted).toBe(true);
-      const journal = [...(await openFlags(dir))].find(([name]) => /^journal-\d+\.jsonl$/.test(name));
+      const journal = [...(await openDescriptors(dir))].find(([name]) => /^journal-\d+\.jsonl$/.test(name));
       expect(journal, 'the store keeps its journal segment open').toBeDefined();
       expect(journal![1] & constants.O_DSYNC).toBe(constants.O_DSYNC);
       // The access mode is the low two bits (O_ACCMODE, which node:fs does not export).
