@@ -6,7 +6,7 @@ import { createLogger, type Logger } from '../../log/index.js';
 import { StateStore } from '../state-store.js';
 import { emptyStateData, StoreState, type EventRecord, type FrozenState, type Op } from '../state.js';
 import { DirLock } from './dir-lock.js';
-import { fileVersion, fsyncDir, JOURNAL_DSYNC, JOURNAL_FLAGS, openExisting, readRange, sizeOf, truncateDurably, writeAt } from './files.js';
+import { fileVersion, fsyncDir, JOURNAL_FLAGS, openExisting, readRange, sizeOf, truncateDurably, writeJournalAt } from './files.js';
 import { CorruptLineError, decodeJournal, encodeOp, encodeSeal, JOURNAL_FILE, journalName } from './journal.js';
 import { deleteAbandonedSnapshots, installSnapshot, prepareSnapshot, readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
 
@@ -403,8 +403,7 @@ export class EmbeddedStore extends StateStore {
       // Positional write at the end we caught up to: only the lock keeps another process from
       // writing the same bytes (the unsafeNoLock test shows it).
       try {
-        await writeAt(journal, Buffer.from(lines.join('')), this.applied);
-        if (!JOURNAL_DSYNC) await journal.datasync();
+        await writeJournalAt(journal, Buffer.from(lines.join('')), this.applied);
       } catch (error) {
         // Callers will be told it failed: take back what may have reached the file, durably (with
         // O_DSYNC a part that was written is already on disk, and must not come back after a crash).
@@ -522,8 +521,7 @@ export class EmbeddedStore extends StateStore {
     const journal = this.journal ?? (await this.createJournal());
     const line = Buffer.from(encodeSeal(this.gen));
     try {
-      await writeAt(journal, line, this.applied);
-      await journal.datasync();
+      await writeJournalAt(journal, line, this.applied);
     } catch (error) {
       await truncateDurably(journal, this.applied).catch(() => undefined);
       throw error;

@@ -27,7 +27,7 @@ export async function fsyncDir(dir: string): Promise<void> {
  * F_FULLFSYNC (it also empties the drive's cache) and O_DSYNC is not, nor on Windows (no O_DSYNC):
  * there the write is followed by datasync.
  */
-export const JOURNAL_DSYNC = process.platform === 'linux' && constants.O_DSYNC !== undefined;
+const JOURNAL_DSYNC = process.platform === 'linux' && constants.O_DSYNC !== undefined;
 export const JOURNAL_FLAGS = constants.O_RDWR | (JOURNAL_DSYNC ? constants.O_DSYNC : 0);
 
 /** Open a file that may not exist (`JOURNAL_FLAGS`: positional reads and writes; `r`: reads), or undefined. */
@@ -68,12 +68,18 @@ export async function readRange(handle: FileHandle, from: number, to: number): P
 }
 
 /** Write all of `buffer` at byte `position`. */
-export async function writeAt(handle: FileHandle, buffer: Buffer, position: number): Promise<void> {
+async function writeAt(handle: FileHandle, buffer: Buffer, position: number): Promise<void> {
   let written = 0;
   while (written < buffer.length) {
     const { bytesWritten } = await handle.write(buffer, written, buffer.length - written, position + written);
     written += bytesWritten;
   }
+}
+
+/** Write all of `buffer` at `position` of a journal segment opened with `JOURNAL_FLAGS`, durably (datasync where O_DSYNC is not used). */
+export async function writeJournalAt(handle: FileHandle, buffer: Buffer, position: number): Promise<void> {
+  await writeAt(handle, buffer, position);
+  if (!JOURNAL_DSYNC) await handle.datasync();
 }
 
 /** What identifies one version of a file that is only ever replaced by rename: inode, size and mtime (ns). */
