@@ -280,6 +280,11 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
   }
   // Keep draining stdout (serve prints little after start).
   child.stdout!.resume();
+  /** Serve's `/metrics` text, or undefined when it does not answer. */
+  const metricsText = async (): Promise<string | undefined> => {
+    const response = await fetch(`http://127.0.0.1:${listening.port}/metrics`).catch(() => undefined);
+    return response?.ok ? response.text() : undefined;
+  };
 
   return {
     pid: child.pid!,
@@ -299,13 +304,13 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
       return { total, perPayment };
     },
     async ackQuantiles() {
-      const response = await fetch(`http://127.0.0.1:${listening.port}/metrics`).catch(() => undefined);
-      return response?.ok ? ackQuantiles(await response.text()) : undefined;
+      const text = await metricsText();
+      return text === undefined ? undefined : ackQuantiles(text);
     },
     async heapMb() {
-      const response = await fetch(`http://127.0.0.1:${listening.port}/metrics`).catch(() => undefined);
-      if (!response?.ok) return undefined;
-      const families = parsePrometheusStrict(await response.text());
+      const text = await metricsText();
+      if (text === undefined) return undefined;
+      const families = parsePrometheusStrict(text);
       const used = sampleValue(families, 'nodejs_heap_size_used_bytes');
       const total = sampleValue(families, 'nodejs_heap_size_total_bytes');
       return used === undefined || total === undefined ? undefined : { used: used / 2 ** 20, total: total / 2 ** 20 };
