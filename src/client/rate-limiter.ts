@@ -1,3 +1,6 @@
+/** Calls started per second when no `maxRps` is given. */
+export const DEFAULT_MAX_RPS = 50;
+
 /** Options of the one limiter a service's calls share. */
 export interface RateLimiterOptions {
   /** Most calls started per second, and where the rate climbs back to after a 429. @default 50 */
@@ -37,7 +40,7 @@ export class RateLimiter {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(options: RateLimiterOptions = {}) {
-    this.maxRps = options.maxRps ?? 50;
+    this.maxRps = options.maxRps ?? DEFAULT_MAX_RPS;
     if (!(this.maxRps > 0)) throw new RangeError(`maxRps must be a positive number of calls a second, got ${this.maxRps}.`);
     this.minRps = Math.min(this.maxRps, options.minRps ?? Math.max(this.maxRps / 20, 0.2));
     this.recoverRps = options.recoverRpsPerSecond ?? this.maxRps / 20;

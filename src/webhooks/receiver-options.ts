@@ -86,6 +86,8 @@ export type NormalizedReceiverOptions = Required<
   retention: Required<RetentionOptions> | false;
 };
 
+/** Stored events dispatched at once when no `dispatchConcurrency` is given. */
+export const DEFAULT_DISPATCH_CONCURRENCY = 16;
 const DAY_MS = 86_400_000;
 
 /** Defaults applied and values checked up front, so a bad option fails at start-up, not mid-delivery. */
@@ -118,7 +120,7 @@ export function normalizeReceiverOptions(options: ReceiverOptions): NormalizedRe
     backoffMs: positive('backoffMs', options.backoffMs ?? options.backoff ?? 1000, 0),
     maxBackoffMs: positive('maxBackoffMs', options.maxBackoffMs ?? 600_000, 0),
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? 1000),
-    dispatchConcurrency: Math.floor(positive('dispatchConcurrency', options.dispatchConcurrency ?? 16)),
+    dispatchConcurrency: Math.floor(positive('dispatchConcurrency', options.dispatchConcurrency ?? DEFAULT_DISPATCH_CONCURRENCY)),
     dispatch: options.dispatch ?? true,
     retention,
     clock: options.clock ?? (() => new Date()),

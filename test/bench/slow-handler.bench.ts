@@ -18,6 +18,8 @@
  * BENCH_SLOW_RATE (500), BENCH_SLOW_HANDLER_MS (5000), BENCH_SLOW_SAMPLE_SECONDS (5), BENCH_SLOW_STORE (`file`, or `postgres` to keep the stored backlog
  * out of serve's memory: the embedded store holds every event in memory, so its RSS grows with
  * them whatever else happens), and CHECKOUT_MAX_RPS / CHECKOUT_DISPATCH_CONCURRENCY (passed on to serve).
+ * The control (how much of the growth is history, not backlog): BENCH_SLOW_HANDLER_MS=1
+ * CHECKOUT_MAX_RPS=2000, where every event is fulfilled instead of waiting.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +27,8 @@ import { startChild, standInStats } from './serve-children.js';
 import { randomBytes } from 'node:crypto';
 import { checkPostgres, DEFAULT_DATABASE_URL, deliver, dropSchema, envNumber, failures, fmt, memoryMb, pacedDeliver, startServe, withSchema, type BenchResult } from './serve-harness.js';
 import { distinctPaidEvents } from './serve-payloads.js';
+import { DEFAULT_MAX_RPS } from '../../src/client/rate-limiter.js';
+import { DEFAULT_DISPATCH_CONCURRENCY } from '../../src/webhooks/receiver-options.js';
 
 const SECONDS = Math.round(envNumber('BENCH_SLOW_SECONDS', 60));
 const RATE = Math.round(envNumber('BENCH_SLOW_RATE', 500));
@@ -39,6 +43,17 @@ const LOAD_LABEL: Record<Load, string> = {
   paced: 'evenly paced (one delivery every 2 ms at 500/s)',
   autocannon: "autocannon overallRate (each connection's share of a second sent back to back at its start)",
 };
+
+/** What bounds dispatch: serve's slots (each held a handler's time) and its read rate, as serve is given them. */
+const CONCURRENCY = envNumber('CHECKOUT_DISPATCH_CONCURRENCY', DEFAULT_DISPATCH_CONCURRENCY);
+const MAX_RPS = envNumber('CHECKOUT_MAX_RPS', DEFAULT_MAX_RPS);
+const DISPATCH_BOUND = `${CONCURRENCY} dispatch slots × ${fmt(HANDLER_MS / 1000, 1)} s handlers, ${MAX_RPS} reads/s, one read per event`;
+
+/** Handlers that can complete during the run: events arrive at `rate`, each needs a read and a slot for a handler's time. */
+function completionCeiling(rate: number): number {
+  const perSecond = Math.min(rate, MAX_RPS, HANDLER_MS > 0 ? (CONCURRENCY * 1000) / HANDLER_MS : Number.POSITIVE_INFINITY);
+  return Math.max(0, perSecond * (SECONDS - HANDLER_MS / 1000));
+}
 
 export async function run(): Promise<BenchResult[]> {
   const rows: BenchResult[] = [];
@@ -110,7 +125,7 @@ async function measure(load: Load): Promise<BenchResult[]> {
           own ? `serve's own ack time (its histogram, ${fmt(own.count)} answers): p50 ≤ ${fmt(own.p50AtMostMs, 1)} ms, p99 ≤ ${fmt(own.p99AtMostMs, 1)} ms; its event-loop delay p99 ${fmt(own.loopLagP99Ms ?? NaN, 1)} ms, max ${fmt(own.loopLagMaxMs ?? NaN, 1)} ms` : "serve's ack histogram unavailable",
           `the load generator's event-loop delay p99 ${fmt(generatorLag.percentile(99) / 1e6, 1)} ms, max ${fmt(generatorLag.max / 1e6, 1)} ms`,
           ...result.problems,
-          `${fmt(calls)} handlers completed and ${fmt(reads)} Get payment reads by the end (steady state would be ~${fmt(Math.max(0, result.rate * (SECONDS - HANDLER_MS / 1000)))} completed)`,
+          `${fmt(calls)} handlers completed and ${fmt(reads)} Get payment reads by the end (dispatch's ceiling ~${fmt(completionCeiling(result.rate))}: ${DISPATCH_BOUND})`,
           summary.warnings + summary.errors > 0 ? `serve logged ${fmt(summary.warnings)} warnings, ${fmt(summary.errors)} errors: ${summary.top.join('; ')}` : '',
           graceful ? '' : 'serve did not exit within 10 s of SIGTERM (killed)',
         ]
