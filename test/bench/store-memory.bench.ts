@@ -7,10 +7,13 @@
  *
  * Measured in a child process started with `--expose-gc`: heap used after full collections, before
  * and after inserting the events. Run alone: `npm run bench -- store-memory`.
- * Env: BENCH_STORE_MEMORY_EVENTS (15,000).
+ * Env: BENCH_STORE_MEMORY_EVENTS (15,000); BENCH_STORE_MEMORY_OPEN=<store folder> also measures a
+ * copy of a folder a real `serve` wrote (keep one with the slow-handler bench's BENCH_KEEP_DIR):
+ * the heap it takes to open, per event and per resource, which is what history costs once events
+ * are dispatched and payments fulfilled (resource, snapshot, runs and timeline of each).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +30,8 @@ const SELF = fileURLToPath(import.meta.url);
 interface Measured {
   pendingBytes: number;
   reopenedBytes: number;
+  /** The folder of BENCH_STORE_MEMORY_OPEN, opened. */
+  history?: { bytes: number; events: number; resources: number; runs: number } | undefined;
 }
 
 export async function run(): Promise<Array<{ name: string; eventsPerSec: number; note?: string }>> {
@@ -44,7 +49,36 @@ export async function run(): Promise<Array<{ name: string; eventsPerSec: number;
       eventsPerSec: perEvent(measured.reopenedBytes),
       note: `"per second" column: bytes of heap per event (${(measured.reopenedBytes / 1e6).toFixed(1)} MB in all)`,
     },
+    ...(measured.history ? [historyRow(measured.history)] : []),
   ];
+}
+
+function historyRow({ bytes, events, resources, runs }: NonNullable<Measured['history']>) {
+  return {
+    name: `a folder serve wrote, opened: ${events.toLocaleString('en-US')} events, ${resources.toLocaleString('en-US')} resources, ${runs.toLocaleString('en-US')} runs`,
+    eventsPerSec: Math.round(bytes / Math.max(1, events)),
+    note: `"per second" column: bytes of heap per event (${(bytes / 1e6).toFixed(1)} MB in all; ${Math.round(bytes / Math.max(1, resources)).toLocaleString('en-US')} bytes per resource)`,
+  };
+}
+
+/** The heap a copy of `folder` takes once opened, and what it holds. */
+async function openedHistory(folder: string): Promise<Measured['history']> {
+  const dir = await mkdtemp(join(tmpdir(), 'checkout-kit-bench-memory-open-'));
+  try {
+    // A copy: opening takes the folder's lock and may compact it when closed.
+    await cp(folder, dir, { recursive: true });
+    const before = await settledHeap();
+    const store = new EmbeddedStore({ dir, logger: silentLogger });
+    await store.open();
+    const bytes = (await settledHeap()) - before;
+    const events = await store.countRuns({ kind: 'event' });
+    const runs = await store.countRuns({});
+    const resources = (await store.listResources({ limit: Number.MAX_SAFE_INTEGER })).length;
+    await store.close();
+    return { bytes, events, resources, runs };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 async function settledHeap(): Promise<number> {
@@ -93,7 +127,9 @@ async function child(): Promise<void> {
     await reopened.open();
     const reopenedBytes = (((await settledHeap()) - closed) * EVENTS) / (WARM_UP + EVENTS);
     await reopened.close();
-    process.stdout.write(`${JSON.stringify({ pendingBytes, reopenedBytes } satisfies Measured)}\n`);
+    const open = process.env.BENCH_STORE_MEMORY_OPEN;
+    const history = open ? await openedHistory(open) : undefined;
+    process.stdout.write(`${JSON.stringify({ pendingBytes, reopenedBytes, history } satisfies Measured)}\n`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
