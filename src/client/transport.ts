@@ -4,7 +4,7 @@ import { ApiError, CheckoutKitError, ConfigError, NetworkError, SchemaValidation
 import { silentLogger, type Logger } from '../log/index.js';
 import { ErrorObjectSchema } from '../schemas/index.js';
 import { fetchCall, nodeHttpCall, type HttpAnswer, type HttpCall } from './http-call.js';
-import { DEFAULT_MAX_RPS, RateLimiter } from './rate-limiter.js';
+import { RateLimiter } from './rate-limiter.js';
 import { parseRetryAfter, isRetryable } from './retry-policy.js';
 import { defaultRequestSigner, type RequestSigner } from './signer.js';
 
@@ -92,7 +92,7 @@ export class Transport {
         `baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL without query or fragment: give the service's base address, e.g. https://api.example.com or https://host/api.`,
       );
     }
-    this.rateLimiter = options.rateLimiter ?? new RateLimiter({ maxRps: options.maxRps ?? DEFAULT_MAX_RPS });
+    this.rateLimiter = options.rateLimiter ?? new RateLimiter({ maxRps: options.maxRps });
     this.options = {
       retries: options.retries ?? 4,
       timeoutMs: options.timeoutMs ?? 15_000,
