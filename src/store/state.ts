@@ -1,4 +1,5 @@
 import { eventIdOf, runKeys } from '../runs/keys.js';
+import { eventRow, receivedAtOf, receivedMs, recordOf, withoutBody, type EventRow } from './event-row.js';
 import {
   ACTIVITY_KEPT_PER_SUBJECT,
   OUTCOME_RANK,
@@ -88,8 +89,9 @@ export interface StateData {
  */
 type FreshEventRun = true | number;
 
-/** `StateData` as the state holds it: dispatch runs not yet claimed kept compact. */
-export interface LiveStateData extends Omit<StateData, 'runs'> {
+/** `StateData` as the state holds it: events as rows (`EventRow`), dispatch runs not yet claimed kept compact. */
+export interface LiveStateData extends Omit<StateData, 'runs' | 'events'> {
+  events: Record<string, EventRow>;
   runs: Record<string, Run | FreshEventRun>;
 }
 
@@ -123,8 +125,8 @@ export function emptyStateData(): StateData {
 
 /** The same data with prototype-free maps (a snapshot parsed from JSON has plain objects). */
 function withDictionaries(data: StateData): LiveStateData {
-  const events = dictionary<EventRecord>();
-  for (const id of Object.keys(data.events)) events[id] = eventRecord(data.events[id] as EventRecord);
+  const events = dictionary<EventRow>();
+  for (const id of Object.keys(data.events)) events[id] = eventRow(data.events[id] as EventRecord);
   return {
     ...data,
     events,
@@ -138,39 +140,6 @@ function withDictionaries(data: StateData): LiveStateData {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/**
- * The few distinct values of an event's `type`, `environment` and `resourceKind`, one string each:
- * every event record holds them, and a parsed journal line or request gives each event its own
- * copy. Bounded, so that odd values cost their own copy rather than a growing table.
- */
-const SHARED_VALUES = new Map<string, string>();
-const SHARED_VALUES_MAX = 1024;
-function shared<T extends string | undefined>(value: T): T {
-  if (value === undefined) return value;
-  const known = SHARED_VALUES.get(value);
-  if (known !== undefined) return known as T;
-  if (SHARED_VALUES.size < SHARED_VALUES_MAX) SHARED_VALUES.set(value, value);
-  return value;
-}
-
-/**
- * An event as the state keeps it: one fixed shape with every field in the object itself (a spread
- * of a parsed record adds a separate property array) and its repeated values shared. The state
- * holds one per event ever received, so these bytes are what a backlog costs (see `Stores`).
- */
-function eventRecord(event: EventRecord): EventRecord {
-  return {
-    id: event.id,
-    type: shared(event.type),
-    environment: shared(event.environment),
-    createdAt: event.createdAt,
-    receivedAt: event.receivedAt,
-    resourceKind: shared(event.resourceKind),
-    resourceId: event.resourceId,
-    body: event.body,
-    bodyRef: event.bodyRef,
-  };
-}
 /** Attempts stored before attempt numbers existed are the order's first. */
 const attemptNumber = (attempt: CheckoutAttempt): number => attempt.number ?? 1;
 const resourceKey = (kind: string, id: string) => `${kind}:${id}`;
@@ -214,8 +183,8 @@ export class StoreState {
 
   constructor(data: StateData = emptyStateData()) {
     this.data = withDictionaries(data);
-    this.eventOrder = Object.values(data.events)
-      .sort((a, b) => (a.receivedAt < b.receivedAt ? -1 : a.receivedAt > b.receivedAt ? 1 : 0))
+    this.eventOrder = Object.values(this.data.events)
+      .sort((a, b) => receivedMs(a) - receivedMs(b) || 0)
       .map((event) => event.id);
     for (const run of Object.values(data.runs)) {
       // A snapshot holds every run whole: keep the fresh ones compact again.
@@ -239,13 +208,14 @@ export class StoreState {
     this.frozen = frozen;
     const { data } = this;
     /** An event as it was at the freeze (a compact run needs its event: see `FreshEventRun`). */
-    const frozenEvent = (id: string): EventRecord | undefined => {
+    const frozenEvent = (id: string): EventRow | undefined => {
       const before = frozen.before.events;
       const event = before.has(id) ? before.get(id) : data.events[id];
-      return event === ABSENT ? undefined : (event as EventRecord | undefined);
+      return event === ABSENT ? undefined : (event as EventRow | undefined);
     };
+    // Each entry as a snapshot holds it: events as records, runs whole.
     const whole = (map: StateMap, key: string, value: unknown): unknown =>
-      map === 'runs' && typeof value !== 'object' ? this.runOf(key, value as FreshEventRun, frozenEvent) : value;
+      map === 'events' ? recordOf(value as EventRow) : map === 'runs' && typeof value !== 'object' ? this.runOf(key, value as FreshEventRun, frozenEvent) : value;
     return {
       deadLetters: () => data.deadLetters.slice(0, frozen.deadLetters),
       *entries(map: StateMap): Generator<[string, unknown]> {
@@ -319,8 +289,8 @@ export class StoreState {
     };
   }
 
-  private freshTime(event: EventRecord, value: FreshEventRun): string {
-    return value === true ? event.receivedAt : iso(value);
+  private freshTime(event: EventRow, value: FreshEventRun): string {
+    return value === true ? receivedAtOf(event) : iso(value);
   }
 
   /** The compact form of `run` when it is an event's unclaimed dispatch run that loses nothing by it. */
@@ -335,7 +305,7 @@ export class StoreState {
     if (!event || keys.length !== 2 || run.data.eventId !== event.id || run.data.type !== event.type || keys[0] !== 'eventId') return undefined;
     const at = Date.parse(run.createdAt);
     if (iso(at) !== run.createdAt) return undefined;
-    return run.createdAt === event.receivedAt ? true : at;
+    return run.createdAt === receivedAtOf(event) ? true : at;
   }
 
   apply(op: Op): OpResult {
@@ -378,28 +348,29 @@ export class StoreState {
 
   private insertEvent(op: Extract<Op, { t: 'event' }>): OpResult<{ inserted: boolean }> {
     if (this.data.events[op.event.id]) return { changed: false, value: { inserted: false } };
-    const event = eventRecord(op.event);
+    const event = eventRow(op.event);
     this.put('events', event.id, event);
     this.placeInOrder(event);
     // Its dispatch run, compact until claimed (see `FreshEventRun`), unless one was enqueued apart.
     const key = runKeys.event(event.id);
     if (this.data.runs[key] === undefined) {
-      this.put('runs', key, event.receivedAt === iso(op.at) ? true : op.at);
+      this.put('runs', key, typeof event.receivedAt === 'number' && receivedMs(event) === op.at ? true : op.at);
       this.activeRuns.add(key);
     }
     return { changed: true, value: { inserted: true } };
   }
 
   /** Events arrive nearly in `receivedAt` order: append, or binary-search the place of a late one. */
-  private placeInOrder(event: StoredEvent): void {
+  private placeInOrder(event: EventRow): void {
     const order = this.eventOrder;
-    const receivedAt = (i: number) => (this.data.events[order[i] as string] as EventRecord).receivedAt;
+    const at = receivedMs(event);
+    const receivedAt = (i: number) => receivedMs(this.data.events[order[i] as string] as EventRow);
     let low = order.length;
-    if (low > 0 && receivedAt(low - 1) > event.receivedAt) {
+    if (low > 0 && receivedAt(low - 1) > at) {
       low = 0;
       for (let high = order.length - 1; low < high; ) {
         const mid = (low + high) >>> 1;
-        if (receivedAt(mid) > event.receivedAt) high = mid;
+        if (receivedAt(mid) > at) high = mid;
         else low = mid + 1;
       }
     }
@@ -576,19 +547,21 @@ export class StoreState {
   private prune(op: Extract<Op, { t: 'prune' }>): OpResult<{ payloadsPruned: number; eventsForgotten: number }> {
     let payloadsPruned = 0;
     let eventsForgotten = 0;
+    const eventsBefore = op.eventsBefore === undefined ? undefined : Date.parse(op.eventsBefore);
+    const payloadsBefore = op.payloadsBefore === undefined ? undefined : Date.parse(op.payloadsBefore);
     for (const [id, event] of Object.entries(this.data.events)) {
       const key = runKeys.event(id);
       const run = this.data.runs[key];
       // Never forget an event whose dispatch is unfinished (a compact run is pending).
       if (run !== undefined && (typeof run !== 'object' || (run.status !== 'done' && run.status !== 'failed'))) continue;
-      if (op.eventsBefore && event.receivedAt < op.eventsBefore) {
+      if (eventsBefore !== undefined && receivedMs(event) < eventsBefore) {
         this.remove('events', id);
         this.remove('runs', key);
         this.activeRuns.delete(key);
         this.failedRuns.delete(key);
         eventsForgotten += 1;
-      } else if (op.payloadsBefore && event.receivedAt < op.payloadsBefore && (event.body !== undefined || event.bodyRef !== undefined)) {
-        this.put('events', id, { ...event, body: undefined, bodyRef: undefined });
+      } else if (payloadsBefore !== undefined && receivedMs(event) < payloadsBefore && (event.body !== undefined || event.seg >= 0)) {
+        this.put('events', id, withoutBody(event));
         payloadsPruned += 1;
       }
     }
@@ -622,15 +595,16 @@ export class StoreState {
 
   getEvent(id: string): EventRecord | undefined {
     const event = this.data.events[id];
-    return event ? { ...event } : undefined;
+    return event ? recordOf(event) : undefined;
   }
 
   listEvents(filter: EventFilter = {}): Array<EventRecord & { run: Run | undefined }> {
     const limit = filter.limit ?? 100;
     let skip = filter.offset ?? 0;
     const out: Array<EventRecord & { run: Run | undefined }> = [];
+    const since = filter.since ? Date.parse(filter.since) : undefined;
     for (const event of this.eventsNewestFirst(filter.status)) {
-      if (filter.since && event.receivedAt < filter.since) break;
+      if (since !== undefined && receivedMs(event) < since) break;
       if (filter.type && event.type !== filter.type) continue;
       if (filter.resourceId && event.resourceId !== filter.resourceId) continue;
       const run = this.runOf(runKeys.event(event.id));
@@ -639,21 +613,21 @@ export class StoreState {
         skip -= 1;
         continue;
       }
-      out.push({ ...event, run: run ? { ...run } : undefined });
+      out.push({ ...recordOf(event), run: run ? { ...run } : undefined });
       if (out.length >= limit) break;
     }
     return out;
   }
 
   /** Newest first, without sorting history: from the receive-order index, or the few events still dispatching. */
-  private *eventsNewestFirst(status: EventFilter['status']): Generator<EventRecord> {
+  private *eventsNewestFirst(status: EventFilter['status']): Generator<EventRow> {
     if (status === 'pending' || status === 'running') {
       const events = [...this.activeRuns].flatMap((key) => {
         const eventId = eventIdOf(key);
         const event = eventId === undefined ? undefined : this.data.events[eventId];
         return event ? [event] : [];
       });
-      yield* events.sort((a, b) => (a.receivedAt < b.receivedAt ? 1 : a.receivedAt > b.receivedAt ? -1 : 0));
+      yield* events.sort((a, b) => receivedMs(b) - receivedMs(a) || 0);
       return;
     }
     for (let i = this.eventOrder.length - 1; i >= 0; i--) {
@@ -710,14 +684,16 @@ export class StoreState {
   private freshAt(key: string, value: FreshEventRun): number {
     if (value !== true) return value;
     const event = this.data.events[eventIdOf(key) ?? ''];
-    return event ? Date.parse(event.receivedAt) : Number.NEGATIVE_INFINITY;
+    return event ? receivedMs(event) : Number.NEGATIVE_INFINITY;
   }
 
-  /** The data as a snapshot holds it: every run whole. A copy of the maps; the records are shared. */
+  /** The data as a snapshot holds it: events as records, every run whole. A copy of the maps; the other records are shared. */
   snapshotData(): StateData {
+    const events = dictionary<EventRecord>();
+    for (const [id, row] of Object.entries(this.data.events)) events[id] = recordOf(row);
     const runs = dictionary<Run>();
     for (const key of Object.keys(this.data.runs)) runs[key] = this.runOf(key) as Run;
-    return { ...this.data, runs };
+    return { ...this.data, events, runs };
   }
 
   getAttempt(orderId: string): CheckoutAttempt | undefined {
@@ -766,16 +742,17 @@ export class StoreState {
    * index, the backlog from the active runs; runs and resources are counted in one pass each.
    */
   summarize(now: number): StoreSummary {
-    const hourAgo = iso(now - 3_600_000);
-    const dayAgo = iso(now - 86_400_000);
+    const hourAgo = now - 3_600_000;
+    const dayAgo = now - 86_400_000;
     const byType = new Map<string, { type: string; lastHour: number; lastDay: number }>();
     for (let i = this.eventOrder.length - 1; i >= 0; i--) {
       const event = this.data.events[this.eventOrder[i] as string];
       if (!event) continue;
-      if (event.receivedAt < dayAgo) break;
+      const receivedAt = receivedMs(event);
+      if (receivedAt < dayAgo) break;
       const counts = byType.get(event.type) ?? { type: event.type, lastHour: 0, lastDay: 0 };
       counts.lastDay += 1;
-      if (event.receivedAt >= hourAgo) counts.lastHour += 1;
+      if (receivedAt >= hourAgo) counts.lastHour += 1;
       byType.set(event.type, counts);
     }
     const dispatch: StoreSummary['dispatch'] = { pending: 0, running: 0, failed: 0, oldestQueuedAt: undefined };
@@ -785,13 +762,15 @@ export class StoreState {
       const run = this.data.runs[key];
       if (typeof run === 'object') (run.kind === 'event' ? dispatch : fulfillment).failed += 1;
     }
+    // The oldest compact run by its time in ms, written out once at the end (not once per waiting event).
+    let oldestFresh: { key: string; value: FreshEventRun; at: number } | undefined;
     for (const key of this.activeRuns) {
       const value = this.data.runs[key];
       if (value === undefined) continue;
       if (typeof value !== 'object') {
         dispatch.pending += 1;
-        const createdAt = this.freshTime(this.data.events[eventIdOf(key) ?? ''] as EventRecord, value);
-        if (dispatch.oldestQueuedAt === undefined || createdAt < dispatch.oldestQueuedAt) dispatch.oldestQueuedAt = createdAt;
+        const at = this.freshAt(key, value);
+        if (oldestFresh === undefined || at < oldestFresh.at) oldestFresh = { key, value, at };
         continue;
       }
       const run = value;
@@ -801,6 +780,10 @@ export class StoreState {
       if (run.kind === 'event' && (dispatch.oldestQueuedAt === undefined || run.createdAt < dispatch.oldestQueuedAt)) {
         dispatch.oldestQueuedAt = run.createdAt;
       }
+    }
+    if (oldestFresh) {
+      const createdAt = this.freshTime(this.data.events[eventIdOf(oldestFresh.key) ?? ''] as EventRow, oldestFresh.value);
+      if (dispatch.oldestQueuedAt === undefined || createdAt < dispatch.oldestQueuedAt) dispatch.oldestQueuedAt = createdAt;
     }
     const open: Record<ResourceKind, number> = { payment: 0, invoice: 0 };
     const learnedByReconcile: Record<ResourceKind, number> = { payment: 0, invoice: 0 };

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError, StoreError } from '../../errors/index.js';
 import type { Op, StateData } from '../state.js';
+import { bodyRefOf } from '../event-row.js';
 import { currentGen, replayBase, replayChain, readFolder, type DamagedLine, type FolderRead, type LineOp, type ReplayStop, type SegmentFile } from './check-scan.js';
 import { DirLock } from './dir-lock.js';
 import { isNotFound } from './files.js';
@@ -161,7 +162,7 @@ export async function analyseFolder(dir: string): Promise<Analysis> {
   const damagedBodies = new Map<number, string[]>();
   const byGen = new Map(segments.map((segment) => [segment.gen, segment]));
   for (const event of Object.values(state?.events ?? {})) {
-    const ref = event.bodyRef;
+    const ref = bodyRefOf(event);
     if (!ref) continue;
     const segment = byGen.get(ref.seg);
     if (!segment) push(missingBodies, ref.seg, event.id);
