@@ -9,7 +9,7 @@
  *
  * Measured: the rate actually acknowledged, ack p50/p99 (the load generator's, and serve's own
  * from its `/metrics` ack histogram, to tell time in serve from time around it), both processes'
- * event-loop delay, and serve's RSS read every 5 s. Whether memory levels off: the RSS at the first minute (or halfway, for runs of 2 minutes or less) is
+ * event-loop delay, and serve's RSS (with V8's heap, by space, from its `/metrics`) read every 5 s. Whether memory levels off: the RSS at the first minute (or halfway, for runs of 2 minutes or less) is
  * compared with the last reading; "steady" when the last is within 10% of it. Also how many
  * handlers completed during the run (steady state: rate × (run − 5 s)).
  *
@@ -82,7 +82,7 @@ async function measure(load: Load): Promise<BenchResult[]> {
     const pid = serve.pid;
     const samples: Array<{ at: number; rss: number }> = [];
     // V8's heap beside the RSS: how much of the RSS growth is the heap, and of that how much is live.
-    const heaps: Array<{ used: number; total: number }> = [];
+    const heaps: Array<{ used: number; total: number; newTotal: number; oldUsed: number; oldTotal: number }> = [];
     const started = performance.now();
     const timer = setInterval(() => {
       const memory = memoryMb(pid);
@@ -141,6 +141,7 @@ async function measure(load: Load): Promise<BenchResult[]> {
             : 'no RSS readings',
           `every ${fmt(SAMPLE_SECONDS)} s: ${series}`,
           heaps.length > 0 ? `V8 heap used / total (MB), same readings: ${heaps.map((heap) => `${fmt(heap.used)}/${fmt(heap.total)}`).join(', ')}` : '',
+          heaps.length > 0 ? `of which old space used / total and new space total (MB): ${heaps.map((heap) => `${fmt(heap.oldUsed)}/${fmt(heap.oldTotal)}+${fmt(heap.newTotal)}`).join(', ')}` : '',
           '"per second" column: last RSS in MB',
         ]
           .filter(Boolean)
