@@ -6,7 +6,7 @@
  * process's CPU time and memory from /proc, and autocannon loads of signed deliveries.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync, readFileSync, existsSync } from 'node:fs';
+import { openSync, closeSync, createWriteStream, readFileSync, existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -216,6 +216,12 @@ function serveEnv(dir: string, servicePort: number, store: string, handlers: str
   return env;
 }
 
+/** More Node/V8 flags for serve (BENCH_SERVE_NODE_FLAGS), or undefined. */
+function extraFlags(): string[] | undefined {
+  const flags = (process.env.BENCH_SERVE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  return flags.length > 0 ? flags : undefined;
+}
+
 /**
  * Start `checkout-kit serve` as a merchant runs it, in a fresh temp folder (its working
  * directory, so no `.env` of the repo is read), and wait until it listens.
@@ -235,8 +241,10 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     const profile = process.env.BENCH_SERVE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVE_CPU_PROF}`] : [];
     // BENCH_SERVE_HEAP_SIGNAL=1: `kill -USR2 <serve's pid>` writes a heap snapshot into its folder (keep it with BENCH_KEEP_DIR).
     const heap = process.env.BENCH_SERVE_HEAP_SIGNAL ? ['--heapsnapshot-signal=SIGUSR2'] : [];
+    // BENCH_SERVE_NODE_FLAGS='--trace-gc …': more Node/V8 flags for serve; what it prints after start goes to serve.stdout in its folder.
+    const extra = extraFlags();
     const loader = CLI.endsWith('.ts') ? ['--import', TSX] : [];
-    child = spawn(process.execPath, [...profile, ...heap, ...loader, CLI, 'serve', '--port', '0'], {
+    child = spawn(process.execPath, [...profile, ...heap, ...(extra ?? []), ...loader, CLI, 'serve', '--port', '0'], {
       cwd: dir,
       env: serveEnv(dir, options.servicePort, options.store ?? 'file', handlers),
       stdio: ['ignore', 'pipe', logFd],
@@ -258,14 +266,16 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
       let out = '';
       const timer = setTimeout(() => reject(new Error('serve did not listen within 30 s')), 30_000);
       child.stdout!.setEncoding('utf8');
-      child.stdout!.on('data', (chunk: string) => {
+      const onData = (chunk: string) => {
         out += chunk;
         const match = /listening on http:\/\/[^:]+:(\d+) \(store: ([^)]*)\)/.exec(out);
         if (match) {
           clearTimeout(timer);
+          child.stdout!.off('data', onData);
           resolve({ port: Number(match[1]), store: match[2]! });
         }
-      });
+      };
+      child.stdout!.on('data', onData);
       child.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`serve exited (${code}) before listening`));
@@ -278,8 +288,9 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     await rm(dir, { recursive: true, force: true });
     throw new Error(`${(error as Error).message}: ${tail}`);
   }
-  // Keep draining stdout (serve prints little after start).
-  child.stdout!.resume();
+  // Keep draining stdout (serve prints little after start; a --trace-gc of BENCH_SERVE_NODE_FLAGS prints a lot).
+  if (extraFlags()) child.stdout!.pipe(createWriteStream(join(dir, 'serve.stdout')));
+  else child.stdout!.resume();
   /** Serve's `/metrics` text, or undefined when it does not answer. */
   const metricsText = async (): Promise<string | undefined> => {
     const response = await fetch(`http://127.0.0.1:${listening.port}/metrics`).catch(() => undefined);
