@@ -31,7 +31,8 @@
  * Env: BENCH_FLUSH_PAYMENTS (5000), BENCH_FLUSH_DUPLICATES (as many as payments), BENCH_FLUSH_RPS (100), BENCH_FLUSH_ROUNDS (3),
  * BENCH_FLUSH_TIMEOUT_SECONDS (600), BENCH_FLUSH_IDLE_SECONDS (60), BENCH_FLUSH_ACK_TIMEOUT_SECONDS
  * (15: how long a delivery waits for its answer, as a sender would), BENCH_STANDIN_DELAY_MS (0),
- * and CHECKOUT_MAX_RPS / CHECKOUT_DISPATCH_CONCURRENCY (passed on to serve).
+ * and CHECKOUT_MAX_RPS / CHECKOUT_DISPATCH_CONCURRENCY (passed on to serve; CHECKOUT_MAX_RPS is
+ * BENCH_FLUSH_RPS unless set, as a merchant sets it to what the service allows).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -84,7 +85,7 @@ async function receiverAlone(deliveries: Deliveries) {
 async function serveAcksOnly(deliveries: Deliveries) {
   const standin = await startChild({ kind: 'standin', mode: 'paid', rps: RPS, delayMs: STANDIN_DELAY_MS });
   try {
-    const serve = await startServe({ servicePort: standin.port, store: 'file' });
+    const serve = await startServe({ servicePort: standin.port, store: 'file', maxRps: RPS });
     try {
       return await ackPhase(serve.port, { server: serve.pid, standin: standin.pid }, deliveries);
     } finally {
@@ -148,7 +149,7 @@ export async function run(): Promise<BenchResult[]> {
   const standin = await startChild({ kind: 'standin', mode: 'paid', rps: RPS, delayMs: STANDIN_DELAY_MS });
   let serve: Awaited<ReturnType<typeof startServe>> | undefined;
   try {
-    serve = await startServe({ servicePort: standin.port, store: 'file' });
+    serve = await startServe({ servicePort: standin.port, store: 'file', maxRps: RPS });
     const peak = watchPeak(serve.pid);
     const started = performance.now();
     const elapsed = () => (performance.now() - started) / 1000;

@@ -183,6 +183,11 @@ export interface ServeOptions {
   store?: string;
   /** The paid handler sleeps this long before it returns. @default 0 */
   handlerSleepMs?: number;
+  /**
+   * `CHECKOUT_MAX_RPS` for serve when the bench's own environment sets none: what the stand-in
+   * allows, as a merchant configures it. @default serve's own default
+   */
+  maxRps?: number;
 }
 
 /** The fulfillment module: every handler appends `<id> <outcome> <attempt>` to `callsFile` once it returns. */
@@ -199,7 +204,7 @@ export default { paid: record, underpaid: record, expired: record };
 }
 
 /** The environment of `serve`: the bench's own, minus any CHECKOUT_* of it, plus the configuration under test. */
-function serveEnv(dir: string, servicePort: number, store: string, handlers: string): NodeJS.ProcessEnv {
+function serveEnv(dir: string, servicePort: number, store: string, handlers: string, maxRps: number | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('CHECKOUT_') && name !== 'PORT' && name !== 'HOST') env[name] = value;
   Object.assign(env, {
@@ -213,6 +218,7 @@ function serveEnv(dir: string, servicePort: number, store: string, handlers: str
   });
   // Settings being added to serve: passed on when the bench is run with them (ignored where unknown).
   for (const name of ['CHECKOUT_MAX_RPS', 'CHECKOUT_DISPATCH_CONCURRENCY']) if (process.env[name]) env[name] = process.env[name];
+  if (env.CHECKOUT_MAX_RPS === undefined && maxRps !== undefined) env.CHECKOUT_MAX_RPS = String(maxRps);
   return env;
 }
 
@@ -246,7 +252,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     const loader = CLI.endsWith('.ts') ? ['--import', TSX] : [];
     child = spawn(process.execPath, [...profile, ...heap, ...(extra ?? []), ...loader, CLI, 'serve', '--port', '0'], {
       cwd: dir,
-      env: serveEnv(dir, options.servicePort, options.store ?? 'file', handlers),
+      env: serveEnv(dir, options.servicePort, options.store ?? 'file', handlers, options.maxRps),
       stdio: ['ignore', 'pipe', logFd],
     });
   } finally {
