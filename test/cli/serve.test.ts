@@ -116,6 +116,23 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
     }
   }
 
+  it('refuses to start without the service configured (it would fulfil from the webhook alone), leaving the store untouched', async () => {
+    const { dir, port, sandbox } = await openShop('ck-serve-noservice-', HANDLERS);
+    const unsets: Array<Record<string, string>> = [{ CHECKOUT_BASE_URL: '' }, { CHECKOUT_API_KEY: '', CHECKOUT_INVOICE_KEY: '' }];
+    for (const unset of unsets) {
+      const result = await execCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox, unset) });
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim()).toBe(
+        'checkout-kit: serve confirms every event with the service before a handler runs: set CHECKOUT_BASE_URL and CHECKOUT_API_KEY (or CHECKOUT_INVOICE_KEY); `checkout-kit doctor` checks them.',
+      );
+      expect(result.stdout).not.toMatch(/listening/);
+    }
+    // Configured, the same folder serves: the refusals left nothing behind that stops it.
+    const serve = spawnCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox) });
+    children.push(serve);
+    await waitForLine(serve, /listening on (http:\/\/\S+)/);
+  });
+
   it('exits with one line when its port is taken (embedded store)', () => serveOnTakenPort(undefined));
   it.skipIf(!process.env.DATABASE_URL)('exits with one line when its port is taken (PostgreSQL: its open pool does not keep it alive)', () => serveOnTakenPort(process.env.DATABASE_URL));
 });

@@ -22,6 +22,13 @@ export const registerServe: Register = (program, io) => {
       const runtime = await openRuntime(io, { handlers: true, handlersFile: options.handlers, longRunning: true });
       let app: FastifyInstance | undefined;
       try {
+        // Without a client the engine would decide from the webhook's own data: a webhook is only
+        // a hint, so serve never runs handlers on news the service has not confirmed.
+        if (!runtime.client) {
+          throw new UsageError(
+            'serve confirms every event with the service before a handler runs: set CHECKOUT_BASE_URL and CHECKOUT_API_KEY (or CHECKOUT_INVOICE_KEY); `checkout-kit doctor` checks them.',
+          );
+        }
         const port = options.port ?? runtime.config.port ?? 3000;
         // PORT is checked for digits when the configuration is read; its range is checked here.
         if (port > 65_535) throw new UsageError(`PORT takes a port number (0: any free port), got "${port}".`);
