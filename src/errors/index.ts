@@ -5,6 +5,7 @@
  */
 export { redact, registerSecret } from './redact.js';
 export { messageOf } from './message-of.js';
+export { oneLine } from './one-line.js';
 export {
   CheckoutKitError,
   ConfigError,

@@ -2,7 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
-import { ConfigError, StoreError } from '../errors/index.js';
+import { z } from 'zod';
+import { ConfigError, oneLine, StoreError } from '../errors/index.js';
 import { DirLock } from '../store/embedded/dir-lock.js';
 import { emptyData, type SandboxData } from './records.js';
 
@@ -10,6 +11,37 @@ import { emptyData, type SandboxData } from './records.js';
 export const STATE_FILE = 'sandbox.json';
 /** The lock a running sandbox holds on its data directory (the kernel's: a killed sandbox's goes with it). */
 export const LOCK_FILE = 'sandbox.lock';
+
+/** A list of records in the file: objects, whatever their fields (the sandbox wrote them). */
+const records = z.array(z.record(z.string(), z.unknown()));
+
+/**
+ * The top level of `sandbox.json`, each field optional (a missing one starts empty): enough to
+ * refuse a file that parses but is not sandbox state before any route trips over it. A `Record`
+ * over the fields, so a field added to `SandboxData` without a check here is a compile error.
+ */
+const SandboxFileSchema = z
+  .object({
+    version: z.literal(1),
+    webhookSecret: z.string(),
+    seq: z.number().int().nonnegative(),
+    partners: records,
+    merchants: records,
+    payments: records,
+    invoices: records,
+    idempotency: records,
+    events: records,
+    deliveries: records,
+  } satisfies Record<keyof SandboxData, z.ZodType>)
+  .partial();
+
+/** Why `data` (parsed from the file) is not sandbox state, or undefined when it is. */
+function notSandboxState(data: unknown): string | undefined {
+  const parsed = SandboxFileSchema.safeParse(data);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0]!;
+  return issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
+}
 
 /**
  * The sandbox's persisted state: one lowdb JSON file (never `JSONFilePreset`, which turns into
@@ -62,7 +94,12 @@ export class SandboxState {
       await db.read();
     } catch (error) {
       await release();
-      throw new ConfigError(`${file} is not valid sandbox state (${(error as Error).message}). Delete it or pass another --data directory.`, { cause: error });
+      throw new ConfigError(`${file} is not valid sandbox state (${oneLine((error as Error).message)}). Delete it or pass another --data directory.`, { cause: error });
+    }
+    const wrong = notSandboxState(db.data);
+    if (wrong !== undefined) {
+      await release();
+      throw new ConfigError(`${file} is not valid sandbox state (${oneLine(wrong)}). It was left untouched: delete it or pass another --data directory.`);
     }
     db.data = { ...emptyData(), ...db.data };
     return new SandboxState(db, file, release);

@@ -114,6 +114,17 @@ describe('checkout-kit store recover', () => {
     expect(JSON.parse(events.stdout).map((event: { id: string }) => event.id).sort()).toEqual(['evt_0', 'evt_1', 'evt_2', 'evt_3']);
   });
 
+  it('names a damaged snapshot in one whole line, advice included, when the parser quotes a line break', async () => {
+    const { cwd, env, dir } = await shop(1);
+    await writeFile(join(dir, 'snapshot.json'), 'garbage\n');
+    const result = await runCli(['events', 'list'], { cwd, env });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/snapshot\.json is damaged \(not valid JSON: .*garbage\\n.*\)\. The file was left untouched\. Restore the store folder from a backup, or move it aside to start with an empty store\.$/);
+    expect(await readFile(join(dir, 'snapshot.json'), 'utf8')).toBe('garbage\n');
+  });
+
   it('refuses with exit 1 and one line when the snapshot cannot be rebuilt', async () => {
     const { cwd, env, dir } = await shop(1);
     await writeFile(join(dir, 'snapshot.json'), 'garbage');

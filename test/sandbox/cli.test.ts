@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -94,6 +94,27 @@ describe('checkout-kit sandbox', () => {
     }
     child.kill('SIGINT');
     expect(await exited(child)).toBe(0);
+  });
+
+  it('exits 2 with one whole line on a sandbox.json that is not sandbox state, and leaves the file as it was', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['{"payments":5}', /\(payments: .*\)\. It was left untouched: delete it or pass another --data directory\.$/],
+      ['[1,2]', /\(.*expected object.*\)\. It was left untouched/i],
+      ['{"version":1,"merchants":[null]}', /\(merchants\.0: .*\)\. It was left untouched/],
+      // A parser quoting a line break must not cut the line (and its advice) off.
+      ['garbage\n', /is not valid sandbox state \(.*garbage\\n.*\)\. Delete it or pass another --data directory\.$/],
+    ];
+    for (const [content, message] of cases) {
+      const dir = await tempDir();
+      await writeFile(join(dir, 'sandbox.json'), content);
+      const result = await runCli(['sandbox', '--port', '0', '--data', dir], { cwd: dir });
+      expect(result.code).toBe(2);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(join(dir, 'sandbox.json'));
+      expect(lines[0]).toMatch(message);
+      expect(await readFile(join(dir, 'sandbox.json'), 'utf8')).toBe(content);
+    }
   });
 
   it('exits 2 on a bad flag value, without starting', async () => {
