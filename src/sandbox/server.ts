@@ -1,5 +1,6 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { errorObject } from '../schemas/index.js';
+import { SPEC_ERROR_OPTIONS } from '../fastify/error-replies.js';
 import { installBodyParsers } from './body.js';
 import type { SandboxContext } from './context.js';
 import { SandboxHttpError } from './http-error.js';
@@ -17,7 +18,7 @@ export const BODY_LIMIT = 64 * 1024;
  * length, body too large), answers with the spec's error object `{ error: { code, message } }`.
  */
 export function buildServer(context: SandboxContext): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, forceCloseConnections: true, return503OnClosing: false });
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, forceCloseConnections: true, return503OnClosing: false, ...SPEC_ERROR_OPTIONS });
   installBodyParsers(app);
 
   app.setErrorHandler((error: FastifyError | SandboxHttpError, request, reply) => {

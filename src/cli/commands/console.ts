@@ -3,6 +3,7 @@ import { isLoopbackHost } from '../../access/index.js';
 import { loadConfig } from '../../config/index.js';
 import { ConfigError } from '../../errors/index.js';
 import { errorObject } from '../../schemas/error.js';
+import { SPEC_ERROR_OPTIONS } from '../../fastify/error-replies.js';
 import { consoleAccess } from '../console-access.js';
 import { UsageError } from '../exit.js';
 import { portNumber } from '../flags.js';
@@ -39,7 +40,7 @@ export const registerConsole: Register = (program, io) => {
         writeLine(io.stderr, `checkout-kit: ${(error as Error).message.split('\n')[0]} The console runs without it: "Reconcile now" is off and retried runs wait for serve.`);
         runtime = await openRuntime(io, { handlers: false });
       }
-      const app = Fastify();
+      const app = Fastify({ ...SPEC_ERROR_OPTIONS });
       app.setNotFoundHandler(async (request, reply) =>
         reply.code(404).send(errorObject('not_found', `No route ${request.method} ${request.url.split('?')[0]}: the console is at ${CONSOLE_PREFIX}/.`)),
       );

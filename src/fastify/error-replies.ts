@@ -1,0 +1,53 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { errorObject, type ErrorObject } from '../schemas/error.js';
+
+/**
+ * The spec's error code for each status a client's mistake is answered with (fastify's own
+ * errors: bad JSON, media type, body size, URL; Node's: unreadable HTTP, headers too large).
+ */
+const CODE_BY_STATUS: Partial<Record<number, string>> = {
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  431: 'headers_too_large',
+};
+
+/** An error fastify raised for a client's mistake (a 4xx `statusCode`), as the spec's error object; undefined for anything else. */
+export function clientMistakeReply(error: unknown): { status: number; body: ErrorObject } | undefined {
+  const status = (error as { statusCode?: unknown } | undefined)?.statusCode;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  return { status, body: errorObject(CODE_BY_STATUS[status] ?? 'invalid_request', (error as Error).message) };
+}
+
+/** What Node's HTTP parser refused, as a status and the spec's error object. */
+function unreadableRequest(code: string | undefined): { status: number; body: ErrorObject } {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, body: errorObject('request_timeout', 'The request did not arrive in time.') };
+  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, body: errorObject('headers_too_large', "The request's headers are larger than this server accepts.") };
+  return { status: 400, body: errorObject('invalid_request', `The request is not valid HTTP/1.1 (${code ?? 'unreadable'}).`) };
+}
+
+/**
+ * Fastify server options under which the errors that happen before any route (a URL that does
+ * not decode, bytes that are not HTTP, headers too large) answer with the spec's error object
+ * like every other error, instead of fastify's and Node's own shapes.
+ */
+export const SPEC_ERROR_OPTIONS = {
+  frameworkErrors(error: Error, _request: FastifyRequest, reply: FastifyReply) {
+    const reply4xx = clientMistakeReply(error) ?? { status: 400, body: errorObject('invalid_request', error.message) };
+    void reply.code(reply4xx.status).send(reply4xx.body);
+  },
+  clientErrorHandler(error: Error & { code?: string }, socket: Duplex) {
+    // A reset connection has nobody left to answer (as fastify's own handler does).
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (socket.writable) {
+      const { status, body } = unreadableRequest(error.code);
+      const json = JSON.stringify(body);
+      socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`);
+    }
+    socket.destroy(error);
+  },
+} satisfies Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'>;

@@ -1,0 +1,81 @@
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, openShop } from '../sandbox/helpers.js';
+import { sandboxEnv, spawnCli, terminateAll, waitForLine } from '../support/cli.js';
+
+const children: Array<ReturnType<typeof spawnCli>> = [];
+afterEach(async () => {
+  await terminateAll(children);
+  await cleanup();
+});
+
+/** Send `request` as raw bytes; resolve with the status and the body of what came back before the server closed or answered. */
+function raw(port: number, request: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+      try {
+        resolve({ status, body: JSON.parse(body) });
+      } catch {
+        reject(new Error(`not a JSON answer: ${JSON.stringify(text.slice(0, 300))}`));
+      }
+    });
+    socket.write(request);
+    // A request the server answers and keeps alive: close our side once the answer is in.
+    setTimeout(() => socket.end(), 500).unref();
+  });
+}
+
+/** `{ error: { code, message } }` with that code and some message. */
+const specError = (code: string) => ({ error: { code, message: expect.any(String) } });
+
+const HANDLERS = 'export default { async paid() {} };\n';
+
+describe('bad HTTP gets the spec error object from the processes a merchant runs', () => {
+  it('serve: fastify’s own errors on POST /checkout, a URL that does not decode, bytes that are not HTTP, huge headers', async () => {
+    const { dir, port, sandbox } = await openShop('ck-serve-errors-', HANDLERS);
+    const serve = spawnCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox) });
+    children.push(serve);
+    await waitForLine(serve, /listening on/);
+    const base = `http://127.0.0.1:${port}`;
+    const post = (body: string, contentType: string) => fetch(`${base}/checkout`, { method: 'POST', headers: { 'content-type': contentType }, body });
+
+    const badJson = await post('{', 'application/json');
+    expect(badJson.status).toBe(400);
+    expect(await badJson.json()).toEqual(specError('invalid_request'));
+    const xml = await post('<order/>', 'text/xml');
+    expect(xml.status).toBe(415);
+    expect(await xml.json()).toEqual(specError('unsupported_media_type'));
+    const huge = await post('a'.repeat(2 * 1024 * 1024), 'application/json');
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toEqual(specError('payload_too_large'));
+    const badUrl = await fetch(`${base}/checkout/%zz`);
+    expect(badUrl.status).toBe(400);
+    expect(await badUrl.json()).toEqual(specError('invalid_request'));
+
+    expect(await raw(port, 'NOT HTTP AT ALL\r\n\r\n')).toEqual({ status: 400, body: specError('invalid_request') });
+    expect(await raw(port, `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).toEqual({ status: 431, body: specError('headers_too_large') });
+    // Still serving, and the webhook route's own errors are unchanged.
+    const unsigned = await fetch(`${base}/webhooks/checkout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(unsigned.status).toBeGreaterThanOrEqual(400);
+    expect(unsigned.status).toBeLessThan(500);
+    expect(await unsigned.json()).toMatchObject({ error: { code: expect.any(String) } });
+  });
+
+  it('sandbox: a URL that does not decode and bytes that are not HTTP', async () => {
+    const { dir } = await openShop('ck-sandbox-errors-', HANDLERS);
+    const sandbox = spawnCli(['sandbox', '--port', '0', '--data', dir], { cwd: dir });
+    children.push(sandbox);
+    const [, url] = await waitForLine(sandbox, /sandbox listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const badUrl = await fetch(`${url}/v1/invoices/%zz`);
+    expect(badUrl.status).toBe(400);
+    expect(await badUrl.json()).toEqual(specError('invalid_request'));
+    expect(await raw(Number(new URL(url!).port), 'NOT HTTP AT ALL\r\n\r\n')).toEqual({ status: 400, body: specError('invalid_request') });
+  });
+});
