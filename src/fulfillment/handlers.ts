@@ -68,16 +68,37 @@ export async function loadHandlers(file: string | undefined, cwd = process.cwd()
   if (!existsSync(path)) throw new ConfigError(`Fulfillment module ${path} does not exist (CHECKOUT_HANDLERS / --handlers).`);
   let module: { default?: unknown };
   try {
-    if (/\.[cm]?tsx?$/.test(path)) {
+    module = (await unlessStuck(path, async () => {
+      if (!/\.[cm]?tsx?$/.test(path)) return import(pathToFileURL(path).href);
       const { tsImport } = await import('tsx/esm/api');
-      module = (await tsImport(pathToFileURL(path).href, import.meta.url)) as { default?: unknown };
-    } else {
-      module = (await import(pathToFileURL(path).href)) as { default?: unknown };
-    }
+      return tsImport(pathToFileURL(path).href, import.meta.url);
+    })) as { default?: unknown };
   } catch (error) {
+    if (error instanceof StuckModuleError) throw error;
     throw new ConfigError(`Could not load the fulfillment module ${path}: ${(error as Error).message}`, { cause: error });
   }
   // tsx may wrap a CommonJS-style default once more.
   const exported = (module.default as { default?: unknown } | undefined)?.default ?? module.default;
   return assertHandlers(exported, path);
+}
+
+class StuckModuleError extends ConfigError {}
+
+/**
+ * `load()`, or a `ConfigError` once nothing else is left to run while it is still pending: a
+ * module whose top-level await can never settle (a promise nobody resolves) leaves the event loop
+ * empty, and Node then exits 0 without a word, as if the command had succeeded.
+ */
+async function unlessStuck<T>(path: string, load: () => Promise<T>): Promise<T> {
+  let onBeforeExit: (() => void) | undefined;
+  const stuck = new Promise<never>((_resolve, reject) => {
+    onBeforeExit = () =>
+      reject(new StuckModuleError(`The fulfillment module ${path} never finished loading: its top-level await waits for something that nothing left running can bring. Check what it awaits.`));
+    process.once('beforeExit', onBeforeExit);
+  });
+  try {
+    return await Promise.race([load(), stuck]);
+  } finally {
+    process.off('beforeExit', onBeforeExit!);
+  }
 }

@@ -133,6 +133,17 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
     await waitForLine(serve, /listening on (http:\/\/\S+)/);
   });
 
+  it('exits 2 with one line, not 0 in silence, when the fulfillment module awaits something that never comes', async () => {
+    const { dir, port, sandbox } = await openShop('ck-serve-stuck-', 'await new Promise(() => {});\nexport default {};\n');
+    for (const args of [['serve', '--port', String(port)], ['reconcile']]) {
+      const result = await execCli(args, { cwd: dir, env: sandboxEnv(sandbox) });
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim()).toBe(
+        `checkout-kit: The fulfillment module ${join(dir, 'fulfillment.mjs')} never finished loading: its top-level await waits for something that nothing left running can bring. Check what it awaits.`,
+      );
+    }
+  });
+
   it('exits with one line when its port is taken (embedded store)', () => serveOnTakenPort(undefined));
   it.skipIf(!process.env.DATABASE_URL)('exits with one line when its port is taken (PostgreSQL: its open pool does not keep it alive)', () => serveOnTakenPort(process.env.DATABASE_URL));
 });
