@@ -55,6 +55,11 @@ describe('bad HTTP gets the spec error object from the processes a merchant runs
     const huge = await post('a'.repeat(2 * 1024 * 1024), 'application/json');
     expect(huge.status).toBe(413);
     expect(await huge.json()).toEqual(specError('payload_too_large'));
+    // Bytes that are not UTF-8 would otherwise decode to U+FFFD: two such order ids, one order.
+    const notUtf8 = Buffer.concat([Buffer.from('{"orderId":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","amount":"10","email":"b@example.com"}')]);
+    const lossy = await fetch(`${base}/checkout`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: new Uint8Array(notUtf8) });
+    expect(lossy.status).toBe(400);
+    expect(await lossy.json()).toEqual({ error: { code: 'invalid_request', message: 'The request body is not valid UTF-8' } });
     const badUrl = await fetch(`${base}/checkout/%zz`);
     expect(badUrl.status).toBe(400);
     expect(await badUrl.json()).toEqual(specError('invalid_request'));

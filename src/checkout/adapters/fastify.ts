@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { formBody } from '../../fastify/form-body.js';
+import { utf8Text } from '../../webhooks/utf8.js';
 import { handleCheckoutRequest, handleReturnRequest, type CheckoutHttpOptions, type HttpAnswer } from '../http.js';
 
 export interface CheckoutRoutesOptions extends CheckoutHttpOptions {
@@ -22,6 +23,15 @@ function send(reply: FastifyReply, answer: HttpAnswer) {
 export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesOptions> = async (app: FastifyInstance, options) => {
   await app.register(async (scope) => {
     await scope.register(await formBody());
+    // JSON decoded strictly: a lenient decoder turns every invalid UTF-8 sequence into U+FFFD, so
+    // two different byte strings could name the same order (and be given its payment).
+    const parseJson = scope.getDefaultJsonParser('error', 'error');
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+      const text = utf8Text(body as Buffer);
+      if (text === undefined) return done(Object.assign(new Error('The request body is not valid UTF-8'), { statusCode: 400 }), undefined);
+      return parseJson(request, text, done);
+    });
     const checkoutPath = options.checkoutPath ?? '/checkout';
     const returnPath = options.returnPath ?? `${checkoutPath}/return`;
     scope.post(checkoutPath, async (request, reply) => send(reply, await handleCheckoutRequest({ ...options, returnPath, logger: options.logger ?? request.log }, request.body)));
