@@ -44,6 +44,17 @@ export function duration(flag: string, bareUnit: DurationUnit = 'ms') {
   };
 }
 
+/** A parser for `--since`: an ISO time, or a duration back from `now()` (`10m`, `2h`, `1d`); gives the ISO time. */
+export function sinceTime(flag: string, now: () => number = Date.now) {
+  return (value: string): string => {
+    const ago = parseDuration(value);
+    if (ago !== undefined) return new Date(now() - ago).toISOString();
+    const at = Date.parse(value);
+    if (Number.isNaN(at)) throw new UsageError(`${flag} takes an ISO time (2025-01-31T12:00:00Z) or a duration back from now (10m, 2h, 1d), got "${value}".`);
+    return new Date(at).toISOString();
+  };
+}
+
 /** A commander parser for a probability flag (0 to 1). */
 export function probability(flag: string) {
   return (value: string): number => {

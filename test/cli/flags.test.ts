@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/exit.js';
-import { duration, portNumber, wholeNumber } from '../../src/cli/flags.js';
+import { duration, portNumber, sinceTime, wholeNumber } from '../../src/cli/flags.js';
 import { runCli } from '../support/cli.js';
 
 describe('numeric flags', () => {
@@ -34,9 +34,18 @@ describe('numeric flags', () => {
     expect(() => duration('--timeout', 's')('soon')).toThrow(new UsageError('--timeout takes a duration such as 500ms, 30s, 10m or 2h (a bare number is in s), got "soon".'));
   });
 
+  it('sinceTime reads an ISO time or a duration back from the clock it is given', () => {
+    const now = () => Date.parse('2030-06-01T12:00:00.000Z');
+    expect(sinceTime('--since', now)('2h')).toBe('2030-06-01T10:00:00.000Z');
+    expect(sinceTime('--since', now)('2025-01-31T12:00:00Z')).toBe('2025-01-31T12:00:00.000Z');
+    expect(() => sinceTime('--since', now)('garbage')).toThrow(
+      new UsageError('--since takes an ISO time (2025-01-31T12:00:00Z) or a duration back from now (10m, 2h, 1d), got "garbage".'),
+    );
+  });
+
   it('a malformed numeric flag is a usage error (exit 2) before any work', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
-    for (const args of [['events', 'list', '--limit', '0'], ['payments', 'list', '--limit', 'ten'], ['reconcile', '--concurrency', '300'], ['reconcile', '--older-than', 'later'], ['serve', '--port', '70000'], ['console', '--port', 'x'], ['demo', '--orders', '0']]) {
+    for (const args of [['events', 'list', '--limit', '0'], ['payments', 'list', '--limit', 'ten'], ['reconcile', '--concurrency', '300'], ['reconcile', '--older-than', 'later'], ['serve', '--port', '70000'], ['console', '--port', 'x'], ['demo', '--orders', '0'], ['events', 'list', '--since', 'garbage'], ['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--since', 'garbage']]) {
       const result = await runCli(args, { cwd, env: { CHECKOUT_STORE: 'memory:' } });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toMatch(new RegExp(`^checkout-kit: ${args[args.length - 2]} takes `));

@@ -1,7 +1,7 @@
 import { runKeys, RUN_STATUSES } from '../../runs/index.js';
 import type { Run } from '../../store/index.js';
 import { EXIT, UsageError } from '../exit.js';
-import { wholeNumber } from '../flags.js';
+import { sinceTime, wholeNumber } from '../flags.js';
 import { output, table, writeLine } from '../io.js';
 import type { Register } from '../register.js';
 import { withStore } from '../runtime.js';
@@ -30,7 +30,7 @@ export const registerEvents: Register = (program, io, setExit) => {
     .description('newest first')
     .option('--status <status>', 'pending, running, done or failed')
     .option('--type <type>', 'only this event type')
-    .option('--since <time>', 'received at or after this ISO time')
+    .option('--since <time>', 'received at or after this ISO time, or this long ago (10m, 2h, 1d)', sinceTime('--since'))
     .option('--limit <n>', 'at most this many', '50')
     .option('--json', 'JSON output')
     .action(async (options: { status?: string; type?: string; since?: string; limit: string; json?: boolean }) => {

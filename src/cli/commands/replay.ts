@@ -5,7 +5,7 @@ import { openStore } from '../../store/open.js';
 import { keyFormOf } from '../../webhooks/schemes/registry.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, table, writeLine } from '../io.js';
-import { httpUrl, parseDuration, signingSecret } from '../flags.js';
+import { httpUrl, signingSecret, sinceTime } from '../flags.js';
 import type { Register } from '../register.js';
 
 interface ReplayFlags {
@@ -16,15 +16,6 @@ interface ReplayFlags {
   all?: boolean;
   secret?: string;
   json?: boolean;
-}
-
-/** `--since`: an ISO time, or a duration back from now (`10m`, `2h`, `1d`). */
-function sinceOf(value: string, now = Date.now()): string {
-  const ago = parseDuration(value);
-  if (ago !== undefined) return new Date(now - ago).toISOString();
-  const at = Date.parse(value);
-  if (Number.isNaN(at)) throw new UsageError(`--since takes an ISO time (2025-01-31T12:00:00Z) or a duration back from now (10m, 2h, 1d), got "${value}".`);
-  return new Date(at).toISOString();
 }
 
 function selectionOf(flags: ReplayFlags): EventSelection {
@@ -38,7 +29,7 @@ function selectionOf(flags: ReplayFlags): EventSelection {
     return {};
   }
   if (!filters) throw new UsageError('say which events to replay: --event ID, --since TIME, --type TYPE, or --all.');
-  return { since: flags.since === undefined ? undefined : sinceOf(flags.since), type: flags.type };
+  return { since: flags.since === undefined ? undefined : sinceTime('--since')(flags.since), type: flags.type };
 }
 
 function human(report: ReplayReport): string {
