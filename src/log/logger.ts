@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { redact } from '../errors/index.js';
+import { ConfigError, redact } from '../errors/index.js';
 
 /** The subset of pino's logger checkout-kit calls. */
 export interface Logger {
@@ -20,9 +20,14 @@ export interface CreateLoggerOptions {
 /** A pino logger that redacts secrets and authorization headers from every line. */
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const destination = options.destination ?? process.stderr;
+  const level = options.level ?? process.env.LOG_LEVEL ?? 'info';
+  // pino's own refusal names none of this ("default level:… must be included in custom levels").
+  if (level !== 'silent' && !Object.hasOwn(pino.levels.values, level)) {
+    throw new ConfigError(`The log level "${level}" (LOG_LEVEL) is not one of ${[...Object.keys(pino.levels.values), 'silent'].join(', ')}.`);
+  }
   return pino(
     {
-      level: options.level ?? process.env.LOG_LEVEL ?? 'info',
+      level,
       redact: { paths: ['headers.authorization', 'headers["x-request-signature"]', '*.apiKey', '*.signingSecret', '*.secret'], censor: '[redacted]' },
       hooks: {
         streamWrite: (line: string) => redact(line),

@@ -43,6 +43,16 @@ describe('numeric flags', () => {
     );
   });
 
+  it('an unknown LOG_LEVEL is a configuration error (exit 2) naming LOG_LEVEL and the levels', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
+    for (const args of [['reconcile'], ['sandbox', '--port', '0', '--data', join(cwd, 'sandbox')]]) {
+      const result = await runCli(args, { cwd, env: { CHECKOUT_STORE: 'memory:', LOG_LEVEL: 'shouty' } });
+      expect(result.code, args[0]).toBe(2);
+      expect(result.stderr, args[0]).toBe('checkout-kit: The log level "shouty" (LOG_LEVEL) is not one of trace, debug, info, warn, error, fatal, silent.\n');
+    }
+    await rm(cwd, { recursive: true, force: true });
+  });
+
   it('a malformed numeric flag is a usage error (exit 2) before any work', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
     for (const args of [['events', 'list', '--limit', '0'], ['payments', 'list', '--limit', 'ten'], ['reconcile', '--concurrency', '300'], ['reconcile', '--older-than', 'later'], ['serve', '--port', '70000'], ['console', '--port', 'x'], ['demo', '--orders', '0'], ['events', 'list', '--since', 'garbage'], ['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--since', 'garbage']]) {
