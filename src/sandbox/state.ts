@@ -74,7 +74,10 @@ export class SandboxState {
 
   static async open(dataDir: string): Promise<SandboxState> {
     const dir = resolve(dataDir);
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST' && error.code !== 'ENOTDIR') throw error;
+      throw new ConfigError(`${dir} (or a folder above it) is a file, not a folder: pass a folder as --data.`, { cause: error });
+    });
     const file = join(dir, STATE_FILE);
     const lock = new DirLock(dir, { name: LOCK_FILE, subject: 'the sandbox data', staleMs: 10_000, disabled: false, onCompromised: () => undefined });
     const held = await lock.tryAcquire().catch(async (error: unknown) => {

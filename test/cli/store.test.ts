@@ -114,6 +114,19 @@ describe('checkout-kit store recover', () => {
     expect(JSON.parse(events.stdout).map((event: { id: string }) => event.id).sort()).toEqual(['evt_0', 'evt_1', 'evt_2', 'evt_3']);
   });
 
+  it('says a store path that is a file is not a folder, in one line, and leaves the file alone', async () => {
+    const cwd = await tempDir('ck-store-cli-');
+    await writeFile(join(cwd, 'not-a-folder'), 'mine');
+    for (const store of ['file:not-a-folder', 'file:not-a-folder/store']) {
+      const result = await runCli(['events', 'list'], { cwd, env: { CHECKOUT_STORE: store } });
+      expect(result.code, store).toBe(1);
+      expect(result.stderr, store).toBe(
+        `checkout-kit: Cannot open the store ${join(cwd, store.slice('file:'.length))}: it (or a folder above it) is a file, not a folder. Point the store at a folder (CHECKOUT_STORE=file:<dir>).\n`,
+      );
+    }
+    expect(await readFile(join(cwd, 'not-a-folder'), 'utf8')).toBe('mine');
+  });
+
   it('names a damaged snapshot in one whole line, advice included, when the parser quotes a line break', async () => {
     const { cwd, env, dir } = await shop(1);
     await writeFile(join(dir, 'snapshot.json'), 'garbage\n');

@@ -117,6 +117,15 @@ describe('checkout-kit sandbox', () => {
     }
   });
 
+  it('exits 2 with one line when --data is a file', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'file'), 'mine');
+    const result = await runCli(['sandbox', '--port', '0', '--data', join(dir, 'file')], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`checkout-kit: ${join(dir, 'file')} (or a folder above it) is a file, not a folder: pass a folder as --data.\n`);
+    expect(await readFile(join(dir, 'file'), 'utf8')).toBe('mine');
+  });
+
   it('exits 2 on a bad flag value, without starting', async () => {
     const dir = await tempDir();
     const result = await runCli(['sandbox', '--drop', '1.5', '--data', dir], { cwd: dir });

@@ -98,7 +98,7 @@ describe('EmbeddedStore files', () => {
   it('says which folder it cannot open', async () => {
     const file = join(await scratch.dir(), 'not-a-folder');
     await writeFile(file, 'x');
-    await expect(openEmbedded(file)).rejects.toThrow(new RegExp(`^Cannot open the store ${file}: .*Check the folder`));
+    await expect(openEmbedded(file)).rejects.toThrow(new RegExp(`^Cannot open the store ${file}: it \\(or a folder above it\\) is a file, not a folder\\.`));
     await expect(openEmbedded(file)).rejects.toBeInstanceOf(StoreError);
   });
 

@@ -152,7 +152,10 @@ export class EmbeddedStore extends StateStore {
     if (this.status === 'open') return;
     if (this.status === 'closed') throw new StoreError(`The store ${this.dir} was closed: create a new EmbeddedStore to open it again.`);
     try {
-      await mkdir(this.dir, { recursive: true });
+      await mkdir(this.dir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST' && error.code !== 'ENOTDIR') throw error;
+        throw new StoreError(`Cannot open the store ${this.dir}: it (or a folder above it) is a file, not a folder. Point the store at a folder (CHECKOUT_STORE=file:<dir>).`, { cause: error });
+      });
       await this.exclusive(() =>
         this.lock.with(async () => {
           await this.reload();
