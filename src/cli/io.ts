@@ -17,10 +17,23 @@ export function output<T>(io: CliIO, json: boolean, value: T, human: (value: T) 
   writeLine(io.stdout, json ? JSON.stringify(value, null, 2) : human(value));
 }
 
+/** Escapes for the control characters that have a short one; the rest are written `\u00XX`. */
+const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * `text` with its control characters written as escapes (`\n`, `\u001b`): ids and types come from
+ * signed but outside input, and a raw line break would split a row, an escape sequence reach the
+ * operator's terminal.
+ */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => SHORT_ESCAPES[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** A plain text table: columns padded to their widest cell. */
 export function table(rows: Array<Record<string, string | number | undefined>>, columns: string[]): string {
   if (rows.length === 0) return '(none)';
-  const cell = (value: string | number | undefined) => (value === undefined ? '' : String(value));
+  const cell = (value: string | number | undefined) => (value === undefined ? '' : printable(String(value)));
   const widths = columns.map((column) => Math.max(column.length, ...rows.map((row) => cell(row[column]).length)));
   const line = (cells: string[]) => cells.map((text, i) => text.padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...rows.map((row) => line(columns.map((column) => cell(row[column]))))].join('\n');

@@ -114,6 +114,20 @@ describe('checkout-kit store recover', () => {
     expect(JSON.parse(events.stdout).map((event: { id: string }) => event.id).sort()).toEqual(['evt_0', 'evt_1', 'evt_2', 'evt_3']);
   });
 
+  it('events list writes control characters of ids as escapes: one row per event, no escape sequence reaches the terminal', async () => {
+    const { cwd, dir, env } = await shop(0);
+    const store = new EmbeddedStore({ dir, logger: silentLogger });
+    await store.open();
+    await store.insertEvent(sampleEvent('evt_a\nb\u001b[31mred\u009b'));
+    await store.close();
+    const result = await runCli(['events', 'list'], { cwd, env });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toMatch(/^evt_a\\nb\\u001b\[31mred\\u009b /);
+    expect(result.stdout).not.toMatch(/[\u001b\u009b]/);
+  });
+
   it('says a store path that is a file is not a folder, in one line, and leaves the file alone', async () => {
     const cwd = await tempDir('ck-store-cli-');
     await writeFile(join(cwd, 'not-a-folder'), 'mine');
