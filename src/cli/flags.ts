@@ -55,6 +55,17 @@ export function sinceTime(flag: string, now: () => number = Date.now) {
   };
 }
 
+/**
+ * A commander parser for an interface to listen on. An empty one is refused: Node reads `''` as
+ * every interface, which nobody means by leaving it empty.
+ */
+export function listenHost(flag: string) {
+  return (value: string): string => {
+    if (value.trim() === '') throw new UsageError(`${flag} takes an interface to listen on (127.0.0.1; 0.0.0.0 or :: for every interface), got "${value}".`);
+    return value.trim();
+  };
+}
+
 /** A commander parser for a probability flag (0 to 1). */
 export function probability(flag: string) {
   return (value: string): number => {

@@ -55,7 +55,7 @@ describe('numeric flags', () => {
 
   it('a malformed numeric flag is a usage error (exit 2) before any work', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
-    for (const args of [['events', 'list', '--limit', '0'], ['payments', 'list', '--limit', 'ten'], ['reconcile', '--concurrency', '300'], ['reconcile', '--older-than', 'later'], ['serve', '--port', '70000'], ['console', '--port', 'x'], ['demo', '--orders', '0'], ['events', 'list', '--since', 'garbage'], ['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--since', 'garbage']]) {
+    for (const args of [['events', 'list', '--limit', '0'], ['payments', 'list', '--limit', 'ten'], ['reconcile', '--concurrency', '300'], ['reconcile', '--older-than', 'later'], ['serve', '--port', '70000'], ['console', '--port', 'x'], ['demo', '--orders', '0'], ['events', 'list', '--since', 'garbage'], ['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--since', 'garbage'], ['serve', '--host', ''], ['console', '--host', ' '], ['sandbox', '--host', '']]) {
       const result = await runCli(args, { cwd, env: { CHECKOUT_STORE: 'memory:' } });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toMatch(new RegExp(`^checkout-kit: ${args[args.length - 2]} takes `));

@@ -6,7 +6,7 @@ import { errorObject } from '../../schemas/error.js';
 import { SPEC_ERROR_OPTIONS } from '../../fastify/error-replies.js';
 import { consoleAccess } from '../console-access.js';
 import { UsageError } from '../exit.js';
-import { portNumber } from '../flags.js';
+import { listenHost, portNumber } from '../flags.js';
 import { writeLine } from '../io.js';
 import { CONSOLE_PREFIX, createOperations } from '../operations.js';
 import type { Register } from '../register.js';
@@ -21,7 +21,7 @@ export const registerConsole: Register = (program, io) => {
     .command('console')
     .description('the operator console against the configured store (CHECKOUT_STORE), with /metrics, /healthz and /readyz')
     .option('--port <n>', `port (default ${DEFAULT_CONSOLE_PORT})`, portNumber('--port'))
-    .option('--host <host>', 'interface to listen on; anything but loopback needs CHECKOUT_CONSOLE_TOKEN', '127.0.0.1')
+    .option('--host <host>', 'interface to listen on; anything but loopback needs CHECKOUT_CONSOLE_TOKEN', listenHost('--host'), '127.0.0.1')
     .option('--handlers <file>', 'the fulfillment module, for "Reconcile now" and immediate retries (default: CHECKOUT_HANDLERS or ./fulfillment.*, when present)')
     .action(async (options: { port?: number; host: string; handlers?: string }) => {
       const port = options.port ?? DEFAULT_CONSOLE_PORT;

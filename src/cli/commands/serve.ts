@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Register } from '../register.js';
 import { UsageError } from '../exit.js';
-import { portNumber } from '../flags.js';
+import { listenHost, portNumber } from '../flags.js';
 import { writeLine } from '../io.js';
 import { openRuntime } from '../runtime.js';
 import { consoleAccess } from '../console-access.js';
@@ -14,7 +14,7 @@ export const registerServe: Register = (program, io) => {
     .command('serve')
     .description('run the webhook receiver (POST /webhooks/checkout) and the checkout routes')
     .option('--port <n>', 'port (PORT)', portNumber('--port'))
-    .option('--host <host>', 'interface to listen on (HOST)')
+    .option('--host <host>', 'interface to listen on (HOST)', listenHost('--host'))
     .option('--handlers <file>', 'the fulfillment module (CHECKOUT_HANDLERS)')
     .option('--public-url <url>', "the shop's public URL for success and cancel links (CHECKOUT_PUBLIC_URL)")
     .option('--console', 'also serve the operator console under /checkout-kit/ (this machine only, or with CHECKOUT_CONSOLE_TOKEN)')
