@@ -26,7 +26,16 @@ export const registerRuns: Register = (program, io) => {
     .action(async (key: string | undefined, options: { all?: boolean; json?: boolean }) => {
       if (!key && !options.all) throw new UsageError(`give a run key (see \`${LIST_FAILED_RUNS}\`) or --all`);
       // Every failed run, page by page, however many (`key` undefined with --all).
-      const retried = await withStore(io, (store) => retryFailed(store, { key }));
-      output(io, options.json ?? false, { retried }, ({ retried: n }) => `${n} run(s) put back in line`);
+      const { retried, status } = await withStore(io, async (store) => {
+        const retried = await retryFailed(store, { key });
+        // Nothing put back for one key: say why (a typo'd key is not "0 runs", it is no run).
+        if (!key || retried > 0) return { retried, status: undefined };
+        const run = await store.getRun(key);
+        if (!run) throw new UsageError(`No run has the key ${key}: see \`${LIST_FAILED_RUNS}\` for the keys of failed runs.`);
+        return { retried, status: run.status };
+      });
+      output(io, options.json ?? false, { retried, ...(status ? { status } : {}) }, ({ retried: n }) =>
+        status ? `run ${key} is ${status}, not failed: nothing to put back` : `${n} run(s) put back in line`,
+      );
     });
 };
