@@ -2,13 +2,18 @@ import type { CheckoutKitConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { CheckoutClient, type CheckoutClientOptions } from './checkout-client.js';
 
+/** Whether the configuration names the service: its base URL and a merchant or invoice key. */
+export function configuresService<C extends Pick<CheckoutKitConfig, 'baseUrl' | 'apiKey' | 'invoiceKey'>>(config: C): config is C & { baseUrl: string } {
+  return Boolean(config.baseUrl && (config.apiKey || config.invoiceKey));
+}
+
 /**
- * The merchant client the configuration allows, or undefined when it has no base URL or no
- * merchant/invoice key (a receiver can still run then, trusting verified event data). `overrides.onCall`
- * lets `serve` count the calls for its metrics.
+ * The merchant client the configuration allows, or undefined when it does not name the service
+ * (`configuresService`; `serve` refuses to start then). `overrides.onCall` lets `serve` count the
+ * calls for its metrics.
  */
 export function clientFromConfig(config: CheckoutKitConfig, logger?: Logger, overrides: Pick<CheckoutClientOptions, 'fetch' | 'onCall'> = {}): CheckoutClient | undefined {
-  if (!config.baseUrl || !(config.apiKey || config.invoiceKey)) return undefined;
+  if (!configuresService(config)) return undefined;
   return new CheckoutClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,

@@ -126,6 +126,8 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
         'checkout-kit: serve confirms every event with the service before a handler runs: set CHECKOUT_BASE_URL and CHECKOUT_API_KEY (or CHECKOUT_INVOICE_KEY); `checkout-kit doctor` checks them.',
       );
       expect(result.stdout).not.toMatch(/listening/);
+      // Refused before the store is opened: no store folder is made.
+      expect(existsSync(join(dir, '.checkout-kit'))).toBe(false);
     }
     // Configured, the same folder serves: the refusals left nothing behind that stops it.
     const serve = spawnCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox) });

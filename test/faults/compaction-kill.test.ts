@@ -1,12 +1,13 @@
 import { watch } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventRecord } from '../../src/store/index.js';
 import { newWebhookSecret } from '../../src/webhooks/index.js';
 import { freePort } from '../support/ports.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { reportFigures, sized } from './support/report.js';
+import { startAnsweringService, type AnsweringService } from './support/answering-service.js';
 import { cli, deliver, delivery, Processes, startServe, stop, STORE_FULFILLMENT } from './support/store-processes.js';
 
 // Compaction seals the journal segment under the lock, then writes the snapshot without it, while
@@ -16,8 +17,14 @@ import { cli, deliver, delivery, Processes, startServe, stop, STORE_FULFILLMENT 
 // signed deliveries keep coming, and restarted on the same store, several times.
 
 const processes = new Processes();
+// serve confirms events with the service: one that knows every payment, as just created.
+let service: AnsweringService;
+beforeAll(async () => {
+  service = await startAnsweringService();
+});
 afterAll(async () => {
   await processes.stopAll();
+  await service.close();
   await removeTempDirs();
 });
 
@@ -41,7 +48,7 @@ describe('serve SIGKILLed mid-compaction (real serve, real files)', () => {
     const storeDir = join(await tempDir('ck-compaction-store-'), 'store');
     await mkdir(storeDir);
     const secret = newWebhookSecret();
-    const env = { CHECKOUT_STORE: `file:${storeDir}`, CHECKOUT_WEBHOOK_SECRET: secret, CHECKOUT_HANDLERS: STORE_FULFILLMENT, LOG_LEVEL: 'error' };
+    const env = { ...service.env, CHECKOUT_STORE: `file:${storeDir}`, CHECKOUT_WEBHOOK_SECRET: secret, CHECKOUT_HANDLERS: STORE_FULFILLMENT, LOG_LEVEL: 'error' };
 
     const acked: string[] = [];
     let sent = 0;

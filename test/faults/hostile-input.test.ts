@@ -8,6 +8,7 @@ import { classify } from '../../src/fulfillment/outcome.js';
 import { newWebhookSecret, signWebhook } from '../../src/webhooks/index.js';
 import { parseDelivery } from '../../src/webhooks/parse-delivery.js';
 import { spawnCli, waitForLine } from '../support/cli.js';
+import { paidPayment, startAnsweringService, type AnsweringService } from './support/answering-service.js';
 import { eventually, freePort } from '../support/ports.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import {
@@ -136,9 +137,11 @@ function prefixed(prefix: string, counts: Record<string, number>): Record<string
 
 const children: ChildProcess[] = [];
 const pools: SocketPool[] = [];
+const services: AnsweringService[] = [];
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((pool) => pool.closeAll()));
   await Promise.all(children.splice(0).map((child) => stopChild(child, 5_000)));
+  await Promise.all(services.splice(0).map((service) => service.close()));
   await removeTempDirs();
 });
 
@@ -150,11 +153,13 @@ describe('hostile input: a real checkout-kit serve under raw-socket abuse', () =
     await writeFile(join(dir, 'fulfillment.mjs'), RECORDING_HANDLERS);
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/webhooks/checkout`;
-    // No service configured: the engine trusts verified event data (hint mode), so every signed
-    // payment.paid event reaches the handler and the pollution probe.
+    // A service that confirms every payment paid (10.00 of 10.00, as the events say), so every
+    // signed payment.paid event reaches the handler and the pollution probe.
+    const service = await startAnsweringService(paidPayment);
+    services.push(service);
     const serve = spawnCli(['serve', '--port', String(port)], {
       cwd: dir,
-      env: { CHECKOUT_WEBHOOK_SECRET: secret, CHECKOUT_STORE: `file:${join(dir, 'store')}`, CHECKOUT_HANDLERS: join(dir, 'fulfillment.mjs'), HOSTILE_CALLS: calls, LOG_LEVEL: 'warn' },
+      env: { ...service.env, CHECKOUT_WEBHOOK_SECRET: secret, CHECKOUT_STORE: `file:${join(dir, 'store')}`, CHECKOUT_HANDLERS: join(dir, 'fulfillment.mjs'), HOSTILE_CALLS: calls, LOG_LEVEL: 'warn' },
     });
     children.push(serve);
     let stderr = '';

@@ -8,6 +8,7 @@ import { newWebhookSecret } from '../../src/webhooks/index.js';
 import { eventually, freePort } from '../support/ports.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { reportFigures, sized } from './support/report.js';
+import { startAnsweringService, type AnsweringService } from './support/answering-service.js';
 import { cli, deliver, delivery, eventLineOffset, fileHashes, Processes, startServe, stop, STORE_FULFILLMENT, type CliResult } from './support/store-processes.js';
 
 // Damaged store files, through the real processes: a real `serve` fills an embedded store from
@@ -15,14 +16,20 @@ import { cli, deliver, delivery, eventLineOffset, fileHashes, Processes, startSe
 // `store check` and `store recover` run as their own processes on them.
 
 const processes = new Processes();
+// serve confirms events with the service: one that knows every payment, as just created.
+let service: AnsweringService;
+beforeAll(async () => {
+  service = await startAnsweringService();
+});
 afterEach(() => processes.stopAll());
 afterAll(async () => {
   await processes.stopAll();
+  await service.close();
   await removeTempDirs();
 });
 
 const secret = newWebhookSecret();
-const envFor = (storeDir: string) => ({ CHECKOUT_STORE: `file:${storeDir}`, CHECKOUT_WEBHOOK_SECRET: secret, CHECKOUT_HANDLERS: STORE_FULFILLMENT, LOG_LEVEL: 'warn' });
+const envFor = (storeDir: string) => ({ ...service.env, CHECKOUT_STORE: `file:${storeDir}`, CHECKOUT_WEBHOOK_SECRET: secret, CHECKOUT_HANDLERS: STORE_FULFILLMENT, LOG_LEVEL: 'warn' });
 
 async function run(args: string[], storeDir: string, cwd: string): Promise<CliResult> {
   return cli(processes, args, { cwd, env: envFor(storeDir) });

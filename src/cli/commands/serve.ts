@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Register } from '../register.js';
+import { configuresService } from '../../client/index.js';
+import { loadConfig } from '../../config/index.js';
+import { ConfigError } from '../../errors/index.js';
 import { UsageError } from '../exit.js';
 import { listenHost, portNumber } from '../flags.js';
 import { writeLine } from '../io.js';
@@ -19,16 +22,17 @@ export const registerServe: Register = (program, io) => {
     .option('--public-url <url>', "the shop's public URL for success and cancel links (CHECKOUT_PUBLIC_URL)")
     .option('--console', 'also serve the operator console under /checkout-kit/ (this machine only, or with CHECKOUT_CONSOLE_TOKEN)')
     .action(async (options: { port?: number; host?: string; handlers?: string; publicUrl?: string; console?: boolean }) => {
+      // Without a client the engine would decide from the webhook's own data: a webhook is only a
+      // hint, so serve never runs handlers on news the service has not confirmed. Checked before
+      // the store is opened: a refusal leaves nothing behind.
+      if (!configuresService(loadConfig({ env: io.env, cwd: io.cwd }))) {
+        throw new ConfigError(
+          'serve confirms every event with the service before a handler runs: set CHECKOUT_BASE_URL and CHECKOUT_API_KEY (or CHECKOUT_INVOICE_KEY); `checkout-kit doctor` checks them.',
+        );
+      }
       const runtime = await openRuntime(io, { handlers: true, handlersFile: options.handlers, longRunning: true });
       let app: FastifyInstance | undefined;
       try {
-        // Without a client the engine would decide from the webhook's own data: a webhook is only
-        // a hint, so serve never runs handlers on news the service has not confirmed.
-        if (!runtime.client) {
-          throw new UsageError(
-            'serve confirms every event with the service before a handler runs: set CHECKOUT_BASE_URL and CHECKOUT_API_KEY (or CHECKOUT_INVOICE_KEY); `checkout-kit doctor` checks them.',
-          );
-        }
         const port = options.port ?? runtime.config.port ?? 3000;
         // PORT is checked for digits when the configuration is read; its range is checked here.
         if (port > 65_535) throw new UsageError(`PORT takes a port number (0: any free port), got "${port}".`);
