@@ -44,10 +44,13 @@ export function duration(flag: string, bareUnit: DurationUnit = 'ms') {
   };
 }
 
-/** A parser for `--since`: an ISO time, or a duration back from `now()` (`10m`, `2h`, `1d`); gives the ISO time. */
+/**
+ * A parser for `--since`: an ISO time, or a duration back from `now()` (`10m`, `2h`, `1d`, its unit
+ * required: a bare `2025` is the year, not 2,025 ms); gives the ISO time.
+ */
 export function sinceTime(flag: string, now: () => number = Date.now) {
   return (value: string): string => {
-    const ago = parseDuration(value);
+    const ago = /[a-z]$/i.test(value.trim()) ? parseDuration(value) : undefined;
     if (ago !== undefined) return new Date(now() - ago).toISOString();
     const at = Date.parse(value);
     if (Number.isNaN(at)) throw new UsageError(`${flag} takes an ISO time (2025-01-31T12:00:00Z) or a duration back from now (10m, 2h, 1d), got "${value}".`);

@@ -38,6 +38,8 @@ describe('numeric flags', () => {
     const now = () => Date.parse('2030-06-01T12:00:00.000Z');
     expect(sinceTime('--since', now)('2h')).toBe('2030-06-01T10:00:00.000Z');
     expect(sinceTime('--since', now)('2025-01-31T12:00:00Z')).toBe('2025-01-31T12:00:00.000Z');
+    // A bare number is a year (as Date.parse reads it), never milliseconds ago.
+    expect(sinceTime('--since', now)('2025')).toBe('2025-01-01T00:00:00.000Z');
     expect(() => sinceTime('--since', now)('garbage')).toThrow(
       new UsageError('--since takes an ISO time (2025-01-31T12:00:00Z) or a duration back from now (10m, 2h, 1d), got "garbage".'),
     );
