@@ -3,7 +3,7 @@ import { checkoutRoutes } from '../checkout/index.js';
 import { ConfigError } from '../errors/index.js';
 import { attachFulfillment } from '../fulfillment/index.js';
 import { observeDeliveries } from '../metrics/index.js';
-import { clientMistakeReply, SPEC_ERROR_OPTIONS } from '../fastify/error-replies.js';
+import { SPEC_ERROR_OPTIONS, specErrorHandler } from '../fastify/error-replies.js';
 import { errorObject } from '../schemas/error.js';
 import { createReceiver, checkoutWebhooks, type WebhookReceiver } from '../webhooks/index.js';
 import { createOperations, type Operations } from './operations.js';
@@ -42,12 +42,7 @@ export async function buildServeApp(runtime: Runtime, options: ServeAppOptions):
   // media type, size: `POST /checkout`), and those before any route (a URL that does not decode).
   const app = Fastify({ ...SPEC_ERROR_OPTIONS });
   app.setNotFoundHandler(async (request, reply) => reply.code(404).send(errorObject('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)));
-  app.setErrorHandler(async (error, request, reply) => {
-    const mistake = clientMistakeReply(error);
-    if (mistake) return reply.code(mistake.status).send(mistake.body);
-    logger.error({ err: error, method: request.method, url: request.url.split('?')[0] }, `serve: ${request.method} ${request.url.split('?')[0]} failed`);
-    return reply.code(500).send(errorObject('internal_error', 'The request failed; see the process log.'));
-  });
+  app.setErrorHandler(specErrorHandler(logger, 'serve'));
   await app.register(checkoutWebhooks, { receiver: observeDeliveries(receiver, operations.observeDelivery) });
   if (client) {
     await app.register(checkoutRoutes, {

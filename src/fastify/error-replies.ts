@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { Logger } from '../log/index.js';
 import { errorObject, type ErrorObject } from '../schemas/error.js';
 
 /**
@@ -12,6 +13,7 @@ const CODE_BY_STATUS: Partial<Record<number, string>> = {
   405: 'method_not_allowed',
   408: 'request_timeout',
   413: 'payload_too_large',
+  414: 'uri_too_long',
   415: 'unsupported_media_type',
   431: 'headers_too_large',
 };
@@ -21,6 +23,20 @@ export function clientMistakeReply(error: unknown): { status: number; body: Erro
   const status = (error as { statusCode?: unknown } | undefined)?.statusCode;
   if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
   return { status, body: errorObject(CODE_BY_STATUS[status] ?? 'invalid_request', (error as Error).message) };
+}
+
+/**
+ * An app's root error handler: a client's mistake answered with its status and the spec's error
+ * object, anything else logged and answered 500 `internal_error` (never fastify's own shape).
+ */
+export function specErrorHandler(logger: Logger, app: string) {
+  return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const mistake = clientMistakeReply(error);
+    if (mistake) return reply.code(mistake.status).send(mistake.body);
+    const path = request.url.split('?')[0];
+    logger.error({ err: error, method: request.method, url: path }, `${app}: ${request.method} ${path} failed`);
+    return reply.code(500).send(errorObject('internal_error', 'The request failed; see the process log.'));
+  };
 }
 
 /** What Node's HTTP parser refused, as a status and the spec's error object. */
@@ -37,8 +53,8 @@ function unreadableRequest(code: string | undefined): { status: number; body: Er
  */
 export const SPEC_ERROR_OPTIONS = {
   frameworkErrors(error: Error, _request: FastifyRequest, reply: FastifyReply) {
-    const reply4xx = clientMistakeReply(error) ?? { status: 400, body: errorObject('invalid_request', error.message) };
-    void reply.code(reply4xx.status).send(reply4xx.body);
+    const answer = clientMistakeReply(error) ?? { status: 500, body: errorObject('internal_error', error.message) };
+    void reply.code(answer.status).send(answer.body);
   },
   clientErrorHandler(error: Error & { code?: string }, socket: Duplex) {
     // A reset connection has nobody left to answer (as fastify's own handler does).

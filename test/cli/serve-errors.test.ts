@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, openShop } from '../sandbox/helpers.js';
 import { sandboxEnv, spawnCli, terminateAll, waitForLine } from '../support/cli.js';
+import { freePort } from '../support/ports.js';
 
 const children: Array<ReturnType<typeof spawnCli>> = [];
 afterEach(async () => {
@@ -52,14 +53,23 @@ describe('bad HTTP gets the spec error object from the processes a merchant runs
     const xml = await post('<order/>', 'text/xml');
     expect(xml.status).toBe(415);
     expect(await xml.json()).toEqual(specError('unsupported_media_type'));
-    const huge = await post('a'.repeat(2 * 1024 * 1024), 'application/json');
-    expect(huge.status).toBe(413);
-    expect(await huge.json()).toEqual(specError('payload_too_large'));
+    // Declared over the limit: answered before the body is read (a client still writing it would
+    // see the connection close under it, so the body is not sent).
+    expect(await raw(port, 'POST /checkout HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\n\r\n{')).toEqual({
+      status: 413,
+      body: specError('payload_too_large'),
+    });
     // Bytes that are not UTF-8 would otherwise decode to U+FFFD: two such order ids, one order.
     const notUtf8 = Buffer.concat([Buffer.from('{"orderId":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","amount":"10","email":"b@example.com"}')]);
     const lossy = await fetch(`${base}/checkout`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: new Uint8Array(notUtf8) });
     expect(lossy.status).toBe(400);
     expect(await lossy.json()).toEqual({ error: { code: 'invalid_request', message: 'The request body is not valid UTF-8' } });
+    // The same through a form, as raw bytes and as a %-escape.
+    for (const form of [Buffer.concat([Buffer.from('orderId='), Buffer.from([0xff]), Buffer.from('&amount=10&email=b%40example.com')]), Buffer.from('orderId=%FE&amount=10&email=b%40example.com')]) {
+      const answer = await fetch(`${base}/checkout`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new Uint8Array(form) });
+      expect(answer.status, form.toString('latin1')).toBe(400);
+      expect(await answer.json()).toEqual({ error: { code: 'invalid_request', message: 'The request body is not valid UTF-8' } });
+    }
     const badUrl = await fetch(`${base}/checkout/%zz`);
     expect(badUrl.status).toBe(400);
     expect(await badUrl.json()).toEqual(specError('invalid_request'));
@@ -71,6 +81,20 @@ describe('bad HTTP gets the spec error object from the processes a merchant runs
     expect(unsigned.status).toBeGreaterThanOrEqual(400);
     expect(unsigned.status).toBeLessThan(500);
     expect(await unsigned.json()).toMatchObject({ error: { code: expect.any(String) } });
+  });
+
+  it('console: fastify’s own errors outside the console’s pages, a URL that does not decode', async () => {
+    const { dir } = await openShop('ck-console-errors-', HANDLERS);
+    const port = await freePort();
+    const consoleProcess = spawnCli(['console', '--port', String(port)], { cwd: dir, env: { CHECKOUT_STORE: 'file:.checkout-kit', LOG_LEVEL: 'warn' } });
+    children.push(consoleProcess);
+    await waitForLine(consoleProcess, /checkout-kit console on/);
+    const badJson = await fetch(`http://127.0.0.1:${port}/healthz`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
+    expect(badJson.status).toBe(400);
+    expect(await badJson.json()).toEqual(specError('invalid_request'));
+    const badUrl = await fetch(`http://127.0.0.1:${port}/%zz`);
+    expect(badUrl.status).toBe(400);
+    expect(await badUrl.json()).toEqual(specError('invalid_request'));
   });
 
   it('sandbox: a URL that does not decode and bytes that are not HTTP', async () => {

@@ -1,5 +1,5 @@
+import { parse as parseQuery } from 'node:querystring';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
-import { formBody } from '../../fastify/form-body.js';
 import { utf8Text } from '../../webhooks/utf8.js';
 import { handleCheckoutRequest, handleReturnRequest, type CheckoutHttpOptions, type HttpAnswer } from '../http.js';
 
@@ -7,6 +7,9 @@ export interface CheckoutRoutesOptions extends CheckoutHttpOptions {
   /** @default '/checkout' */
   checkoutPath?: string;
 }
+
+/** A body that is not UTF-8, as fastify's parsers report a client's mistake (a 400). */
+const notUtf8 = () => Object.assign(new Error('The request body is not valid UTF-8'), { statusCode: 400 });
 
 function send(reply: FastifyReply, answer: HttpAnswer) {
   reply.code(answer.status).headers(answer.headers);
@@ -22,15 +25,22 @@ function send(reply: FastifyReply, answer: HttpAnswer) {
  */
 export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesOptions> = async (app: FastifyInstance, options) => {
   await app.register(async (scope) => {
-    await scope.register(await formBody());
-    // JSON decoded strictly: a lenient decoder turns every invalid UTF-8 sequence into U+FFFD, so
-    // two different byte strings could name the same order (and be given its payment).
-    const parseJson = scope.getDefaultJsonParser('error', 'error');
-    scope.removeContentTypeParser('application/json');
+    // Bodies decoded strictly: a lenient decoder turns every invalid UTF-8 sequence into U+FFFD, so
+    // two different byte strings could name the same order (and be given its payment). These
+    // parsers replace, in this scope only, any the application set for the two media types.
+    for (const type of ['application/json', 'application/x-www-form-urlencoded']) if (scope.hasContentTypeParser(type)) scope.removeContentTypeParser(type);
+    const parseJson = scope.getDefaultJsonParser(scope.initialConfig.onProtoPoisoning ?? 'error', scope.initialConfig.onConstructorPoisoning ?? 'error');
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
       const text = utf8Text(body as Buffer);
-      if (text === undefined) return done(Object.assign(new Error('The request body is not valid UTF-8'), { statusCode: 400 }), undefined);
+      if (text === undefined) return done(notUtf8(), undefined);
       return parseJson(request, text, done);
+    });
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (_request, body, done) => {
+      const text = utf8Text(body as Buffer);
+      const form = text === undefined ? undefined : parseQuery(text);
+      // A %-escape that is not UTF-8 decodes to U+FFFD too: refuse that as well.
+      if (form === undefined || (!text!.includes('\uFFFD') && JSON.stringify(form).includes('\uFFFD'))) return done(notUtf8(), undefined);
+      return done(null, form);
     });
     const checkoutPath = options.checkoutPath ?? '/checkout';
     const returnPath = options.returnPath ?? `${checkoutPath}/return`;

@@ -3,7 +3,7 @@ import { isLoopbackHost } from '../../access/index.js';
 import { loadConfig } from '../../config/index.js';
 import { ConfigError } from '../../errors/index.js';
 import { errorObject } from '../../schemas/error.js';
-import { SPEC_ERROR_OPTIONS } from '../../fastify/error-replies.js';
+import { SPEC_ERROR_OPTIONS, specErrorHandler } from '../../fastify/error-replies.js';
 import { consoleAccess } from '../console-access.js';
 import { UsageError } from '../exit.js';
 import { listenHost, portNumber } from '../flags.js';
@@ -41,6 +41,7 @@ export const registerConsole: Register = (program, io) => {
         runtime = await openRuntime(io, { handlers: false });
       }
       const app = Fastify({ ...SPEC_ERROR_OPTIONS });
+      app.setErrorHandler(specErrorHandler(runtime.logger, 'console'));
       app.setNotFoundHandler(async (request, reply) =>
         reply.code(404).send(errorObject('not_found', `No route ${request.method} ${request.url.split('?')[0]}: the console is at ${CONSOLE_PREFIX}/.`)),
       );
