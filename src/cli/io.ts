@@ -1,3 +1,5 @@
+import { printable } from '../errors/index.js';
+
 /** Where a command writes; injectable so commands can be tested in-process. */
 export interface CliIO {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -15,19 +17,6 @@ export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
 /** Print a value as JSON (for --json) or through a human formatter. */
 export function output<T>(io: CliIO, json: boolean, value: T, human: (value: T) => string): void {
   writeLine(io.stdout, json ? JSON.stringify(value, null, 2) : human(value));
-}
-
-/** Escapes for the control characters that have a short one; the rest are written `\u00XX`. */
-const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-/**
- * `text` with its control characters written as escapes (`\n`, `\u001b`): ids and types come from
- * signed but outside input, and a raw line break would split a row, an escape sequence reach the
- * operator's terminal.
- */
-export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => SHORT_ESCAPES[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A plain text table: columns padded to their widest cell. */

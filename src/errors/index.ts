@@ -5,7 +5,7 @@
  */
 export { redact, registerSecret } from './redact.js';
 export { messageOf } from './message-of.js';
-export { oneLine } from './one-line.js';
+export { printable } from './printable.js';
 export {
   CheckoutKitError,
   ConfigError,

@@ -20,7 +20,8 @@ export interface CreateLoggerOptions {
 /** A pino logger that redacts secrets and authorization headers from every line. */
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const destination = options.destination ?? process.stderr;
-  const level = options.level ?? process.env.LOG_LEVEL ?? 'info';
+  // An empty LOG_LEVEL is unset, as every other empty variable is.
+  const level = options.level || process.env.LOG_LEVEL?.trim() || 'info';
   // pino's own refusal names none of this ("default level:… must be included in custom levels").
   if (level !== 'silent' && !Object.hasOwn(pino.levels.values, level)) {
     throw new ConfigError(`The log level "${level}" (LOG_LEVEL) is not one of ${[...Object.keys(pino.levels.values), 'silent'].join(', ')}.`);

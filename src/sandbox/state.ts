@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import { z } from 'zod';
-import { ConfigError, oneLine, StoreError } from '../errors/index.js';
+import { ConfigError, printable, StoreError } from '../errors/index.js';
 import { DirLock } from '../store/embedded/dir-lock.js';
 import { emptyData, type SandboxData } from './records.js';
 
@@ -97,12 +97,12 @@ export class SandboxState {
       await db.read();
     } catch (error) {
       await release();
-      throw new ConfigError(`${file} is not valid sandbox state (${oneLine((error as Error).message)}). Delete it or pass another --data directory.`, { cause: error });
+      throw new ConfigError(`${file} is not valid sandbox state (${printable((error as Error).message)}). Delete it or pass another --data directory.`, { cause: error });
     }
     const wrong = notSandboxState(db.data);
     if (wrong !== undefined) {
       await release();
-      throw new ConfigError(`${file} is not valid sandbox state (${oneLine(wrong)}). It was left untouched: delete it or pass another --data directory.`);
+      throw new ConfigError(`${file} is not valid sandbox state (${printable(wrong)}). It was left untouched: delete it or pass another --data directory.`);
     }
     db.data = { ...emptyData(), ...db.data };
     return new SandboxState(db, file, release);

@@ -3,7 +3,7 @@ import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low, type Adapter } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
-import { oneLine, StoreError } from '../../errors/index.js';
+import { printable, StoreError } from '../../errors/index.js';
 import { STATE_MAPS, type FrozenState, type StateData } from '../state.js';
 import { fsyncDir } from './files.js';
 
@@ -167,7 +167,7 @@ function isSnapshot(value: unknown): value is SnapshotFile {
 
 function damaged(path: string, why: string, cause?: unknown): StoreError {
   return new StoreError(
-    `Cannot open the store: ${path} is damaged (${oneLine(why)}). The file was left untouched. ` +
+    `Cannot open the store: ${path} is damaged (${printable(why)}). The file was left untouched. ` +
       'Restore the store folder from a backup, or move it aside to start with an empty store.',
     { cause },
   );
