@@ -1,10 +1,10 @@
-import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import { z } from 'zod';
 import { ConfigError, printable, StoreError } from '../errors/index.js';
 import { DirLock } from '../store/embedded/dir-lock.js';
+import { ensureFolder } from '../store/embedded/files.js';
 import { emptyData, type SandboxData } from './records.js';
 
 /** File of the sandbox state inside the data directory. */
@@ -74,10 +74,7 @@ export class SandboxState {
 
   static async open(dataDir: string): Promise<SandboxState> {
     const dir = resolve(dataDir);
-    await mkdir(dir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST' && error.code !== 'ENOTDIR') throw error;
-      throw new ConfigError(`${dir} (or a folder above it) is a file, not a folder: pass a folder as --data.`, { cause: error });
-    });
+    await ensureFolder(dir, (cause) => new ConfigError(`${dir} (or a folder above it) is a file, not a folder: pass a folder as --data.`, { cause }));
     const file = join(dir, STATE_FILE);
     const lock = new DirLock(dir, { name: LOCK_FILE, subject: 'the sandbox data', staleMs: 10_000, disabled: false, onCompromised: () => undefined });
     const held = await lock.tryAcquire().catch(async (error: unknown) => {

@@ -1,12 +1,12 @@
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readdir, unlink, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { StoreError } from '../../errors/index.js';
 import { createLogger, type Logger } from '../../log/index.js';
 import { StateStore } from '../state-store.js';
 import { emptyStateData, StoreState, type EventRecord, type FrozenState, type Op } from '../state.js';
 import { DirLock } from './dir-lock.js';
-import { fileVersion, fsyncDir, JOURNAL_FLAGS, openExisting, readRange, sizeOf, truncateDurably, writeJournalAt } from './files.js';
+import { ensureFolder, fileVersion, fsyncDir, JOURNAL_FLAGS, openExisting, readRange, sizeOf, truncateDurably, writeJournalAt } from './files.js';
 import { CorruptLineError, decodeJournal, encodeOp, encodeSeal, JOURNAL_FILE, journalName } from './journal.js';
 import { deleteAbandonedSnapshots, installSnapshot, prepareSnapshot, readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
 
@@ -152,10 +152,10 @@ export class EmbeddedStore extends StateStore {
     if (this.status === 'open') return;
     if (this.status === 'closed') throw new StoreError(`The store ${this.dir} was closed: create a new EmbeddedStore to open it again.`);
     try {
-      await mkdir(this.dir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST' && error.code !== 'ENOTDIR') throw error;
-        throw new StoreError(`Cannot open the store ${this.dir}: it (or a folder above it) is a file, not a folder. Point the store at a folder (CHECKOUT_STORE=file:<dir>).`, { cause: error });
-      });
+      await ensureFolder(
+        this.dir,
+        (cause) => new StoreError(`Cannot open the store ${this.dir}: it (or a folder above it) is a file, not a folder. Point the store at a folder (CHECKOUT_STORE=file:<dir>).`, { cause }),
+      );
       await this.exclusive(() =>
         this.lock.with(async () => {
           await this.reload();

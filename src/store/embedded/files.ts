@@ -1,8 +1,18 @@
 import { constants, fstatSync } from 'node:fs';
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 
 export function isNotFound(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+/**
+ * Create the folder `dir` (and those above it) if missing. When it, or a folder above it, is a
+ * file, throws what `isAFile(cause)` makes: mkdir's own EEXIST / ENOTDIR names neither.
+ */
+export async function ensureFolder(dir: string, isAFile: (cause: Error) => Error): Promise<void> {
+  await mkdir(dir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+    throw error.code === 'EEXIST' || error.code === 'ENOTDIR' ? isAFile(error) : error;
+  });
 }
 
 /** Make a file's content durable. */
