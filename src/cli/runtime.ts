@@ -1,5 +1,6 @@
-import { clientFromConfig, type CheckoutClient } from '../client/index.js';
+import { clientFromConfig, configuresService, type CheckoutClient } from '../client/index.js';
 import { loadConfig, type CheckoutKitConfig } from '../config/index.js';
+import { ConfigError } from '../errors/index.js';
 import { EngineObservers, FulfillmentEngine, loadHandlers, type FulfillmentEngineOptions, type FulfillmentHandlers } from '../fulfillment/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { ServiceCalls } from '../metrics/index.js';
@@ -30,6 +31,12 @@ export interface RuntimeOptions {
   handlersFile?: string | undefined;
   /** A long-running process (`serve`): a PostgreSQL store opens its connections up front and keeps them. @default false */
   longRunning?: boolean;
+  /**
+   * Refuse with this `ConfigError` message when the configuration does not name the service
+   * (`configuresService`), before the fulfillment module or the store is opened: a refusal leaves
+   * nothing behind.
+   */
+  requireService?: string;
   /** Engine settings for programs that embed the CLI's runtime (and tests): attempts, backoff, clock. */
   engine?: Pick<FulfillmentEngineOptions, 'maxAttempts' | 'backoffMs' | 'clock'> | undefined;
 }
@@ -37,6 +44,7 @@ export interface RuntimeOptions {
 /** Read the configuration, open the store, build the client and the engine. */
 export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Promise<Runtime> {
   const config = loadConfig({ env: io.env, cwd: io.cwd });
+  if (options.requireService !== undefined && !configuresService(config)) throw new ConfigError(options.requireService);
   const logger = createLogger({ level: io.env.LOG_LEVEL, destination: io.stderr });
   const handlers: FulfillmentHandlers = options.handlers ? await loadHandlers(options.handlersFile ?? config.handlers, io.cwd) : {};
   const store = await openStore(config.store, { cwd: io.cwd, logger, warmPool: options.longRunning ?? false });

@@ -1,8 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { Register } from '../register.js';
-import { configuresService } from '../../client/index.js';
-import { loadConfig } from '../../config/index.js';
-import { ConfigError } from '../../errors/index.js';
 import { UsageError } from '../exit.js';
 import { listenHost, portNumber } from '../flags.js';
 import { writeLine } from '../io.js';
@@ -22,15 +19,15 @@ export const registerServe: Register = (program, io) => {
     .option('--public-url <url>', "the shop's public URL for success and cancel links (CHECKOUT_PUBLIC_URL)")
     .option('--console', 'also serve the operator console under /checkout-kit/ (this machine only, or with CHECKOUT_CONSOLE_TOKEN)')
     .action(async (options: { port?: number; host?: string; handlers?: string; publicUrl?: string; console?: boolean }) => {
-      // Without a client the engine would decide from the webhook's own data: a webhook is only a
-      // hint, so serve never runs handlers on news the service has not confirmed. Checked before
-      // the store is opened: a refusal leaves nothing behind.
-      if (!configuresService(loadConfig({ env: io.env, cwd: io.cwd }))) {
-        throw new ConfigError(
+      const runtime = await openRuntime(io, {
+        handlers: true,
+        handlersFile: options.handlers,
+        longRunning: true,
+        // Without a client the engine would decide from the webhook's own data: a webhook is only
+        // a hint, so serve never runs handlers on news the service has not confirmed.
+        requireService:
           'serve confirms every event with the service before a handler runs: set CHECKOUT_BASE_URL and CHECKOUT_API_KEY (or CHECKOUT_INVOICE_KEY); `checkout-kit doctor` checks them.',
-        );
-      }
-      const runtime = await openRuntime(io, { handlers: true, handlersFile: options.handlers, longRunning: true });
+      });
       let app: FastifyInstance | undefined;
       try {
         const port = options.port ?? runtime.config.port ?? 3000;
