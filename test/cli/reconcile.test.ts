@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +29,15 @@ async function seedFailedRun(key: string) {
 const env = { CHECKOUT_BASE_URL: 'http://127.0.0.1:9', CHECKOUT_API_KEY: TEST_KEYS.apiKey, CHECKOUT_SIGNING_SECRET: TEST_KEYS.signingSecret };
 
 describe('checkout-kit reconcile', () => {
+  it('refuses with exit 2 and one line, before opening the store, when the service is not configured', async () => {
+    const result = await runCli(['reconcile'], { cwd: dir, env: { CHECKOUT_STORE: 'file:never-opened' } });
+    expect(result).toMatchObject({
+      code: 2,
+      stderr: 'checkout-kit: reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY/CHECKOUT_SIGNING_SECRET (and CHECKOUT_INVOICE_KEY for invoices)\n',
+    });
+    expect(existsSync(join(dir, 'never-opened'))).toBe(false);
+  });
+
   it('regression: the commands reconcile prints for failed runs work (it printed `runs list --failed`, which exits 2)', async () => {
     await seedFailedRun('payment:p-1:paid');
     const reconciled = await runCli(['reconcile', '--older-than', '0'], { cwd: dir, env });

@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 import { reconcile, type ReconcileSummary } from '../../reconcile/index.js';
-import { EXIT, UsageError } from '../exit.js';
+import { EXIT } from '../exit.js';
 import { output, table } from '../io.js';
 import { duration, wholeNumber } from '../flags.js';
 import { LIST_FAILED_RUNS } from './runs.js';
@@ -32,9 +32,12 @@ export const registerReconcile: Register = (program, io, setExit) => {
     .action(async (options: { json?: boolean; olderThan: string; concurrency: string }) => {
       const olderThanMs = duration('--older-than')(options.olderThan);
       const concurrency = wholeNumber('--concurrency', { min: 1, max: 256 })(options.concurrency);
-      const runtime = await openRuntime(io, { handlers: true });
-      const { client } = runtime;
-      if (!client) throw new UsageError('reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY/CHECKOUT_SIGNING_SECRET (and CHECKOUT_INVOICE_KEY for invoices)');
+      const runtime = await openRuntime(io, {
+        handlers: true,
+        requireService: 'reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY/CHECKOUT_SIGNING_SECRET (and CHECKOUT_INVOICE_KEY for invoices)',
+      });
+      // requireService: the configuration names the service, so the runtime has its client.
+      const client = runtime.client!;
       const bar = !options.json && io.stderr.isTTY ? new cliProgress.SingleBar({ stream: io.stderr, format: 'reconcile [{bar}] {value}/{total}' }, cliProgress.Presets.shades_classic) : undefined;
       try {
         const summary = await reconcile({
