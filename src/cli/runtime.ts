@@ -44,8 +44,8 @@ export interface RuntimeOptions {
 /** Read the configuration, open the store, build the client and the engine. */
 export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Promise<Runtime> {
   const config = loadConfig({ env: io.env, cwd: io.cwd });
-  if (options.requireService !== undefined && !configuresService(config)) throw new ConfigError(options.requireService);
   const logger = createLogger({ level: io.env.LOG_LEVEL, destination: io.stderr });
+  if (options.requireService !== undefined && !configuresService(config)) throw new ConfigError(options.requireService);
   const handlers: FulfillmentHandlers = options.handlers ? await loadHandlers(options.handlersFile ?? config.handlers, io.cwd) : {};
   const store = await openStore(config.store, { cwd: io.cwd, logger, warmPool: options.longRunning ?? false });
   const serviceCalls = new ServiceCalls();
