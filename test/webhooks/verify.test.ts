@@ -100,8 +100,10 @@ describe('verification failures', () => {
   });
 
   it('allows 300 s either way and no more, by default', () => {
-    const at = (offset: number) => signWebhook({ id: 'msg_t', timestamp: nowSeconds() + offset, body, secret: SECRET });
-    const now = nowSeconds() * 1000;
+    // A fixed now: signing against the wall clock could cross a second between two reads of it.
+    const nowS = 1_900_000_000;
+    const at = (offset: number) => signWebhook({ id: 'msg_t', timestamp: nowS + offset, body, secret: SECRET });
+    const now = nowS * 1000;
     expect(outcome(() => verifyWebhook({ secrets: SECRET, headers: at(-300), body, now }))).toBe('verified');
     expect(outcome(() => verifyWebhook({ secrets: SECRET, headers: at(300), body, now }))).toBe('verified');
     expect(outcome(() => verifyWebhook({ secrets: SECRET, headers: at(-301), body, now }))).toBe('timestamp_too_old');
@@ -109,9 +111,10 @@ describe('verification failures', () => {
   });
 
   it('takes a configured tolerance', () => {
-    const headers = signWebhook({ id: 'msg_t', timestamp: nowSeconds() - 11, body, secret: SECRET });
-    expect(outcome(() => verifyWebhook({ secrets: SECRET, headers, body, toleranceSeconds: 10 }))).toBe('timestamp_too_old');
-    expect(outcome(() => verifyWebhook({ secrets: SECRET, headers, body, toleranceSeconds: 20 }))).toBe('verified');
+    const now = 1_900_000_000_000;
+    const headers = signWebhook({ id: 'msg_t', timestamp: now / 1000 - 11, body, secret: SECRET });
+    expect(outcome(() => verifyWebhook({ secrets: SECRET, headers, body, now, toleranceSeconds: 10 }))).toBe('timestamp_too_old');
+    expect(outcome(() => verifyWebhook({ secrets: SECRET, headers, body, now, toleranceSeconds: 20 }))).toBe('verified');
   });
 
   it('rejects a signature header without v1 entries, and a wrong secret', () => {
