@@ -142,7 +142,7 @@ export type {
   EventSink,
 } from './webhooks/index.js';
 
-export { classify, fulfillmentKey, FulfillmentEngine, attachFulfillment, defineFulfillment, loadHandlers } from './fulfillment/index.js';
+export { classify, fulfillmentKey, FulfillmentEngine, attachFulfillment, defineFulfillment, loadHandlers, NoFulfillmentModuleError } from './fulfillment/index.js';
 export type {
   ClassifyOptions,
   Classification,

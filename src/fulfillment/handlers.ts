@@ -63,7 +63,7 @@ export const DEFAULT_HANDLER_FILES = ['fulfillment.ts', 'fulfillment.mjs', 'fulf
 export async function loadHandlers(file: string | undefined, cwd = process.cwd()): Promise<FulfillmentHandlers> {
   const path = file ? resolve(cwd, file) : DEFAULT_HANDLER_FILES.map((name) => resolve(cwd, name)).find((candidate) => existsSync(candidate));
   if (!path) {
-    throw new ConfigError(`No fulfillment module: create ${DEFAULT_HANDLER_FILES.join(' / ')} in ${cwd} or set CHECKOUT_HANDLERS (or --handlers).`);
+    throw new NoFulfillmentModuleError(`No fulfillment module: create ${DEFAULT_HANDLER_FILES.join(' / ')} in ${cwd} or set CHECKOUT_HANDLERS (or --handlers).`);
   }
   if (!existsSync(path)) throw new ConfigError(`Fulfillment module ${path} does not exist (CHECKOUT_HANDLERS / --handlers).`);
   let module: { default?: unknown };
@@ -83,6 +83,14 @@ export async function loadHandlers(file: string | undefined, cwd = process.cwd()
 }
 
 class StuckModuleError extends ConfigError {}
+
+/**
+ * `loadHandlers` found no module: none was named and none of `DEFAULT_HANDLER_FILES` is there.
+ * A class of its own because it alone may be meant: a backend that wires the engine into its own
+ * code needs no module (serve and reconcile do), while one that names a module, or leaves one in
+ * place, means it to load.
+ */
+export class NoFulfillmentModuleError extends ConfigError {}
 
 /**
  * `load()`, or a `ConfigError` once nothing else is left to run while it is still pending: a

@@ -9,5 +9,5 @@ export type { EngineObserver, NewsObservation, HandlerObservation } from './engi
 export { attachFulfillment } from './attach.js';
 export type { EventSource } from './attach.js';
 export type { ProcessInput, ProcessResult, RunResult } from './engine.js';
-export { defineFulfillment, loadHandlers, handlerFor, assertHandlers, DEFAULT_HANDLER_FILES } from './handlers.js';
+export { defineFulfillment, loadHandlers, handlerFor, assertHandlers, DEFAULT_HANDLER_FILES, NoFulfillmentModuleError } from './handlers.js';
 export type { FulfillmentContext, FulfillmentHandler, FulfillmentHandlers } from './handlers.js';

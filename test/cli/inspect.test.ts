@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -74,5 +74,24 @@ describe('inspection commands', () => {
     const checks = JSON.parse(result.stdout) as Array<{ check: string; result: string }>;
     expect(checks.find((c) => c.check === 'store')?.result).toBe('ok');
     expect(checks.find((c) => c.check === 'webhook secrets')?.result).toBe('fail');
+    // No module at all: the engine may be wired into the backend's own code.
+    expect(checks.find((c) => c.check === 'fulfillment module')?.result).toBe('warn');
+  });
+
+  it('doctor fails a fulfillment module that serve and reconcile would refuse', async () => {
+    const env = { CHECKOUT_BASE_URL: 'http://127.0.0.1:9', CHECKOUT_WEBHOOK_SECRET: 'whsec_test', CHECKOUT_REDIRECT_HOSTS: 'shop.example' };
+    /** The module check, each module under a name of its own (this process keeps what it imported). */
+    const moduleCheck = async (name: string, text?: string) => {
+      if (text !== undefined) await writeFile(join(dir, name), text);
+      const result = await runCli(['doctor', '--json'], { cwd: dir, env: name === 'fulfillment.mjs' ? env : { ...env, CHECKOUT_HANDLERS: name } });
+      const checks = JSON.parse(result.stdout) as Array<{ check: string; result: string; detail: string }>;
+      // The credentials are left unset, so they fail too: what else fails is the module's doing.
+      return { code: result.code, check: checks.find((c) => c.check === 'fulfillment module'), failing: checks.filter((c) => c.result === 'fail').map((c) => c.check) };
+    };
+    // Found by its default name, or named: either way it is meant to load.
+    expect(await moduleCheck('fulfillment.mjs', 'export default { shipped() {} };\n')).toMatchObject({ code: 1, failing: ['merchant credentials', 'fulfillment module'], check: { result: 'fail', detail: expect.stringContaining('unknown handler "shipped"') } });
+    expect(await moduleCheck('broken.mjs', 'export default {\n')).toMatchObject({ code: 1, failing: ['merchant credentials', 'fulfillment module'], check: { result: 'fail', detail: expect.stringContaining('Could not load the fulfillment module') } });
+    expect(await moduleCheck('missing.mjs')).toMatchObject({ code: 1, failing: ['merchant credentials', 'fulfillment module'], check: { result: 'fail', detail: expect.stringContaining('does not exist') } });
+    expect(await moduleCheck('good.mjs', 'export default { paid() {} };\n')).toMatchObject({ check: { result: 'ok', detail: 'handlers: paid' }, failing: ['merchant credentials'] });
   });
 });

@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors/index.js';
 import { describeOutcomeRules, loadConfig, type CheckoutKitConfig } from '../../config/index.js';
-import { loadHandlers } from '../../fulfillment/index.js';
+import { loadHandlers, NoFulfillmentModuleError } from '../../fulfillment/index.js';
 import { openStore } from '../../store/open.js';
 import { EXIT } from '../exit.js';
 import { output, table } from '../io.js';
@@ -78,7 +78,11 @@ async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> 
     const handlers = await loadHandlers(config.handlers, cwd);
     checks.push({ check: 'fulfillment module', result: 'ok', detail: `handlers: ${Object.keys(handlers).join(', ') || 'none'}` });
   } catch (error) {
-    checks.push({ check: 'fulfillment module', result: 'warn', detail: (error as Error).message });
+    // serve and reconcile refuse all of these; only having no module at all can be meant (a backend
+    // that wires the engine into its own code), so that alone is a warning.
+    const missing = error instanceof NoFulfillmentModuleError;
+    const detail = missing ? `${(error as Error).message} serve and reconcile need one; a backend that wires the engine into its own code does not.` : (error as Error).message;
+    checks.push({ check: 'fulfillment module', result: missing ? 'warn' : 'fail', detail });
   }
   checks.push(...(await serviceChecks(config)));
   return checks;
