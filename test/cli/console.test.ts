@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, openShop, simulate } from '../sandbox/helpers.js';
 import { execCli, sandboxEnv, spawnCli, stopProcess, waitForLine } from '../support/cli.js';
 import { eventually, freePort } from '../support/ports.js';
+import { tempDir } from '../support/temp-dirs.js';
 import { createdPaymentId, postCheckout } from '../support/post-checkout.js';
 import { parsePrometheusStrict, sampleValue } from '../support/prometheus.js';
 
@@ -73,5 +74,21 @@ describe('checkout-kit serve --console and checkout-kit console (child processes
     const refused = await execCli(['console', '--host', '0.0.0.0', '--port', '0'], { cwd: dir, env });
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^checkout-kit: the console listens on 0\.0\.0\.0 only with CHECKOUT_CONSOLE_TOKEN set/)]);
+  });
+
+  it('runs without a fulfillment module, saying so; a store it cannot open stops it with that one line only', async () => {
+    const dir = await tempDir('ck-console-nomodule-');
+    const broken = await execCli(['console', '--port', '0'], { cwd: dir, env: { CHECKOUT_STORE: 'garbage://x' } });
+    expect(broken.code).toBe(2);
+    expect(broken.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^checkout-kit: CHECKOUT_STORE "garbage:\/\/x" is neither file:<dir> nor postgres:\/\/…$/)]);
+
+    const consoleProcess = spawnCli(['console', '--port', String(await freePort())], { cwd: dir, env: {} });
+    children.push(consoleProcess);
+    let stderr = '';
+    consoleProcess.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await waitForLine(consoleProcess, /checkout-kit console on http:\/\/127\.0\.0\.1:\d+\/checkout-kit\//);
+    // stderr and stdout are two pipes: the line may come after the listening one.
+    await eventually(() => /The console runs without it/.test(stderr) || undefined);
+    expect(stderr).toMatch(/^checkout-kit: No fulfillment module: .* The console runs without it: "Reconcile now" is off and retried runs wait for serve\.$/m);
   });
 });

@@ -37,8 +37,10 @@ export const registerConsole: Register = (program, io) => {
       } catch (error) {
         if (options.handlers !== undefined || !(error instanceof ConfigError)) throw error;
         handlersLoaded = false;
-        writeLine(io.stderr, `checkout-kit: ${(error as Error).message.split('\n')[0]} The console runs without it: "Reconcile now" is off and retried runs wait for serve.`);
+        // Opened without the module first: a configuration error that is not the module's (the
+        // store, LOG_LEVEL) then stops the console as itself, with no word of running without it.
         runtime = await openRuntime(io, { handlers: false });
+        writeLine(io.stderr, `checkout-kit: ${(error as Error).message.split('\n')[0]} The console runs without it: "Reconcile now" is off and retried runs wait for serve.`);
       }
       const app = Fastify({ ...SPEC_ERROR_OPTIONS });
       app.setErrorHandler(specErrorHandler(runtime.logger, 'console'));
