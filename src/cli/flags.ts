@@ -62,9 +62,11 @@ export function sinceTime(flag: string, now: () => number = Date.now) {
  * A commander parser for an interface to listen on. An empty one is refused: Node reads `''` as
  * every interface, which nobody means by leaving it empty.
  */
-export function listenHost(flag: string) {
+export function listenHost(flag: string, options: { loopbackOnly?: boolean } = {}) {
+  // The hint names only what the command accepts: the sandbox listens on loopback alone.
+  const examples = options.loopbackOnly ? 'a loopback address: 127.0.0.1 or ::1' : '127.0.0.1; 0.0.0.0 or :: for every interface';
   return (value: string): string => {
-    if (value.trim() === '') throw new UsageError(`${flag} takes an interface to listen on (127.0.0.1; 0.0.0.0 or :: for every interface), got "${value}".`);
+    if (value.trim() === '') throw new UsageError(`${flag} takes an interface to listen on (${examples}), got "${value}".`);
     return value.trim();
   };
 }

@@ -64,4 +64,13 @@ describe('numeric flags', () => {
     }
     await rm(cwd, { recursive: true, force: true });
   });
+
+  it("an empty --host names what each command accepts: the sandbox's hint offers loopback only", async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
+    const hint = async (command: string) => (await runCli([command, '--host', ''], { cwd, env: { CHECKOUT_STORE: 'memory:' } })).stderr;
+    expect(await hint('sandbox')).toContain('(a loopback address: 127.0.0.1 or ::1)');
+    expect(await hint('sandbox')).not.toContain('0.0.0.0');
+    expect(await hint('serve')).toContain('0.0.0.0 or :: for every interface');
+    await rm(cwd, { recursive: true, force: true });
+  });
 });

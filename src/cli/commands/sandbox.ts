@@ -43,7 +43,7 @@ export const registerSandbox: Register = (program: Command, io: CliIO) => {
     .command('sandbox')
     .description('run a local implementation of the service: every operation, a hosted checkout page, simulation endpoints and webhooks')
     .option('--port <n>', `port to listen on (0: any free port) (default: $PORT or ${DEFAULT_SANDBOX_PORT})`, portNumber('--port'))
-    .option('--host <host>', 'loopback address to listen on (default: $HOST or 127.0.0.1)', listenHost('--host'))
+    .option('--host <host>', 'loopback address to listen on (default: $HOST or 127.0.0.1)', listenHost('--host', { loopbackOnly: true }))
     .option('--data <dir>', 'state and credentials.json directory', '.sandbox')
     .option('--webhook-url <url>', 'send every event to this URL (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--drop <p>', 'never deliver an event to a URL, with probability p', probability('--drop'))
