@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { decideAccess, SESSION_COOKIE, sessionValue, tokenMatches } from '../access/index.js';
+import { clientMistakeReply } from '../fastify/error-replies.js';
 import { formBody } from '../fastify/form-body.js';
 import { errorObject } from '../schemas/error.js';
 import { ACTIONS, isActionName } from './actions.js';
@@ -125,11 +126,9 @@ export const checkoutConsole: FastifyPluginAsync<ConsoleOptions> = async (app, o
       });
       scope.setErrorHandler(async (error, request, reply) => {
         if (error instanceof ConsoleRequestError) return reply.code(error.status).send(errorObject(error.code, error.message));
-        const status = (error as { statusCode?: number }).statusCode;
-        if (status !== undefined && status >= 400 && status < 500) {
-          const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';
-          return reply.code(status).send(errorObject(code, `${(error as Error).message}.`));
-        }
+        // fastify's own 4xx (body too large, media type), coded as serve's root codes them.
+        const mistake = clientMistakeReply(error);
+        if (mistake) return reply.code(mistake.status).send(errorObject(mistake.body.error.code, `${mistake.body.error.message}.`));
         context.logger.error({ err: String(error), url: request.url }, `console page failed: ${String(error)}`);
         return reply.code(500).send(errorObject('internal_error', `The console could not answer: ${(error as Error).message}. See the process log.`));
       });

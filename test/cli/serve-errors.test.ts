@@ -95,6 +95,10 @@ describe('bad HTTP gets the spec error object from the processes a merchant runs
     const badUrl = await fetch(`http://127.0.0.1:${port}/%zz`);
     expect(badUrl.status).toBe(400);
     expect(await badUrl.json()).toEqual(specError('invalid_request'));
+    // Inside the console's pages too: fastify's own 4xx keep their status and get their code.
+    const xml = await fetch(`http://127.0.0.1:${port}/checkout-kit/actions/retry`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: '<retry/>' });
+    expect(xml.status).toBe(415);
+    expect(await xml.json()).toEqual({ error: { code: 'unsupported_media_type', message: expect.stringMatching(/\.$/) } });
   });
 
   it('sandbox: a URL that does not decode and bytes that are not HTTP', async () => {
