@@ -87,6 +87,29 @@ describe('EmbeddedStore files', () => {
     await Promise.all([reader.close(), restarted.close()]);
   });
 
+  it('refuses an event whose id or body a restart could not read back, and stays open for a second instance and a restart', async () => {
+    const dir = await scratch.dir();
+    const store = await openEmbedded(dir);
+    const good = sampleEvent('evt_good');
+    // Before this check, the numeric id was written and every later open refused the store as damaged.
+    const [badId, badBody, ok] = await Promise.allSettled([
+      store.insertEvent(sampleEvent('evt_x', { id: 42 as unknown as string })),
+      store.insertEvent(sampleEvent('evt_null', { body: null as unknown as string })),
+      store.insertEvent(good),
+    ]);
+    expect(badId).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringMatching(/id must be text/) }) });
+    expect(badBody).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringMatching(/body must be text/) }) });
+    expect(ok.status).toBe('fulfilled');
+    const reader = await openEmbedded(dir);
+    await store.close();
+    const restarted = await openEmbedded(dir);
+    for (const other of [reader, restarted]) {
+      expect((await other.getEvent('evt_good'))?.body).toBe(good.body);
+      expect(await other.getEvent('evt_null')).toBeUndefined();
+    }
+    await Promise.all([reader.close(), restarted.close()]);
+  });
+
   it('creates a store folder that does not exist', async () => {
     const dir = join(await scratch.dir(), 'a', 'b');
     const store = await openEmbedded(dir);
