@@ -51,7 +51,11 @@ export function payment(id: string, amount: string, received: string, expiresInM
   });
 }
 
-export async function startStandIn(options: { apiKey: string; otherPayment: Payment }): Promise<StandIn> {
+/**
+ * `answerUnknown`: a payment nobody `add`ed is followed as answered correctly with what it gives
+ * (else such a read is a 404).
+ */
+export async function startStandIn(options: { apiKey: string; otherPayment: Payment; answerUnknown?: (id: string) => Payment }): Promise<StandIn> {
   const tracked = new Map<string, Tracked>();
   const totals: Record<string, number> = {};
   let recovered = false;
@@ -74,6 +78,7 @@ export async function startStandIn(options: { apiKey: string; otherPayment: Paym
     if (request.headers.authorization !== `Bearer ${options.apiKey}` || !request.headers['x-request-signature']) {
       return reply.code(401).send({ error: { code: 'unauthorized', message: 'bad key or signature' } });
     }
+    if (!tracked.has(request.params.id) && options.answerUnknown) tracked.set(request.params.id, { mode: 'ok', truth: options.answerUnknown(request.params.id), reads: 0, served: {} });
     const entry = tracked.get(request.params.id);
     if (!entry) return reply.code(404).send({ error: { code: 'not_found', message: 'no such payment' } });
     entry.reads += 1;
