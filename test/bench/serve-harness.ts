@@ -171,7 +171,7 @@ export interface ServeProcess {
   /** Serve's own view of its 200 acknowledgements (its `/metrics` histogram), beside the load generator's. */
   ackQuantiles(): Promise<AckQuantiles | undefined>;
   /** V8's heap in MB by serve's `/metrics` (used includes garbage not yet collected; total is what the heap holds of the RSS). */
-  heapMb(): Promise<{ used: number; total: number; newTotal: number; oldUsed: number; oldTotal: number } | undefined>;
+  heapMb(): Promise<{ used: number; total: number; newTotal: number; oldUsed: number; oldTotal: number; largeUsed: number } | undefined>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with whether it exited by itself. Removes the folder. */
   stop(graceMs?: number): Promise<{ graceful: boolean }>;
 }
@@ -330,11 +330,12 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
       const families = parsePrometheusStrict(text);
       const used = sampleValue(families, 'nodejs_heap_size_used_bytes');
       const total = sampleValue(families, 'nodejs_heap_size_total_bytes');
-      // By space too: the young generation (new) grows and shrinks with the allocation rate, the old one with what survives.
+      // By space too: the young generation (new) grows and shrinks with the allocation rate, the old one with what survives;
+      // large objects (a big map's table, a long array) are apart from the old space.
       const space = (name: string, space: string) => (sampleValue(families, name, { space }) ?? 0) / 2 ** 20;
       return used === undefined || total === undefined
         ? undefined
-        : { used: used / 2 ** 20, total: total / 2 ** 20, newTotal: space('nodejs_heap_space_size_total_bytes', 'new'), oldUsed: space('nodejs_heap_space_size_used_bytes', 'old'), oldTotal: space('nodejs_heap_space_size_total_bytes', 'old') };
+        : { used: used / 2 ** 20, total: total / 2 ** 20, newTotal: space('nodejs_heap_space_size_total_bytes', 'new'), oldUsed: space('nodejs_heap_space_size_used_bytes', 'old'), oldTotal: space('nodejs_heap_space_size_total_bytes', 'old'), largeUsed: space('nodejs_heap_space_size_used_bytes', 'large_object') };
     },
     async logSummary() {
       const text = existsSync(logFile) ? await readFile(logFile, 'utf8') : '';

@@ -82,7 +82,7 @@ async function measure(load: Load): Promise<BenchResult[]> {
     const pid = serve.pid;
     const samples: Array<{ at: number; rss: number }> = [];
     // V8's heap beside the RSS: how much of the RSS growth is the heap, and of that how much is live.
-    const heaps: Array<{ used: number; total: number; newTotal: number; oldUsed: number; oldTotal: number }> = [];
+    const heaps: Array<{ used: number; total: number; newTotal: number; oldUsed: number; oldTotal: number; largeUsed: number }> = [];
     const started = performance.now();
     const timer = setInterval(() => {
       const memory = memoryMb(pid);
@@ -141,7 +141,7 @@ async function measure(load: Load): Promise<BenchResult[]> {
             : 'no RSS readings',
           `every ${fmt(SAMPLE_SECONDS)} s: ${series}`,
           heaps.length > 0 ? `V8 heap used / total (MB), same readings: ${heaps.map((heap) => `${fmt(heap.used)}/${fmt(heap.total)}`).join(', ')}` : '',
-          heaps.length > 0 ? `of which old space used / total and new space total (MB): ${heaps.map((heap) => `${fmt(heap.oldUsed)}/${fmt(heap.oldTotal)}+${fmt(heap.newTotal)}`).join(', ')}` : '',
+          heaps.length > 0 ? `of which old space used / total, new space total and large objects (MB): ${heaps.map((heap) => `${fmt(heap.oldUsed)}/${fmt(heap.oldTotal)}+${fmt(heap.newTotal)}+${fmt(heap.largeUsed)}`).join(', ')}` : '',
           '"per second" column: last RSS in MB',
         ]
           .filter(Boolean)
