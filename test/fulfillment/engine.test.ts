@@ -144,12 +144,12 @@ describe('FulfillmentEngine', () => {
     const reader = new FakeReader();
     const payment = reader.put(paid());
     const store = new MemoryStore();
-    let now = Date.now();
+    let now = Date.parse('2030-01-01T00:00:00.000Z');
     const key = `payment:${payment.id}:paid`;
-    // Worker A claims and "dies" (never completes).
-    await store.updateResource({ kind: 'payment', id: payment.id, outcome: 'paid', snapshot: payment });
-    await store.enqueueRun({ key, kind: 'fulfillment', data: { kind: 'payment', id: payment.id, outcome: 'paid', source: 'webhook', late: false } });
-    expect(await store.claimRun(key, { owner: 'worker-a', leaseMs: 60_000 })).toBeTruthy();
+    // Worker A claims and "dies" (never completes), on the engine's clock.
+    await store.updateResource({ kind: 'payment', id: payment.id, outcome: 'paid', snapshot: payment }, new Date(now));
+    await store.enqueueRun({ key, kind: 'fulfillment', data: { kind: 'payment', id: payment.id, outcome: 'paid', source: 'webhook', late: false } }, new Date(now));
+    expect(await store.claimRun(key, { owner: 'worker-a', leaseMs: 60_000, now: new Date(now) })).toBeTruthy();
     const { calls, handlers } = recorder();
     const engine = new FulfillmentEngine({ store, handlers, client: reader, clock: () => new Date(now) });
     expect((await engine.process({ kind: 'payment', id: payment.id, source: 'reconcile' })).run).toBe('in-progress');

@@ -6,7 +6,6 @@ import { sampleEvent } from './fixtures/sample-event.js';
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The behaviour every `Store` must have (memory, embedded, PostgreSQL). `factory` gives a fresh,
@@ -365,11 +364,11 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         await store.releaseLock('reconcile', 'b');
         expect(await store.acquireLock('reconcile', 'b', 60_000)).toBe(false);
         await store.releaseLock('reconcile', 'a');
-        // Lock times come from the clock: a TTL long enough for a loaded machine's next call.
-        expect(await store.acquireLock('reconcile', 'b', 500)).toBe(true);
-        expect(await store.acquireLock('reconcile', 'a', 500)).toBe(false);
-        await sleep(600);
-        expect(await store.acquireLock('reconcile', 'a', 60_000)).toBe(true);
+        // The TTL on the caller's clock (a loaded machine's stall between two wall-clock reads must not expire it).
+        const t0 = Date.parse('2030-01-01T00:00:00.000Z');
+        expect(await store.acquireLock('reconcile', 'b', 500, new Date(t0))).toBe(true);
+        expect(await store.acquireLock('reconcile', 'a', 500, new Date(t0 + 499))).toBe(false);
+        expect(await store.acquireLock('reconcile', 'a', 60_000, new Date(t0 + 500))).toBe(true);
       });
     });
 

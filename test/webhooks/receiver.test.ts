@@ -357,12 +357,17 @@ describe('dispatch, retries and recovery', () => {
     const crashed = createReceiver({ store, secrets: SECRET, logger: captureLogger(), dispatch: false });
     const event = paymentEvent();
     await crashed.handle(signedEvent(event));
-    expect(await store.claimRun(`event:${event.id}`, { owner: 'dead-worker', leaseMs: 20 })).toBeDefined();
+    // One clock for the lease and the receiver, moved by hand: on the wall clock, a 20 ms stall
+    // before start() let it take the run at once.
+    let now = Date.parse('2030-01-01T00:00:00.000Z');
+    const clock = () => new Date(now);
+    expect(await store.claimRun(`event:${event.id}`, { owner: 'dead-worker', leaseMs: 20, now: clock() })).toBeDefined();
 
-    const next = createReceiver({ store, secrets: SECRET, logger: captureLogger(), pollIntervalMs: 5 });
+    const next = createReceiver({ store, secrets: SECRET, logger: captureLogger(), pollIntervalMs: 5, clock });
     let calls = 0;
     next.onAny(() => void (calls += 1));
     expect(await next.start()).toBe(0);
+    now += 21;
     await waitFor(() => calls === 1);
     await next.stop();
     expect(await store.getRun(`event:${event.id}`)).toMatchObject({ status: 'done', attempts: 2 });
