@@ -16,7 +16,14 @@ function raw(port: number, request: string): Promise<{ status: number; body: unk
     const socket = connect(port, '127.0.0.1');
     let text = '';
     socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => (text += chunk));
+    // A request the server answers and keeps alive: close our side once the whole answer is in
+    // (on a fixed timer, a slow server saw our FIN first and dropped the request unanswered).
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      const split = text.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, split))?.[1];
+      if (split >= 0 && length !== undefined && Buffer.byteLength(text.slice(split + 4), 'latin1') >= Number(length)) socket.end();
+    });
     socket.on('error', () => undefined);
     socket.on('close', () => {
       const [head = '', body = ''] = text.split('\r\n\r\n');
@@ -28,8 +35,8 @@ function raw(port: number, request: string): Promise<{ status: number; body: unk
       }
     });
     socket.write(request);
-    // A request the server answers and keeps alive: close our side once the answer is in.
-    setTimeout(() => socket.end(), 500).unref();
+    // An answer with no length: the server closes, or we do after a while.
+    setTimeout(() => socket.end(), 10_000).unref();
   });
 }
 
