@@ -354,13 +354,13 @@ describe('dispatch, retries and recovery', () => {
 
   it('takes over an event whose worker died mid-dispatch once its lease runs out', async () => {
     const store = new MemoryStore();
-    const crashed = createReceiver({ store, secrets: SECRET, logger: captureLogger(), dispatch: false });
-    const event = paymentEvent();
-    await crashed.handle(signedEvent(event));
-    // One clock for the lease and the receiver, moved by hand: on the wall clock, a 20 ms stall
-    // before start() let it take the run at once.
+    // One clock for the receipt, the lease and the receivers, moved by hand: on the wall clock, a
+    // 20 ms stall before start() let it take the run at once.
     let now = Date.parse('2030-01-01T00:00:00.000Z');
     const clock = () => new Date(now);
+    const crashed = createReceiver({ store, secrets: SECRET, logger: captureLogger(), dispatch: false, clock });
+    const event = paymentEvent();
+    await crashed.handle(signed(JSON.stringify(event), { timestamp: now / 1000 }));
     expect(await store.claimRun(`event:${event.id}`, { owner: 'dead-worker', leaseMs: 20, now: clock() })).toBeDefined();
 
     const next = createReceiver({ store, secrets: SECRET, logger: captureLogger(), pollIntervalMs: 5, clock });
