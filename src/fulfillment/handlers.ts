@@ -75,7 +75,7 @@ export async function loadHandlers(file: string | undefined, cwd = process.cwd()
     })) as { default?: unknown };
   } catch (error) {
     if (error instanceof StuckModuleError) throw error;
-    throw new ConfigError(`Could not load the fulfillment module ${path}: ${(error as Error).message}`, { cause: error });
+    throw new ConfigError(`Could not load the fulfillment module ${path}: ${loadFailure(error)}`, { cause: error });
   }
   // tsx may wrap a CommonJS-style default once more.
   const exported = (module.default as { default?: unknown } | undefined)?.default ?? module.default;
@@ -83,6 +83,28 @@ export async function loadHandlers(file: string | undefined, cwd = process.cwd()
 }
 
 class StuckModuleError extends ConfigError {}
+
+/** Codes Node gives a CommonJS module that requires an ES-module-only package such as this one. */
+const COMMONJS_CODES = new Set(['ERR_PACKAGE_PATH_NOT_EXPORTED', 'ERR_REQUIRE_ESM']);
+
+/**
+ * Why a module did not load, on one line (the CLI prints an error's first line): tsx puts the
+ * file, line and reason of a syntax error on the lines after "Transform failed with 1 error:".
+ * A module loaded as CommonJS cannot import checkout-kit: `npm init -y` (npm 11) writes
+ * `"type": "commonjs"`, and Node's message does not say so.
+ */
+function loadFailure(error: unknown): string {
+  const reason = String((error as Error)?.message ?? error)
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ');
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && COMMONJS_CODES.has(code)) {
+    return `${reason}. The module was loaded as CommonJS, and checkout-kit is an ES module: set "type": "module" in package.json (npm pkg set type=module), or name the module .mts.`;
+  }
+  return reason;
+}
 
 /**
  * `loadHandlers` found no module: none was named and none of `DEFAULT_HANDLER_FILES` is there.

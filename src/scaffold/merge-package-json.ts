@@ -71,7 +71,9 @@ export function mergePackageJson(text: string, needs: PackageRequirements): Merg
   add('devDependencies', needs.devDependencies, (name) => installed.has(name), changes.kept.dependencies);
 
   if (manifest.type !== 'module') {
-    changes.warnings.push('package.json has no "type": "module": the scaffold\'s .ts files are ES modules; add it (or rename them to .mts).');
+    // npm 11's `npm init -y` writes "type": "commonjs": say what is there, not that nothing is.
+    const found = manifest.type === undefined ? 'has no "type"' : `says "type": ${JSON.stringify(manifest.type)}`;
+    changes.warnings.push(`package.json ${found}: the scaffold's .ts files are ES modules and will not load (npm run dev fails); set it: npm pkg set type=module (or rename them to .mts).`);
   }
   const addedCount = Object.values(changes.added).reduce((count, entries) => count + Object.keys(entries).length, 0);
   if (addedCount === 0) return { text, changes };

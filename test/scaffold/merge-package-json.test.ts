@@ -35,7 +35,11 @@ describe('mergePackageJson', () => {
     const text = JSON.stringify({ scripts: needs.scripts, dependencies: { ...needs.dependencies, ...needs.devDependencies } });
     const result = mergePackageJson(text, needs);
     expect(result.text).toBe(text);
-    expect(result.changes.warnings).toEqual([expect.stringContaining('"type": "module"')]);
+    expect(result.changes.warnings).toEqual([expect.stringMatching(/^package\.json has no "type": .*npm pkg set type=module/)]);
+    // What npm 11's `npm init -y` writes: the warning names it rather than saying there is none.
+    const commonjs = mergePackageJson(JSON.stringify({ name: 'shop', type: 'commonjs' }), needs);
+    expect(commonjs.changes.warnings).toEqual([expect.stringMatching(/^package\.json says "type": "commonjs": .*npm pkg set type=module/)]);
+    expect(mergePackageJson(JSON.stringify({ type: 'module' }), needs).changes.warnings).toEqual([]);
   });
 
   it.each([
