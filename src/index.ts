@@ -24,6 +24,7 @@ export {
   redact,
 } from './errors/index.js';
 export type { ApiErrorOptions, CheckoutErrorCode, CheckoutErrorOptions, WebhookVerificationReason } from './errors/index.js';
+export { PortInUseError } from './fastify/listen-on.js';
 
 export {
   MAX_DECIMALS,

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import { listenOn } from '../fastify/listen-on.js';
 import type { SandboxContext } from './context.js';
 import { credentialsOf, writeCredentials, type SandboxCredentials } from './credentials.js';
 import { startExpiryTimer } from './expiry.js';
@@ -69,7 +70,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     // fastify loads when a sandbox starts: importing checkout-kit (which exports runCheck) loads none (issue 14).
     const { buildServer } = await import('./server.js');
     const app = buildServer(context);
-    await app.listen({ port: resolved.port, host: resolved.host });
+    await listenOn(app, { port: resolved.port, host: resolved.host }, 'the port option; on the command line --port or PORT');
     const { port } = app.server.address() as AddressInfo;
     context.baseUrl = `http://${urlHost(resolved.host)}:${port}`;
     const stopExpiry = startExpiryTimer(context, resolved.expiryCheckMs);

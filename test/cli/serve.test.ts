@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, existsSync } from 'node:fs';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, openShop, simulate } from '../sandbox/helpers.js';
@@ -103,8 +105,7 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
       const extra: Record<string, string> = databaseUrl ? { CHECKOUT_STORE: `${databaseUrl}?schema=${schema}` } : {};
       const result = await execCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox, extra) });
       expect(result.code).toBe(1);
-      expect(result.stderr.trim().split('\n')).toHaveLength(1);
-      expect(result.stderr).toMatch(/EADDRINUSE|in use/);
+      expect(result.stderr.trim().split('\n')).toEqual([`checkout-kit: 127.0.0.1:${port} is already in use by another process: stop it, or choose another port (--port or PORT).`]);
     } finally {
       taken.close();
       if (databaseUrl) {
@@ -144,6 +145,25 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
         `checkout-kit: The fulfillment module ${join(dir, 'fulfillment.mjs')} never finished loading: its top-level await waits for something that nothing left running can bring. Check what it awaits.`,
       );
     }
+  });
+
+  it('a fulfillment module that will not load: one line with the reason (a syntax error\'s file and line; a CommonJS package, what to set)', async () => {
+    const { dir, port, sandbox } = await openShop('ck-serve-badmodule-', HANDLERS);
+    await rm(join(dir, 'fulfillment.mjs'));
+    await writeFile(join(dir, 'fulfillment.ts'), 'export default {\n  async paid() {}\n);\n');
+    const syntax = await execCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox) });
+    expect(syntax.code).toBe(2);
+    // Before: the line ended at "Transform failed with 1 error:", the rest being on the next lines.
+    expect(syntax.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^checkout-kit: Could not load the fulfillment module .*fulfillment\.ts: Transform failed with 1 error: .*fulfillment\.ts:3:0: ERROR: Expected "}" but found "\)"$/)]);
+
+    // What `npm init -y` (npm 11) writes, with the package installed beside it.
+    await writeFile(join(dir, 'fulfillment.ts'), "import { defineFulfillment } from 'checkout-kit';\nexport default defineFulfillment({ async paid() {} });\n");
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'shop', type: 'commonjs' }));
+    await mkdir(join(dir, 'node_modules'));
+    await symlink(fileURLToPath(new URL('../..', import.meta.url)), join(dir, 'node_modules', 'checkout-kit'));
+    const commonjs = await execCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox) });
+    expect(commonjs.code).toBe(2);
+    expect(commonjs.stderr.trim().split('\n')).toEqual([expect.stringMatching(/checkout-kit is an ES module: set "type": "module" in package\.json \(npm pkg set type=module\), or name the module \.mts\.$/)]);
   });
 
   it('exits with one line when its port is taken (embedded store)', () => serveOnTakenPort(undefined));

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -124,6 +125,23 @@ describe('checkout-kit sandbox', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`checkout-kit: ${join(dir, 'file')} (or a folder above it) is a file, not a folder: pass a folder as --data.\n`);
     expect(await readFile(join(dir, 'file'), 'utf8')).toBe('mine');
+  });
+
+  it('says a taken port in one line, and leaves its data free for the next start', async () => {
+    const dir = await tempDir();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const result = await runCli(['sandbox', '--port', String(port), '--data', dir], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(`checkout-kit: 127.0.0.1:${port} is already in use by another process: stop it, or choose another port (the port option; on the command line --port or PORT).\n`);
+    } finally {
+      taken.close();
+    }
+    const child = spawnCli(['sandbox', '--port', '0', '--data', dir], { cwd: dir });
+    children.push(child);
+    await waitForLine(child, /sandbox listening on/);
   });
 
   it('exits 2 on a bad flag value, without starting', async () => {

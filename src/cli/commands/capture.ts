@@ -6,6 +6,7 @@ import { UsageError } from '../exit.js';
 import { portNumber } from '../flags.js';
 import { writeLine } from '../io.js';
 import type { Register } from '../register.js';
+import { listenOn } from '../../fastify/listen-on.js';
 import { untilSignal } from '../signals.js';
 
 /** Default port: next to the sandbox's 4010. */
@@ -47,7 +48,7 @@ export const registerCapture: Register = (program, io) => {
         else writeLine(io.stdout, `captured ${request.method} ${request.url} (${body.length} bytes) -> ${relative(io.cwd, file)}`);
         return { received: true };
       });
-      const address = await app.listen({ port: flags.port, host: '127.0.0.1' });
+      const address = await listenOn(app, { port: flags.port, host: '127.0.0.1' }, '--port');
       if (flags.json) writeLine(io.stdout, JSON.stringify({ url: address, dir }));
       else {
         writeLine(io.stdout, `capture listening on ${address}, saving deliveries to ${dir}`);

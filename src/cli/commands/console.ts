@@ -11,6 +11,7 @@ import { writeLine } from '../io.js';
 import { CONSOLE_PREFIX, createOperations } from '../operations.js';
 import type { Register } from '../register.js';
 import { openRuntime } from '../runtime.js';
+import { listenOn } from '../../fastify/listen-on.js';
 import { untilSignal } from '../signals.js';
 
 /** `checkout-kit console`'s port without --port (serve keeps PORT, 3000 by default). */
@@ -51,7 +52,7 @@ export const registerConsole: Register = (program, io) => {
       const publicUrl = runtime.config.publicUrl ?? `http://127.0.0.1:${runtime.config.port ?? 3000}`;
       const operations = createOperations(runtime, { console: true, alerts: false, publicUrl, handlersLoaded });
       await operations.register(app);
-      const address = await app.listen({ port, host: options.host });
+      const address = await listenOn(app, { port, host: options.host }, '--port');
       writeLine(io.stdout, `checkout-kit console on ${address}${CONSOLE_PREFIX}/ (${consoleAccess(options.host, runtime.config.consoleToken)}; store: ${runtime.store.description})`);
       await untilSignal();
       await app.close();

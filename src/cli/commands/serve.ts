@@ -7,6 +7,7 @@ import { openRuntime } from '../runtime.js';
 import { consoleAccess } from '../console-access.js';
 import { CONSOLE_PREFIX } from '../operations.js';
 import { buildServeApp } from '../serve-app.js';
+import { listenOn } from '../../fastify/listen-on.js';
 import { untilSignal } from '../signals.js';
 
 export const registerServe: Register = (program, io) => {
@@ -36,7 +37,7 @@ export const registerServe: Register = (program, io) => {
         const host = options.host ?? runtime.config.host ?? '127.0.0.1';
         const publicUrl = options.publicUrl ?? runtime.config.publicUrl;
         ({ app } = await buildServeApp(runtime, { publicUrl: publicUrl ?? `http://${host}:${port}`, console: options.console ?? false }));
-        const address = await app.listen({ port, host });
+        const address = await listenOn(app, { port, host }, '--port or PORT');
         writeLine(io.stdout, `checkout-kit serve listening on ${address} (store: ${runtime.store.description})`);
         if (options.console) writeLine(io.stdout, `console on ${address}${CONSOLE_PREFIX}/ (${consoleAccess(host, runtime.config.consoleToken)})`);
       } catch (error) {
