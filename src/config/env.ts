@@ -152,7 +152,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
 
   const store = get('CHECKOUT_STORE') ?? DEFAULT_STORE;
   if (!store.startsWith('file:') && !/^postgres(ql)?:\/\//.test(store) && store !== 'memory:') {
-    throw new ConfigError(`CHECKOUT_STORE "${store}" is neither file:<dir> nor postgres://…`);
+    throw new ConfigError(`CHECKOUT_STORE "${store}" is none of file:<dir>, postgres://… or memory: (tests only).`);
   }
 
   const redirectHosts = list(get('CHECKOUT_REDIRECT_HOSTS')).map((host) => host.toLowerCase());

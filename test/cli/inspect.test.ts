@@ -59,7 +59,7 @@ describe('inspection commands', () => {
     const result = await runCli(['events', 'list'], { cwd: dir, env: { CHECKOUT_STORE: 'mysql://db' } });
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/^checkout-kit: CHECKOUT_STORE "mysql:\/\/db" is neither/);
+    expect(result.stderr).toMatch(/^checkout-kit: CHECKOUT_STORE "mysql:\/\/db" is none of file:<dir>, postgres:\/\/… or memory:/);
   });
 
   it('usage errors exit 2', async () => {

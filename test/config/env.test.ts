@@ -49,7 +49,7 @@ describe('loadConfig', () => {
     [{ CHECKOUT_SIGNING_SECRET: 'svc_ps_wrongkind' }, /merchant secret/],
     [{ CHECKOUT_WEBHOOK_SECRET: 'not-a-secret' }, /webhook secret/],
     [{ CHECKOUT_BASE_URL: 'not a url' }, /not a URL/],
-    [{ CHECKOUT_STORE: 'mysql://x' }, /neither file/],
+    [{ CHECKOUT_STORE: 'mysql://x' }, /is none of file:<dir>, postgres:\/\/… or memory: \(tests only\)/],
     [{ PORT: 'eighty' }, /not a port/],
   ])('refuses %j', (override, message) => {
     expect(() => loadConfig({ env: { ...base, ...override }, dotenv: false })).toThrow(ConfigError);
