@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -62,6 +62,13 @@ describe('numeric flags', () => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toMatch(new RegExp(`^checkout-kit: ${args[args.length - 2]} takes `));
     }
+    await rm(cwd, { recursive: true, force: true });
+  });
+
+  it('--version prints the version in package.json, exit 0', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(await runCli(['--version'], { cwd })).toMatchObject({ code: 0, stdout: `${version}\n` });
     await rm(cwd, { recursive: true, force: true });
   });
 
