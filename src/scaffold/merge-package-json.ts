@@ -18,6 +18,9 @@ export interface MergedPackageJson {
 
 type Manifest = Record<string, unknown>;
 
+/** The `test` script `npm init` writes. */
+const NPM_INIT_TEST = 'echo "Error: no test specified" && exit 1';
+
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The indentation of the first indented line (spaces or a tab). @default two spaces */
@@ -45,8 +48,8 @@ function parseManifest(text: string): Manifest {
 
 /**
  * Add the scaffold's scripts and dependencies to a package.json text. Existing keys are never
- * changed (a script of the same name or a dependency at any version, in dependencies or
- * devDependencies, is kept); new keys go at the end of their object, new objects at the end of the
+ * changed (a script of the same name, but npm init's placeholder `test`, or a dependency at any
+ * version, in dependencies or devDependencies, is kept); new keys go at the end of their object, new objects at the end of the
  * file. Indentation, line endings and the final newline are kept, like `npm pkg set` does.
  */
 export function mergePackageJson(text: string, needs: PackageRequirements): MergedPackageJson {
@@ -66,7 +69,8 @@ export function mergePackageJson(text: string, needs: PackageRequirements): Merg
     }
   };
   const scripts = section(manifest, 'scripts') ?? {};
-  add('scripts', needs.scripts, (name) => name in scripts, changes.kept.scripts);
+  // npm init's placeholder is nobody's test script: the scaffold's replaces it.
+  add('scripts', needs.scripts, (name) => name in scripts && !(name === 'test' && scripts[name] === NPM_INIT_TEST), changes.kept.scripts);
   add('dependencies', needs.dependencies, (name) => installed.has(name), changes.kept.dependencies);
   add('devDependencies', needs.devDependencies, (name) => installed.has(name), changes.kept.dependencies);
 

@@ -31,6 +31,15 @@ describe('mergePackageJson', () => {
     expect(changes.kept.dependencies).toEqual(['checkout-kit', 'fastify', 'typescript']);
   });
 
+  it("replaces npm init's placeholder test script, and keeps any other", () => {
+    const placeholder = mergePackageJson(JSON.stringify({ type: 'module', scripts: { test: 'echo "Error: no test specified" && exit 1' } }), needs);
+    expect(JSON.parse(placeholder.text).scripts.test).toBe('vitest run');
+    expect(placeholder.changes.added.scripts).toMatchObject({ test: 'vitest run' });
+    const own = mergePackageJson(JSON.stringify({ type: 'module', scripts: { test: 'jest' } }), needs);
+    expect(JSON.parse(own.text).scripts.test).toBe('jest');
+    expect(own.changes.kept.scripts).toContain('test');
+  });
+
   it('returns the same text when everything is there, and warns about a CommonJS package', () => {
     const text = JSON.stringify({ scripts: needs.scripts, dependencies: { ...needs.dependencies, ...needs.devDependencies } });
     const result = mergePackageJson(text, needs);
