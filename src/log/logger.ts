@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { ConfigError, redact } from '../errors/index.js';
+import { ApiError, ConfigError, redact } from '../errors/index.js';
 
 /** The subset of pino's logger checkout-kit calls. */
 export interface Logger {
@@ -30,12 +30,22 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     {
       level,
       redact: { paths: ['headers.authorization', 'headers["x-request-signature"]', '*.apiKey', '*.signingSecret', '*.secret'], censor: '[redacted]' },
+      serializers: { err: serializeError },
       hooks: {
         streamWrite: (line: string) => redact(line),
       },
     },
     destination as pino.DestinationStream,
   );
+}
+
+/**
+ * `err` as a line shows it. The service's answer (`ApiError`: a wrong key, an unknown payment) is
+ * its status, code and message: its stack says only where the client threw, in every such line.
+ */
+function serializeError(error: unknown): unknown {
+  if (error instanceof ApiError) return { type: error.name, message: error.message, status: error.status, code: error.code, operation: error.operation };
+  return pino.stdSerializers.err(error as Error);
 }
 
 /**
