@@ -3,6 +3,7 @@ import { CheckoutClient } from '../client/index.js';
 import { describeFetchError, deliverSigned } from '../devtools/deliver-signed.js';
 import { simulateDeposit, simulateExpiry } from '../devtools/sandbox-api.js';
 import { ConfigError } from '../errors/index.js';
+import { PortInUseError } from '../fastify/listen-on.js';
 import type { HandlerOutcome } from '../fulfillment/outcome.js';
 import { silentLogger } from '../log/index.js';
 import { startSandbox, type SandboxEvent, type SandboxHandle } from '../sandbox/index.js';
@@ -69,8 +70,8 @@ async function openSandbox(options: CheckOptions['sandbox']): Promise<SandboxHan
   try {
     return await startSandbox({ dataDir: options.dataDir, port: options.port ?? 0, webhookUrls: [], logger: silentLogger });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') {
+    // startSandbox says a taken port as PortInUseError; check's own words name its own flag.
+    if (error instanceof PortInUseError) {
       throw new ConfigError(`Port ${options.port} is taken: stop \`checkout-kit sandbox\` there (check starts its own on the same data and port, and delivers the webhooks itself), or give --sandbox-port.`);
     }
     throw new ConfigError(`Could not start the sandbox in ${options.dataDir}: ${(error as Error).message}`, { cause: error });

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../src/webhooks/index.js';
@@ -52,5 +53,18 @@ describe('checkout-kit check: bad input is one clear line and exit 2', () => {
     const absent = await check(['--against', `http://127.0.0.1:${port}/webhooks/checkout`, '--data', data, '--sandbox-port', '0']);
     expect([absent.code, oneLine(absent.stderr)]).toEqual([2, true]);
     expect(absent.stderr).toMatch(new RegExp(`Cannot reach the backend at http://127\\.0\\.0\\.1:${port}/webhooks/checkout: nothing answers .*ECONNREFUSED`));
+  });
+
+  it('a taken --sandbox-port is said as check says it, naming its own flag', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const busy = await check(['--against', 'http://127.0.0.1:9/webhooks/checkout', '--data', await tempDir('ck-check-data-'), '--sandbox-port', String(port)]);
+      expect([busy.code, oneLine(busy.stderr)]).toEqual([2, true]);
+      expect(busy.stderr).toMatch(new RegExp(`^checkout-kit: Port ${port} is taken: stop \`checkout-kit sandbox\` there .*or give --sandbox-port\\.$`, 'm'));
+    } finally {
+      taken.close();
+    }
   });
 });
