@@ -19,7 +19,9 @@ function packTime(text: string): PackedTime {
   const ms = Date.parse(text);
   if (!Number.isFinite(ms) || new Date(ms).toISOString() !== text) return { high: text, low: 0 };
   const high = Math.floor(ms / SPLIT);
-  return { high, low: ms - high * SPLIT };
+  // `| 0` (exact: 0 ≤ low < 2^22): the subtraction of two doubles gives a double, and a row field
+  // that once held one is a double field, each value a 16-byte box of its own (two per row).
+  return { high, low: (ms - high * SPLIT) | 0 };
 }
 
 const timeMs = (high: number | string, low: number): number => (typeof high === 'number' ? high * SPLIT + low : Date.parse(high));
