@@ -1,9 +1,8 @@
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../src/webhooks/index.js';
 import { runCli } from '../support/cli.js';
-import { freePort } from '../support/ports.js';
+import { freePort, holdPort } from '../support/ports.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 
 afterEach(removeTempDirs);
@@ -56,15 +55,14 @@ describe('checkout-kit check: bad input is one clear line and exit 2', () => {
   });
 
   it('a taken --sandbox-port is said as check says it, naming its own flag', async () => {
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const { port } = taken.address() as AddressInfo;
+    const taken = await holdPort();
+    const { port } = taken;
     try {
       const busy = await check(['--against', 'http://127.0.0.1:9/webhooks/checkout', '--data', await tempDir('ck-check-data-'), '--sandbox-port', String(port)]);
       expect([busy.code, oneLine(busy.stderr)]).toEqual([2, true]);
       expect(busy.stderr).toMatch(new RegExp(`^checkout-kit: Port ${port} is taken: stop \`checkout-kit sandbox\` there .*or give --sandbox-port\\.$`, 'm'));
     } finally {
-      taken.close();
+      await taken.release();
     }
   });
 });

@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, existsSync } from 'node:fs';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, openShop, simulate } from '../sandbox/helpers.js';
 import { execCli, sandboxEnv, spawnCli, terminateAll, waitForLine } from '../support/cli.js';
-import { eventually } from '../support/ports.js';
+import { eventually, holdPort } from '../support/ports.js';
 import { createdPaymentId, postCheckout } from '../support/post-checkout.js';
 
 const children: Array<ReturnType<typeof spawnCli>> = [];
@@ -97,9 +96,8 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
   /** serve on a taken port must exit with one line: before the fix it printed the error and stayed up (the pool, the app's timers). */
   async function serveOnTakenPort(databaseUrl: string | undefined) {
     const { dir, sandbox } = await openShop('ck-serve-busy-', HANDLERS);
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const port = (taken.address() as { port: number }).port;
+    const taken = await holdPort();
+    const { port } = taken;
     const schema = `ck_busy_${randomBytes(5).toString('hex')}`;
     try {
       const extra: Record<string, string> = databaseUrl ? { CHECKOUT_STORE: `${databaseUrl}?schema=${schema}` } : {};
@@ -107,7 +105,7 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
       expect(result.code).toBe(1);
       expect(result.stderr.trim().split('\n')).toEqual([`checkout-kit: 127.0.0.1:${port} is already in use by another process: stop it, or choose another port (--port or PORT).`]);
     } finally {
-      taken.close();
+      await taken.release();
       if (databaseUrl) {
         const admin = new pg.Client({ connectionString: databaseUrl });
         await admin.connect();

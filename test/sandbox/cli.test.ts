@@ -1,10 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, spawnCli, waitForLine } from '../support/cli.js';
+import { holdPort } from '../support/ports.js';
 import { cleanup, startReceiver, tempDir, waitUntil, type Receiver } from './helpers.js';
 
 const children: ChildProcess[] = [];
@@ -129,15 +129,14 @@ describe('checkout-kit sandbox', () => {
 
   it('says a taken port in one line, and leaves its data free for the next start', async () => {
     const dir = await tempDir();
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const { port } = taken.address() as AddressInfo;
+    const taken = await holdPort();
+    const { port } = taken;
     try {
       const result = await runCli(['sandbox', '--port', String(port), '--data', dir], { cwd: dir });
       expect(result.code).toBe(1);
       expect(result.stderr).toBe(`checkout-kit: 127.0.0.1:${port} is already in use by another process: stop it, or choose another port (the port option; on the command line --port or PORT).\n`);
     } finally {
-      taken.close();
+      await taken.release();
     }
     const child = spawnCli(['sandbox', '--port', '0', '--data', dir], { cwd: dir });
     children.push(child);

@@ -12,6 +12,17 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A port of 127.0.0.1 held open by a plain server (to test what a process does with a taken port); `release()` frees it. */
+export async function holdPort(): Promise<{ port: number; release(): Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return { port, release: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
 /** Start a fastify app (or anything with its `listen` and `server`) on a free port of 127.0.0.1; the port. */
 export async function listenOnLoopback(app: { listen(options: { port: number; host: string }): Promise<unknown>; server: { address(): AddressInfo | string | null } }): Promise<number> {
   await app.listen({ port: 0, host: '127.0.0.1' });
