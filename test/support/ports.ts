@@ -1,7 +1,51 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 
-/** A free TCP port on 127.0.0.1 (for a child process that must be told its port up front). */
-export function freePort(): Promise<number> {
+/**
+ * A free TCP port on 127.0.0.1 (for a child process that must be told its port up front).
+ * Taken below the kernel's ephemeral range, in a block of its own per vitest worker, and never
+ * the same twice in a process: a port from `listen(0)` would be free again once closed, and a
+ * parallel worker's `listen(0)` or outgoing connection could take it before the child binds it.
+ * Falls back to `listen(0)` where the ephemeral range leaves no room below it.
+ */
+export async function freePort(): Promise<number> {
+  const block = portBlock();
+  if (!block) return kernelPort();
+  for (let tries = 0; tries < block.size; tries++) {
+    const port = block.start + (nextInBlock++ % block.size);
+    if (await canBind(port)) return port;
+  }
+  return kernelPort();
+}
+
+const BLOCK_SIZE = 2000;
+const BLOCKS = 4;
+let nextInBlock = Math.floor(Math.random() * BLOCK_SIZE);
+let block: { start: number; size: number } | null | undefined;
+
+function portBlock(): { start: number; size: number } | null {
+  if (block !== undefined) return block;
+  let ephemeralLow = 32768;
+  try {
+    ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || ephemeralLow;
+  } catch {
+    // Not Linux: assume its usual range.
+  }
+  const first = ephemeralLow - BLOCKS * BLOCK_SIZE;
+  const worker = Number(process.env.VITEST_POOL_ID ?? 0) % BLOCKS;
+  block = first < 10_000 ? null : { start: first + worker * BLOCK_SIZE, size: BLOCK_SIZE };
+  return block;
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function kernelPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
