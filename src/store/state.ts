@@ -777,14 +777,18 @@ export class StoreState {
       if (run.status === 'done' || run.status === 'failed') continue;
       const counts = run.kind === 'event' ? dispatch : fulfillment;
       counts[run.status] += 1;
-      if (run.kind === 'event' && (dispatch.oldestQueuedAt === undefined || run.createdAt < dispatch.oldestQueuedAt)) {
-        dispatch.oldestQueuedAt = run.createdAt;
+      // Waiting since it was last due, not since it was made: a run retried by command (or after a
+      // backoff) is a fresh wait, and an old event retried must not read as an old backlog.
+      if (run.kind === 'event' && (dispatch.oldestQueuedAt === undefined || run.nextAttemptAt < dispatch.oldestQueuedAt)) {
+        dispatch.oldestQueuedAt = run.nextAttemptAt;
       }
     }
     if (oldestFresh) {
       const createdAt = this.freshTime(this.data.events[eventIdOf(oldestFresh.key) ?? ''] as EventRow, oldestFresh.value);
       if (dispatch.oldestQueuedAt === undefined || createdAt < dispatch.oldestQueuedAt) dispatch.oldestQueuedAt = createdAt;
     }
+    // A retry due later is not waiting yet.
+    if (dispatch.oldestQueuedAt !== undefined && Date.parse(dispatch.oldestQueuedAt) > now) dispatch.oldestQueuedAt = iso(now);
     const open: Record<ResourceKind, number> = { payment: 0, invoice: 0 };
     const learnedByReconcile: Record<ResourceKind, number> = { payment: 0, invoice: 0 };
     for (const record of Object.values(this.data.resources)) {

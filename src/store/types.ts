@@ -220,7 +220,11 @@ export interface ActivityFilter {
 export interface StoreSummary {
   /** Events received in the last hour and the last 24 hours, by type (types without one in 24 hours are absent). */
   eventsByType: Array<{ type: string; lastHour: number; lastDay: number }>;
-  /** Event dispatch runs: the backlog (pending and running), those failed for good, and when the oldest of the backlog was queued. */
+  /**
+   * Event dispatch runs: the backlog (pending and running), those failed for good, and since when
+   * the oldest of the backlog has waited: when it was last due (its receipt, or its retry), never
+   * later than `now`.
+   */
   dispatch: { pending: number; running: number; failed: number; oldestQueuedAt: string | undefined };
   /** Fulfillment handler runs still to do or failed for good (done ones are not counted). */
   fulfillment: { pending: number; running: number; failed: number };

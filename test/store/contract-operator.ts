@@ -119,6 +119,21 @@ export function operatorViewsContract(store: () => Store, options: { capsActivit
       expect(later.dispatch.oldestQueuedAt).toBe(iso(now - 30 * MINUTE));
     });
 
+    it("counts the backlog's age from when a run was last due: an old event retried is a new wait, a retry due later not yet one", async () => {
+      const now = T0 + 3 * 86_400_000;
+      await store().insertEvent(sampleEvent('old', { receivedAt: iso(now - 2 * 86_400_000) }), at(now - 2 * 86_400_000));
+      await store().claimRun('event:old', { owner: 'w', leaseMs: 60_000, now: at(now - 2 * 86_400_000) });
+      await store().failRun('event:old', 'w', { error: 'gave up', now: at(now - 2 * 86_400_000) });
+      expect((await store().summarize({ now: at(now) })).dispatch.oldestQueuedAt).toBeUndefined();
+      expect(await store().retryRun('event:old', at(now))).toBe(true);
+      expect((await store().summarize({ now: at(now + MINUTE) })).dispatch).toEqual({ pending: 1, running: 0, failed: 0, oldestQueuedAt: iso(now) });
+      // Claimed and put back with a backoff: due in ten minutes, so nothing has waited beyond now.
+      await store().claimRun('event:old', { owner: 'w', leaseMs: 60_000, now: at(now + MINUTE) });
+      await store().failRun('event:old', 'w', { error: 'try later', retryAt: iso(now + 10 * MINUTE), now: at(now + MINUTE) });
+      expect((await store().summarize({ now: at(now + 2 * MINUTE) })).dispatch.oldestQueuedAt).toBe(iso(now + 2 * MINUTE));
+      expect((await store().summarize({ now: at(now + 15 * MINUTE) })).dispatch.oldestQueuedAt).toBe(iso(now + 10 * MINUTE));
+    });
+
     it('summarizes an empty store', async () => {
       expect(await store().summarize({ now: at(T0) })).toEqual({
         eventsByType: [],

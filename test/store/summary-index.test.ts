@@ -26,9 +26,9 @@ describe('StoreState.summarize', () => {
     expect(first.fulfillment).toEqual({ pending: 0, running: 0, failed: 1 });
     expect(reopened(state).summarize(now)).toEqual(first);
 
-    // Retried: pending again, no longer failed.
+    // Retried: pending again, no longer failed, and waiting since its retry (not since its receipt).
     state.apply({ t: 'retry', at: T0 + 21_000, key: 'event:evt_1' });
-    expect(state.summarize(now).dispatch).toEqual({ pending: 2, running: 1, failed: 0, oldestQueuedAt: iso(T0 + 1000) });
+    expect(state.summarize(now).dispatch).toEqual({ pending: 2, running: 1, failed: 0, oldestQueuedAt: iso(T0 + 2000) });
     // Failed again, then forgotten by a prune: gone from the counts.
     state.apply({ t: 'claim', at: T0 + 22_000, key: 'event:evt_1', owner: 'w', leaseMs: 60_000 });
     state.apply({ t: 'fail', at: T0 + 23_000, key: 'event:evt_1', owner: 'w', error: 'boom' });

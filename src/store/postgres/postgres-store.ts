@@ -514,7 +514,7 @@ export class PostgresStore implements Store {
       const counts = row.kind === 'event' ? summary.dispatch : summary.fulfillment;
       counts[row.status] = row.n;
       if (row.kind === 'event' && row.oldest !== null) {
-        const oldest = new Date(row.oldest).toISOString();
+        const oldest = dueBy(new Date(row.oldest).toISOString(), now);
         if (summary.dispatch.oldestQueuedAt === undefined || oldest < summary.dispatch.oldestQueuedAt) summary.dispatch.oldestQueuedAt = oldest;
       }
     }
@@ -525,6 +525,9 @@ export class PostgresStore implements Store {
     return summary;
   }
 }
+
+/** A backlog's oldest due time, never later than `now` (a retry due later is not waiting yet). */
+const dueBy = (at: string, now: Date): string => (Date.parse(at) > now.getTime() ? now.toISOString() : at);
 
 /** A WHERE clause with `?` placeholders numbered as they are added. */
 class Where {

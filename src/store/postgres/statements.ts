@@ -192,7 +192,7 @@ export function buildStatements(quoted: string) {
       SELECT type, count(*) FILTER (WHERE received_at >= $1::timestamptz)::int AS last_hour, count(*)::int AS last_day
       FROM ${s}.events WHERE received_at >= $2::timestamptz GROUP BY type`),
     summarizeBacklog: prepare('summarizeBacklog', `
-      SELECT 'event' AS kind, status, count(*)::int AS n, min(queued_at) AS oldest FROM ${s}.events WHERE status IN ('pending', 'running') GROUP BY status
+      SELECT 'event' AS kind, status, count(*)::int AS n, min(next_attempt_at) AS oldest FROM ${s}.events WHERE status IN ('pending', 'running') GROUP BY status
       UNION ALL SELECT 'event', 'failed', count(*)::int, NULL FROM ${s}.events WHERE status = 'failed'
       UNION ALL SELECT 'fulfillment', status, count(*)::int, NULL FROM ${s}.runs WHERE status IN ('pending', 'running') GROUP BY status
       UNION ALL SELECT 'fulfillment', 'failed', count(*)::int, NULL FROM ${s}.runs WHERE status = 'failed'`),
