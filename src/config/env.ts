@@ -174,7 +174,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
 
   const handlers = get('CHECKOUT_HANDLERS');
   const publicUrl = get('CHECKOUT_PUBLIC_URL')?.replace(/\/+$/, '');
-  if (publicUrl && !/^https?:\/\/[^/]/.test(publicUrl)) throw new ConfigError(`CHECKOUT_PUBLIC_URL "${publicUrl}" is not an http(s) URL.`);
+  if (publicUrl && !(/^https?:\/\/[^/]/.test(publicUrl) && URL.canParse(publicUrl))) throw new ConfigError(`CHECKOUT_PUBLIC_URL "${publicUrl}" is not an http(s) URL.`);
   return {
     baseUrl,
     apiKey,

@@ -115,6 +115,15 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
     }
   }
 
+  it('refuses a public URL that is not one (flag or environment) in one line, before listening: it used to start and fail every checkout with a 500', async () => {
+    const { dir, port, sandbox } = await openShop('ck-serve-publicurl-', HANDLERS);
+    const flag = await execCli(['serve', '--port', String(port), '--public-url', 'notaurl'], { cwd: dir, env: sandboxEnv(sandbox) });
+    expect([flag.code, flag.stderr]).toEqual([2, 'checkout-kit: --public-url takes an http(s) URL such as https://shop.example, got "notaurl".\n']);
+    const env = await execCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox, { CHECKOUT_PUBLIC_URL: 'http://a b' }) });
+    expect([env.code, env.stderr]).toEqual([2, 'checkout-kit: CHECKOUT_PUBLIC_URL "http://a b" is not an http(s) URL.\n']);
+    for (const result of [flag, env]) expect(result.stdout).not.toMatch(/listening/);
+  });
+
   it('refuses to start without the service configured (it would fulfil from the webhook alone), leaving the store untouched', async () => {
     const { dir, port, sandbox } = await openShop('ck-serve-noservice-', HANDLERS);
     const unsets: Array<Record<string, string>> = [{ CHECKOUT_BASE_URL: '' }, { CHECKOUT_API_KEY: '', CHECKOUT_INVOICE_KEY: '' }];

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Register } from '../register.js';
 import { UsageError } from '../exit.js';
-import { listenHost, portNumber } from '../flags.js';
+import { httpUrl, listenHost, portNumber } from '../flags.js';
 import { writeLine } from '../io.js';
 import { openRuntime } from '../runtime.js';
 import { consoleAccess } from '../console-access.js';
@@ -17,7 +17,8 @@ export const registerServe: Register = (program, io) => {
     .option('--port <n>', 'port (PORT)', portNumber('--port'))
     .option('--host <host>', 'interface to listen on (HOST)', listenHost('--host'))
     .option('--handlers <file>', 'the fulfillment module (CHECKOUT_HANDLERS)')
-    .option('--public-url <url>', "the shop's public URL for success and cancel links (CHECKOUT_PUBLIC_URL)")
+    // Checked up front as CHECKOUT_PUBLIC_URL is: a bad one would fail every checkout with a 500.
+    .option('--public-url <url>', "the shop's public URL for success and cancel links (CHECKOUT_PUBLIC_URL)", (value: string) => httpUrl('--public-url', value, 'https://shop.example').replace(/\/+$/, ''))
     .option('--console', 'also serve the operator console under /checkout-kit/ (this machine only, or with CHECKOUT_CONSOLE_TOKEN)')
     .action(async (options: { port?: number; host?: string; handlers?: string; publicUrl?: string; console?: boolean }) => {
       const runtime = await openRuntime(io, {
