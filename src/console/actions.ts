@@ -35,6 +35,19 @@ function kick(context: ConsoleContext): void {
   if (context.runDue) context.track(context.runDue());
 }
 
+/**
+ * When a run put back in line runs, as this console can say it: handler runs start now where it
+ * can start them (inside serve), else at the next sweep; event runs are dispatched by serve's
+ * receiver, which polls its queue every second, and by nothing else (a standalone console cannot).
+ */
+function whenItRuns(context: ConsoleContext, kind: Run['kind'] | 'mixed'): string {
+  const handlers = context.runDue ? 'runs again now' : 'runs at the next sweep of serve (every 5 s) or reconcile';
+  const events = 'is dispatched again by serve, within a second while it runs';
+  if (kind === 'fulfillment') return handlers;
+  if (kind === 'event') return events;
+  return `a handler run ${handlers}; an event run ${events}`;
+}
+
 const describeRun = (run: Run) =>
   run.status === 'done' ? `done (its handler completed${run.completedAt ? ` at ${run.completedAt}` : ''}; it never runs again)` : `${run.status}, not failed`;
 
@@ -69,7 +82,7 @@ export const ACTIONS: Record<ActionName, ActionSpec> = {
             return { ok: true, message: `Nothing to do: run ${key} is ${now ? describeRun(now) : 'gone'}.` };
           }
           kick(context);
-          return { ok: true, message: `Run ${key} is back in line and runs again now.` };
+          return { ok: true, message: `Run ${key} is back in line: it ${whenItRuns(context, run.kind)}.` };
         },
       };
     },
@@ -88,7 +101,7 @@ export const ACTIONS: Record<ActionName, ActionSpec> = {
         async perform() {
           const retried = await retryFailed(context.store, { clock: context.clock, pageSize: 500 });
           if (retried > 0) kick(context);
-          return { ok: true, message: retried === 0 ? 'Nothing to do: no run is failed.' : `${retried} run(s) are back in line and run again now.` };
+          return { ok: true, message: retried === 0 ? 'Nothing to do: no run is failed.' : `${retried} run(s) are back in line: ${whenItRuns(context, 'mixed')}.` };
         },
       };
     },

@@ -177,7 +177,7 @@ describe('operator console in Chromium', () => {
     await page.locator('#confirm').click();
     await page.waitForLoadState();
     if ((await page.locator('#result').count()) === 0) throw new Error(`no result page: ${await page.content()}`);
-    expect(await page.locator('#result').textContent()).toBe(`Run ${key} is back in line and runs again now.`);
+    expect(await page.locator('#result').textContent()).toBe(`Run ${key} is back in line: it runs again now.`);
     await eventually(async () => ((await runtime.store.getRun(key))?.status === 'done' ? true : undefined), 10_000);
 
     // Back to the confirmation (a fresh one: pages are never cached) and confirmed again: nothing to do.

@@ -179,7 +179,7 @@ describe('operator console (fastify, memory store)', () => {
     broken = false;
     const first = await post(app, '/checkout-kit/actions/retry', form);
     expect(first.statusCode).toBe(200);
-    expect(first.body).toContain('is back in line and runs again now');
+    expect(first.body).toContain('is back in line: it runs again now');
     await eventually(async () => ((await store.getRun(key))?.status === 'done' ? true : undefined), 5000, 10);
     const again = await post(app, '/checkout-kit/actions/retry', form);
     expect(again.body).toContain('id="repeated"');
@@ -194,6 +194,24 @@ describe('operator console (fastify, memory store)', () => {
       ['retry', key, true],
       ['retry', key, true],
     ]);
+  });
+
+  it('says when a retried run runs: a standalone console (no engine to start) cannot dispatch an event or run a handler now', async () => {
+    const store = new MemoryStore();
+    await store.insertEvent(storedEvent({ id: 'evt_failed', type: 'payment.paid', receivedAt: new Date(T0).toISOString() }), new Date(T0));
+    await store.enqueueRun({ key: 'payment:p1:paid', kind: 'fulfillment', data: {} }, new Date(T0));
+    for (const key of ['event:evt_failed', 'payment:p1:paid']) {
+      await store.claimRun(key, { owner: 'w', leaseMs: 1000, now: new Date(T0) });
+      await store.failRun(key, 'w', { error: 'boom', now: new Date(T0) });
+    }
+    const app = await consoleApp(store);
+    const retry = async (key: string) => {
+      const form = confirmForm((await app.inject(`/checkout-kit/actions/retry?key=${encodeURIComponent(key)}`)).body);
+      return (await post(app, '/checkout-kit/actions/retry', form)).body;
+    };
+    expect(await retry('event:evt_failed')).toContain('Run event:evt_failed is back in line: it is dispatched again by serve, within a second while it runs.');
+    expect(await retry('payment:p1:paid')).toContain('Run payment:p1:paid is back in line: it runs at the next sweep of serve (every 5 s) or reconcile.');
+    expect((await store.getRun('event:evt_failed'))?.status).toBe('pending');
   });
 
   it('refuses a request from elsewhere without the token, with the error object for programs and a sign-in page for browsers', async () => {
