@@ -78,6 +78,31 @@ describe('checkout-kit store check', () => {
   });
 });
 
+describe('checkout-kit store check: handler completions a recovery drops', () => {
+  it("names the handler runs whose completion is after the damage, since serve or reconcile would call them again", async () => {
+    const cwd = await tempDir('ck-store-cli-');
+    const dir = join(cwd, '.checkout-kit');
+    const store = new EmbeddedStore({ dir, logger: silentLogger });
+    await store.open();
+    await store.insertEvent(sampleEvent('evt_0'));
+    await store.insertEvent(sampleEvent('evt_1'));
+    for (const key of ['payment:p_0:paid', 'payment:p_1:paid']) {
+      await store.enqueueRun({ key, kind: 'fulfillment', data: {} });
+      await store.claimRun(key, { owner: 'w', leaseMs: 60_000 });
+      await store.completeRun(key, 'w');
+    }
+    await store.close();
+    // Line 1 (evt_1) damaged: every line after it, both completions included, would be dropped.
+    await zeroLine(join(dir, 'journal-0.jsonl'), 1);
+    const result = await runCli(['store', 'check'], { cwd, env: { CHECKOUT_STORE: 'file:.checkout-kit' } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/2 handler run\(s\) lose their completion \(payment:p_0:paid, payment:p_1:paid\): the store will hold them as not done, and serve or reconcile calls those handlers again/);
+    // The refusal to open says where to go next.
+    const events = await runCli(['events', 'list'], { cwd, env: { CHECKOUT_STORE: 'file:.checkout-kit' } });
+    expect(events.stderr).toMatch(/run `checkout-kit store check` to see what a recovery would keep and drop, and `checkout-kit store recover`/);
+  });
+});
+
 describe('checkout-kit store recover', () => {
   it('does nothing to a healthy store and says so', async () => {
     const { cwd, env, dir } = await shop(2);

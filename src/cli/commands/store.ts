@@ -55,6 +55,10 @@ function consequences(kept: number, dropped: StoreRecoverResult['dropped']): str
     const events = dropped.events > 0 ? ` holding ${dropped.events} event(s) (${dropped.eventIds.slice(0, 5).join(', ')}${dropped.events > 5 ? ', …' : ''}: acknowledged deliveries, so ask the sender to resend them; \`checkout-kit reconcile\` catches up on their payments)` : '';
     parts.push(`drops ${dropped.lines} line(s), ${formatBytes(dropped.bytes)}${events}`);
   }
+  if (dropped.completions > 0) {
+    const keys = `${dropped.completionKeys.slice(0, 5).join(', ')}${dropped.completions > 5 ? ', …' : ''}`;
+    parts.push(`${dropped.completions} handler run(s) lose their completion (${keys}): the store will hold them as not done, and serve or reconcile calls those handlers again with the same ctx.key; check whether each already ran before you start serve or reconcile again (up to 50 keys are in the backup's recovery.json)`);
+  }
   if (dropped.payloads > 0) parts.push(`${dropped.payloads} event(s) lose their raw body (${dropped.payloadIds.slice(0, 5).join(', ')}${dropped.payloads > 5 ? ', …' : ''})`);
   return `${parts.join('; ')}.`;
 }

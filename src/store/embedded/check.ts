@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError, StoreError } from '../../errors/index.js';
 import type { Op, StateData } from '../state.js';
+import { eventIdOf } from '../../runs/keys.js';
 import { bodyRefOf } from '../event-row.js';
 import { currentGen, replayBase, replayChain, readFolder, type DamagedLine, type FolderRead, type LineOp, type ReplayStop, type SegmentFile } from './check-scan.js';
 import { DirLock } from './dir-lock.js';
@@ -73,6 +74,12 @@ export interface RecoveryPlan {
     /** Events whose journal line is dropped (at most 50 ids; `events` counts them all). */
     events: number;
     eventIds: string[];
+    /**
+     * Handler runs whose completion is dropped (at most 50 keys; `completions` counts them all):
+     * the store then holds them as not done, and `serve` or `reconcile` calls those handlers again.
+     */
+    completions: number;
+    completionKeys: string[];
     /** Events kept without their raw body (it is in a missing or damaged place). */
     payloads: number;
     payloadIds: string[];
@@ -310,15 +317,19 @@ function planRecovery(
     needed: false,
     actions: [],
     keptEvents,
-    dropped: { lines: 0, bytes: 0, events: 0, eventIds: [], payloads: lostPayloads.size, payloadIds: [...lostPayloads].slice(0, LISTED_IDS) },
+    dropped: { lines: 0, bytes: 0, events: 0, eventIds: [], completions: 0, completionKeys: [], payloads: lostPayloads.size, payloadIds: [...lostPayloads].slice(0, LISTED_IDS) },
   };
   if (!base) return plan;
   const droppedEvents: string[] = [];
+  const droppedCompletions: string[] = [];
   const drop = (segment: SegmentFile, from: number) => {
     const ops = segment.ops.filter((op) => op.offset >= from);
     plan.dropped.lines += ops.length + segment.damaged.filter((line) => line.offset >= from).length;
     plan.dropped.bytes += segment.bytes - from;
-    for (const { op } of ops) if (op.t === 'event') droppedEvents.push(op.event.id);
+    for (const { op } of ops) {
+      if (op.t === 'event') droppedEvents.push(op.event.id);
+      else if (op.t === 'complete' && eventIdOf(op.key) === undefined) droppedCompletions.push(op.key);
+    }
   };
   if (base.rebuilt || lastGen > currentGen || lostPayloads.size > 0) {
     const why = base.rebuilt
@@ -348,6 +359,8 @@ function planRecovery(
   }
   plan.dropped.events = droppedEvents.length;
   plan.dropped.eventIds = droppedEvents.slice(0, LISTED_IDS);
+  plan.dropped.completions = droppedCompletions.length;
+  plan.dropped.completionKeys = droppedCompletions.slice(0, LISTED_IDS);
   plan.needed = plan.actions.length > 0;
   return plan;
 }

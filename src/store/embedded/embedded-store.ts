@@ -493,8 +493,9 @@ export class EmbeddedStore extends StateStore {
       if (!(error instanceof CorruptLineError)) throw error;
       throw new StoreError(
         `Cannot read the store: ${this.journalPath(gen)} has a damaged line at byte ${error.offset} (${error.reason}). ` +
-          'No file was changed. Stop every process using the store, keep a copy of the folder, then restore it from a backup ' +
-          '(or move the folder aside to start with an empty store).',
+          'No file was changed. Stop every process using the store, then run `checkout-kit store check` to see what a ' +
+          'recovery would keep and drop, and `checkout-kit store recover` to go back to the last good line (it keeps a backup), ' +
+          'or restore the folder from a backup.',
         { cause: error },
       );
     }
