@@ -80,12 +80,9 @@ describe('checkout-kit store check', () => {
 
 describe('checkout-kit store check: handler completions a recovery drops', () => {
   it("names the handler runs whose completion is after the damage, since serve or reconcile would call them again", async () => {
-    const cwd = await tempDir('ck-store-cli-');
-    const dir = join(cwd, '.checkout-kit');
+    const { cwd, dir, journal, env } = await shop(2);
     const store = new EmbeddedStore({ dir, logger: silentLogger });
     await store.open();
-    await store.insertEvent(sampleEvent('evt_0'));
-    await store.insertEvent(sampleEvent('evt_1'));
     for (const key of ['payment:p_0:paid', 'payment:p_1:paid']) {
       await store.enqueueRun({ key, kind: 'fulfillment', data: {} });
       await store.claimRun(key, { owner: 'w', leaseMs: 60_000 });
@@ -93,12 +90,12 @@ describe('checkout-kit store check: handler completions a recovery drops', () =>
     }
     await store.close();
     // Line 1 (evt_1) damaged: every line after it, both completions included, would be dropped.
-    await zeroLine(join(dir, 'journal-0.jsonl'), 1);
-    const result = await runCli(['store', 'check'], { cwd, env: { CHECKOUT_STORE: 'file:.checkout-kit' } });
+    await zeroLine(journal, 1);
+    const result = await runCli(['store', 'check'], { cwd, env });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/2 handler run\(s\) lose their completion \(payment:p_0:paid, payment:p_1:paid\): the store will hold them as not done, and serve or reconcile calls those handlers again/);
     // The refusal to open says where to go next.
-    const events = await runCli(['events', 'list'], { cwd, env: { CHECKOUT_STORE: 'file:.checkout-kit' } });
+    const events = await runCli(['events', 'list'], { cwd, env });
     expect(events.stderr).toMatch(/run `checkout-kit store check` to see what a recovery would keep and drop, and `checkout-kit store recover`/);
   });
 });
