@@ -97,7 +97,8 @@ export function createAlertMonitor(options: AlertMonitorOptions): AlertMonitor {
 
   async function send(kind: AlertKind, state: Alert['state'], finding: Finding): Promise<Alert> {
     const alert: Alert = { kind, state, ...finding, at: clock().toISOString() };
-    if (state === 'firing') logger.warn({ alert: kind }, `ALERT ${alert.title}. Next: ${alert.next}`);
+    // The details (the errors a run_failed quotes) go in the log line too: its "Next" refers to them.
+    if (state === 'firing') logger.warn({ alert: kind, ...(alert.details ? { details: alert.details } : {}) }, `ALERT ${alert.title}. Next: ${alert.next}`);
     else logger.info({ alert: kind }, `resolved: ${alert.title}`);
     if (state === 'firing' || (options.sendResolved ?? true)) {
       if (options.url) await postAlert(options.url, alert, logger);

@@ -43,7 +43,7 @@ export const RULES: Record<Exclude<AlertKind, 'store_unwritable'>, Rule> = {
     return {
       title: `${total} run(s) failed for good: ${fulfillment.failed} fulfillment handler run(s), ${dispatch.failed} event dispatch run(s)`,
       details: examples.length > 0 ? `For example:\n${examples.map((line) => `• ${line}`).join('\n')}` : '',
-      next: `fix the cause in your fulfillment module (the errors above), then click "Retry all failed" on ${link(context, '/runs?status=failed', 'the console')} or run \`checkout-kit retry --all\` (see \`checkout-kit runs --failed\`).`,
+      next: `fix the cause of the errors quoted (a handler's error is in your fulfillment module; a service's refusal such as 404 not_found is not, and retrying will not change it), then click "Retry all failed" on ${link(context, '/runs?status=failed', 'the console')} or run \`checkout-kit retry --all\` (see \`checkout-kit runs --failed\`).`,
     };
   },
   dispatch_backlog(context) {

@@ -34,7 +34,10 @@ describe('alerts', () => {
     const { engine, clock, observers } = testEngine(store, { paid: async () => (broken ? Promise.reject(new Error('warehouse API timeout')) : undefined) });
     const sink = await chat();
     const hooked: Alert[] = [];
-    const options = { store, clock, logger: silentLogger, url: sink.url, consoleUrl: CONSOLE, onAlert: (alert: Alert) => void hooked.push(alert), groupWaitMs: 60_000 };
+    // The log line of a firing alert, as an operator without Slack sees it.
+    const warned: Array<{ obj: object | string; msg?: string | undefined }> = [];
+    const logger = { ...silentLogger, warn: (obj: object | string, msg?: string) => void warned.push({ obj, msg }) };
+    const options = { store, clock, logger, url: sink.url, consoleUrl: CONSOLE, onAlert: (alert: Alert) => void hooked.push(alert), groupWaitMs: 60_000 };
     // Two serve processes sharing one store, each with its monitor.
     const first = createAlertMonitor({ ...options, owner: 'serve-a' });
     const second = createAlertMonitor({ ...options, owner: 'serve-b' });
@@ -55,6 +58,8 @@ describe('alerts', () => {
     expect(alert.next).toContain(`${CONSOLE}/runs?status=failed`);
     expect(alert.next).toContain('checkout-kit retry --all');
     expect(sink.posts[0]?.text).toContain('Next: fix the cause');
+    const logged = warned.find(({ msg }) => msg?.startsWith('ALERT '));
+    expect(logged?.obj).toMatchObject({ alert: 'run_failed', details: expect.stringContaining('warehouse API timeout') });
 
     // Fixed and retried: the incident ends once.
     broken = false;
