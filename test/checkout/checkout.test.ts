@@ -237,6 +237,15 @@ describe('checkout routes (fastify)', () => {
     const unknown = await app.inject({ method: 'GET', url: '/checkout/return?orderId=nope', headers: { accept: 'application/json' } });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().error.code).toBe('not_found');
+    // In a plain fastify app too (not only inside serve): fastify's own errors on these routes are
+    // the spec's error object, and a body that is neither JSON nor a form is a 415.
+    const post = (payload: string, contentType: string) => app.inject({ method: 'POST', url: '/checkout', headers: { 'content-type': contentType }, payload });
+    const badJson = await post('{', 'application/json');
+    expect([badJson.statusCode, Object.keys(badJson.json()), badJson.json().error.code]).toEqual([400, ['error'], 'invalid_request']);
+    for (const contentType of ['text/plain', 'application/xml']) {
+      const other = await post('orderId=1', contentType);
+      expect([other.statusCode, Object.keys(other.json()), other.json().error.code]).toEqual([415, ['error'], 'unsupported_media_type']);
+    }
     await app.close();
   });
 });

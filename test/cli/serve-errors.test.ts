@@ -60,6 +60,9 @@ describe('bad HTTP gets the spec error object from the processes a merchant runs
     const xml = await post('<order/>', 'text/xml');
     expect(xml.status).toBe(415);
     expect(await xml.json()).toEqual(specError('unsupported_media_type'));
+    // text/plain too (fastify parses it by default: it was a 400 'expected object').
+    const text = await post('orderId=1', 'text/plain');
+    expect([text.status, await text.json()]).toEqual([415, specError('unsupported_media_type')]);
     // Declared over the limit: answered before the body is read (a client still writing it would
     // see the connection close under it, so the body is not sent).
     expect(await raw(port, 'POST /checkout HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\n\r\n{')).toEqual({

@@ -1,5 +1,7 @@
 import { parse as parseQuery } from 'node:querystring';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
+import { specErrorHandler } from '../../fastify/error-replies.js';
+import type { Logger } from '../../log/index.js';
 import { utf8Text } from '../../webhooks/utf8.js';
 import { handleCheckoutRequest, handleReturnRequest, type CheckoutHttpOptions, type HttpAnswer } from '../http.js';
 
@@ -28,7 +30,8 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesOptions> = async (
     // Bodies decoded strictly: a lenient decoder turns every invalid UTF-8 sequence into U+FFFD, so
     // two different byte strings could name the same order (and be given its payment). These
     // parsers replace, in this scope only, any the application set for the two media types.
-    for (const type of ['application/json', 'application/x-www-form-urlencoded']) if (scope.hasContentTypeParser(type)) scope.removeContentTypeParser(type);
+    // Only these two: any other body (text/plain included, which fastify parses by default) is a 415.
+    scope.removeAllContentTypeParsers();
     const parseJson = scope.getDefaultJsonParser(scope.initialConfig.onProtoPoisoning ?? 'error', scope.initialConfig.onConstructorPoisoning ?? 'error');
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
       const text = utf8Text(body as Buffer);
@@ -42,6 +45,9 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesOptions> = async (
       if (form === undefined || (!text!.includes('\uFFFD') && JSON.stringify(form).includes('\uFFFD'))) return done(notUtf8(), undefined);
       return done(null, form);
     });
+    // Errors on these routes (bad JSON, a media type, a body too large) answer with the spec's error
+    // object in any app they are registered in, not only in serve, whose root handler does the same.
+    scope.setErrorHandler(specErrorHandler(options.logger ?? (scope.log as Logger), 'checkout'));
     const checkoutPath = options.checkoutPath ?? '/checkout';
     const returnPath = options.returnPath ?? `${checkoutPath}/return`;
     scope.post(checkoutPath, async (request, reply) => send(reply, await handleCheckoutRequest({ ...options, returnPath, logger: options.logger ?? request.log }, request.body)));
