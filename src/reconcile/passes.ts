@@ -20,6 +20,8 @@ export const ReconcilePassSchema = z.looseObject({
   discovered: z.number().default(0),
   failed: z.number().default(0),
   awaitingRetry: z.number().default(0),
+  /** Resources the service answered 404 for, closed. */
+  unknownToService: z.number().default(0),
   durationMs: z.number().default(0),
   /** Up to 20 resources whose outcome this pass learned first: news the webhooks did not bring. */
   missed: z.array(z.looseObject({ kind: z.string(), id: z.string() })).default([]),

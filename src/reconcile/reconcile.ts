@@ -1,4 +1,5 @@
 import pMap from 'p-map';
+import { ApiError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { keepRenewing } from '../runs/index.js';
 import type { ResourceKind } from '../store/index.js';
@@ -27,6 +28,11 @@ export interface ReconcileSummary {
   failed: number;
   /** Handler runs waiting for `checkout-kit retry` (failed for good, in any pass). */
   awaitingRetry: number;
+  /**
+   * Resources the service answered 404 for (an event for a payment of another account or
+   * environment, or a sample): closed, so later passes stop asking; news of them still counts.
+   */
+  unknownToService: number;
   errors: Array<{ kind: ResourceKind; id: string; error: string }>;
   durationMs: number;
 }
@@ -51,6 +57,7 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
     retried: 0,
     failed: 0,
     awaitingRetry: 0,
+    unknownToService: 0,
     errors: [],
     durationMs: 0,
   };
@@ -81,6 +88,13 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
           if (result.run === 'completed') summary.fulfilled += 1;
           if (result.run === 'failed') summary.failed += 1;
         } catch (error) {
+          if (error instanceof ApiError && error.status === 404) {
+            // Asking again would get the same answer every pass, each an error: close it instead.
+            await store.updateResource({ kind, id, source: 'reconcile', open: false }, clock());
+            summary.unknownToService += 1;
+            logger.warn({ kind, id, err: error }, `the service does not know ${kind} ${id} (404): closed, so reconcile stops asking; news of it from a webhook is still handled`);
+            return;
+          }
           summary.failed += 1;
           summary.errors.push({ kind, id, error: (error as Error).message });
           logger.warn({ kind, id, err: error }, 'could not reconcile');

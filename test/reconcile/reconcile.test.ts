@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/errors/index.js';
 import { FulfillmentEngine, type FulfillmentHandlers } from '../../src/fulfillment/index.js';
 import { reconcile, RECONCILE_LOCK } from '../../src/reconcile/index.js';
 import { MemoryStore } from '../../src/store/index.js';
@@ -65,6 +66,27 @@ describe('reconcile', () => {
     expect(summary).toMatchObject({ checked: 1, failed: 2, fulfilled: 0, awaitingRetry: 1 });
     expect(summary.errors).toEqual([{ kind: 'payment', id: '5e1c3a4b-0000-4000-8000-000000000000', error: expect.stringMatching(/not found/) }]);
     expect((await store.getRun(`payment:${payment.id}:paid`))?.lastError).toBe('no stock');
+  });
+
+  it('closes a resource the service answers 404 for, so the next passes neither ask again nor fail on it', async () => {
+    const { reader, store, engine } = setup();
+    const unknown = '5e1c3a4b-0000-4000-8000-0000000000aa';
+    const get = reader.payments.get;
+    Object.assign(reader.payments, {
+      get: async (id: string) => {
+        if (id !== unknown) return get(id);
+        reader.reads += 1;
+        throw new ApiError({ status: 404, code: 'not_found', message: 'Payment not found', operation: 'payments.get', method: 'GET', url: `https://service.example/v1/payments/${id}` });
+      },
+    });
+    await store.updateResource({ kind: 'payment', id: unknown, source: 'webhook' }, ELEVEN_MINUTES_AGO());
+    const first = await reconcile({ store, engine });
+    expect(first).toMatchObject({ failed: 0, unknownToService: 1, errors: [] });
+    expect((await store.getResource('payment', unknown))?.open).toBe(false);
+    const reads = reader.reads;
+    const second = await reconcile({ store, engine, olderThanMs: 0 });
+    expect(second).toMatchObject({ checked: 0, failed: 0, unknownToService: 0 });
+    expect(reader.reads).toBe(reads);
   });
 
   it('polls with bounded concurrency', async () => {
