@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
-import { runCli } from '../support/cli.js';
+import { cleanup, openShop } from '../sandbox/helpers.js';
+import { runCli, sandboxEnv } from '../support/cli.js';
 import { TEST_KEYS } from '../support/fixtures.js';
 
 let dir: string;
@@ -14,6 +15,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
+  await cleanup();
 });
 
 /** A handler run that failed for good, as `maxAttempts` throws leave it. */
@@ -29,6 +31,19 @@ async function seedFailedRun(key: string) {
 const env = { CHECKOUT_BASE_URL: 'http://127.0.0.1:9', CHECKOUT_API_KEY: TEST_KEYS.apiKey, CHECKOUT_SIGNING_SECRET: TEST_KEYS.signingSecret };
 
 describe('checkout-kit reconcile', () => {
+  it('closes a payment the service does not know (404) and exits 0; the next pass does not ask again', async () => {
+    const shop = await openShop('ck-reconcile-404-', 'export default { async paid() {} };\n');
+    const store = await openStore('file:.checkout-kit', { cwd: shop.dir });
+    await store.updateResource({ kind: 'payment', id: '5e1c3a4b-0000-4000-8000-0000000000bb', source: 'webhook' });
+    await store.close();
+    const first = await runCli(['reconcile', '--json', '--older-than', '0'], { cwd: shop.dir, env: sandboxEnv(shop.sandbox) });
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ checked: 0, failed: 0, unknownToService: 1, errors: [] });
+    expect(first.stderr).toMatch(/the service does not know payment 5e1c3a4b-0000-4000-8000-0000000000bb \(404\): closed/);
+    const second = await runCli(['reconcile', '--json', '--older-than', '0'], { cwd: shop.dir, env: sandboxEnv(shop.sandbox) });
+    expect([second.code, JSON.parse(second.stdout)]).toMatchObject([0, { checked: 0, failed: 0, unknownToService: 0 }]);
+  });
+
   it('refuses with exit 2 and one line, before opening the store, when the service is not configured', async () => {
     const result = await runCli(['reconcile'], { cwd: dir, env: { CHECKOUT_STORE: 'file:never-opened' } });
     expect(result).toMatchObject({
