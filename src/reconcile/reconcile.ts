@@ -31,6 +31,7 @@ export interface ReconcileSummary {
   /**
    * Resources the service answered 404 for (an event for a payment of another account or
    * environment, or a sample): closed, so later passes stop asking; news of them still counts.
+   * Only in a pass where another read succeeded; else they count as `failed`.
    */
   unknownToService: number;
   errors: Array<{ kind: ResourceKind; id: string; error: string }>;
@@ -70,6 +71,8 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
   const stopRenewing = keepRenewing({ ttlMs: ttl, renew: acquire, onLost: (reason, error) => logger.warn({ reason, err: error }, 'could not renew the reconcile lock') });
   // Named in the pass's record (the console and the missed-webhooks alert show them).
   const missed: Array<{ kind: ResourceKind; id: string }> = [];
+  /** Resources the service answered 404 for in this pass. */
+  const unknown: Array<{ kind: ResourceKind; id: string; error: ApiError }> = [];
   try {
     const work = await collectWork(options, clock(), summary, logger);
     let done = 0;
@@ -89,10 +92,8 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
           if (result.run === 'failed') summary.failed += 1;
         } catch (error) {
           if (error instanceof ApiError && error.status === 404) {
-            // Asking again would get the same answer every pass, each an error: close it instead.
-            await store.updateResource({ kind, id, source: 'reconcile', open: false }, clock());
-            summary.unknownToService += 1;
-            logger.warn({ kind, id, err: error }, `the service does not know ${kind} ${id} (404): closed, so reconcile stops asking; news of it from a webhook is still handled`);
+            // Decided once the pass is over: see below.
+            unknown.push({ kind, id, error });
             return;
           }
           summary.failed += 1;
@@ -105,6 +106,20 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
       },
       { concurrency: options.concurrency },
     );
+
+    // A 404 would come every pass, each an error: close the resource, so reconcile stops asking.
+    // Only when another read of this pass succeeded: a CHECKOUT_BASE_URL with a wrong path answers
+    // 404 for everything, and closing every open payment then would hide the ones paid meanwhile.
+    for (const { kind, id, error } of unknown) {
+      if (summary.checked > 0) {
+        await store.updateResource({ kind, id, source: 'reconcile', open: false }, clock());
+        summary.unknownToService += 1;
+        logger.warn({ kind, id, err: error }, `the service does not know ${kind} ${id} (404): closed, so reconcile stops asking; news of it from a webhook is still handled`);
+      } else {
+        summary.failed += 1;
+        summary.errors.push({ kind, id, error: `${error.message} (no read of this pass succeeded, so it stays open: if every read answers 404, check CHECKOUT_BASE_URL)` });
+      }
+    }
 
     const due = await engine.runDue(10_000);
     summary.retried = due.completed + due.retrying + due.failed + due['no-handler'] + due.superseded;

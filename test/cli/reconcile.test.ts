@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CheckoutClient } from '../../src/client/index.js';
 import { openStore } from '../../src/store/open.js';
 import { cleanup, openShop } from '../sandbox/helpers.js';
 import { runCli, sandboxEnv } from '../support/cli.js';
@@ -33,15 +34,20 @@ const env = { CHECKOUT_BASE_URL: 'http://127.0.0.1:9', CHECKOUT_API_KEY: TEST_KE
 describe('checkout-kit reconcile', () => {
   it('closes a payment the service does not know (404) and exits 0; the next pass does not ask again', async () => {
     const shop = await openShop('ck-reconcile-404-', 'export default { async paid() {} };\n');
+    // A payment the sandbox knows (still waiting for money) beside one it does not.
+    const { apiKey, signingSecret } = shop.sandbox.credentials.test.merchant;
+    const client = new CheckoutClient({ baseUrl: shop.sandbox.url, apiKey, signingSecret });
+    const known = await client.payments.create({ amount: '10.00', referenceId: 'order-404-test' });
     const store = await openStore('file:.checkout-kit', { cwd: shop.dir });
+    await store.updateResource({ kind: 'payment', id: known.id, source: 'checkout' });
     await store.updateResource({ kind: 'payment', id: '5e1c3a4b-0000-4000-8000-0000000000bb', source: 'webhook' });
     await store.close();
     const first = await runCli(['reconcile', '--json', '--older-than', '0'], { cwd: shop.dir, env: sandboxEnv(shop.sandbox) });
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toMatchObject({ checked: 0, failed: 0, unknownToService: 1, errors: [] });
+    expect(JSON.parse(first.stdout)).toMatchObject({ checked: 1, failed: 0, unknownToService: 1, errors: [] });
     expect(first.stderr).toMatch(/the service does not know payment 5e1c3a4b-0000-4000-8000-0000000000bb \(404\): closed/);
     const second = await runCli(['reconcile', '--json', '--older-than', '0'], { cwd: shop.dir, env: sandboxEnv(shop.sandbox) });
-    expect([second.code, JSON.parse(second.stdout)]).toMatchObject([0, { checked: 0, failed: 0, unknownToService: 0 }]);
+    expect([second.code, JSON.parse(second.stdout)]).toMatchObject([0, { checked: 1, failed: 0, unknownToService: 0 }]);
   });
 
   it('refuses with exit 2 and one line, before opening the store, when the service is not configured', async () => {

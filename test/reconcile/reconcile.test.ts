@@ -80,13 +80,20 @@ describe('reconcile', () => {
       },
     });
     await store.updateResource({ kind: 'payment', id: unknown, source: 'webhook' }, ELEVEN_MINUTES_AGO());
-    const first = await reconcile({ store, engine });
-    expect(first).toMatchObject({ failed: 0, unknownToService: 1, errors: [] });
+    // Alone, it could be a CHECKOUT_BASE_URL that answers 404 for everything: kept open, an error.
+    const alone = await reconcile({ store, engine });
+    expect(alone).toMatchObject({ failed: 1, unknownToService: 0, errors: [{ id: unknown, error: expect.stringMatching(/no read of this pass succeeded.*check CHECKOUT_BASE_URL/) }] });
+    expect((await store.getResource('payment', unknown))?.open).toBe(true);
+    // Beside a payment the service does know: it is the resource, not the address.
+    const known = reader.put(samplePayment());
+    await store.updateResource({ kind: 'payment', id: known.id, source: 'checkout' }, ELEVEN_MINUTES_AGO());
+    const first = await reconcile({ store, engine, olderThanMs: 0 });
+    expect(first).toMatchObject({ checked: 1, failed: 0, unknownToService: 1, errors: [] });
     expect((await store.getResource('payment', unknown))?.open).toBe(false);
     const reads = reader.reads;
     const second = await reconcile({ store, engine, olderThanMs: 0 });
-    expect(second).toMatchObject({ checked: 0, failed: 0, unknownToService: 0 });
-    expect(reader.reads).toBe(reads);
+    expect(second).toMatchObject({ checked: 1, failed: 0, unknownToService: 0 });
+    expect(reader.reads).toBe(reads + 1);
   });
 
   it('polls with bounded concurrency', async () => {
