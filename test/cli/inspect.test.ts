@@ -76,6 +76,11 @@ describe('inspection commands', () => {
     expect(checks.find((c) => c.check === 'webhook secrets')?.result).toBe('fail');
     // No module at all: the engine may be wired into the backend's own code.
     expect(checks.find((c) => c.check === 'fulfillment module')?.result).toBe('warn');
+    // A bad LOG_LEVEL is its own row, not a store that fails to open.
+    const loud = await runCli(['doctor', '--json'], { cwd: dir, env: { CHECKOUT_BASE_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'loud' } });
+    const rows = JSON.parse(loud.stdout) as Array<{ check: string; result: string; detail: string }>;
+    expect(rows.find((c) => c.check === 'log level')).toMatchObject({ result: 'fail', detail: expect.stringContaining('The log level "loud" (LOG_LEVEL) is not one of') });
+    expect(rows.find((c) => c.check === 'store')?.result).toBe('ok');
   });
 
   it('doctor fails a fulfillment module that serve and reconcile would refuse', async () => {

@@ -1,6 +1,8 @@
+import { PassThrough } from 'node:stream';
 import { ApiError } from '../../errors/index.js';
 import { describeOutcomeRules, loadConfig, type CheckoutKitConfig } from '../../config/index.js';
 import { loadHandlers, NoFulfillmentModuleError } from '../../fulfillment/index.js';
+import { createLogger, silentLogger } from '../../log/index.js';
 import { openStore } from '../../store/open.js';
 import { EXIT } from '../exit.js';
 import { output, table } from '../io.js';
@@ -67,8 +69,15 @@ async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> 
       : { check: 'redirect hosts', result: 'fail', detail: 'no host allowed: set CHECKOUT_REDIRECT_HOSTS or CHECKOUT_BASE_URL' },
   );
   checks.push({ check: 'outcome rules', result: 'ok', detail: describeOutcomeRules(config.outcomeRules) });
+  // Its own row: every command's logger reads it, and the store's would otherwise fail on it.
   try {
-    const store = await openStore(config.store, { cwd });
+    createLogger({ level: env.LOG_LEVEL, destination: new PassThrough() });
+    checks.push({ check: 'log level', result: 'ok', detail: env.LOG_LEVEL?.trim() || 'info (default)' });
+  } catch (error) {
+    checks.push({ check: 'log level', result: 'fail', detail: (error as Error).message });
+  }
+  try {
+    const store = await openStore(config.store, { cwd, logger: silentLogger });
     checks.push({ check: 'store', result: 'ok', detail: store.description });
     await store.close();
   } catch (error) {
