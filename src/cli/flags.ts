@@ -5,9 +5,9 @@ import { UsageError } from './exit.js';
 /** Flag parsers shared by several commands. */
 
 /** An http(s) URL, or a usage error naming the flag. */
-export function httpUrl(flag: string, value: string, example = 'http://127.0.0.1:3000/webhooks/checkout'): string {
+export function httpUrl(flag: string, value: string): string {
   if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
-    throw new UsageError(`${flag} takes an http(s) URL such as ${example}, got "${value}".`);
+    throw new UsageError(`${flag} takes an http(s) URL such as http://127.0.0.1:3000/webhooks/checkout, got "${value}".`);
   }
   return value;
 }

@@ -103,6 +103,15 @@ function readDotenv(cwd: string): Record<string, string> {
  * Read and check the configuration of contract.md section 2. Throws `ConfigError` for malformed
  * keys, keys of the wrong kind, or keys of mixed environments. Secrets are registered for redaction.
  */
+/**
+ * The shop's public URL (`CHECKOUT_PUBLIC_URL`, serve's `--public-url`) without trailing slashes;
+ * null when it is not an http(s) URL with a host. One rule for the variable and the flag.
+ */
+export function publicUrlOf(text: string): string | null {
+  const url = text.replace(/\/+$/, '');
+  return /^https?:\/\/[^/]/.test(url) && URL.canParse(url) ? url : null;
+}
+
 export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const cwd = options.cwd ?? process.cwd();
   const env = { ...(options.dotenv === false ? {} : readDotenv(cwd)), ...(options.env ?? process.env) };
@@ -173,8 +182,9 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const maxBacklogAgeSeconds = positiveNumber(get('CHECKOUT_MAX_BACKLOG_AGE'), 'CHECKOUT_MAX_BACKLOG_AGE', 'seconds, e.g. 600', true);
 
   const handlers = get('CHECKOUT_HANDLERS');
-  const publicUrl = get('CHECKOUT_PUBLIC_URL')?.replace(/\/+$/, '');
-  if (publicUrl && !(/^https?:\/\/[^/]/.test(publicUrl) && URL.canParse(publicUrl))) throw new ConfigError(`CHECKOUT_PUBLIC_URL "${publicUrl}" is not an http(s) URL.`);
+  const publicUrlText = get('CHECKOUT_PUBLIC_URL');
+  const publicUrl = publicUrlText === undefined ? undefined : publicUrlOf(publicUrlText);
+  if (publicUrl === null) throw new ConfigError(`CHECKOUT_PUBLIC_URL "${publicUrlText?.replace(/\/+$/, '')}" is not an http(s) URL.`);
   return {
     baseUrl,
     apiKey,

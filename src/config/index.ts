@@ -1,5 +1,5 @@
 /** Configuration from environment variables and `.env` (contract.md section 2). */
-export { loadConfig, DEFAULT_STORE } from './env.js';
+export { loadConfig, publicUrlOf, DEFAULT_STORE } from './env.js';
 export type { CheckoutKitConfig, LoadConfigOptions } from './env.js';
 export { checkKey, environmentOf, describeKey } from './keys.js';
 export { parseWebhookScheme } from './webhook-scheme.js';

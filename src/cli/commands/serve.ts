@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Register } from '../register.js';
 import { UsageError } from '../exit.js';
-import { httpUrl, listenHost, portNumber } from '../flags.js';
+import { publicUrlOf } from '../../config/index.js';
+import { listenHost, portNumber } from '../flags.js';
 import { writeLine } from '../io.js';
 import { openRuntime } from '../runtime.js';
 import { consoleAccess } from '../console-access.js';
@@ -9,6 +10,13 @@ import { CONSOLE_PREFIX } from '../operations.js';
 import { buildServeApp } from '../serve-app.js';
 import { listenOn } from '../../fastify/listen-on.js';
 import { untilSignal } from '../signals.js';
+
+/** `--public-url`, by the rule `CHECKOUT_PUBLIC_URL` is read with. */
+function publicUrlFlag(value: string): string {
+  const url = publicUrlOf(value);
+  if (url === null) throw new UsageError(`--public-url takes an http(s) URL such as https://shop.example, got "${value}".`);
+  return url;
+}
 
 export const registerServe: Register = (program, io) => {
   program
@@ -18,7 +26,7 @@ export const registerServe: Register = (program, io) => {
     .option('--host <host>', 'interface to listen on (HOST)', listenHost('--host'))
     .option('--handlers <file>', 'the fulfillment module (CHECKOUT_HANDLERS)')
     // Checked up front as CHECKOUT_PUBLIC_URL is: a bad one would fail every checkout with a 500.
-    .option('--public-url <url>', "the shop's public URL for success and cancel links (CHECKOUT_PUBLIC_URL)", (value: string) => httpUrl('--public-url', value, 'https://shop.example').replace(/\/+$/, ''))
+    .option('--public-url <url>', "the shop's public URL for success and cancel links (CHECKOUT_PUBLIC_URL)", publicUrlFlag)
     .option('--console', 'also serve the operator console under /checkout-kit/ (this machine only, or with CHECKOUT_CONSOLE_TOKEN)')
     .action(async (options: { port?: number; host?: string; handlers?: string; publicUrl?: string; console?: boolean }) => {
       const runtime = await openRuntime(io, {
