@@ -73,6 +73,11 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
   const missed: Array<{ kind: ResourceKind; id: string }> = [];
   /** Resources the service answered 404 for in this pass. */
   const unknown: Array<{ kind: ResourceKind; id: string; error: ApiError }> = [];
+  const pollFailed = (kind: ResourceKind, id: string, error: unknown, why = (error as Error).message) => {
+    summary.failed += 1;
+    summary.errors.push({ kind, id, error: why });
+    logger.warn({ kind, id, err: error }, 'could not reconcile');
+  };
   try {
     const work = await collectWork(options, clock(), summary, logger);
     let done = 0;
@@ -96,9 +101,7 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
             unknown.push({ kind, id, error });
             return;
           }
-          summary.failed += 1;
-          summary.errors.push({ kind, id, error: (error as Error).message });
-          logger.warn({ kind, id, err: error }, 'could not reconcile');
+          pollFailed(kind, id, error);
         } finally {
           done += 1;
           options.onProgress?.(done, work.length);
@@ -116,8 +119,7 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
         summary.unknownToService += 1;
         logger.warn({ kind, id, err: error }, `the service does not know ${kind} ${id} (404): closed, so reconcile stops asking; news of it from a webhook is still handled`);
       } else {
-        summary.failed += 1;
-        summary.errors.push({ kind, id, error: `${error.message} (no read of this pass succeeded, so it stays open: if every read answers 404, check CHECKOUT_BASE_URL)` });
+        pollFailed(kind, id, error, `${error.message} (no read of this pass succeeded, so it stays open: if every read answers 404, check CHECKOUT_BASE_URL)`);
       }
     }
 
