@@ -45,15 +45,11 @@ function canBind(port: number): Promise<boolean> {
   });
 }
 
-function kernelPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+/** A port the kernel picks (`listen(0)`), freed again at once. */
+async function kernelPort(): Promise<number> {
+  const held = await holdPort();
+  await held.release();
+  return held.port;
 }
 
 /** A port of 127.0.0.1 held open by a plain server (to test what a process does with a taken port); `release()` frees it. */
