@@ -1,5 +1,5 @@
 import { eventIdOf, runKeys } from '../runs/keys.js';
-import { eventRow, receivedAtOf, receivedMs, recordOf, withoutBody, type EventRow } from './event-row.js';
+import { EventTable } from './event-table.js';
 import {
   ACTIVITY_KEPT_PER_SUBJECT,
   OUTCOME_RANK,
@@ -81,18 +81,13 @@ export interface StateData {
 }
 
 /**
- * An event's dispatch run as the state keeps it from the event's insert until its first claim:
- * `true` when it was enqueued at the event's `receivedAt` (as the receiver does), else the enqueue
- * time in ms. Every other field of such a run is known (pending, no attempts, its data the event's
- * id and type), and every event received waits in one while a backlog drains: a `Run` object and
- * its data cost ~160 bytes more per event. Materialised (`StoreState.runOf`) wherever it is read.
+ * `StateData` as the state holds it: every event, and the dispatch run made with it, in one table
+ * (`EventTable`); the other runs (handler runs, and a dispatch run enqueued before its event, as
+ * earlier versions did) by key.
  */
-type FreshEventRun = true | number;
-
-/** `StateData` as the state holds it: events as rows (`EventRow`), dispatch runs not yet claimed kept compact. */
 export interface LiveStateData extends Omit<StateData, 'runs' | 'events'> {
-  events: Record<string, EventRow>;
-  runs: Record<string, Run | FreshEventRun>;
+  events: EventTable;
+  runs: Record<string, Run>;
 }
 
 /** The keyed maps of `StateData` (everything but the dead letters, an append-only list). */
@@ -123,21 +118,6 @@ export function emptyStateData(): StateData {
   return { events: dictionary(), deadLetters: [], runs: dictionary(), resources: dictionary(), attempts: dictionary(), locks: dictionary(), activity: dictionary() };
 }
 
-/** The same data with prototype-free maps (a snapshot parsed from JSON has plain objects). */
-function withDictionaries(data: StateData): LiveStateData {
-  const events = dictionary<EventRow>();
-  for (const id of Object.keys(data.events)) events[id] = eventRow(data.events[id] as EventRecord);
-  return {
-    ...data,
-    events,
-    runs: dictionary(data.runs),
-    resources: dictionary(data.resources),
-    attempts: dictionary(data.attempts),
-    locks: dictionary(data.locks),
-    activity: dictionary(data.activity),
-  };
-}
-
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Attempts stored before attempt numbers existed are the order's first. */
@@ -164,69 +144,129 @@ export function deadLetterOp(letter: Omit<DeadLetter, 'id'>, at: number): Op {
   return { t: 'dead', at, letter: { ...letter, id: globalThis.crypto.randomUUID() } };
 }
 
+/** A run as the state's run listing walks them: a slot of the event table, or the key of another run. */
+type RunRef = number | string;
+
 /** In-memory state plus the pure(ish) rules of every op. Shared by the memory and embedded stores. */
 export class StoreState {
   readonly data: LiveStateData;
   /** The pre-images of a frozen view, while one is held. */
-  private frozen: { before: Record<StateMap, Map<string, unknown>>; deadLetters: number } | undefined;
+  private frozen: Frozen | undefined;
   /**
-   * Keys of the runs still to do (`pending` or `running`). Dispatchers poll these; keeping them
-   * apart means a poll costs what is outstanding, not what was ever received.
+   * Keys of the other runs (not the event table's) still to do (`pending` or `running`): dispatchers
+   * and the engine poll these; keeping them apart means a poll costs what is outstanding, not what
+   * was ever received. The table keeps its own (`EventTable.active`).
    */
   private readonly activeRuns = new Set<string>();
-  /** Keys of the runs that failed for good: the summary counts them on every metrics scrape. */
+  /** Keys of the other runs that failed for good: the summary counts them on every metrics scrape. */
   private readonly failedRuns = new Set<string>();
+  /** When each of the other runs was made, in one sequence with the table's runs: listings merge the two in that order. */
+  private readonly runSeqs = new Map<string, number>();
+  private nextSeq = 0;
   /** Keys of open resources, which reconcile polls (same reason). */
   private readonly openResources = new Set<string>();
-  /** Event ids by `receivedAt`, oldest first (ties in arrival order): lists read it from the end. */
-  private eventOrder: string[];
 
   constructor(data: StateData = emptyStateData()) {
-    this.data = withDictionaries(data);
-    this.eventOrder = Object.values(this.data.events)
-      .sort((a, b) => receivedMs(a) - receivedMs(b) || 0)
-      .map((event) => event.id);
-    for (const run of Object.values(data.runs)) {
-      // A snapshot holds every run whole: keep the fresh ones compact again.
-      const fresh = this.freshForm(run);
-      if (fresh !== undefined) this.data.runs[run.key] = fresh;
+    const events = new EventTable();
+    this.data = {
+      ...data,
+      events,
+      runs: dictionary(),
+      resources: dictionary(data.resources),
+      attempts: dictionary(data.attempts),
+      locks: dictionary(data.locks),
+      activity: dictionary(data.activity),
+    };
+    // Runs in their order, which is the order they were made in: an event's dispatch run takes its
+    // event into the table with it, so that slot order is run order. Ties in `receivedAt` keep the
+    // snapshot's order of events (`rank`, by slot).
+    const ids = Object.keys(data.events);
+    const position = new Map(ids.map((id, i) => [id, i]));
+    const rank: number[] = [];
+    for (const [key, run] of Object.entries(data.runs)) {
+      const seq = this.nextSeq++;
+      const eventId = run.kind === 'event' ? eventIdOf(key) : undefined;
+      const event = eventId === undefined || !Object.hasOwn(data.events, eventId) || events.slotOf(eventId) !== undefined ? undefined : data.events[eventId];
+      if (event) {
+        // Keyed by the map's key, as a snapshot lists it.
+        const slot = events.insert(event.id === eventId ? event : { ...event, id: eventId as string });
+        rank[slot] = position.get(eventId as string) as number;
+        // A snapshot holds every run whole: keep the fresh ones compact again.
+        const fresh = this.freshForm(run, slot);
+        if (fresh === undefined) events.setWholeRun(slot, run, seq);
+        else events.setFresh(slot, seq, fresh === 'receipt' ? undefined : fresh);
+        continue;
+      }
+      this.data.runs[key] = run;
+      this.runSeqs.set(key, seq);
       this.indexRun(run);
     }
+    ids.forEach((id, i) => {
+      const event = data.events[id] as EventRecord;
+      if (events.slotOf(id) === undefined) rank[events.insert(event.id === id ? event : { ...event, id })] = i;
+    });
+    events.sortReceiveOrder((slot) => rank[slot] as number);
     for (const [key, record] of Object.entries(data.resources)) if (record.open) this.openResources.add(key);
+  }
+
+  private get events(): EventTable {
+    return this.data.events;
   }
 
   /**
    * The data as it is now, unaffected by later ops, for a snapshot written a slice at a time while
    * writes go on. Nothing is copied: every op replaces the records and timelines it changes instead
-   * of changing them in place, and from now on the first change of each key keeps what it replaced
-   * (a pre-image), so the view reads the live maps through those. One at a time; `release()` it.
+   * of changing them in place, and from now on the first change of each key (or event slot) keeps
+   * what it replaced (a pre-image), so the view reads the live state through those. One at a time;
+   * `release()` it.
    */
   freeze(): FrozenState {
     if (this.frozen) throw new Error('StoreState.freeze(): a frozen view is still held; release it first.');
     const before = Object.fromEntries(STATE_MAPS.map((map) => [map, new Map<string, unknown>()])) as Record<StateMap, Map<string, unknown>>;
-    const frozen = { before, deadLetters: this.data.deadLetters.length };
+    const frozen: Frozen = { before, slots: new Map(), slotCount: this.events.slotCount, deadLetters: this.data.deadLetters.length };
     this.frozen = frozen;
-    const { data } = this;
-    /** An event as it was at the freeze (a compact run needs its event: see `FreshEventRun`). */
-    const frozenEvent = (id: string): EventRow | undefined => {
-      const before = frozen.before.events;
-      const event = before.has(id) ? before.get(id) : data.events[id];
-      return event === ABSENT ? undefined : (event as EventRow | undefined);
-    };
-    // Each entry as a snapshot holds it: events as records, runs whole.
-    const whole = (map: StateMap, key: string, value: unknown): unknown =>
-      map === 'events' ? recordOf(value as EventRow) : map === 'runs' && typeof value !== 'object' ? this.runOf(key, value as FreshEventRun, frozenEvent) : value;
+    const { data, events } = this;
+    /** The entries of a keyed map as they were (keys added since left out, deleted ones put back at the end). */
+    function* keyed(map: StateMap): Generator<[string, unknown]> {
+      const live = data[map] as Record<string, unknown>;
+      const changed = frozen.before[map];
+      for (const key of Object.keys(live)) {
+        const value = changed.has(key) ? changed.get(key) : live[key];
+        if (value !== ABSENT) yield [key, value];
+      }
+      for (const [key, value] of changed) if (value !== ABSENT && live[key] === undefined) yield [key, value];
+    }
+    const runSeqs = this.runSeqs;
+    const tableRun = (slot: number) => this.tableRun(slot);
     return {
       deadLetters: () => data.deadLetters.slice(0, frozen.deadLetters),
       *entries(map: StateMap): Generator<[string, unknown]> {
-        const live = data[map] as Record<string, unknown>;
-        const changed = frozen.before[map];
-        for (const key of Object.keys(live)) {
-          const value = changed.has(key) ? changed.get(key) : live[key];
-          if (value !== ABSENT) yield [key, whole(map, key, value)];
+        // A table slot changed since the freeze reads through its pre-image (`keepSlot`).
+        if (map === 'events') {
+          for (let slot = 0; slot < frozen.slotCount; slot++) {
+            const image = frozen.slots.get(slot);
+            const record = image ? image.record : events.has(slot) ? events.record(slot) : undefined;
+            if (record) yield [record.id, record];
+          }
+          return;
         }
-        // Keys deleted since the freeze.
-        for (const [key, value] of changed) if (value !== ABSENT && live[key] === undefined) yield [key, whole(map, key, value)];
+        if (map !== 'runs') return yield* keyed(map);
+        // The table's runs and the others, in the order they were made.
+        function* tableRuns(): Generator<[string, Run, number]> {
+          for (let slot = 0; slot < frozen.slotCount; slot++) {
+            const image = frozen.slots.get(slot);
+            if (image) {
+              if (image.record && image.run) yield [image.run.key, image.run, image.seq];
+            } else if (events.has(slot) && events.hasRun(slot)) {
+              const run = tableRun(slot) as Run;
+              yield [run.key, run, events.runSeq(slot)];
+            }
+          }
+        }
+        function* otherRuns(): Generator<[string, Run, number]> {
+          for (const [key, run] of keyed('runs')) yield [key, run as Run, runSeqs.get(key) ?? Number.POSITIVE_INFINITY];
+        }
+        for (const [key, run] of merged(tableRuns(), otherRuns(), ([, , seq]) => seq, false)) yield [key, run];
       },
       release: () => {
         if (this.frozen === frozen) this.frozen = undefined;
@@ -234,13 +274,19 @@ export class StoreState {
     };
   }
 
+  /** A table slot as it is now: its event record and its run whole (what a frozen view keeps). */
+  private slotImage(slot: number): SlotImage {
+    if (!this.events.has(slot)) return { record: undefined, run: undefined, seq: -1 };
+    return { record: this.events.record(slot), run: this.tableRun(slot), seq: this.events.runSeq(slot) };
+  }
+
   /** Set `key` of a map, keeping its pre-image while a frozen view is held (see `freeze`). */
-  private put<M extends StateMap>(map: M, key: string, value: LiveStateData[M][string]): void {
+  private put<M extends Exclude<StateMap, 'events'>>(map: M, key: string, value: LiveStateData[M][string]): void {
     this.keepBefore(map, key);
     (this.data[map] as Record<string, unknown>)[key] = value;
   }
 
-  private remove(map: StateMap, key: string): void {
+  private remove(map: Exclude<StateMap, 'events'>, key: string): void {
     this.keepBefore(map, key);
     delete (this.data[map] as Record<string, unknown>)[key];
   }
@@ -250,8 +296,20 @@ export class StoreState {
     if (before && !before.has(key)) before.set(key, (this.data[map] as Record<string, unknown>)[key] ?? ABSENT);
   }
 
-  /** Store a new version of a run (never change one in place: see `view`). */
+  /** Before a table slot changes: keep what it was while a frozen view is held. */
+  private keepSlot(slot: number): void {
+    const frozen = this.frozen;
+    if (frozen && slot < frozen.slotCount && !frozen.slots.has(slot)) frozen.slots.set(slot, this.slotImage(slot));
+  }
+
+  /** Store a new version of a run (never change one in place: see `freeze`). */
   private putRun(run: Run): Run {
+    const slot = this.tableSlot(run.key);
+    if (slot !== undefined) {
+      this.keepSlot(slot);
+      this.events.setWholeRun(slot, run);
+      return run;
+    }
     this.put('runs', run.key, run);
     this.indexRun(run);
     return run;
@@ -264,17 +322,31 @@ export class StoreState {
     else this.failedRuns.delete(run.key);
   }
 
-  /**
-   * The run stored under `key`, whole (a compact one materialised: see `FreshEventRun`). Not a
-   * copy: callers that hand it out copy it. `eventOf` reads the events (a frozen view passes its own).
-   */
-  runOf(key: string, value = this.data.runs[key], eventOf = (id: string) => this.data.events[id]): Run | undefined {
-    if (typeof value === 'object' || value === undefined) return value;
-    const event = eventOf(eventIdOf(key) ?? '');
-    if (!event) throw new Error(`StoreState: the dispatch run ${key} has no event (a state built from ops out of order?)`);
-    const time = this.freshTime(event, value);
+  /** The table slot that holds the run keyed `key`, if the table holds it. */
+  private tableSlot(key: string): number | undefined {
+    const eventId = eventIdOf(key);
+    const slot = eventId === undefined ? undefined : this.events.slotOf(eventId);
+    return slot !== undefined && this.events.hasRun(slot) ? slot : undefined;
+  }
+
+  /** The run stored under `key`, whole (a fresh one materialised). Not a copy: callers that hand it out copy it. */
+  runOf(key: string): Run | undefined {
+    const other = this.data.runs[key];
+    if (other !== undefined) return other;
+    const slot = this.tableSlot(key);
+    return slot === undefined ? undefined : this.tableRun(slot);
+  }
+
+  /** The run of a table slot, whole: a fresh run's every field follows from its event and when it was enqueued. */
+  private tableRun(slot: number): Run | undefined {
+    const whole = this.events.wholeRun(slot);
+    if (whole) return whole;
+    const since = this.events.freshSince(slot);
+    if (since === undefined) return undefined;
+    const time = this.events.freshAtReceipt(slot) ? this.events.receivedAt(slot) : iso(since);
+    const eventId = this.events.id(slot);
     return {
-      key,
+      key: runKeys.event(eventId),
       kind: 'event',
       status: 'pending',
       attempts: 0,
@@ -282,30 +354,28 @@ export class StoreState {
       leaseUntil: undefined,
       nextAttemptAt: time,
       lastError: undefined,
-      data: { eventId: event.id, type: event.type },
+      data: { eventId, type: this.events.type(slot) },
       createdAt: time,
       updatedAt: time,
       completedAt: undefined,
     };
   }
 
-  private freshTime(event: EventRow, value: FreshEventRun): string {
-    return value === true ? receivedAtOf(event) : iso(value);
-  }
-
-  /** The compact form of `run` when it is an event's unclaimed dispatch run that loses nothing by it. */
-  private freshForm(run: Run): FreshEventRun | undefined {
+  /**
+   * How a snapshot's run of the event in `slot` is kept fresh again: `'receipt'` when it was enqueued
+   * at the event's `receivedAt` as written, else the enqueue time in ms; undefined when it is not an
+   * untouched dispatch run (it is kept whole).
+   */
+  private freshForm(run: Run, slot: number): 'receipt' | number | undefined {
     if (run.kind !== 'event' || run.status !== 'pending' || run.attempts !== 0) return undefined;
     if (run.owner !== undefined || run.leaseUntil !== undefined || run.lastError !== undefined || run.completedAt !== undefined) return undefined;
     if (run.createdAt !== run.updatedAt || run.createdAt !== run.nextAttemptAt) return undefined;
-    const eventId = eventIdOf(run.key);
-    const event = eventId === undefined ? undefined : this.data.events[eventId];
     if (typeof run.data !== 'object' || run.data === null) return undefined;
     const keys = Object.keys(run.data);
-    if (!event || keys.length !== 2 || run.data.eventId !== event.id || run.data.type !== event.type || keys[0] !== 'eventId') return undefined;
+    if (keys.length !== 2 || run.data.eventId !== this.events.id(slot) || run.data.type !== this.events.type(slot) || keys[0] !== 'eventId') return undefined;
     const at = Date.parse(run.createdAt);
     if (iso(at) !== run.createdAt) return undefined;
-    return run.createdAt === receivedAtOf(event) ? true : at;
+    return run.createdAt === this.events.receivedAt(slot) ? 'receipt' : at;
   }
 
   apply(op: Op): OpResult {
@@ -347,34 +417,11 @@ export class StoreState {
   }
 
   private insertEvent(op: Extract<Op, { t: 'event' }>): OpResult<{ inserted: boolean }> {
-    if (this.data.events[op.event.id]) return { changed: false, value: { inserted: false } };
-    const event = eventRow(op.event);
-    this.put('events', event.id, event);
-    this.placeInOrder(event);
-    // Its dispatch run, compact until claimed (see `FreshEventRun`), unless one was enqueued apart.
-    const key = runKeys.event(event.id);
-    if (this.data.runs[key] === undefined) {
-      this.put('runs', key, typeof event.receivedAt === 'number' && receivedMs(event) === op.at ? true : op.at);
-      this.activeRuns.add(key);
-    }
+    if (this.events.slotOf(op.event.id) !== undefined) return { changed: false, value: { inserted: false } };
+    const slot = this.events.insert(op.event);
+    // Its dispatch run, fresh until claimed, unless one was enqueued apart (journals of earlier versions).
+    if (this.data.runs[runKeys.event(op.event.id)] === undefined) this.events.setFresh(slot, this.nextSeq++, this.events.receivedExactlyAt(slot, op.at) ? undefined : op.at);
     return { changed: true, value: { inserted: true } };
-  }
-
-  /** Events arrive nearly in `receivedAt` order: append, or binary-search the place of a late one. */
-  private placeInOrder(event: EventRow): void {
-    const order = this.eventOrder;
-    const at = receivedMs(event);
-    const receivedAt = (i: number) => receivedMs(this.data.events[order[i] as string] as EventRow);
-    let low = order.length;
-    if (low > 0 && receivedAt(low - 1) > at) {
-      low = 0;
-      for (let high = order.length - 1; low < high; ) {
-        const mid = (low + high) >>> 1;
-        if (receivedAt(mid) > at) high = mid;
-        else low = mid + 1;
-      }
-    }
-    order.splice(low, 0, event.id);
   }
 
   private enqueue(run: NewRun, at: number): OpResult<{ inserted: boolean; run: Run }> {
@@ -396,6 +443,7 @@ export class StoreState {
       completedAt: undefined,
     };
     this.put('runs', run.key, created);
+    this.runSeqs.set(run.key, this.nextSeq++);
     this.indexRun(created);
     return { changed: true, value: { inserted: true, run: { ...created } } };
   }
@@ -549,23 +597,32 @@ export class StoreState {
     let eventsForgotten = 0;
     const eventsBefore = op.eventsBefore === undefined ? undefined : Date.parse(op.eventsBefore);
     const payloadsBefore = op.payloadsBefore === undefined ? undefined : Date.parse(op.payloadsBefore);
-    for (const [id, event] of Object.entries(this.data.events)) {
-      const key = runKeys.event(id);
-      const run = this.data.runs[key];
-      // Never forget an event whose dispatch is unfinished (a compact run is pending).
-      if (run !== undefined && (typeof run !== 'object' || (run.status !== 'done' && run.status !== 'failed'))) continue;
-      if (eventsBefore !== undefined && receivedMs(event) < eventsBefore) {
-        this.remove('events', id);
-        this.remove('runs', key);
-        this.activeRuns.delete(key);
-        this.failedRuns.delete(key);
+    const { events } = this;
+    for (const slot of events.inSlotOrder()) {
+      // A dispatch run is in the table, or one of the other runs (enqueued apart by earlier versions).
+      const key = events.hasRun(slot) ? undefined : runKeys.event(events.id(slot));
+      const status = key === undefined ? events.runStatus(slot) : this.data.runs[key]?.status;
+      // Never forget an event whose dispatch is unfinished.
+      if (status !== undefined && status !== 'done' && status !== 'failed') continue;
+      const receivedAt = events.receivedMs(slot);
+      if (eventsBefore !== undefined && receivedAt < eventsBefore) {
+        this.keepSlot(slot);
+        events.forget(slot);
+        if (key !== undefined && this.data.runs[key] !== undefined) {
+          this.remove('runs', key);
+          this.runSeqs.delete(key);
+          this.activeRuns.delete(key);
+          this.failedRuns.delete(key);
+        }
         eventsForgotten += 1;
-      } else if (payloadsBefore !== undefined && receivedMs(event) < payloadsBefore && (event.body !== undefined || event.seg >= 0)) {
-        this.put('events', id, withoutBody(event));
+      } else if (payloadsBefore !== undefined && receivedAt < payloadsBefore && events.hasBody(slot)) {
+        this.keepSlot(slot);
+        events.dropBody(slot);
         payloadsPruned += 1;
       }
     }
-    if (eventsForgotten > 0) this.eventOrder = this.eventOrder.filter((id) => this.data.events[id] !== undefined);
+    // Renumber once holes outweigh the events (never under a frozen view, which reads by slot).
+    if (eventsForgotten > 0 && !this.frozen && events.holes > Math.max(1024, events.size)) this.data.events = events.compacted();
     const activityForgotten = op.eventsBefore ? this.forgetActivity(op.eventsBefore) : 0;
     return { changed: payloadsPruned + eventsForgotten + activityForgotten > 0, value: { payloadsPruned, eventsForgotten } };
   }
@@ -594,8 +651,31 @@ export class StoreState {
   // Queries (no ops).
 
   getEvent(id: string): EventRecord | undefined {
-    const event = this.data.events[id];
-    return event ? recordOf(event) : undefined;
+    const slot = this.events.slotOf(id);
+    return slot === undefined ? undefined : this.events.record(slot);
+  }
+
+  /** How many events the state holds. */
+  get eventCount(): number {
+    return this.events.size;
+  }
+
+  /** The journal segments that hold a body of an event the state keeps (see `BodyRef`). */
+  bodySegments(): Set<number> {
+    const segments = new Set<number>();
+    for (const slot of this.events.inSlotOrder()) {
+      const ref = this.events.bodyRef(slot);
+      if (ref) segments.add(ref.seg);
+    }
+    return segments;
+  }
+
+  /** Where each event's body is kept outside the state, by event id (for the store's files: see `BodyRef`). */
+  *bodyRefs(): Generator<[string, BodyRef]> {
+    for (const slot of this.events.inSlotOrder()) {
+      const ref = this.events.bodyRef(slot);
+      if (ref) yield [this.events.id(slot), ref];
+    }
   }
 
   listEvents(filter: EventFilter = {}): Array<EventRecord & { run: Run | undefined }> {
@@ -603,37 +683,38 @@ export class StoreState {
     let skip = filter.offset ?? 0;
     const out: Array<EventRecord & { run: Run | undefined }> = [];
     const since = filter.since ? Date.parse(filter.since) : undefined;
-    for (const event of this.eventsNewestFirst(filter.status)) {
-      if (since !== undefined && receivedMs(event) < since) break;
-      if (filter.type && event.type !== filter.type) continue;
-      if (filter.resourceId && event.resourceId !== filter.resourceId) continue;
-      const run = this.runOf(runKeys.event(event.id));
+    const { events } = this;
+    for (const slot of this.eventsNewestFirst(filter.status)) {
+      if (since !== undefined && events.receivedMs(slot) < since) break;
+      if (filter.type && events.type(slot) !== filter.type) continue;
+      if (filter.resourceId && !events.resourceIdIs(slot, filter.resourceId)) continue;
+      const run = this.runOf(runKeys.event(events.id(slot)));
       if (filter.status && run?.status !== filter.status) continue;
       if (skip > 0) {
         skip -= 1;
         continue;
       }
-      out.push({ ...recordOf(event), run: run ? { ...run } : undefined });
+      out.push({ ...events.record(slot), run: run ? { ...run } : undefined });
       if (out.length >= limit) break;
     }
     return out;
   }
 
-  /** Newest first, without sorting history: from the receive-order index, or the few events still dispatching. */
-  private *eventsNewestFirst(status: EventFilter['status']): Generator<EventRow> {
+  /** Newest first, without sorting history: from the receive order, or the few events still dispatching. */
+  private *eventsNewestFirst(status: EventFilter['status']): Generator<number> {
+    const { events } = this;
     if (status === 'pending' || status === 'running') {
-      const events = [...this.activeRuns].flatMap((key) => {
+      const slots = [...events.active.ascending()];
+      // A dispatch run enqueued apart from its event (earlier versions) is one of the other runs.
+      for (const key of this.activeRuns) {
         const eventId = eventIdOf(key);
-        const event = eventId === undefined ? undefined : this.data.events[eventId];
-        return event ? [event] : [];
-      });
-      yield* events.sort((a, b) => receivedMs(b) - receivedMs(a) || 0);
+        const slot = eventId === undefined ? undefined : events.slotOf(eventId);
+        if (slot !== undefined && !events.hasRun(slot)) slots.push(slot);
+      }
+      yield* slots.sort((a, b) => events.receivedMs(b) - events.receivedMs(a) || a - b);
       return;
     }
-    for (let i = this.eventOrder.length - 1; i >= 0; i--) {
-      const event = this.data.events[this.eventOrder[i] as string];
-      if (event) yield event;
-    }
+    yield* events.newestFirst();
   }
 
   getRun(key: string): Run | undefined {
@@ -645,54 +726,57 @@ export class StoreState {
     return pageOf(this.wholeRuns(this.matchingRuns(filter, filter.newestFirst ?? false)), filter.offset ?? 0, filter.limit ?? 100);
   }
 
-  /** The runs of `keys`, whole, as they are read (lazily: a page stops at its limit). */
-  private *wholeRuns(keys: Iterable<string>): Generator<Run> {
-    for (const key of keys) yield this.runOf(key) as Run;
+  /** The runs of `refs`, whole, as they are read (lazily: a page stops at its limit). */
+  private *wholeRuns(refs: Iterable<RunRef>): Generator<Run> {
+    for (const ref of refs) yield (typeof ref === 'number' ? this.tableRun(ref) : this.data.runs[ref]) as Run;
   }
 
   countRuns(filter: RunCountFilter = {}): number {
     let count = 0;
-    for (const _key of this.matchingRuns(filter, false)) count += 1;
+    for (const _ref of this.matchingRuns(filter, false)) count += 1;
     return count;
   }
 
-  /** The keys of the runs `filter` matches, in creation order (or newest first); compact runs stay compact. */
-  private *matchingRuns(filter: RunCountFilter, newestFirst: boolean): Generator<string> {
+  /**
+   * The runs `filter` matches, in the order they were made (or newest first): the table's and the
+   * others merged by when each was made. Fresh runs are matched without being made whole.
+   */
+  private *matchingRuns(filter: RunCountFilter, newestFirst: boolean): Generator<RunRef> {
     const statuses = filter.status === undefined ? undefined : Array.isArray(filter.status) ? filter.status : [filter.status];
     const dueBy = filter.dueBy === undefined ? undefined : Date.parse(filter.dueBy);
-    // Only pending and running runs can be due: then the active index is enough.
+    // Only pending and running runs can be due: then the indexes of what is still to do are enough.
     const activeOnly = dueBy !== undefined || (statuses !== undefined && statuses.every((s) => s === 'pending' || s === 'running'));
-    const keys = activeOnly ? this.activeRuns : Object.keys(this.data.runs);
-    for (const key of newestFirst ? [...keys].reverse() : keys) {
-      const run = this.data.runs[key];
-      if (run === undefined) continue;
-      if (typeof run !== 'object') {
-        if (filter.kind && filter.kind !== 'event') continue;
-        if (statuses && !statuses.includes('pending')) continue;
-        if (dueBy !== undefined && !(this.freshAt(key, run) <= dueBy)) continue;
-        yield key;
-        continue;
+    const { events } = this;
+    // Every run the table holds is of kind `event`.
+    const tableRefs = filter.kind !== undefined && filter.kind !== 'event' ? [] : activeOnly ? (newestFirst ? events.active.descending() : events.active.ascending()) : withRuns(events, newestFirst);
+    const runSeqs = this.runSeqs;
+    const otherKeys = activeOnly ? [...this.activeRuns].sort((a, b) => (runSeqs.get(a) ?? 0) - (runSeqs.get(b) ?? 0)) : Object.keys(this.data.runs);
+    if (newestFirst) otherKeys.reverse();
+    const seqOf = (ref: RunRef) => (typeof ref === 'number' ? events.runSeq(ref) : (runSeqs.get(ref) ?? 0));
+    for (const ref of merged<RunRef>(tableRefs, otherKeys, seqOf, newestFirst)) {
+      if (typeof ref === 'number') {
+        const since = events.freshSince(ref);
+        if (since !== undefined) {
+          if (statuses && !statuses.includes('pending')) continue;
+          if (dueBy !== undefined && !(since <= dueBy)) continue;
+          yield ref;
+          continue;
+        }
       }
+      const run = (typeof ref === 'number' ? events.wholeRun(ref) : this.data.runs[ref]) as Run;
       if (filter.kind && run.kind !== filter.kind) continue;
       if (statuses && !statuses.includes(run.status)) continue;
       if (dueBy !== undefined && !StoreState.claimable(run, dueBy)) continue;
-      yield key;
+      yield ref;
     }
   }
 
-  /** When a compact run is due (its enqueue time), in ms. */
-  private freshAt(key: string, value: FreshEventRun): number {
-    if (value !== true) return value;
-    const event = this.data.events[eventIdOf(key) ?? ''];
-    return event ? receivedMs(event) : Number.NEGATIVE_INFINITY;
-  }
-
-  /** The data as a snapshot holds it: events as records, every run whole. A copy of the maps; the other records are shared. */
+  /** The data as a snapshot holds it: events as records, every run whole, in the order they were made. */
   snapshotData(): StateData {
     const events = dictionary<EventRecord>();
-    for (const [id, row] of Object.entries(this.data.events)) events[id] = recordOf(row);
+    for (const slot of this.events.inSlotOrder()) events[this.events.id(slot)] = this.events.record(slot);
     const runs = dictionary<Run>();
-    for (const key of Object.keys(this.data.runs)) runs[key] = this.runOf(key) as Run;
+    for (const run of this.wholeRuns(this.matchingRuns({}, false))) runs[run.key] = run;
     return { ...this.data, events, runs };
   }
 
@@ -738,53 +822,48 @@ export class StoreState {
   }
 
   /**
-   * The overview's counts at `now`: events of the last day from the newest end of the receive-order
-   * index, the backlog from the active runs; runs and resources are counted in one pass each.
+   * The overview's counts at `now`: events of the last day from the newest end of the receive order,
+   * the backlog from the indexes of what is still to do; resources are counted in one pass.
    */
   summarize(now: number): StoreSummary {
     const hourAgo = now - 3_600_000;
     const dayAgo = now - 86_400_000;
+    const { events } = this;
     const byType = new Map<string, { type: string; lastHour: number; lastDay: number }>();
-    for (let i = this.eventOrder.length - 1; i >= 0; i--) {
-      const event = this.data.events[this.eventOrder[i] as string];
-      if (!event) continue;
-      const receivedAt = receivedMs(event);
+    for (const slot of events.newestFirst()) {
+      const receivedAt = events.receivedMs(slot);
       if (receivedAt < dayAgo) break;
-      const counts = byType.get(event.type) ?? { type: event.type, lastHour: 0, lastDay: 0 };
+      const type = events.type(slot);
+      const counts = byType.get(type) ?? { type, lastHour: 0, lastDay: 0 };
       counts.lastDay += 1;
       if (receivedAt >= hourAgo) counts.lastHour += 1;
-      byType.set(event.type, counts);
+      byType.set(type, counts);
     }
-    const dispatch: StoreSummary['dispatch'] = { pending: 0, running: 0, failed: 0, oldestQueuedAt: undefined };
+    const dispatch: StoreSummary['dispatch'] = { pending: 0, running: 0, failed: events.failed.size, oldestQueuedAt: undefined };
     const fulfillment: StoreSummary['fulfillment'] = { pending: 0, running: 0, failed: 0 };
     // From the indexes: what is still to do, and what failed for good (never every run ever stored).
-    for (const key of this.failedRuns) {
-      const run = this.data.runs[key];
-      if (typeof run === 'object') (run.kind === 'event' ? dispatch : fulfillment).failed += 1;
-    }
-    // The oldest compact run by its time in ms, written out once at the end (not once per waiting event).
-    let oldestFresh: { key: string; value: FreshEventRun; at: number } | undefined;
-    for (const key of this.activeRuns) {
-      const value = this.data.runs[key];
-      if (value === undefined) continue;
-      if (typeof value !== 'object') {
-        dispatch.pending += 1;
-        const at = this.freshAt(key, value);
-        if (oldestFresh === undefined || at < oldestFresh.at) oldestFresh = { key, value, at };
-        continue;
-      }
-      const run = value;
-      if (run.status === 'done' || run.status === 'failed') continue;
+    for (const key of this.failedRuns) (this.data.runs[key]?.kind === 'event' ? dispatch : fulfillment).failed += 1;
+    const waiting = (run: Run) => {
       const counts = run.kind === 'event' ? dispatch : fulfillment;
-      counts[run.status] += 1;
+      if (run.status === 'pending' || run.status === 'running') counts[run.status] += 1;
       // Waiting since it was last due, not since it was made: a run retried by command (or after a
       // backoff) is a fresh wait, and an old event retried must not read as an old backlog.
-      if (run.kind === 'event' && (dispatch.oldestQueuedAt === undefined || run.nextAttemptAt < dispatch.oldestQueuedAt)) {
-        dispatch.oldestQueuedAt = run.nextAttemptAt;
+      if (run.kind === 'event' && (dispatch.oldestQueuedAt === undefined || run.nextAttemptAt < dispatch.oldestQueuedAt)) dispatch.oldestQueuedAt = run.nextAttemptAt;
+    };
+    // The oldest fresh run by its time in ms, written out once at the end (not once per waiting event).
+    let oldestFresh: { slot: number; at: number } | undefined;
+    for (const slot of events.active.ascending()) {
+      const since = events.freshSince(slot);
+      if (since === undefined) {
+        waiting(events.wholeRun(slot) as Run);
+        continue;
       }
+      dispatch.pending += 1;
+      if (oldestFresh === undefined || since < oldestFresh.at) oldestFresh = { slot, at: since };
     }
+    for (const key of this.activeRuns) waiting(this.data.runs[key] as Run);
     if (oldestFresh) {
-      const createdAt = this.freshTime(this.data.events[eventIdOf(oldestFresh.key) ?? ''] as EventRow, oldestFresh.value);
+      const createdAt = (this.tableRun(oldestFresh.slot) as Run).createdAt;
       if (dispatch.oldestQueuedAt === undefined || createdAt < dispatch.oldestQueuedAt) dispatch.oldestQueuedAt = createdAt;
     }
     // A retry due later is not waiting yet.
@@ -803,5 +882,42 @@ export class StoreState {
       learnedByReconcile,
       deadLetters: this.data.deadLetters.length,
     };
+  }
+}
+
+/** What a frozen view keeps of a table slot changed since the freeze. */
+interface SlotImage {
+  record: EventRecord | undefined;
+  run: Run | undefined;
+  seq: number;
+}
+
+interface Frozen {
+  before: Record<StateMap, Map<string, unknown>>;
+  slots: Map<number, SlotImage>;
+  slotCount: number;
+  deadLetters: number;
+}
+
+/** The table's slots that hold a run, in slot order (or the reverse). */
+function* withRuns(events: EventTable, reverse: boolean): Generator<number> {
+  for (const slot of events.inSlotOrder(reverse)) if (events.hasRun(slot)) yield slot;
+}
+
+/** Two sequences, each in `seq` order (ascending, or descending when `descending`), as one in that order. */
+function* merged<T>(first: Iterable<T>, second: Iterable<T>, seq: (item: T) => number, descending: boolean): Generator<T> {
+  const a = first[Symbol.iterator]();
+  const b = second[Symbol.iterator]();
+  let x = a.next();
+  let y = b.next();
+  while (!x.done || !y.done) {
+    const takeFirst = y.done || (!x.done && (descending ? seq(x.value) >= seq(y.value) : seq(x.value) <= seq(y.value)));
+    if (takeFirst) {
+      yield x.value as T;
+      x = a.next();
+    } else {
+      yield y.value as T;
+      y = b.next();
+    }
   }
 }

@@ -13,7 +13,7 @@ afterEach(removeTempDirs);
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 // The embedded store keeps an event's dispatch run compact in memory until its first claim
-// (StoreState's FreshEventRun). Nothing on disk changed: snapshots hold every run whole. These
+// (a byte of the event table's, `EventTable`). Nothing on disk changed: snapshots hold every run whole. These
 // runs, compacted into a snapshot by one process, must read back whole in another and after a
 // restart, with the events received after the snapshot (journal only) and a claimed one beside them.
 describe('dispatch runs of events still waiting, across a snapshot, a second process and a restart', () => {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { StoreState, type StateData } from '../../src/store/state.js';
 import type { StoredEvent } from '../../src/store/types.js';
 
-// An event's dispatch run is kept compact from the insert until its first claim (StoreState's
-// `FreshEventRun`): what a backlog costs in memory. It must read back exactly as a whole run would.
+// An event's dispatch run is kept compact from the insert until its first claim (a byte of the
+// state's `EventTable`): what a backlog costs in memory. It must read back exactly as a whole run would.
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -19,7 +19,11 @@ function wholeRun(i: number, at: number) {
   return state.getRun(`event:evt_${i}`);
 }
 
-const isCompact = (state: StoreState, key: string) => typeof state.data.runs[key] !== 'object';
+/** Whether the event's run is held fresh in the event table (not yet a whole run object). */
+const isCompact = (state: StoreState, key: string) => {
+  const slot = state.data.events.slotOf(key.slice('event:'.length));
+  return slot !== undefined && state.data.events.freshSince(slot) !== undefined;
+};
 
 describe('compact dispatch runs', () => {
   it('keeps the run of a new event compact and reads it back as the whole run, whether enqueued at its receipt or later', () => {

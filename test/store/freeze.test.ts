@@ -52,8 +52,8 @@ describe('StoreState.freeze', () => {
     state.apply({ t: 'dead', at: T0 + 48_000, letter: { id: 'd2', receivedAt: new Date(T0).toISOString(), reason: 'bad', headers: {}, body: '' } as never });
     // Forget the finished events' ids, and their timelines with them.
     state.apply({ t: 'prune', at: T0 + 49_000, eventsBefore: new Date(T0 + 100_000).toISOString() });
-    expect(state.data.events.evt_0).toBeUndefined();
-    expect(state.data.events.evt_99).toBeDefined();
+    expect(state.getEvent('evt_0')).toBeUndefined();
+    expect(state.getEvent('evt_99')).toBeDefined();
 
     expect(read(frozen)).toEqual(atFreeze);
     frozen.release();

@@ -3,7 +3,6 @@ import { resolve } from 'node:path';
 import { ConfigError, StoreError } from '../../errors/index.js';
 import type { Op, StateData } from '../state.js';
 import { eventIdOf } from '../../runs/keys.js';
-import { bodyRefOf } from '../event-row.js';
 import { currentGen, replayBase, replayChain, readFolder, type DamagedLine, type FolderRead, type LineOp, type ReplayStop, type SegmentFile } from './check-scan.js';
 import { DirLock } from './dir-lock.js';
 import { isNotFound } from './files.js';
@@ -161,19 +160,17 @@ export async function analyseFolder(dir: string): Promise<Analysis> {
     gen < (generation ?? 0) ? 'older' : gen < current ? 'sealed' : gen === current ? 'current' : 'newer';
   const base = replayBase(folder);
   const replay = base.ok ? replayChain(folder, await base.data(), base.fromGen) : undefined;
-  const state = replay?.state.data;
+  const state = replay?.state;
 
   // Bodies of the state the replay reached: where each is kept, and whether it is still there.
   const bodies = new Map<number, number>();
   const missingBodies = new Map<number, string[]>();
   const damagedBodies = new Map<number, string[]>();
   const byGen = new Map(segments.map((segment) => [segment.gen, segment]));
-  for (const event of Object.values(state?.events ?? {})) {
-    const ref = bodyRefOf(event);
-    if (!ref) continue;
+  for (const [id, ref] of state?.bodyRefs() ?? []) {
     const segment = byGen.get(ref.seg);
-    if (!segment) push(missingBodies, ref.seg, event.id);
-    else if (!bodyIntact(segment, ref.off, ref.len)) push(damagedBodies, ref.seg, event.id);
+    if (!segment) push(missingBodies, ref.seg, id);
+    else if (!bodyIntact(segment, ref.off, ref.len)) push(damagedBodies, ref.seg, id);
     else bodies.set(ref.seg, (bodies.get(ref.seg) ?? 0) + 1);
   }
   const lostPayloads = new Set([...missingBodies.values(), ...damagedBodies.values()].flat());
@@ -248,7 +245,7 @@ export async function analyseFolder(dir: string): Promise<Analysis> {
   const snapshotOpens = snapshot.state !== 'damaged' || snapshot.missing === true;
   const opens = snapshotOpens && !(replay?.stop?.kind === 'line' && replay.stop.gen >= (generation ?? 0) && replay.stop.gen <= current);
   const status = problems.some((p) => p.severity === 'damage') ? 'damaged' : problems.length > 0 ? 'warnings' : 'healthy';
-  const plan = planRecovery(folder, base.ok ? base : undefined, current, replay?.lastGen ?? 0, replay?.stop, lostPayloads, Object.keys(state?.events ?? {}).length);
+  const plan = planRecovery(folder, base.ok ? base : undefined, current, replay?.lastGen ?? 0, replay?.stop, lostPayloads, state?.eventCount ?? 0);
   if (!base.ok) {
     plan.refusal = base.reason;
     plan.needed = true;

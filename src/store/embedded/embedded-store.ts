@@ -582,8 +582,7 @@ export class EmbeddedStore extends StateStore {
 
   /** Delete the segments before `below` (their ops are in the snapshot) that hold no body of the state. */
   private async deleteUnusedSegments(below: number): Promise<void> {
-    const used = new Set<number>();
-    for (const event of Object.values(this.state.data.events)) if (event.seg >= 0) used.add(event.seg);
+    const used = this.state.bodySegments();
     const unused = (await readdir(this.dir)).filter((name) => {
       const gen = Number(JOURNAL_FILE.exec(name)?.[1] ?? NaN);
       return gen < below && !used.has(gen);

@@ -4,8 +4,8 @@ import type { StoredEvent } from '../../src/store/types.js';
 import { sampleBody } from './fixtures/sample-event.js';
 import { openEmbedded, Scratch } from './helpers.js';
 
-// The state keeps each event as a compact row (times as numbers where that loses nothing, the
-// body's place flat): every event must still read back exactly as it was stored.
+// The state keeps its events in a table of columns (times as numbers where that loses nothing, ids
+// as UTF-8 bytes, the body's place flat): every event must still read back exactly as it was stored.
 
 const scratch = new Scratch();
 afterEach(() => scratch.cleanUp());
@@ -28,7 +28,7 @@ function events(): StoredEvent[] {
   ];
 }
 
-describe('event rows', () => {
+describe('event table', () => {
   it('reads every event back as it was stored, odd times byte for byte, and orders and filters by the instant', () => {
     const state = new StoreState();
     for (const e of events()) state.apply({ t: 'event', at: Date.parse(e.receivedAt), event: e });
@@ -84,5 +84,47 @@ describe('event rows', () => {
     for (const e of events()) expect(await reopened.getEvent(e.id)).toStrictEqual(e);
     expect((await reopened.listEvents({ since: iso(T0 + 5500) })).map((e) => e.id)).toEqual(['evt_8', 'evt_7', 'evt_6']);
     await reopened.close();
+  });
+
+  it('reads back ids and resource ids UTF-8 cannot carry, and resource ids that are not text, exactly', () => {
+    const state = new StoreState();
+    const odd = [
+      { ...event('evt_\ud83d', iso(T0)), resourceId: 'pay_\ude00' },
+      { ...event('evt_\ufffd', iso(T0 + 1)), resourceId: 'pay_\ufffd' },
+      { ...event('evt_😀', iso(T0 + 2)), resourceId: null as unknown as string },
+      { ...event('evt_none', iso(T0 + 3)), resourceId: undefined },
+    ];
+    for (const e of odd) state.apply({ t: 'event', at: T0, event: e });
+    for (const e of odd) expect(state.getEvent(e.id)).toStrictEqual({ ...e, bodyRef: undefined });
+    // A lone surrogate and U+FFFD are one and the same in UTF-8, and must stay two events.
+    expect(state.apply({ t: 'event', at: T0, event: odd[0] as StoredEvent }).changed).toBe(false);
+    expect(state.listEvents({ resourceId: 'pay_\ude00' }).map((e) => e.id)).toEqual(['evt_\ud83d']);
+    expect(state.listEvents({ resourceId: 'pay_\ufffd' }).map((e) => e.id)).toEqual(['evt_\ufffd']);
+    expect(new StoreState(JSON.parse(JSON.stringify(state.snapshotData()))).listEvents({}).map((e) => e.id)).toEqual(['evt_none', 'evt_😀', 'evt_\ufffd', 'evt_\ud83d']);
+  });
+
+  it('renumbers its slots once forgotten events outnumber the kept ones, and answers as before', () => {
+    const state = new StoreState();
+    const n = 3000;
+    for (let i = 0; i < n; i++) state.apply({ t: 'event', at: T0 + i, event: event(`evt_${i}`, iso(T0 + i)) });
+    // Every third stays waiting; the others are done, and a prune forgets all done but the newest 100.
+    for (let i = 0; i < n; i++) {
+      if (i % 3 === 0) continue;
+      state.apply({ t: 'claim', at: T0 + n, key: `event:evt_${i}`, owner: 'w', leaseMs: 60_000 });
+      state.apply({ t: 'complete', at: T0 + n, key: `event:evt_${i}`, owner: 'w' });
+    }
+    state.apply({ t: 'enqueue', at: T0 + n, run: { key: 'payment:pay_1:paid', kind: 'fulfillment', data: {} } });
+    const kept = (i: number) => i % 3 === 0 || i >= n - 100;
+    state.apply({ t: 'prune', at: T0 + n + 1, eventsBefore: iso(T0 + n - 100) });
+
+    expect(state.data.events.slotCount).toBe(state.data.events.size);
+    expect(state.data.events.size).toBe([...Array(n).keys()].filter(kept).length);
+    for (let i = 0; i < n; i += 7) expect(state.getEvent(`evt_${i}`)?.id).toBe(kept(i) ? `evt_${i}` : undefined);
+    expect(state.listRuns({ kind: 'event', status: 'pending', limit: 3 }).map((run) => run.key)).toEqual(['event:evt_0', 'event:evt_3', 'event:evt_6']);
+    expect(state.listRuns({ newestFirst: true, limit: 2 }).map((run) => run.key)).toEqual(['payment:pay_1:paid', `event:evt_${n - 1}`]);
+    expect(state.countRuns({ status: 'pending' })).toBe(n / 3 + 1);
+    // A forgotten id is new again.
+    expect(state.apply({ t: 'event', at: T0 + n + 2, event: event('evt_1', iso(T0 + n + 2)) }).value).toEqual({ inserted: true });
+    expect(state.listEvents({ limit: 1 }).map((e) => e.id)).toEqual(['evt_1']);
   });
 });
