@@ -85,7 +85,6 @@ export class EventTable {
   /** Add `event` (its id not held yet) in the next slot; returns the slot. */
   insert(event: EventRecord): number {
     const slot = this.slots;
-    this.slots += 1;
     this.setId(slot, event.id);
     this.setResourceId(slot, event.resourceId);
     this.types.set(slot, this.words.of(event.type));
@@ -103,6 +102,8 @@ export class EventTable {
       });
     }
     this.setBody(slot, event.body, event.bodyRef);
+    // Counted once every column holds it (a slot below `slots` reads as an event).
+    this.slots += 1;
     this.placeInOrder(slot);
     return slot;
   }
@@ -126,11 +127,14 @@ export class EventTable {
     return len === IdLen.Odd ? (this.oddIds.get(slot)?.resourceId as string | undefined) : undefined;
   }
 
-  /** Whether the resource id is `resourceId`, without making a string of it. */
-  resourceIdIs(slot: number, resourceId: string): boolean {
-    const len = this.resourceLens.get(slot);
+  /** A test of whether a slot's resource id is `resourceId`, which makes no string of each (for scans). */
+  resourceIdIs(resourceId: string): (slot: number) => boolean {
     // A probe with a lone surrogate would encode like a stored U+FFFD: it can only be one kept apart.
-    return len >= 0 ? TextArena.storable(resourceId) && this.text.equals(this.resourcePos.get(slot), len, resourceId) : this.resourceId(slot) === resourceId;
+    const inArena = TextArena.storable(resourceId) ? this.text.matcher(resourceId) : () => false;
+    return (slot) => {
+      const len = this.resourceLens.get(slot);
+      return len >= 0 ? inArena(this.resourcePos.get(slot), len) : this.resourceId(slot) === resourceId;
+    };
   }
 
   /** `receivedAt` in ms, for ordering and comparisons (one that does not parse sorts first). */

@@ -1,16 +1,15 @@
 /**
  * A set of small integers (event table slots) as a bitmap: one bit per slot instead of a Set entry
  * (~25 bytes) for each event waiting in a backlog, and it iterates in slot order, which is the
- * order the runs were made in. Iteration skips empty words and starts at the lowest word that may
- * hold a member.
+ * order the runs were made in. A second bitmap marks the words that hold a member, so a scan costs
+ * what is in the set plus one word per 1,024 slots handed out: a run left waiting long ago does not
+ * make every poll walk every slot since.
  */
 export class SlotSet {
   private words = new Uint32Array(64);
+  /** Bit `w` set when `words[w]` is not 0. */
+  private summary = new Uint32Array(2);
   private count = 0;
-  /** No member lies in a word below this one. */
-  private low = 0;
-  /** No member lies in a word at or above this one. */
-  private high = 0;
 
   get size(): number {
     return this.count;
@@ -22,21 +21,11 @@ export class SlotSet {
 
   add(slot: number): void {
     const word = slot >>> 5;
-    if (word >= this.words.length) {
-      const next = new Uint32Array(Math.max(this.words.length * 2, word + 1));
-      next.set(this.words);
-      this.words = next;
-    }
+    if (word >= this.words.length) this.grow(word);
     const value = this.words[word] as number;
     if ((value & bit(slot)) !== 0) return;
     this.words[word] = value | bit(slot);
-    if (this.count === 0) {
-      this.low = word;
-      this.high = word + 1;
-    } else {
-      this.low = Math.min(this.low, word);
-      this.high = Math.max(this.high, word + 1);
-    }
+    this.summary[word >>> 5] = (this.summary[word >>> 5] as number) | bit(word);
     this.count += 1;
   }
 
@@ -44,38 +33,47 @@ export class SlotSet {
     const word = slot >>> 5;
     const value = this.words[word] ?? 0;
     if ((value & bit(slot)) === 0) return;
-    this.words[word] = value & ~bit(slot);
+    const next = value & ~bit(slot);
+    this.words[word] = next;
+    if (next === 0) this.summary[word >>> 5] = (this.summary[word >>> 5] as number) & ~bit(word);
     this.count -= 1;
   }
 
   /** Members, lowest first. */
   *ascending(): Generator<number> {
-    for (let word = this.low; word < this.high; word++) {
-      let value = this.words[word] as number;
-      if (value === 0) {
-        // Nothing below this word any more: later scans start further on.
-        if (word === this.low) this.low = word + 1;
-        continue;
+    for (let top = 0; top < this.summary.length; top++) {
+      let words = this.summary[top] as number;
+      for (let b = 0; words !== 0; b++, words >>>= 1) {
+        if ((words & 1) === 0) continue;
+        const word = top * 32 + b;
+        let value = this.words[word] as number;
+        for (let c = 0; value !== 0; c++, value >>>= 1) if ((value & 1) !== 0) yield word * 32 + c;
       }
-      for (let b = 0; value !== 0; b++, value >>>= 1) if ((value & 1) !== 0) yield word * 32 + b;
     }
   }
 
   /** Members, highest first. */
   *descending(): Generator<number> {
-    for (let word = this.high - 1; word >= this.low; word--) {
-      const value = this.words[word] as number;
-      if (value === 0) continue;
-      for (let b = 31; b >= 0; b--) if ((value & bit(b)) !== 0) yield word * 32 + b;
+    for (let top = this.summary.length - 1; top >= 0; top--) {
+      const words = this.summary[top] as number;
+      if (words === 0) continue;
+      for (let b = 31; b >= 0; b--) {
+        if ((words & bit(b)) === 0) continue;
+        const word = top * 32 + b;
+        const value = this.words[word] as number;
+        for (let c = 31; c >= 0; c--) if ((value & bit(c)) !== 0) yield word * 32 + c;
+      }
     }
   }
 
-  clear(): void {
-    this.words = new Uint32Array(64);
-    this.count = 0;
-    this.low = 0;
-    this.high = 0;
+  private grow(word: number): void {
+    const words = new Uint32Array(Math.max(this.words.length * 2, word + 1));
+    words.set(this.words);
+    this.words = words;
+    const summary = new Uint32Array(Math.ceil(words.length / 32));
+    summary.set(this.summary);
+    this.summary = summary;
   }
 }
 
-const bit = (slot: number): number => (1 << (slot & 31)) >>> 0;
+const bit = (index: number): number => (1 << (index & 31)) >>> 0;

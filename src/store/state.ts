@@ -183,8 +183,10 @@ export class StoreState {
     const ids = Object.keys(data.events);
     const position = new Map(ids.map((id, i) => [id, i]));
     const rank: number[] = [];
-    for (const [key, run] of Object.entries(data.runs)) {
+    for (const [key, found] of Object.entries(data.runs)) {
       const seq = this.nextSeq++;
+      // Everything finds a run by the key it is stored under (a damaged snapshot could say otherwise).
+      const run = found.key === key ? found : { ...found, key };
       const eventId = run.kind === 'event' ? eventIdOf(key) : undefined;
       const event = eventId === undefined || !Object.hasOwn(data.events, eventId) || events.slotOf(eventId) !== undefined ? undefined : data.events[eventId];
       if (event) {
@@ -245,7 +247,7 @@ export class StoreState {
         if (map === 'events') {
           for (let slot = 0; slot < frozen.slotCount; slot++) {
             const image = frozen.slots.get(slot);
-            const record = image ? image.record : events.has(slot) ? events.record(slot) : undefined;
+            const record = image && 'record' in image ? image.record : events.has(slot) ? events.record(slot) : undefined;
             if (record) yield [record.id, record];
           }
           return;
@@ -256,7 +258,7 @@ export class StoreState {
           for (let slot = 0; slot < frozen.slotCount; slot++) {
             const image = frozen.slots.get(slot);
             if (image) {
-              if (image.record && image.run) yield [image.run.key, image.run, image.seq];
+              if (image.run) yield [image.run.key, image.run, image.seq];
             } else if (events.has(slot) && events.hasRun(slot)) {
               const run = tableRun(slot) as Run;
               yield [run.key, run, events.runSeq(slot)];
@@ -274,11 +276,6 @@ export class StoreState {
     };
   }
 
-  /** A table slot as it is now: its event record and its run whole (what a frozen view keeps). */
-  private slotImage(slot: number): SlotImage {
-    if (!this.events.has(slot)) return { record: undefined, run: undefined, seq: -1 };
-    return { record: this.events.record(slot), run: this.tableRun(slot), seq: this.events.runSeq(slot) };
-  }
 
   /** Set `key` of a map, keeping its pre-image while a frozen view is held (see `freeze`). */
   private put<M extends Exclude<StateMap, 'events'>>(map: M, key: string, value: LiveStateData[M][string]): void {
@@ -296,17 +293,29 @@ export class StoreState {
     if (before && !before.has(key)) before.set(key, (this.data[map] as Record<string, unknown>)[key] ?? ABSENT);
   }
 
-  /** Before a table slot changes: keep what it was while a frozen view is held. */
-  private keepSlot(slot: number): void {
+  /**
+   * Before a table slot changes (its run, or its event too: `withEvent`), keep what it was while a
+   * frozen view is held. The event is kept only when it changes: a claim during a snapshot then
+   * costs its run's pre-image, not a copy of its event.
+   */
+  private keepSlot(slot: number, withEvent: boolean): void {
     const frozen = this.frozen;
-    if (frozen && slot < frozen.slotCount && !frozen.slots.has(slot)) frozen.slots.set(slot, this.slotImage(slot));
+    if (!frozen || slot >= frozen.slotCount) return;
+    let image = frozen.slots.get(slot);
+    if (!image) {
+      const live = this.events.has(slot);
+      image = { run: live ? this.tableRun(slot) : undefined, seq: live ? this.events.runSeq(slot) : -1 };
+      frozen.slots.set(slot, image);
+    }
+    // The event has not changed since the freeze while its pre-image is not kept yet.
+    if (withEvent && !('record' in image)) image.record = this.events.has(slot) ? this.events.record(slot) : undefined;
   }
 
   /** Store a new version of a run (never change one in place: see `freeze`). */
   private putRun(run: Run): Run {
     const slot = this.tableSlot(run.key);
     if (slot !== undefined) {
-      this.keepSlot(slot);
+      this.keepSlot(slot, false);
       this.events.setWholeRun(slot, run);
       return run;
     }
@@ -606,7 +615,7 @@ export class StoreState {
       if (status !== undefined && status !== 'done' && status !== 'failed') continue;
       const receivedAt = events.receivedMs(slot);
       if (eventsBefore !== undefined && receivedAt < eventsBefore) {
-        this.keepSlot(slot);
+        this.keepSlot(slot, true);
         events.forget(slot);
         if (key !== undefined && this.data.runs[key] !== undefined) {
           this.remove('runs', key);
@@ -616,7 +625,7 @@ export class StoreState {
         }
         eventsForgotten += 1;
       } else if (payloadsBefore !== undefined && receivedAt < payloadsBefore && events.hasBody(slot)) {
-        this.keepSlot(slot);
+        this.keepSlot(slot, true);
         events.dropBody(slot);
         payloadsPruned += 1;
       }
@@ -684,11 +693,15 @@ export class StoreState {
     const out: Array<EventRecord & { run: Run | undefined }> = [];
     const since = filter.since ? Date.parse(filter.since) : undefined;
     const { events } = this;
+    const ofResource = filter.resourceId ? events.resourceIdIs(filter.resourceId) : undefined;
     for (const slot of this.eventsNewestFirst(filter.status)) {
       if (since !== undefined && events.receivedMs(slot) < since) break;
       if (filter.type && events.type(slot) !== filter.type) continue;
-      if (filter.resourceId && !events.resourceIdIs(slot, filter.resourceId)) continue;
-      const run = this.runOf(runKeys.event(events.id(slot)));
+      if (ofResource && !ofResource(slot)) continue;
+      // From the slot itself (no id made and looked up), unless its run is one of the other runs.
+      const status = events.hasRun(slot) ? events.runStatus(slot) : undefined;
+      if (filter.status && status !== undefined && status !== filter.status) continue;
+      const run = events.hasRun(slot) ? this.tableRun(slot) : this.data.runs[runKeys.event(events.id(slot))];
       if (filter.status && run?.status !== filter.status) continue;
       if (skip > 0) {
         skip -= 1;
@@ -750,7 +763,10 @@ export class StoreState {
     // Every run the table holds is of kind `event`.
     const tableRefs = filter.kind !== undefined && filter.kind !== 'event' ? [] : activeOnly ? (newestFirst ? events.active.descending() : events.active.ascending()) : withRuns(events, newestFirst);
     const runSeqs = this.runSeqs;
-    const otherKeys = activeOnly ? [...this.activeRuns].sort((a, b) => (runSeqs.get(a) ?? 0) - (runSeqs.get(b) ?? 0)) : Object.keys(this.data.runs);
+    const others = this.data.runs;
+    const otherKeys = activeOnly
+      ? [...this.activeRuns].filter((key) => !filter.kind || others[key]?.kind === filter.kind).sort((a, b) => (runSeqs.get(a) ?? 0) - (runSeqs.get(b) ?? 0))
+      : Object.keys(others);
     if (newestFirst) otherKeys.reverse();
     const seqOf = (ref: RunRef) => (typeof ref === 'number' ? events.runSeq(ref) : (runSeqs.get(ref) ?? 0));
     for (const ref of merged<RunRef>(tableRefs, otherKeys, seqOf, newestFirst)) {
@@ -885,11 +901,11 @@ export class StoreState {
   }
 }
 
-/** What a frozen view keeps of a table slot changed since the freeze. */
+/** What a frozen view keeps of a table slot changed since the freeze: its run, and its event once that changed too. */
 interface SlotImage {
-  record: EventRecord | undefined;
   run: Run | undefined;
   seq: number;
+  record?: EventRecord | undefined;
 }
 
 interface Frozen {

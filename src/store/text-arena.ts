@@ -22,6 +22,8 @@ export class TextArena {
   /** Keep `text` (`storable`); returns where it is: `pos` and its length in bytes. */
   write(text: string): { pos: number; len: number } {
     const len = Buffer.byteLength(text, 'utf8');
+    // The empty string is nowhere: no chunk needs to exist for it (nor to read it back).
+    if (len === 0) return { pos: 0, len: 0 };
     if (len > CHUNK - this.used) {
       this.chunks.push(Buffer.allocUnsafeSlow(Math.max(CHUNK, len)));
       this.used = 0;
@@ -36,6 +38,7 @@ export class TextArena {
   }
 
   read(pos: number, len: number): string {
+    if (len === 0) return '';
     const offset = pos % CHUNK;
     return (this.chunks[Math.floor(pos / CHUNK)] as Buffer).toString('utf8', offset, offset + len);
   }
@@ -45,9 +48,22 @@ export class TextArena {
     if (text.length > len || text.length * 3 < len) return false;
     if (this.scratch.length < text.length * 3) this.scratch = Buffer.alloc(text.length * 3);
     const written = this.scratch.write(text, 0, 'utf8');
-    if (written !== len) return false;
+    return written === len && this.bytesAre(pos, this.scratch, len);
+  }
+
+  /**
+   * A test of whether stored bytes are `text`, which encodes `text` once: for scans that compare
+   * one string with many (a listing filtered by resource id).
+   */
+  matcher(text: string): (pos: number, len: number) => boolean {
+    const encoded = Buffer.from(text, 'utf8');
+    return (pos, len) => len === encoded.length && this.bytesAre(pos, encoded, len);
+  }
+
+  private bytesAre(pos: number, bytes: Buffer, len: number): boolean {
+    if (len === 0) return true;
     const offset = pos % CHUNK;
-    return (this.chunks[Math.floor(pos / CHUNK)] as Buffer).compare(this.scratch, 0, len, offset, offset + len) === 0;
+    return (this.chunks[Math.floor(pos / CHUNK)] as Buffer).compare(bytes, 0, len, offset, offset + len) === 0;
   }
 
   /** Bytes held, chunks whole. */

@@ -127,4 +127,34 @@ describe('event table', () => {
     expect(state.apply({ t: 'event', at: T0 + n + 2, event: event('evt_1', iso(T0 + n + 2)) }).value).toEqual({ inserted: true });
     expect(state.listEvents({ limit: 1 }).map((e) => e.id)).toEqual(['evt_1']);
   });
+
+  it('regression: takes an empty id and an empty resource id, after a chunk filled exactly, and answers for every event after (a throw once left a phantom event)', () => {
+    const state = new StoreState();
+    const chunk = 256 * 1024;
+    state.apply({ t: 'event', at: T0, event: { ...event('a', iso(T0)), resourceId: 'r'.repeat(chunk - 1) } });
+    state.apply({ t: 'event', at: T0, event: { ...event('b', iso(T0 + 1)), resourceId: '' } });
+    state.apply({ t: 'event', at: T0, event: { ...event('', iso(T0 + 2)), resourceId: '' } });
+    state.apply({ t: 'event', at: T0, event: event('z', iso(T0 + 3)) });
+    expect(state.eventCount).toBe(4);
+    expect(state.getEvent('b')).toMatchObject({ id: 'b', resourceId: '' });
+    expect(state.getEvent('')).toMatchObject({ id: '', resourceId: '' });
+    expect(state.listEvents({}).map((e) => [e.id, e.resourceId?.length])).toEqual([['z', 5], ['', 0], ['b', 0], ['a', chunk - 1]]);
+    expect(Object.keys(state.snapshotData().events).sort()).toEqual(['', 'a', 'b', 'z']);
+  });
+
+  it('regression: a snapshot run stored under another key than its own key field is found, listed and counted by the key it is stored under', () => {
+    const state = new StoreState();
+    state.apply({ t: 'event', at: T0, event: event('evt_7', iso(T0)) });
+    state.apply({ t: 'enqueue', at: T0, run: { key: 'payment:p:paid', kind: 'fulfillment', data: {} } });
+    const snapshot = JSON.parse(JSON.stringify(state.snapshotData()));
+    snapshot.runs['payment:p:PAID'] = { ...snapshot.runs['payment:p:paid'] };
+    delete snapshot.runs['payment:p:paid'];
+    snapshot.runs['event:evt_7'].key = 'event:evt_Z';
+
+    const reopened = new StoreState(snapshot);
+    expect(reopened.summarize(T0 + 1000).fulfillment).toEqual({ pending: 1, running: 0, failed: 0 });
+    expect(reopened.listRuns({ kind: 'fulfillment', status: ['pending', 'running'], dueBy: iso(T0 + 1000) }).map((run) => run.key)).toEqual(['payment:p:PAID']);
+    expect(reopened.getRun('event:evt_7')).toMatchObject({ key: 'event:evt_7' });
+    expect(Object.keys(reopened.snapshotData().runs)).toEqual(['event:evt_7', 'payment:p:PAID']);
+  });
 });

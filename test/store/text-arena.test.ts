@@ -40,4 +40,19 @@ describe('TextArena', () => {
     expect(TextArena.storable('\ude00evt')).toBe(false);
     expect(TextArena.storable('\ude00\ud83d')).toBe(false);
   });
+
+  it('regression: keeps the empty string, first of all and when the last chunk is exactly full (it once threw or read a chunk that did not exist)', () => {
+    const first = new TextArena();
+    const empty = first.write('');
+    expect(first.read(empty.pos, empty.len)).toBe('');
+    expect(first.equals(empty.pos, empty.len, '')).toBe(true);
+    expect(first.equals(empty.pos, empty.len, 'a')).toBe(false);
+
+    const full = new TextArena();
+    const filler = full.write('r'.repeat(256 * 1024));
+    const atEnd = full.write('');
+    expect(full.read(atEnd.pos, atEnd.len)).toBe('');
+    expect(full.matcher('')(atEnd.pos, atEnd.len)).toBe(true);
+    expect(full.read(filler.pos, filler.len)).toHaveLength(256 * 1024);
+  });
 });
