@@ -71,6 +71,9 @@ export class FulfillmentEngine {
   async process(input: ProcessInput): Promise<ProcessResult> {
     const read = () => this.read(input.kind, input.id, input.hint);
     if (!this.options.confirm) return this.learn(input, read);
+    // Webhook news only: the buyer's return reads afresh, and reconcile polls only open resources.
+    const finished = input.source === 'webhook' ? await this.finishedInStore(input) : undefined;
+    if (finished) return finished;
     const key = `${input.kind}:${input.id}`;
     // The allowance covers clocks of several hosts sharing a store: only a read that clearly began
     // after the news was stored may stand for it.
@@ -90,9 +93,24 @@ export class FulfillmentEngine {
     );
   }
 
-  /** What the store holds of a resource that a later read has already confirmed. */
-  private async fromStore(input: ProcessInput): Promise<ProcessResult | undefined> {
+  /**
+   * A resource settled (paid or overpaid: the top rank, which nothing moves past), closed, and whose
+   * handler run for that outcome is done: no news can change what is done about it, so news of it
+   * costs no read (a provider's flush re-sends events of payments fulfilled moments or days before;
+   * every such event once cost a read of the service's rate-limited budget).
+   */
+  private async finishedInStore(input: ProcessInput): Promise<ProcessResult | undefined> {
     const record = await this.options.store.getResource(input.kind, input.id);
+    if (!record || record.open || OUTCOME_RANK[record.outcome] !== OUTCOME_RANK.paid) return undefined;
+    const run = await this.options.store.getRun(runKeys.fulfillment(input.kind, input.id, record.outcome as HandlerOutcome));
+    if (run?.status !== 'done') return undefined;
+    const known = await this.fromStore(input, record);
+    return known && { ...known, run: 'already-done' };
+  }
+
+  /** What the store holds of a resource that a later read has already confirmed. */
+  private async fromStore(input: ProcessInput, found?: ResourceRecord): Promise<ProcessResult | undefined> {
+    const record = found ?? (await this.options.store.getResource(input.kind, input.id));
     if (!record?.snapshot) return undefined;
     const classification = classify(record.snapshot as unknown as Classifiable, { ...this.options.classify, now: this.clock() });
     return {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { attachFulfillment, FulfillmentEngine } from '../../src/fulfillment/index.js';
+import { silentLogger } from '../../src/log/index.js';
 import type { Payment } from '../../src/schemas/index.js';
 import { EmbeddedStore } from '../../src/store/index.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
@@ -135,7 +136,8 @@ describe('coalesced confirm reads', () => {
 
   it('news arriving while a read is queued or in flight shares the next read; news a read already covered costs none', async () => {
     const { reader, holdReads, release } = slowReader();
-    const payment = reader.put(samplePayment({ amountReceived: '25.00', status: 'PAID' }));
+    // Partly paid and not expired: still open, so every news of it needs confirming.
+    const payment = reader.put(samplePayment({ amountReceived: '10.00', status: 'PARTIALLY_PAID', expiresAt: '2030-02-01T00:00:00.000Z' }));
     let now = Date.parse('2030-01-01T00:00:00.000Z');
     const at = (ms: number) => new Date(ms).toISOString();
     const calls: string[] = [];
@@ -154,13 +156,50 @@ describe('coalesced confirm reads', () => {
     await Promise.all([first, second, third]);
     expect(reader.reads).toBe(2);
     // Stored before read 2 began: already confirmed, no read.
-    expect((await engine.process(input(now - 5))).outcome).toBe('paid');
+    expect((await engine.process(input(now - 5))).outcome).toBe('pending');
     expect(reader.reads).toBe(2);
     // Stored after the last read began: a read of its own.
     now += 10;
     await engine.process(input(now));
     expect(reader.reads).toBe(3);
-    expect(calls).toEqual([payment.id]);
+    expect(calls).toEqual([]);
+  });
+
+  it('news of a payment settled, closed and fulfilled costs no read; while its handler has not completed, news is read as before', async () => {
+    const reader = new FakeReader();
+    const paid = reader.put(samplePayment({ amountReceived: '25.00', status: 'PAID' }));
+    const failing = reader.put(samplePayment({ amountReceived: '25.00', status: 'PAID' }));
+    const store = new MemoryStore();
+    const calls: string[] = [];
+    const engine = new FulfillmentEngine({
+      store,
+      client: reader,
+      runs: { maxAttempts: 5 },
+      logger: silentLogger,
+      handlers: {
+        paid: async (p) => {
+          calls.push(p.id);
+          if (p.id === failing.id) throw new Error('ERP down');
+        },
+      },
+    });
+    const webhook = (id: string) => engine.process({ kind: 'payment', id, source: 'webhook' });
+
+    expect(await webhook(paid.id)).toMatchObject({ outcome: 'paid', run: 'completed' });
+    expect(reader.reads).toBe(1);
+    expect((await store.getResource('payment', paid.id))?.open).toBe(false);
+    // Every later delivery of it (duplicates, a provider's flush): answered from the store.
+    for (let i = 0; i < 3; i++) expect(await webhook(paid.id)).toMatchObject({ outcome: 'paid', run: 'already-done', classification: { outcome: 'paid' } });
+    expect(reader.reads).toBe(1);
+    // The buyer's return still asks the service.
+    await engine.process({ kind: 'payment', id: paid.id, source: 'return' });
+    expect(reader.reads).toBe(2);
+
+    // Settled and closed, but its handler threw: the run is not done, so news is read and the handler retried by it.
+    expect(await webhook(failing.id)).toMatchObject({ outcome: 'paid', run: 'retrying' });
+    await webhook(failing.id);
+    expect(reader.reads).toBe(4);
+    expect(calls).toEqual([paid.id, failing.id]);
   });
 
   it('regression: only the read is shared, so a slow handler does not hold up the next news of its payment', async () => {
