@@ -71,6 +71,9 @@ describe('the service misbehaving under a real checkout-kit serve', () => {
       // The default 50/s falls to 2.5/s under a 429 storm; 200/s keeps the other faults moving (floor 10/s).
       CHECKOUT_MAX_RPS: '200',
       HOSTILE_CALLS: calls,
+      // The backwards payments' paid handler keeps running a while (see below).
+      HOSTILE_HOLD_IDS: byMode.get('backwards')!.join(','),
+      HOSTILE_HOLD_MS: '4000',
       LOG_LEVEL: 'warn',
     };
     const serve = spawnCli(['serve', '--port', String(port)], { cwd: dir, env });
@@ -91,7 +94,9 @@ describe('the service misbehaving under a real checkout-kit serve', () => {
     };
     for (const id of all) await deliver(id);
 
-    // The backwards payments are paid on their first read; then news arrives and the amounts go back.
+    // The backwards payments are paid on their first read; then, while their handler still runs,
+    // news arrives and the amounts go back. (Once the handler is done and the payment closed, news
+    // of it costs no read at all: nothing could move a paid outcome.)
     const backwards = byMode.get('backwards')!;
     await eventually(() => (backwards.every((id) => readCalls(calls).some((call) => call.id === id)) ? true : undefined), 30_000, 200).catch(() => false);
     for (const id of backwards) await deliver(id, 'payment.partially_paid');

@@ -174,7 +174,7 @@ describe('coalesced confirm reads', () => {
     const engine = new FulfillmentEngine({
       store,
       client: reader,
-      runs: { maxAttempts: 5 },
+      maxAttempts: 5,
       logger: silentLogger,
       handlers: {
         paid: async (p) => {

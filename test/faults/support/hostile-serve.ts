@@ -10,9 +10,14 @@ import { signWebhook } from '../../../src/webhooks/index.js';
  * it: resident memory from /proc, delivery latencies, every status the server answered.
  */
 
-/** A fulfillment module that records each call as a JSON line in $HOSTILE_CALLS, with a prototype-pollution probe. */
+/**
+ * A fulfillment module that records each call as a JSON line in $HOSTILE_CALLS, with a prototype-pollution
+ * probe; a payment listed in $HOSTILE_HOLD_IDS keeps its handler running $HOSTILE_HOLD_MS after the record.
+ */
 export const RECORDING_HANDLERS = `
 import { appendFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+const held = new Set((process.env.HOSTILE_HOLD_IDS ?? '').split(',').filter(Boolean));
 const record = (outcome) => async (resource, ctx) => {
   appendFileSync(process.env.HOSTILE_CALLS, JSON.stringify({
     outcome, key: ctx.key, id: resource.id, source: ctx.source,
@@ -20,6 +25,8 @@ const record = (outcome) => async (resource, ctx) => {
     polluted: ({}).polluted ?? null, protoKeys: Object.keys(Object.prototype),
     ownProto: Object.prototype.hasOwnProperty.call(resource, '__proto__'),
   }) + '\\n');
+  // Recorded, then still running for HOSTILE_HOLD_MS: news of these payments arrives mid-handler.
+  if (held.has(resource.id)) await sleep(Number(process.env.HOSTILE_HOLD_MS ?? 0));
 };
 export default { paid: record('paid'), overpaid: record('overpaid'), underpaid: record('underpaid'), expired: record('expired') };
 `;
