@@ -10,7 +10,7 @@ import type { Run } from './types.js';
  * found through a `SlotIndex`, the few distinct type/environment/kind words as indexes into one
  * list; a run not claimed yet is a byte (its every field follows from the event), and the runs
  * still to do are bits of a bitmap. So a waiting event is no object in V8's heap at all. The state
- * keeps every event ever received (for dedupe) and a backlog waits here: these ~170 bytes per
+ * keeps every event ever received (for dedupe) and a backlog waits here: these ~180 bytes per
  * event are what a backlog and its history cost, against ~450 as objects, strings, a run key and
  * index entries each (see `Stores` in the README).
  *
@@ -65,12 +65,6 @@ export class EventTable {
   /** Events held (holes not counted). */
   get size(): number {
     return this.index.size;
-  }
-
-  /** Bytes the table holds outside V8's heap objects: its columns and its text. */
-  get bytes(): number {
-    const columns = [this.idPos, this.idLens, this.idHashes, this.resourcePos, this.resourceLens, this.types, this.environments, this.kinds, this.created, this.received, this.forms, this.segs, this.offs, this.lens, this.runForms, this.runSeqs];
-    return columns.reduce((sum, column) => sum + column.bytes, this.order.byteLength + this.text.bytes);
   }
 
   /** Slots handed out so far, holes included: every slot is below this. */
@@ -257,14 +251,6 @@ export class EventTable {
     this.failed.delete(slot);
   }
 
-  /** Live slots, oldest received first. */
-  *oldestFirst(): Generator<number> {
-    for (let i = 0; i < this.orderLength; i++) {
-      const slot = this.order[i] as number;
-      if (this.has(slot)) yield slot;
-    }
-  }
-
   /** Live slots, newest received first. */
   *newestFirst(): Generator<number> {
     for (let i = this.orderLength - 1; i >= 0; i--) {
@@ -399,10 +385,6 @@ class Column {
     const index = slot >>> PAGE_BITS;
     while (this.pages.length <= index) this.pages.push(new this.Page(1 << PAGE_BITS));
     (this.pages[index] as TypedArray)[slot & PAGE_MASK] = value;
-  }
-
-  get bytes(): number {
-    return this.pages.reduce((sum, page) => sum + page.byteLength, 0);
   }
 }
 

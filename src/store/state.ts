@@ -188,7 +188,7 @@ export class StoreState {
       // Everything finds a run by the key it is stored under (a damaged snapshot could say otherwise).
       const run = found.key === key ? found : { ...found, key };
       const eventId = run.kind === 'event' ? eventIdOf(key) : undefined;
-      const event = eventId === undefined || !Object.hasOwn(data.events, eventId) || events.slotOf(eventId) !== undefined ? undefined : data.events[eventId];
+      const event = eventId === undefined || !Object.hasOwn(data.events, eventId) ? undefined : data.events[eventId];
       if (event) {
         // Keyed by the map's key, as a snapshot lists it.
         const slot = events.insert(event.id === eventId ? event : { ...event, id: eventId as string });
@@ -276,7 +276,6 @@ export class StoreState {
     };
   }
 
-
   /** Set `key` of a map, keeping its pre-image while a frozen view is held (see `freeze`). */
   private put<M extends Exclude<StateMap, 'events'>>(map: M, key: string, value: LiveStateData[M][string]): void {
     this.keepBefore(map, key);
@@ -339,7 +338,7 @@ export class StoreState {
   }
 
   /** The run stored under `key`, whole (a fresh one materialised). Not a copy: callers that hand it out copy it. */
-  runOf(key: string): Run | undefined {
+  private runOf(key: string): Run | undefined {
     const other = this.data.runs[key];
     if (other !== undefined) return other;
     const slot = this.tableSlot(key);
@@ -672,18 +671,20 @@ export class StoreState {
   /** The journal segments that hold a body of an event the state keeps (see `BodyRef`). */
   bodySegments(): Set<number> {
     const segments = new Set<number>();
-    for (const slot of this.events.inSlotOrder()) {
-      const ref = this.events.bodyRef(slot);
-      if (ref) segments.add(ref.seg);
-    }
+    for (const [, ref] of this.bodies()) segments.add(ref.seg);
     return segments;
   }
 
   /** Where each event's body is kept outside the state, by event id (for the store's files: see `BodyRef`). */
   *bodyRefs(): Generator<[string, BodyRef]> {
+    for (const [slot, ref] of this.bodies()) yield [this.events.id(slot), ref];
+  }
+
+  /** The slots whose body is kept outside the state, and where (no event id made). */
+  private *bodies(): Generator<[number, BodyRef]> {
     for (const slot of this.events.inSlotOrder()) {
       const ref = this.events.bodyRef(slot);
-      if (ref) yield [this.events.id(slot), ref];
+      if (ref) yield [slot, ref];
     }
   }
 

@@ -65,11 +65,6 @@ export class TextArena {
     const offset = pos % CHUNK;
     return (this.chunks[Math.floor(pos / CHUNK)] as Buffer).compare(bytes, 0, len, offset, offset + len) === 0;
   }
-
-  /** Bytes held, chunks whole. */
-  get bytes(): number {
-    return this.chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-  }
 }
 
 const CHUNK = 256 * 1024;
