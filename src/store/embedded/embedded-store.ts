@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '../../log/index.js';
 import { StateStore } from '../state-store.js';
 import { emptyStateData, StoreState, type EventRecord, type FrozenState, type Op } from '../state.js';
 import { DirLock } from './dir-lock.js';
+import { SegmentReaders } from './segment-readers.js';
 import { ensureFolder, fileVersion, fsyncDir, JOURNAL_FLAGS, openExisting, readRange, sizeOf, truncateDurably, writeJournalAt } from './files.js';
 import { CorruptLineError, decodeJournal, encodeOp, encodeSeal, JOURNAL_FILE, journalName } from './journal.js';
 import { deleteAbandonedSnapshots, installSnapshot, prepareSnapshot, readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
@@ -91,6 +92,8 @@ export class EmbeddedStore extends StateStore {
   private readonly maxBatch: number;
   private readonly logger: Logger;
   private readonly lock: DirLock;
+  /** Kept open for reading event bodies back (dispatch reads each event it runs). */
+  private readonly readers = new SegmentReaders((segment) => this.journalPath(segment));
 
   private status: 'new' | 'open' | 'closed' = 'new';
   /** Version (inode, size, mtime) of the snapshot.json the state was built from, or 'absent'. */
@@ -197,6 +200,7 @@ export class EmbeddedStore extends StateStore {
     await this.exclusive(async () => {
       await this.journal?.close();
       this.journal = undefined;
+      await this.readers.clear();
       await this.lock.close();
     });
   }
@@ -254,31 +258,23 @@ export class EmbeddedStore extends StateStore {
   }
 
   protected override async withBodies<E extends EventRecord>(records: E[]): Promise<Array<Omit<E, 'bodyRef'>>> {
-    const segments = new Map<number, Promise<FileHandle | undefined>>();
-    try {
-      return await Promise.all(
-        records.map(async ({ bodyRef, ...event }) => {
-          if (!bodyRef) return event;
-          let segment = segments.get(bodyRef.seg);
-          if (!segment) segments.set(bodyRef.seg, (segment = openExisting(this.journalPath(bodyRef.seg), 'r')));
-          const handle = await segment;
-          // A segment is deleted only once no event of the newest state refers to it: another
-          // process pruned this body after our last catch-up.
-          if (!handle) return { ...event, body: undefined };
-          const literal = await readRange(handle, bodyRef.off, bodyRef.off + bodyRef.len);
-          try {
-            return { ...event, body: JSON.parse(literal.toString('utf8')) as string };
-          } catch (error) {
-            throw new StoreError(
-              `The body of event ${event.id} in ${this.journalPath(bodyRef.seg)} (bytes ${bodyRef.off}+${bodyRef.len}) is damaged. Restore the store folder from a backup.`,
-              { cause: error },
-            );
-          }
-        }),
-      );
-    } finally {
-      for (const segment of segments.values()) await (await segment.catch(() => undefined))?.close();
-    }
+    return Promise.all(
+      records.map(async ({ bodyRef, ...event }) => {
+        if (!bodyRef) return event;
+        const literal = await this.readers.with(bodyRef.seg, async (handle) => handle && readRange(handle, bodyRef.off, bodyRef.off + bodyRef.len));
+        // A segment is deleted only once no event of the newest state refers to it: another
+        // process pruned this body after our last catch-up.
+        if (!literal) return { ...event, body: undefined };
+        try {
+          return { ...event, body: JSON.parse(literal.toString('utf8')) as string };
+        } catch (error) {
+          throw new StoreError(
+            `The body of event ${event.id} in ${this.journalPath(bodyRef.seg)} (bytes ${bodyRef.off}+${bodyRef.len}) is damaged. Restore the store folder from a backup.`,
+            { cause: error },
+          );
+        }
+      }),
+    );
   }
 
   // Group commit.
@@ -422,7 +418,7 @@ export class EmbeddedStore extends StateStore {
 
   /** Bring the state up to the files. For a write, also cut an unfinished last line away. */
   private async sync(forWrite: boolean): Promise<void> {
-    const snapshot = await fileVersion(this.snapshotPath);
+    const snapshot = fileVersion(this.snapshotPath);
     if (this.stale || snapshot.version !== this.snapshotVersion) await this.reload();
     else await this.catchUp();
     if (forWrite && this.seen > this.applied && this.journal) {
@@ -438,7 +434,7 @@ export class EmbeddedStore extends StateStore {
   /** Cheap check, without the lock, whether another process wrote since we last looked. */
   private async changedOnDisk(): Promise<boolean> {
     if (this.stale) return true;
-    if ((await fileVersion(this.snapshotPath)).version !== this.snapshotVersion) return true;
+    if ((fileVersion(this.snapshotPath)).version !== this.snapshotVersion) return true;
     this.journal ??= await openExisting(this.journalPath(this.gen), JOURNAL_FLAGS);
     return this.journal !== undefined && sizeOf(this.journal) !== this.seen;
   }
@@ -450,9 +446,11 @@ export class EmbeddedStore extends StateStore {
    */
   private async reload(): Promise<void> {
     this.stale = true;
-    const snapshotFile = await fileVersion(this.snapshotPath);
+    const snapshotFile = fileVersion(this.snapshotPath);
     const snapshot = snapshotFile.version === 'absent' ? undefined : await readSnapshot(this.dir);
     await this.journal?.close();
+    // Segment numbers start again in a store folder replaced from a backup: their files are others.
+    await this.readers.clear();
     this.state = new StoreState(snapshot?.data ?? emptyStateData());
     this.snapshotGen = snapshot?.journalGeneration ?? 0;
     this.useSegment(this.snapshotGen, undefined, 0, 0, snapshotFile);
@@ -559,12 +557,12 @@ export class EmbeddedStore extends StateStore {
     }
     await this.exclusive(() =>
       this.lock.with(async () => {
-        if ((await fileVersion(this.snapshotPath)).version !== sealed.basedOn) {
+        if ((fileVersion(this.snapshotPath)).version !== sealed.basedOn) {
           await unlink(prepared).catch(() => undefined);
           return;
         }
         await installSnapshot(this.dir, prepared);
-        const installed = await fileVersion(this.snapshotPath);
+        const installed = fileVersion(this.snapshotPath);
         // Our state is the snapshot plus the segments after the seal: nothing to reload.
         if (this.snapshotVersion === sealed.basedOn) {
           this.snapshotGen = sealed.gen;
@@ -589,6 +587,7 @@ export class EmbeddedStore extends StateStore {
     });
     for (const name of unused) await unlink(join(this.dir, name));
     if (unused.length > 0) await fsyncDir(this.dir);
+    await this.readers.forget(unused.map((name) => Number(JOURNAL_FILE.exec(name)?.[1])));
   }
 
   // Helpers.
