@@ -1,4 +1,4 @@
-import { describeFetchError } from '../devtools/deliver-signed.js';
+import { describeFetchError } from '../errors/index.js';
 
 /** What the backend's checkout route did with one order. */
 export type OrderResult =
@@ -23,7 +23,7 @@ export async function createOrder(url: string, order: { orderId: string; amount:
       signal: AbortSignal.timeout(15_000),
     });
   } catch (error) {
-    return { kind: 'failed', reason: `POST ${url} got no answer (${describeFetchError(error)})` };
+    return { kind: 'failed', reason: `POST ${url} got no answer (${describeFetchError(error, url)})` };
   }
   const text = await response.text().catch(() => '');
   let location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
@@ -62,7 +62,7 @@ export async function waitReachable(url: string, timeoutMs: number, gaveUp?: () 
       await response.arrayBuffer().catch(() => undefined);
       return;
     } catch (error) {
-      last = describeFetchError(error);
+      last = describeFetchError(error, url);
     }
     const reason = gaveUp?.();
     if (reason !== undefined) throw new Error(reason);

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { CheckoutClient } from '../client/index.js';
-import { describeFetchError, deliverSigned } from '../devtools/deliver-signed.js';
+import { deliverSigned } from '../devtools/deliver-signed.js';
 import { simulateDeposit, simulateExpiry } from '../devtools/sandbox-api.js';
-import { ConfigError } from '../errors/index.js';
+import { ConfigError, describeFetchError } from '../errors/index.js';
 import { PortInUseError } from '../fastify/listen-on.js';
 import type { HandlerOutcome } from '../fulfillment/outcome.js';
 import { silentLogger } from '../log/index.js';

@@ -1,4 +1,4 @@
-import { messageOf } from '../errors/index.js';
+import { describeFetchError } from '../errors/index.js';
 import type { WebhookScheme } from '../webhooks/scheme.js';
 import { signWebhook } from '../webhooks/sign.js';
 
@@ -42,14 +42,6 @@ function errorObjectOf(text: string): { code: string; message: string } | undefi
   }
 }
 
-/** The network-level reason of a failed fetch, e.g. `ECONNREFUSED`, instead of undici's "fetch failed". */
-export function describeFetchError(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  if (typeof cause?.message === 'string') return cause.message;
-  return messageOf(error);
-}
-
 /**
  * POST `body` to the target, freshly signed (its scheme, a timestamp of now), as the service
  * would. Never throws for the receiver's answer or a network failure: they are in the result.
@@ -68,6 +60,6 @@ export async function deliverSigned(target: SignedDeliveryTarget, delivery: Sign
     return { status: response.status, ok: false, error: `answered ${response.status}`, answer: errorObjectOf(text) };
   } catch (error) {
     const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
-    return { status: undefined, ok: false, error: timedOut ? `no answer within ${timeoutMs} ms` : describeFetchError(error) };
+    return { status: undefined, ok: false, error: timedOut ? `no answer within ${timeoutMs} ms` : describeFetchError(error, target.url) };
   }
 }

@@ -1,6 +1,5 @@
-import { ApiError, NetworkError } from '../errors/index.js';
+import { ApiError, describeFetchError, NetworkError } from '../errors/index.js';
 import type { SandboxEvent } from '../sandbox/index.js';
-import { describeFetchError } from './deliver-signed.js';
 
 /** The resource as a simulation endpoint answers it (Get payment after the change). */
 export interface SimulatedResource {
@@ -20,7 +19,7 @@ async function call<T>(method: 'GET' | 'POST', url: string, operation: string, b
       signal: AbortSignal.timeout(15_000),
     });
   } catch (error) {
-    throw new NetworkError(`${operation}: cannot reach the sandbox at ${new URL(url).origin} (${describeFetchError(error)}): is \`checkout-kit sandbox\` running there?`, { cause: error });
+    throw new NetworkError(`${operation}: cannot reach the sandbox at ${new URL(url).origin} (${describeFetchError(error, url)}): is \`checkout-kit sandbox\` running there?`, { cause: error });
   }
   const text = await response.text();
   let parsed: unknown;

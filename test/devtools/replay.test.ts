@@ -136,6 +136,13 @@ describe('replay', () => {
     expect(result.stdout).toMatch(/evt_old\s+payment\.created\s+-\s+failed: ECONNREFUSED/);
   });
 
+  it('says what to do when the receiver listens on a port fetch refuses (a "bad port" such as 6000)', async () => {
+    // Nothing needs to listen there: fetch refuses before it connects.
+    const result = await runCli(['replay', '--to', 'http://127.0.0.1:6000/hook', '--event', 'evt_old', '--secret', SECRET], { cwd });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/evt_old\s+payment\.created\s+-\s+failed: fetch refuses to connect to port 6000 .*let the server listen on another port/);
+  });
+
   it('an unknown event id exits 1 with one clear line; the others are still sent', async () => {
     receiver = await startTestReceiver({ secret: SECRET });
     const { code, stderr, report } = await replay(['--event', 'evt_nope', '--event', 'evt_new', '--secret', SECRET]);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { describeFetchError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { backoffDelay } from '../../runs/index.js';
 import { signWebhook } from '../../webhooks/sign.js';
@@ -133,7 +134,7 @@ export class WebhookSender {
       statusCode = response.status;
       await response.arrayBuffer().catch(() => undefined);
     } catch (cause) {
-      error = controller.signal.aborted ? `no answer within ${retry.timeoutMs} ms` : describe(cause);
+      error = controller.signal.aborted ? `no answer within ${retry.timeoutMs} ms` : describe(cause, job.url);
     } finally {
       clearTimeout(timeout);
       this.controllers.delete(controller);
@@ -211,9 +212,10 @@ export class WebhookSender {
   }
 }
 
-function describe(error: unknown): string {
+function describe(error: unknown, url: string): string {
   if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    // fetch's own word for a port it will not use ("bad port") says nothing of what to do.
+    const cause = error.cause instanceof Error ? `: ${error.cause.message === 'bad port' ? describeFetchError(error, url) : error.cause.message}` : '';
     return `${error.message}${cause}`;
   }
   return String(error);
