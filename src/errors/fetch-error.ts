@@ -2,14 +2,15 @@ import { messageOf } from './message-of.js';
 
 /**
  * The network-level reason of a failed fetch, e.g. `ECONNREFUSED`, instead of undici's "fetch
- * failed". Given the `url`, a port fetch will not connect to says so and what to do.
+ * failed". A port fetch will not connect to is named as such, with what to do; given the `url`
+ * asked for, the message names it (the refused port may also be one it redirected to).
  */
 export function describeFetchError(error: unknown, url?: string): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
   if (typeof cause?.code === 'string') return cause.code;
   if (cause?.message === 'bad port') {
-    const port = url === undefined ? undefined : URL.canParse(url) ? new URL(url).port : undefined;
-    return `fetch refuses to connect to port ${port || 'of this address'} (one of the Fetch standard's "bad ports", e.g. 6000, 6665-6669, 10080): let the server listen on another port`;
+    const where = url === undefined ? 'the address' : `${url} (or an address it redirected to)`;
+    return `fetch refuses to connect to ${where}: its port is one of the Fetch standard's "bad ports" (e.g. 6000, 6665-6669, 10080); let the server listen on another port`;
   }
   if (typeof cause?.message === 'string') return cause.message;
   return messageOf(error);

@@ -14,9 +14,9 @@ describe('describeFetchError', () => {
     // Refused before any connection: nothing needs to listen on 6000.
     const error = await failureOf('http://127.0.0.1:6000/hook');
     expect(describeFetchError(error, 'http://127.0.0.1:6000/hook')).toBe(
-      'fetch refuses to connect to port 6000 (one of the Fetch standard\'s "bad ports", e.g. 6000, 6665-6669, 10080): let the server listen on another port',
+      'fetch refuses to connect to http://127.0.0.1:6000/hook (or an address it redirected to): its port is one of the Fetch standard\'s "bad ports" (e.g. 6000, 6665-6669, 10080); let the server listen on another port',
     );
-    expect(describeFetchError(error)).toMatch(/^fetch refuses to connect to port of this address .*another port$/);
+    expect(describeFetchError(error)).toMatch(/^fetch refuses to connect to the address: .*another port$/);
   });
 
   it('falls back to the error\'s own message', () => {

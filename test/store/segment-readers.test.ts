@@ -24,7 +24,7 @@ describe.runIf(process.platform === 'linux')('SegmentReaders', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('keeps one handle per segment across reads, for the newest two segments', async () => {
+  it('keeps one handle per segment across reads, for the two segments used last', async () => {
     expect(await Promise.all([text(1), text(1), text(2)])).toEqual(['seg-1', 'seg-1', 'seg-2']);
     expect(await held()).toEqual(['journal-1.jsonl', 'journal-2.jsonl']);
     expect(await text(3)).toBe('seg-3');
@@ -56,11 +56,37 @@ describe.runIf(process.platform === 'linux')('SegmentReaders', () => {
       return (await readRange(handle!, 0, 5)).toString();
     });
     await new Promise((resolve) => setTimeout(resolve, 20));
-    await readers.clear();
+    let cleared = false;
+    const clearing = readers.clear().then(() => (cleared = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // clear() (the store closing) waits for the read, which still has its file.
+    expect(cleared).toBe(false);
     expect(await held()).toEqual(['journal-1.jsonl']);
     release();
     expect(await slow).toBe('seg-1');
+    await clearing;
     expect(await held()).toEqual([]);
+  });
+
+  it('opens each segment once for many reads at once across more segments than it keeps, then keeps the two used last', async () => {
+    for (const segment of [4, 5]) await writeFile(pathOf(segment), `seg-${segment}...`);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const opened = new Set<number>();
+    // Interleaved, as a listing of events stored over several segments is.
+    const reads = Array.from({ length: 60 }, (_, i) => 1 + (i % 5)).map((segment) =>
+      readers.with(segment, async (handle) => {
+        opened.add((handle as { fd: number }).fd);
+        await gate;
+        return (await readRange(handle!, 0, 5)).toString();
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await held()).toEqual([1, 2, 3, 4, 5].map((segment) => `journal-${segment}.jsonl`));
+    release();
+    expect(new Set(await Promise.all(reads))).toEqual(new Set([1, 2, 3, 4, 5].map((segment) => `seg-${segment}`)));
+    expect(opened.size).toBe(5);
+    expect(await held()).toEqual(['journal-4.jsonl', 'journal-5.jsonl']);
   });
 
   it('does not keep a handle whose read failed', async () => {

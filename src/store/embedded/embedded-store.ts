@@ -585,9 +585,14 @@ export class EmbeddedStore extends StateStore {
       const gen = Number(JOURNAL_FILE.exec(name)?.[1] ?? NaN);
       return gen < below && !used.has(gen);
     });
-    for (const name of unused) await unlink(join(this.dir, name));
-    if (unused.length > 0) await fsyncDir(this.dir);
-    await this.readers.forget(unused.map((name) => Number(JOURNAL_FILE.exec(name)?.[1])));
+    try {
+      for (const name of unused) await unlink(join(this.dir, name));
+      if (unused.length > 0) await fsyncDir(this.dir);
+    } finally {
+      // After the deletions (a read opening one meanwhile is let go too), even a failed one: a
+      // handle kept open would keep a deleted segment's disk space.
+      await this.readers.forget(unused.map((name) => Number(JOURNAL_FILE.exec(name)?.[1])));
+    }
   }
 
   // Helpers.

@@ -100,7 +100,13 @@ export async function writeJournalAt(handle: FileHandle, buffer: Buffer, positio
  * takes the loop's core) than the syscall itself.
  */
 export function fileVersion(path: string): { version: string; size: number } {
-  const info = statSync(path, { bigint: true, throwIfNoEntry: false });
-  if (!info) return { version: 'absent', size: 0 };
-  return { version: `${info.ino}:${info.size}:${info.mtimeNs}`, size: Number(info.size) };
+  try {
+    // Not `throwIfNoEntry: false`: newer Node versions also answer undefined for ENOTDIR (a folder
+    // on the path turned into a file), which must stay an error, not an absent snapshot.
+    const info = statSync(path, { bigint: true });
+    return { version: `${info.ino}:${info.size}:${info.mtimeNs}`, size: Number(info.size) };
+  } catch (error) {
+    if (isNotFound(error)) return { version: 'absent', size: 0 };
+    throw error;
+  }
 }

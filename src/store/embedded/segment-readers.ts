@@ -7,19 +7,25 @@ interface Reader {
   users: number;
   /** No longer kept: closed once its last read is done. */
   dropped: boolean;
+  /** Set once closing began (a reader is closed once). */
+  closing?: Promise<void>;
+  /** Resolves once the reader is closed. */
+  closed: Promise<void>;
+  markClosed: () => void;
 }
 
 /**
  * Read handles on journal segments, kept open between reads of event bodies: opening and closing a
  * segment for each read cost two more trips through the thread pool than the read itself, for
- * every event dispatch reads back. The newest `keep` segments are kept (nearly every body read
- * is in one of them); a handle no longer kept is closed once no read uses it. A segment deleted
- * after it was opened still reads as it was, and bodies never move within a segment, so what a
- * body reference points to is still there (the store forgets the handles of segments it deletes
- * itself, which would otherwise keep their disk space; those another process deletes are let go
- * as newer segments are read).
+ * every event dispatch reads back. One handle per segment serves every read of it at once; of the
+ * handles no read uses, the `keep` used last are kept (dispatch reads from the newest segments).
+ * A segment deleted after it was opened still reads as it was, and bodies never move within a
+ * segment, so what a body reference points to is still there (the store forgets the handles of
+ * segments it deletes itself, which would otherwise keep their disk space; those another process
+ * deletes are let go as other segments are read).
  */
 export class SegmentReaders {
+  /** In order of last use, least recent first. */
   private readonly readers = new Map<number, Reader>();
 
   constructor(
@@ -30,15 +36,16 @@ export class SegmentReaders {
   /** Run `read` with a handle on `segment`, or with undefined when that segment file does not exist (pruned). */
   async with<T>(segment: number, read: (handle: FileHandle | undefined) => Promise<T>): Promise<T> {
     let reader = this.readers.get(segment);
-    if (!reader) {
-      reader = { handle: openExisting(this.pathOf(segment), 'r'), users: 0, dropped: false };
-      this.readers.set(segment, reader);
-      this.trim();
+    if (reader) this.readers.delete(segment);
+    else {
+      let markClosed!: () => void;
+      const closed = new Promise<void>((resolve) => (markClosed = resolve));
+      reader = { handle: openExisting(this.pathOf(segment), 'r'), users: 0, dropped: false, closed, markClosed };
     }
+    this.readers.set(segment, reader);
     reader.users += 1;
-    let handle: FileHandle | undefined;
     try {
-      handle = await reader.handle;
+      const handle = await reader.handle;
       // Missing is not kept: a later read asks again.
       if (!handle) this.drop(segment, reader);
       return await read(handle);
@@ -48,35 +55,36 @@ export class SegmentReaders {
       throw error;
     } finally {
       reader.users -= 1;
-      if (reader.dropped && reader.users === 0) await this.close(reader);
+      if (reader.dropped) {
+        if (reader.users === 0) await this.close(reader);
+      } else this.trim();
     }
   }
 
-  /** Close every handle (at once where no read uses it, else after its last read): the store reloaded or closed. */
+  /** Close every handle, those in use once their reads are done: the store reloaded or closes. */
   clear(): Promise<void> {
     return this.forget([...this.readers.keys()]);
   }
 
-  /** Close the handles on these segments (deleted: an open handle would keep their disk space). */
+  /** Close the handles on these segments (deleted: an open handle would keep their disk space), those in use once their reads are done. */
   async forget(segments: Iterable<number>): Promise<void> {
-    const idle: Reader[] = [];
+    const closing: Array<Promise<void>> = [];
     for (const segment of segments) {
       const reader = this.readers.get(segment);
       if (!reader) continue;
       this.drop(segment, reader);
-      if (reader.users === 0) idle.push(reader);
+      closing.push(reader.users === 0 ? this.close(reader) : reader.closed);
     }
-    await Promise.all(idle.map((reader) => this.close(reader)));
+    await Promise.all(closing);
   }
 
-  /** Keep the newest `keep` segments. */
+  /** Over `keep`: let go of the least recently used handles that no read uses. */
   private trim(): void {
-    if (this.readers.size <= this.keep) return;
-    const oldest = [...this.readers.keys()].sort((a, b) => a - b).slice(0, this.readers.size - this.keep);
-    for (const segment of oldest) {
-      const reader = this.readers.get(segment) as Reader;
+    for (const [segment, reader] of this.readers) {
+      if (this.readers.size <= this.keep) return;
+      if (reader.users > 0) continue;
       this.drop(segment, reader);
-      if (reader.users === 0) void this.close(reader);
+      void this.close(reader);
     }
   }
 
@@ -85,8 +93,12 @@ export class SegmentReaders {
     if (this.readers.get(segment) === reader) this.readers.delete(segment);
   }
 
-  private async close(reader: Reader): Promise<void> {
-    const handle = await reader.handle.catch(() => undefined);
-    await handle?.close().catch(() => undefined);
+  private close(reader: Reader): Promise<void> {
+    reader.closing ??= (async () => {
+      const handle = await reader.handle.catch(() => undefined);
+      await handle?.close().catch(() => undefined);
+      reader.markClosed();
+    })();
+    return reader.closing;
   }
 }
