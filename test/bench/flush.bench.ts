@@ -27,6 +27,12 @@
  * BENCH_FLUSH_IDLE_SECONDS (60) after the last ack (no read, no handler call), and reports what was
  * reached.
  *
+ * BENCH_FLUSH_WARMUP_PAYMENTS (0): before each ack phase, the server first takes the backlog of this
+ * many other payments (and serve fulfils them), then rests 1.5 s: the flush then meets a server
+ * that has been running, its code compiled by V8's optimizing tiers, as a merchant's has when the
+ * service comes back after an outage; 0 starts each ack phase on a server just started. Reads,
+ * handler calls and the drain time count the flush's payments only.
+ *
  * Run alone: `node --import tsx test/bench/run.ts flush`; a quick run: `BENCH_FLUSH_PAYMENTS=500 …`.
  * Env: BENCH_FLUSH_PAYMENTS (5000), BENCH_FLUSH_DUPLICATES (as many as payments), BENCH_FLUSH_RPS (100), BENCH_FLUSH_ROUNDS (3),
  * BENCH_FLUSH_TIMEOUT_SECONDS (600), BENCH_FLUSH_IDLE_SECONDS (60), BENCH_FLUSH_ACK_TIMEOUT_SECONDS
@@ -52,6 +58,9 @@ const STANDIN_DELAY_MS = envNumber('BENCH_STANDIN_DELAY_MS', 0);
 /** After the last payment's handler: how long to keep watching for extra (duplicate) calls. */
 const GRACE_SECONDS = 5;
 const ROUNDS = Math.max(1, Math.round(envNumber('BENCH_FLUSH_ROUNDS', 3)));
+const WARMUP_PAYMENTS = Math.max(0, Math.round(envNumber('BENCH_FLUSH_WARMUP_PAYMENTS', 0)));
+/** The warm-up's backlog: other payments (a tag of their own, as 8 hex digits: ids must be UUIDs), the same shape. */
+const warmup = WARMUP_PAYMENTS > 0 ? backlog({ payments: WARMUP_PAYMENTS, duplicates: WARMUP_PAYMENTS, tag: 'ffffffff' }) : undefined;
 const PROGRESS_EVERY_MS = 30_000;
 
 type Deliveries = Parameters<typeof fromList>[0];
@@ -68,11 +77,30 @@ async function ackPhase(port: number, pids: { server: number; standin?: number }
   return { result, seconds: (result.lastResponseAt - started) / 1000, cpu: phaseCpu(cpu, machineBusy, deliveries.length) };
 }
 
+/**
+ * The warm-up (BENCH_FLUSH_WARMUP_PAYMENTS): the warm-up backlog sent to `port`, then, for serve
+ * (`handlerCalls`), until every warm-up payment's handler has run, and 1.5 s of rest (the stand-in's
+ * rate limit refills, dispatch goes idle).
+ */
+async function warmUp(port: number, handlerCalls?: () => Promise<HandlerCalls>): Promise<void> {
+  if (!warmup) return;
+  const result = await deliver({ port, next: fromList(warmup.deliveries), amount: warmup.deliveries.length, timeoutSeconds: ACK_TIMEOUT_SECONDS });
+  const failed = failures(result);
+  if (failed.length > 0) throw new Error(`flush: the warm-up was not all acknowledged: ${failed.join(', ')}`);
+  const deadline = Date.now() + 120_000;
+  while (handlerCalls && perPaymentFigures(await handlerCalls(), warmup.paymentIds).none > 0) {
+    if (Date.now() > deadline) throw new Error('flush: the warm-up payments were not all fulfilled within 120 s');
+    await sleep(250);
+  }
+  await sleep(1500);
+}
+
 /** The dispatch-off receiver acknowledging the same deliveries: what serve's receiver could do without its engine. */
 async function receiverAlone(deliveries: Deliveries) {
   const dir = await mkdtemp(join(tmpdir(), 'checkout-kit-flush-receiver-'));
   const receiver = await startChild({ kind: 'receiver', dir, secret: WEBHOOK_SECRET });
   try {
+    await warmUp(receiver.port);
     const phase = await ackPhase(receiver.port, { server: receiver.pid }, deliveries);
     return { ...phase, stored: await receiver.close() };
   } finally {
@@ -87,6 +115,7 @@ async function serveAcksOnly(deliveries: Deliveries) {
   try {
     const serve = await startServe({ servicePort: standin.port, store: 'file', maxRps: RPS });
     try {
+      await warmUp(serve.port, () => serve.handlerCalls());
       return await ackPhase(serve.port, { server: serve.pid, standin: standin.pid }, deliveries);
     } finally {
       await serve.stop(2000).catch(() => undefined);
@@ -119,6 +148,24 @@ const median = (values: readonly number[]) => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
+/** The stand-in's counters since `before` (the warm-up's reads left out). */
+function since(now: StandInStats, before: StandInStats | undefined): StandInStats {
+  if (!before) return now;
+  return {
+    requests: now.requests - before.requests,
+    ok: now.ok - before.ok,
+    notFound: now.notFound - before.notFound,
+    rateLimited: now.rateLimited - before.rateLimited,
+    distinct: now.distinct - before.distinct,
+    lastRequestAt: now.lastRequestAt,
+  };
+}
+
+/** Handler calls but the warm-up payments'. */
+function flushCalls(calls: HandlerCalls): number {
+  return calls.total - (warmup?.paymentIds.reduce((sum, id) => sum + (calls.perPayment.get(id) ?? 0), 0) ?? 0);
+}
+
 function perPaymentFigures(calls: HandlerCalls, paymentIds: readonly string[]) {
   let max = 0;
   let none = 0;
@@ -135,7 +182,7 @@ function perPaymentFigures(calls: HandlerCalls, paymentIds: readonly string[]) {
 export async function run(): Promise<BenchResult[]> {
   const { deliveries, paymentIds } = backlog({ payments: PAYMENTS, duplicates: DUPLICATES });
   const total = deliveries.length;
-  const label = `flush (${fmt(total)} deliveries: ${fmt(PAYMENTS)} payments × 3 events + ${fmt(DUPLICATES)} duplicates; service allows ${fmt(RPS)} reads/s)`;
+  const label = `flush (${fmt(total)} deliveries: ${fmt(PAYMENTS)} payments × 3 events + ${fmt(DUPLICATES)} duplicates; service allows ${fmt(RPS)} reads/s${warmup ? `; each server warmed up first with ${fmt(warmup.deliveries.length)} deliveries of ${fmt(WARMUP_PAYMENTS)} other payments` : ''})`;
 
   const references: Array<Awaited<ReturnType<typeof receiverAlone>>> = [];
   /** Serve's ack phases, one per round: the earlier rounds' here, the last round's added below. */
@@ -151,6 +198,10 @@ export async function run(): Promise<BenchResult[]> {
   try {
     serve = await startServe({ servicePort: standin.port, store: 'file', maxRps: RPS });
     const peak = watchPeak(serve.pid);
+    const warm = serve;
+    await warmUp(serve.port, () => warm.handlerCalls());
+    // What the warm-up read: the flush's reads are counted from here.
+    const before: StandInStats = await standInStats(standin.port);
     const started = performance.now();
     const elapsed = () => (performance.now() - started) / 1000;
     const lastRound = await ackPhase(serve.port, { server: serve.pid, standin: standin.pid }, deliveries);
@@ -159,17 +210,17 @@ export async function run(): Promise<BenchResult[]> {
 
     // Until every payment's paid handler has completed, or time is up, or nothing moves any more.
     let calls = await serve.handlerCalls();
-    let stats: StandInStats = await standInStats(standin.port);
+    let stats: StandInStats = since(await standInStats(standin.port), before);
     let figures = perPaymentFigures(calls, paymentIds);
     let halfAt: number | undefined;
     let allAt: number | undefined;
-    let lastCalls = calls.total;
+    let lastCalls = flushCalls(calls);
     let lastProgress = Date.now();
     let lastPrint = Date.now();
     let stopReason = 'timeout';
     for (;;) {
       calls = await serve.handlerCalls();
-      stats = await standInStats(standin.port);
+      stats = since(await standInStats(standin.port), before);
       figures = perPaymentFigures(calls, paymentIds);
       if (halfAt === undefined && figures.done * 2 >= PAYMENTS) halfAt = elapsed();
       if (figures.done >= PAYMENTS) {
@@ -177,8 +228,8 @@ export async function run(): Promise<BenchResult[]> {
         stopReason = 'done';
         break;
       }
-      if (calls.total !== lastCalls) {
-        lastCalls = calls.total;
+      if (flushCalls(calls) !== lastCalls) {
+        lastCalls = flushCalls(calls);
         lastProgress = Date.now();
       }
       lastProgress = Math.max(lastProgress, stats.lastRequestAt);
@@ -199,7 +250,7 @@ export async function run(): Promise<BenchResult[]> {
       // Any late extra call (a handler called twice) shows up here.
       await sleep(GRACE_SECONDS * 1000);
       calls = await serve.handlerCalls();
-      stats = await standInStats(standin.port);
+      stats = since(await standInStats(standin.port), before);
       figures = perPaymentFigures(calls, paymentIds);
     }
     const watchedSeconds = elapsed();
@@ -245,7 +296,7 @@ export async function run(): Promise<BenchResult[]> {
       {
         name: `${label}, serve: payments fulfilled`,
         eventsPerSec: figures.done / (allAt ?? watchedSeconds),
-        note: [fulfilled, `handler calls: ${fmt(calls.total)} in all, at most ${fmt(figures.max)} for one payment (${exactlyOnce})`].join('; '),
+        note: [fulfilled, `handler calls: ${fmt(flushCalls(calls))} in all, at most ${fmt(figures.max)} for one payment (${exactlyOnce})`].join('; '),
       },
       {
         name: `${label}, serve: Get payment reads`,
