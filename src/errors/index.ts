@@ -5,7 +5,7 @@
  */
 export { redact, registerSecret } from './redact.js';
 export { messageOf } from './message-of.js';
-export { describeFetchError } from './fetch-error.js';
+export { describeFetchError, isBadPort } from './fetch-error.js';
 export { printable } from './printable.js';
 export {
   CheckoutKitError,

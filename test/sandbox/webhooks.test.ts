@@ -90,6 +90,16 @@ describe('webhook sender', () => {
     expect(receiver.received.length).toBe(3);
   });
 
+  it('logs a webhook URL on a port fetch refuses as such, with what to do', async () => {
+    const { sandbox, createPayment } = await setup({ webhookUrls: ['http://127.0.0.1:6000/hook'], retry: { baseDelayMs: 10, maxAttempts: 1, timeoutMs: 1000 } });
+    await createPayment();
+    await sandbox.webhooksIdle();
+    const log = await deliveriesOver(sandbox);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ statusCode: null, delivered: false });
+    expect(log[0]!.error).toMatch(/^fetch failed: fetch refuses to connect to http:\/\/127\.0\.0\.1:6000\/hook .*bad ports.*let the server listen on another port$/);
+  });
+
   it('--drop 1 delivers nothing but still stores the events', async () => {
     const { receiver, sandbox, createPayment } = await setup({ faults: { drop: 1 } });
     await createPayment();

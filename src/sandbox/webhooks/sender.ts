@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describeFetchError } from '../../errors/index.js';
+import { describeFetchError, isBadPort } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { backoffDelay } from '../../runs/index.js';
 import { signWebhook } from '../../webhooks/sign.js';
@@ -215,7 +215,7 @@ export class WebhookSender {
 function describe(error: unknown, url: string): string {
   if (error instanceof Error) {
     // fetch's own word for a port it will not use ("bad port") says nothing of what to do.
-    const cause = error.cause instanceof Error ? `: ${error.cause.message === 'bad port' ? describeFetchError(error, url) : error.cause.message}` : '';
+    const cause = error.cause instanceof Error ? `: ${isBadPort(error) ? describeFetchError(error, url) : error.cause.message}` : '';
     return `${error.message}${cause}`;
   }
   return String(error);

@@ -434,7 +434,7 @@ export class EmbeddedStore extends StateStore {
   /** Cheap check, without the lock, whether another process wrote since we last looked. */
   private async changedOnDisk(): Promise<boolean> {
     if (this.stale) return true;
-    if ((fileVersion(this.snapshotPath)).version !== this.snapshotVersion) return true;
+    if (fileVersion(this.snapshotPath).version !== this.snapshotVersion) return true;
     this.journal ??= await openExisting(this.journalPath(this.gen), JOURNAL_FLAGS);
     return this.journal !== undefined && sizeOf(this.journal) !== this.seen;
   }
@@ -557,7 +557,7 @@ export class EmbeddedStore extends StateStore {
     }
     await this.exclusive(() =>
       this.lock.with(async () => {
-        if ((fileVersion(this.snapshotPath)).version !== sealed.basedOn) {
+        if (fileVersion(this.snapshotPath).version !== sealed.basedOn) {
           await unlink(prepared).catch(() => undefined);
           return;
         }
