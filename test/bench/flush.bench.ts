@@ -149,8 +149,7 @@ const median = (values: readonly number[]) => {
 };
 
 /** The stand-in's counters since `before` (the warm-up's reads left out). */
-function since(now: StandInStats, before: StandInStats | undefined): StandInStats {
-  if (!before) return now;
+function since(now: StandInStats, before: StandInStats): StandInStats {
   return {
     requests: now.requests - before.requests,
     ok: now.ok - before.ok,
@@ -228,8 +227,9 @@ export async function run(): Promise<BenchResult[]> {
         stopReason = 'done';
         break;
       }
-      if (flushCalls(calls) !== lastCalls) {
-        lastCalls = flushCalls(calls);
+      const callsNow = flushCalls(calls);
+      if (callsNow !== lastCalls) {
+        lastCalls = callsNow;
         lastProgress = Date.now();
       }
       lastProgress = Math.max(lastProgress, stats.lastRequestAt);
