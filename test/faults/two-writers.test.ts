@@ -132,7 +132,11 @@ describe('two writers and more on one embedded store', () => {
           inProcessTopology({ sandbox, storeDir, unsafeNoLock: true }),
         );
         console.log(`  [two writers, no lock, round ${round}] examples:`, JSON.stringify(examples));
-        expect(figures.acked).toBeGreaterThan(0);
+        // The round ran: deliveries went out, and were acknowledged unless the very first
+        // colliding writes left the store unreadable (CI saw acked=0 with the journal damaged at
+        // byte 256: the breakage this test looks for, before any ack).
+        expect(figures.sent).toBeGreaterThan(0);
+        if (Number(figures.storeUnreadable) === 0) expect(figures.acked).toBeGreaterThan(0);
         rounds.push(figures);
         broken = figures.storeUnreadable + figures.lostAcked + figures.claimedTwice + figures.completedTwice + figures.missingHandlers;
       }
