@@ -71,10 +71,10 @@ type Deliveries = Parameters<typeof fromList>[0];
  */
 async function ackPhase(port: number, pids: { server: number; standin?: number }, deliveries: Deliveries) {
   const started = performance.now();
-  const { value: result, seconds: cpu, machineBusy } = await cpuDuring({ ...pids, generator: process.pid }, () =>
+  const { value: result, seconds: cpu, threads, machineBusy } = await cpuDuring({ ...pids, generator: process.pid }, () =>
     deliver({ port, next: fromList(deliveries), amount: deliveries.length, timeoutSeconds: ACK_TIMEOUT_SECONDS }),
   );
-  return { result, seconds: (result.lastResponseAt - started) / 1000, cpu: phaseCpu(cpu, machineBusy, deliveries.length) };
+  return { result, seconds: (result.lastResponseAt - started) / 1000, cpu: phaseCpu(cpu, machineBusy, deliveries.length, threads.server ?? {}) };
 }
 
 /**
@@ -129,18 +129,29 @@ async function serveAcksOnly(deliveries: Deliveries) {
 /** CPU of one ack phase: the server's (and the stand-in's) µs per delivery, and how busy the machine's cores were. */
 interface PhaseCpu {
   serverUs: number;
+  /** The server's µs per delivery by thread group: `main` (the event loop), V8's and libuv's threads by name. */
+  serverThreadsUs: Record<string, number>;
   standinUs: number | undefined;
   generatorUs: number;
   machineBusy: number;
 }
 
-function phaseCpu(seconds: Record<string, number>, machineBusy: number, deliveries: number): PhaseCpu {
+function phaseCpu(seconds: Record<string, number>, machineBusy: number, deliveries: number, threads: Record<string, number>): PhaseCpu {
   const us = (name: string) => (seconds[name] === undefined ? undefined : (seconds[name] * 1e6) / deliveries);
-  return { serverUs: us('server')!, standinUs: us('standin'), generatorUs: us('generator')!, machineBusy };
+  const threadUs = Object.fromEntries(Object.entries(threads).map(([group, s]) => [group, (s * 1e6) / deliveries]));
+  return { serverUs: us('server')!, serverThreadsUs: threadUs, standinUs: us('standin'), generatorUs: us('generator')!, machineBusy };
 }
 
+/** The server's thread groups with their µs per delivery, the busiest first (groups under 1 µs left out). */
+const threadsNote = (threads: Record<string, number>) =>
+  Object.entries(threads)
+    .filter(([, us]) => us >= 1)
+    .sort((a, b) => b[1] - a[1])
+    .map(([group, us]) => `${group} ${fmt(us)}`)
+    .join(', ');
+
 const cpuNote = (cpu: PhaseCpu) =>
-  `${fmt(cpu.serverUs)} µs CPU per delivery${cpu.standinUs === undefined ? '' : ` (+${fmt(cpu.standinUs)} the stand-in's)`}, generator ${fmt(cpu.generatorUs)} µs, machine ${fmt(100 * cpu.machineBusy)}% busy`;
+  `${fmt(cpu.serverUs)} µs CPU per delivery (${threadsNote(cpu.serverThreadsUs)})${cpu.standinUs === undefined ? '' : ` (+${fmt(cpu.standinUs)} the stand-in's)`}, generator ${fmt(cpu.generatorUs)} µs, machine ${fmt(100 * cpu.machineBusy)}% busy`;
 
 const median = (values: readonly number[]) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -6,7 +6,7 @@
  * process's CPU time and memory from /proc, and autocannon loads of signed deliveries.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync, createWriteStream, readFileSync, existsSync } from 'node:fs';
+import { openSync, closeSync, createWriteStream, readFileSync, readdirSync, existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -88,6 +88,31 @@ export function cpuSeconds(pid: number): number | undefined {
   }
 }
 
+/**
+ * CPU seconds each thread group of the process has used so far (`/proc/<pid>/task`): `main` (the
+ * event loop), and the others by name (V8's workers and GC, libuv's thread pool, ...); {} once it is gone.
+ */
+export function threadCpuSeconds(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = Number(tid) === pid ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[\d\s]+$/, '');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out[name] = (out[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
 /** The machine's CPU time so far, all cores (`/proc/stat`), in seconds: busy and in all. */
 export function machineCpu(): { busy: number; total: number } {
   const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
@@ -101,13 +126,24 @@ export function machineCpu(): { busy: number; total: number } {
  * CPU used while `work` runs: by each process in `pids` (seconds) and by the whole machine (busy
  * share of all cores). Where a rate is bound by the machine, not one process, this says by what.
  */
-export async function cpuDuring<T>(pids: Record<string, number>, work: () => Promise<T>): Promise<{ value: T; seconds: Record<string, number>; machineBusy: number }> {
+export async function cpuDuring<T>(
+  pids: Record<string, number>,
+  work: () => Promise<T>,
+): Promise<{ value: T; seconds: Record<string, number>; threads: Record<string, Record<string, number>>; machineBusy: number }> {
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid) ?? NaN]));
+  const threadsBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, threadCpuSeconds(pid)]));
   const machineBefore = machineCpu();
   const value = await work();
   const machineAfter = machineCpu();
   const seconds = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, (cpuSeconds(pid) ?? NaN) - before[name]!]));
-  return { value, seconds, machineBusy: (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total) };
+  // Per thread group: what each used meanwhile (a thread started meanwhile counts from 0).
+  const threads = Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => {
+      const after = threadCpuSeconds(pid);
+      return [name, Object.fromEntries(Object.entries(after).map(([group, s]) => [group, s - (threadsBefore[name]![group] ?? 0)]))];
+    }),
+  );
+  return { value, seconds, threads, machineBusy: (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total) };
 }
 
 /** Resident memory now and its peak so far (VmRSS, VmHWM), in MB; undefined once the process is gone. */
