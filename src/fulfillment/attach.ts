@@ -3,7 +3,7 @@ import type { FulfillmentEngine } from './engine.js';
 
 /** Anything with `onAny`, like the webhook receiver. */
 export interface EventSource {
-  onAny(handler: (event: CheckoutEvent, delivery: { storedAt: string } | undefined) => unknown): () => void;
+  onAny(handler: (event: CheckoutEvent, delivery: { storedAt: string; signal?: AbortSignal } | undefined) => unknown): () => void;
 }
 
 /**
@@ -16,6 +16,6 @@ export function attachFulfillment(source: EventSource, engine: FulfillmentEngine
     const kind = resourceKindOf(event.type);
     const id = (event.data as { id?: unknown } | undefined)?.id;
     if (!kind || typeof id !== 'string') return;
-    await engine.process({ kind, id, source: 'webhook', hint: event.data, storedAt: delivery?.storedAt });
+    await engine.process({ kind, id, source: 'webhook', hint: event.data, storedAt: delivery?.storedAt, signal: delivery?.signal });
   });
 }

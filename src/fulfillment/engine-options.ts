@@ -8,8 +8,8 @@ import type { ClassifyOptions } from './outcome.js';
 
 /** The reads the engine needs from the service; `CheckoutClient` fits. */
 export interface ResourceReader {
-  payments: { get(id: string): Promise<Payment> };
-  invoices: { get(id: string): Promise<InvoiceDetail> };
+  payments: { get(id: string, options?: { signal?: AbortSignal }): Promise<Payment> };
+  invoices: { get(id: string, options?: { signal?: AbortSignal }): Promise<InvoiceDetail> };
 }
 
 /**

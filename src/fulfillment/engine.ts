@@ -25,6 +25,11 @@ export interface ProcessInput {
    * of the resource that began at or after it has already confirmed it: no new read is made.
    */
   storedAt?: string | undefined;
+  /**
+   * Give up the confirm read when this aborts (the receiver stopping): the read rejects with the
+   * signal's reason, nothing is stored, and the news is left to whoever dispatches it next.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 export interface ProcessResult {
@@ -69,7 +74,7 @@ export class FulfillmentEngine {
    * queued shares it, and news already covered by a read that began after it costs no read.
    */
   async process(input: ProcessInput): Promise<ProcessResult> {
-    const read = () => this.read(input.kind, input.id, input.hint);
+    const read = () => this.read(input.kind, input.id, input.hint, input.signal);
     if (!this.options.confirm) return this.learn(input, read);
     // Webhook news only: the buyer's return reads afresh, and reconcile polls only open resources.
     const finished = input.source === 'webhook' ? await this.finishedInStore(input) : undefined;
@@ -133,6 +138,8 @@ export class FulfillmentEngine {
     try {
       resource = await read();
     } catch (error) {
+      // Stopping, not the service failing: nothing learned, nothing to record.
+      if (input.signal?.aborted) throw error;
       this.observe('news', { ok: false, kind: input.kind, id: input.id, source: input.source, error: messageOf(error), at: this.clock() });
       // The service could not be asked (outage, bad data): make sure reconcile knows the resource,
       // so news of it is not lost once the sender gives up retrying.
@@ -239,9 +246,10 @@ export class FulfillmentEngine {
   }
 
   /** Read the resource: from the service when confirming, else from the hint (validated). */
-  private async read(kind: ResourceKind, id: string, hint: unknown): Promise<Payment | InvoiceDetail> {
+  private async read(kind: ResourceKind, id: string, hint: unknown, signal?: AbortSignal): Promise<Payment | InvoiceDetail> {
     if (this.options.confirm && this.options.client) {
-      const resource = kind === 'payment' ? await this.options.client.payments.get(id) : await this.options.client.invoices.get(id);
+      const options = signal ? { signal } : undefined;
+      const resource = kind === 'payment' ? await this.options.client.payments.get(id, options) : await this.options.client.invoices.get(id, options);
       // A service that answers with another resource must not fulfil this one with it.
       if (resource.id !== id) throw new SchemaValidationError(`${kind} ${id}: the service answered with ${kind} ${resource.id}; nothing was decided (retried later)`, []);
       return resource;

@@ -15,8 +15,12 @@ export interface DispatcherSettings extends Omit<RunSettings, keyof typeof COMPL
   loadEvent(eventId: string): Promise<CheckoutEvent | string>;
 }
 
-/** What one dispatch attempt did. `skipped`: someone else holds the run, or it is finished. */
-export type DispatchOutcome = 'done' | 'retry' | 'failed' | 'skipped' | 'error';
+/**
+ * What one dispatch attempt did. `skipped`: someone else holds the run, or it is finished.
+ * `stopped`: the dispatcher stopped while its handlers waited, and they gave up; the run's lease is
+ * given back (not a failed attempt) for the next start.
+ */
+export type DispatchOutcome = 'done' | 'retry' | 'failed' | 'skipped' | 'error' | 'stopped';
 
 export interface Dispatcher {
   /** Claim the event's run and run its handlers once. `event` saves a reload right after receipt. */
@@ -30,6 +34,12 @@ export interface Dispatcher {
   kick(): Promise<number>;
   /** Stop starting new dispatches (those in flight go on); `resume()` starts again. */
   pause(): void;
+  /**
+   * Pause, and abort the signal of the dispatches in flight (`DeliveryInfo.signal`): a handler
+   * waiting on something slow, such as a confirm read held back by the service's `Retry-After`,
+   * gives up instead of holding the shutdown. `resume()` starts again with a fresh signal.
+   */
+  stop(): void;
   resume(): void;
   /**
    * Dispatch every due run (pending and due, or leased by a worker whose lease ran out), at most
@@ -52,12 +62,17 @@ class HandlerFailures {
   ) {}
 }
 
+/** Thrown through the runner when handlers failed because the dispatcher stopped: not the attempt's failure. */
+class DispatchStopped extends Error {}
+
 /** Events kept parsed in memory between their receipt and their dispatch, per unit of concurrency. */
 const KEPT_PER_SLOT = 4;
 
 export function createDispatcher(settings: DispatcherSettings): Dispatcher {
   const { store, handlers, logger, leaseMs, maxAttempts, clock } = settings;
   const inFlight = new Set<Promise<unknown>>();
+  /** Aborted by `stop()`: the signal of every dispatch in flight then. */
+  let stopping = new AbortController();
 
   function track<T>(promise: Promise<T>): Promise<T> {
     inFlight.add(promise);
@@ -92,11 +107,15 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
           error instanceof HandlerFailures ? new WebhookHandlerError(error.event, error.errors, number, maxAttempts, retryAt) : error,
       },
       async (run) => {
+        const { signal } = stopping;
         const event = known ?? (await settings.loadEvent(eventId));
         // An event that cannot be rebuilt never will be: given up at once.
         if (typeof event === 'string') return { ok: false, error: event, giveUp: true };
-        const delivery: DeliveryInfo = { storedAt: run.createdAt };
+        const delivery: DeliveryInfo = { storedAt: run.createdAt, signal };
         const errors = await runHandlers(handlers.handlersFor(event.type).map((handler) => () => handler(event, delivery)));
+        // Failing because we are stopping (a read given up) is no attempt's failure: thrown past
+        // the runner, which then stores nothing (see `dispatch`).
+        if (errors.length > 0 && signal.aborted) throw new DispatchStopped(String(signal.reason));
         return errors.length === 0 ? { ok: true, value: undefined } : { ok: false, error: new HandlerFailures(event, errors) };
       },
     );
@@ -119,7 +138,14 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
 
   function dispatch(eventId: string, event?: CheckoutEvent): Promise<DispatchOutcome> {
     return track(
-      attempt(eventId, event).catch((error: unknown) => {
+      attempt(eventId, event).catch(async (error: unknown) => {
+        if (error instanceof DispatchStopped) {
+          // Give the lease back (it ends now): the next start, or another process, dispatches the
+          // event at once instead of after `leaseMs`. The claim counted as an attempt, as a crash's does.
+          const givenBack = await store.renewLease(runKeys.event(eventId), settings.owner, 0, clock()).catch(() => false);
+          logger.info({ eventId }, `Stopped while dispatching event ${eventId}: it is dispatched again at the next start${givenBack ? '' : ` (once its lease runs out, within ${leaseMs} ms)`}.`);
+          return 'stopped' as const;
+        }
         // A store failure: the run stays claimable (pending, or its lease runs out) for a later pass.
         logger.error({ eventId, err: error }, `Dispatch of event ${eventId} failed: ${String(error)}`);
         return 'error' as const;
@@ -171,9 +197,9 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
     active.set(eventId, promise);
     void promise.then((outcome) => {
       active.delete(eventId);
-      if (outcome !== 'skipped' && outcome !== 'error') dispatchedCount += 1;
+      if (outcome === 'done' || outcome === 'retry' || outcome === 'failed') dispatchedCount += 1;
       // A store failure leaves the run due: the poll timer tries it again, not a hot loop here.
-      if (outcome !== 'error') wake();
+      if (outcome !== 'error' && outcome !== 'stopped') wake();
     });
     return promise;
   }
@@ -249,7 +275,14 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
     notify,
     kick,
     pause: () => void (paused = true),
-    resume: () => void (paused = false),
+    stop: () => {
+      paused = true;
+      stopping.abort(new Error('the receiver is stopping'));
+    },
+    resume: () => {
+      paused = false;
+      if (stopping.signal.aborted) stopping = new AbortController();
+    },
     dispatchDue,
     retryFailed: retryFailedEvents,
     track,

@@ -122,7 +122,8 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
     },
     async stop() {
       stopped = true;
-      dispatcher.pause();
+      // Dispatches waiting on something slow (a read held back by the service's Retry-After) give up.
+      dispatcher.stop();
       for (const stopTimer of timers.splice(0)) stopTimer();
       await dispatcher.idle();
     },

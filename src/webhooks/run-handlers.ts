@@ -1,7 +1,14 @@
-/** What a handler learns beside the event: when this receiver stored it. */
+/** What a handler learns beside the event: when this receiver stored it, and whether it is stopping. */
 export interface DeliveryInfo {
   /** When the event was stored (ISO, the receiver's clock). The fulfillment engine coalesces reads by it. */
   storedAt: string;
+  /**
+   * Aborted once the receiver stops (`serve` got SIGTERM). A handler waiting on something slow
+   * (the engine's confirm read waiting out a `Retry-After`) may give up then: a handler that
+   * throws while the receiver stops does not count as a failed attempt, and the event is
+   * dispatched again at the next start.
+   */
+  signal: AbortSignal;
 }
 
 /** Make every call concurrently; resolves with what the failing ones threw. */

@@ -11,7 +11,7 @@ import { eventually, freePort } from '../support/ports.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { readCalls, RECORDING_HANDLERS, stopChild } from './support/hostile-serve.js';
 import { reportFigures, sized } from './support/report.js';
-import { payment, startStandIn, type FaultMode, type StandIn } from './support/service-standin.js';
+import { payment, serveEnvFor, startStandIn, type FaultMode, type StandIn } from './support/service-standin.js';
 
 // Issue 12, scenario 7: the service misbehaving. A real `checkout-kit serve` confirms signed
 // payment events against a stand-in Get payment that answers, per payment, 500, 429 with
@@ -61,16 +61,9 @@ describe('the service misbehaving under a real checkout-kit serve', () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/webhooks/checkout`;
     const env = {
-      CHECKOUT_BASE_URL: standIn.url,
-      CHECKOUT_API_KEY: TEST_KEYS.apiKey,
-      CHECKOUT_SIGNING_SECRET: TEST_KEYS.signingSecret,
-      CHECKOUT_INVOICE_KEY: TEST_KEYS.invoiceKey,
-      CHECKOUT_WEBHOOK_SECRET: secret,
-      CHECKOUT_STORE: `file:${join(dir, 'store')}`,
-      CHECKOUT_HANDLERS: join(dir, 'fulfillment.mjs'),
+      ...serveEnvFor(standIn, { dir, secret, calls }),
       // The default 50/s falls to 2.5/s under a 429 storm; 200/s keeps the other faults moving (floor 10/s).
       CHECKOUT_MAX_RPS: '200',
-      HOSTILE_CALLS: calls,
       // The backwards payments' paid handler keeps running a while (see below).
       HOSTILE_HOLD_IDS: byMode.get('backwards')!.join(','),
       HOSTILE_HOLD_MS: '4000',

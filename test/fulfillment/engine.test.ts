@@ -19,6 +19,30 @@ function recorder() {
 const paid = (overrides: Partial<Payment> = {}) => samplePayment({ amount: '25.00', amountReceived: '25.00', status: 'PAID', ...overrides });
 
 describe('FulfillmentEngine', () => {
+  it('a confirm read given up by its signal (the receiver stopping) stores and reports nothing', async () => {
+    const store = new MemoryStore();
+    const news: unknown[] = [];
+    const payment = samplePayment({ amountReceived: '25.00', status: 'PAID' });
+    // A read held back (a Retry-After) until its caller gives up.
+    const reader = new FakeReader();
+    reader.payments.get = (_id: string, options?: { signal?: AbortSignal }) =>
+      new Promise<Payment>((_resolve, reject) => {
+        const signal = options?.signal;
+        if (signal?.aborted) reject(signal.reason);
+        signal?.addEventListener('abort', () => reject(signal.reason));
+      });
+    const calls: string[] = [];
+    const engine = new FulfillmentEngine({ store, client: reader, observer: { news: (n) => void news.push(n) }, handlers: { paid: async (p) => void calls.push(p.id) } });
+    const stopping = new AbortController();
+    const processing = engine.process({ kind: 'payment', id: payment.id, source: 'webhook', signal: stopping.signal });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    stopping.abort(new Error('the receiver is stopping'));
+    await expect(processing).rejects.toThrow('the receiver is stopping');
+    expect(await store.getResource('payment', payment.id)).toBeUndefined();
+    expect(news).toEqual([]);
+    expect(calls).toEqual([]);
+  });
+
   it('runs the paid handler once whatever the source, with a stable key', async () => {
     const reader = new FakeReader();
     const payment = reader.put(paid());

@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { samplePayment } from '../../../src/testing/index.js';
 import type { Payment } from '../../../src/schemas/index.js';
+import { TEST_KEYS } from '../../support/fixtures.js';
 
 /**
  * A stand-in for the checkout service's Get payment (and an empty List invoices), on 127.0.0.1,
@@ -55,7 +57,13 @@ export function payment(id: string, amount: string, received: string, expiresInM
  * `answerUnknown`: a payment nobody `add`ed is followed as answered correctly with what it gives
  * (else such a read is a 404).
  */
-export async function startStandIn(options: { apiKey: string; otherPayment: Payment; answerUnknown?: (id: string) => Payment }): Promise<StandIn> {
+export async function startStandIn(options: {
+  apiKey: string;
+  otherPayment: Payment;
+  answerUnknown?: (id: string) => Payment;
+  /** The `Retry-After` of a 429 (`rate429`), in seconds. @default 1 */
+  retryAfterSeconds?: number;
+}): Promise<StandIn> {
   const tracked = new Map<string, Tracked>();
   const totals: Record<string, number> = {};
   let recovered = false;
@@ -89,7 +97,7 @@ export async function startStandIn(options: { apiKey: string; otherPayment: Paym
         return reply.code(500).send({ error: { code: 'internal_error', message: 'the service is having a bad day' } });
       case 'rate429':
         count(entry, '429');
-        return reply.code(429).header('retry-after', '1').send({ error: { code: 'rate_limited', message: 'slow down' } });
+        return reply.code(429).header('retry-after', String(options.retryAfterSeconds ?? 1)).send({ error: { code: 'rate_limited', message: 'slow down' } });
       case 'timeout': {
         count(entry, 'held');
         // Never answered while the fault lasts; answered correctly once the service recovers.
@@ -156,5 +164,22 @@ export async function startStandIn(options: { apiKey: string; otherPayment: Paym
       for (const release of [...held]) release();
       await app.close();
     },
+  };
+}
+
+/**
+ * The environment of a `serve` (or `reconcile`) confirming against the stand-in: the store in
+ * `dir`/store, RECORDING_HANDLERS in `dir`/fulfillment.mjs recording to `calls`.
+ */
+export function serveEnvFor(standIn: StandIn, { dir, secret, calls }: { dir: string; secret: string; calls: string }): Record<string, string> {
+  return {
+    CHECKOUT_BASE_URL: standIn.url,
+    CHECKOUT_API_KEY: TEST_KEYS.apiKey,
+    CHECKOUT_SIGNING_SECRET: TEST_KEYS.signingSecret,
+    CHECKOUT_INVOICE_KEY: TEST_KEYS.invoiceKey,
+    CHECKOUT_WEBHOOK_SECRET: secret,
+    CHECKOUT_STORE: `file:${join(dir, 'store')}`,
+    CHECKOUT_HANDLERS: join(dir, 'fulfillment.mjs'),
+    HOSTILE_CALLS: calls,
   };
 }
