@@ -200,16 +200,22 @@ export class FulfillmentEngine {
     return result;
   }
 
-  /** Run every fulfillment run that is due: retries after a throw, and runs whose worker died. */
-  async runDue(limit = 100): Promise<Record<RunResult, number>> {
+  /**
+   * Run every fulfillment run that is due: retries after a throw, and runs whose worker died. Once
+   * `signal` aborts (stopping), no further run is started and a read under way is given up; the
+   * runs left stay due for the next sweep.
+   */
+  async runDue(limit = 100, signal?: AbortSignal): Promise<Record<RunResult, number>> {
     const counts: Record<RunResult, number> = { completed: 0, 'no-handler': 0, superseded: 0, retrying: 0, failed: 0, 'already-done': 0, 'in-progress': 0, none: 0 };
     const due = await this.options.store.listRuns({ kind: 'fulfillment', status: ['pending', 'running'], dueBy: this.clock().toISOString(), limit });
     for (const run of due) {
+      if (signal?.aborted) break;
       const { kind, id } = run.data as { kind: ResourceKind; id: string };
       try {
-        const resource = await this.read(kind, id, (await this.options.store.getResource(kind, id))?.snapshot);
+        const resource = await this.read(kind, id, (await this.options.store.getResource(kind, id))?.snapshot, signal);
         counts[await this.execute(run.key, resource)] += 1;
       } catch (error) {
+        if (signal?.aborted) break;
         this.logger.warn({ key: run.key, err: error }, 'could not re-read the resource of a due run; will try again');
         counts.retrying += 1;
       }
@@ -219,14 +225,20 @@ export class FulfillmentEngine {
 
   /**
    * Run due runs every `everyMs` in the background (never two sweeps at once; the timer does not
-   * keep the process alive). Returns a function that stops it and resolves once a sweep in progress has finished.
+   * keep the process alive). Returns a function that stops it and resolves once a sweep in progress
+   * has finished: a handler running is waited for, a read waiting on the service is given up.
    */
   startDueRuns(everyMs = 5000): () => Promise<void> {
-    return every(
+    const stopping = new AbortController();
+    const stop = every(
       everyMs,
-      () => this.runDue(),
+      () => this.runDue(100, stopping.signal),
       (error) => this.logger.error({ err: error }, 'due fulfillment runs failed'),
     );
+    return async () => {
+      stopping.abort(new Error('the due-run sweep is stopping'));
+      await stop();
+    };
   }
 
   /** Put failed runs (all of them, or one key) back to pending; returns how many. */

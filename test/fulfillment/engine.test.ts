@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { FulfillmentEngine, type FulfillmentContext, type FulfillmentHandlers } from '../../src/fulfillment/index.js';
 import type { Payment } from '../../src/schemas/index.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
-import { captureLogger } from '../webhooks/helpers.js';
+import { runKeys } from '../../src/runs/index.js';
+import { captureLogger, waitFor } from '../webhooks/helpers.js';
 import { FakeReader } from '../support/fake-reader.js';
 import { sampleInvoiceDetail, samplePayment } from '../support/fixtures.js';
 
@@ -41,6 +42,43 @@ describe('FulfillmentEngine', () => {
     expect(await store.getResource('payment', payment.id)).toBeUndefined();
     expect(news).toEqual([]);
     expect(calls).toEqual([]);
+  });
+
+  it('stopping the due-run sweep gives up a read held back by the service: the stop does not wait for it, and the run stays due', async () => {
+    const store = new MemoryStore();
+    const reader = new FakeReader();
+    const payment = reader.put(samplePayment({ amountReceived: '25.00', status: 'PAID' }));
+    let now = Date.parse('2030-01-01T00:00:00.000Z');
+    const logger = captureLogger();
+    let calls = 0;
+    const engine = new FulfillmentEngine({
+      store,
+      client: reader,
+      clock: () => new Date(now),
+      logger,
+      handlers: {
+        paid: async () => {
+          calls += 1;
+          throw new Error('ERP down');
+        },
+      },
+    });
+    expect(await engine.process({ kind: 'payment', id: payment.id, source: 'webhook' })).toMatchObject({ run: 'retrying' });
+    now += 60_000; // its retry is due
+    let reading = false;
+    reader.payments.get = (_id: string, options?: { signal?: AbortSignal }) =>
+      new Promise<Payment>((_resolve, reject) => {
+        reading = true;
+        const signal = options?.signal;
+        if (signal?.aborted) reject(signal.reason);
+        signal?.addEventListener('abort', () => reject(signal.reason));
+      });
+    const stop = engine.startDueRuns(10);
+    await waitFor(() => reading);
+    await stop(); // without the signal, this waits for the read for ever
+    expect(calls).toBe(1);
+    expect(await store.getRun(runKeys.fulfillment('payment', payment.id, 'paid'))).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(logger.lines.filter((line) => line.msg?.includes('could not re-read'))).toEqual([]);
   });
 
   it('runs the paid handler once whatever the source, with a stable key', async () => {
