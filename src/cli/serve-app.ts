@@ -57,8 +57,18 @@ export async function buildServeApp(runtime: Runtime, options: ServeAppOptions):
   await operations.register(app);
 
   const stopDueRuns = engine.startDueRuns(options.runDueEveryMs);
-  // Waits for a sweep in progress: the store closes after this hook, and a handler that returned
-  // into a closed store would be called again once its lease ran out.
+  let closing = false;
+  // As close() begins: the sweep gives up reads waiting on the service (and waits for a handler
+  // running: the store closes after onClose, and a handler that returned into a closed store would
+  // be called again once its lease ran out); keep-alive connections close after their answer, or
+  // a sender's connection kept open would hold the close for fastify's 72 s keep-alive.
+  app.addHook('preClose', async () => {
+    closing = true;
+    await stopDueRuns();
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   app.addHook('onClose', async () => stopDueRuns());
   return { app, receiver, operations };
 }

@@ -90,7 +90,7 @@ export class FulfillmentEngine {
     return this.learn(
       input,
       async () => {
-        const shared = await this.reads.read(key, () => this.clock().getTime(), read);
+        const shared = await this.reads.read(key, () => this.clock().getTime(), read, input.signal);
         startedAt = shared.startedAt;
         return shared.value;
       },

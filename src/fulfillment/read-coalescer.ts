@@ -6,9 +6,14 @@
  *
  * Only the read is shared: each caller stores what it learned and runs its own handler claim, so
  * a slow handler never holds up the next news of its resource.
+ *
+ * A read may be given up (`signal`: the receiver stopping): callers share a read only when they
+ * came with the same signal, or none, so that one path's stop never fails another's read (a
+ * buyer's return) nor waits for a read it cannot abort; a read waiting for the one in flight before
+ * it gives up as its signal aborts.
  */
 export class ReadCoalescer<R> {
-  private readonly queued = new Map<string, Promise<{ value: R; startedAt: number }>>();
+  private readonly queued = new Map<string, { task: Promise<{ value: R; startedAt: number }>; signal: AbortSignal | undefined }>();
   private readonly running = new Map<string, Promise<unknown>>();
   /** When (ms) the latest read of each resource whose answer was stored began; the oldest are forgotten past `capacity`. */
   private readonly confirmed = new Map<string, number>();
@@ -21,17 +26,21 @@ export class ReadCoalescer<R> {
     return at !== undefined && at >= since;
   }
 
-  /** Read `key` once it is its turn, or join the read already waiting; resolves with the answer and when the read began. */
-  read(key: string, now: () => number, read: () => Promise<R>): Promise<{ value: R; startedAt: number }> {
+  /**
+   * Read `key` once it is its turn, or join the read already waiting with the same `signal`;
+   * resolves with the answer and when the read began, or rejects with the signal's reason once it aborts.
+   */
+  read(key: string, now: () => number, read: () => Promise<R>, signal?: AbortSignal): Promise<{ value: R; startedAt: number }> {
     const waiting = this.queued.get(key);
-    if (waiting) return waiting;
+    if (waiting && waiting.signal === signal) return waiting.task;
     const previous = this.running.get(key);
     // Assigned before the function below passes its first await.
     let task!: Promise<{ value: R; startedAt: number }>;
     task = (async () => {
       // Always yields first, so that `task` is in `queued` before it leaves it.
-      await previous?.catch(() => undefined);
-      if (this.queued.get(key) === task) this.queued.delete(key);
+      await settledOrAborted(previous, signal);
+      if (this.queued.get(key)?.task === task) this.queued.delete(key);
+      signal?.throwIfAborted();
       const startedAt = now();
       const reading = read();
       this.running.set(key, reading);
@@ -41,7 +50,7 @@ export class ReadCoalescer<R> {
         if (this.running.get(key) === reading) this.running.delete(key);
       }
     })();
-    this.queued.set(key, task);
+    this.queued.set(key, { task, signal });
     return task;
   }
 
@@ -53,3 +62,18 @@ export class ReadCoalescer<R> {
     if (this.confirmed.size > this.capacity) this.confirmed.delete(this.confirmed.keys().next().value as string);
   }
 }
+
+/** Resolves once `previous` settles or `signal` aborts, whichever comes first; leaves no listener on the signal. */
+function settledOrAborted(previous: Promise<unknown> | undefined, signal: AbortSignal | undefined): Promise<void> {
+  if (!previous || !signal || signal.aborted) return Promise.resolve(signal?.aborted ? undefined : previous?.then(ignore, ignore));
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    previous.then(done, done);
+  });
+}
+
+const ignore = () => undefined;

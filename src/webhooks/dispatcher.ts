@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { CheckoutEvent } from '../schemas/event.js';
 import { COMPLETION_RETRIES, eventIdOf, executeRun, retryFailed, runKeys, type RunSettings } from '../runs/index.js';
 import type { Store } from '../store/types.js';
@@ -65,6 +66,21 @@ class HandlerFailures {
 /** Thrown through the runner when handlers failed because the dispatcher stopped: not the attempt's failure. */
 class DispatchStopped extends Error {}
 
+/**
+ * The controller whose signal every dispatch in flight is given. Every read waiting for the rate
+ * limiter listens to it, `concurrency` at once and more: no listener-leak warning for it.
+ */
+function stopController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
+/** A handler's failure that is the stop itself: the signal's reason, or an abort made from it. */
+function isStop(error: unknown, signal: AbortSignal): boolean {
+  return error === signal.reason || (error instanceof Error && error.name === 'AbortError');
+}
+
 /** Events kept parsed in memory between their receipt and their dispatch, per unit of concurrency. */
 const KEPT_PER_SLOT = 4;
 
@@ -72,7 +88,7 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
   const { store, handlers, logger, leaseMs, maxAttempts, clock } = settings;
   const inFlight = new Set<Promise<unknown>>();
   /** Aborted by `stop()`: the signal of every dispatch in flight then. */
-  let stopping = new AbortController();
+  let stopping = stopController();
 
   function track<T>(promise: Promise<T>): Promise<T> {
     inFlight.add(promise);
@@ -115,7 +131,7 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
         const errors = await runHandlers(handlers.handlersFor(event.type).map((handler) => () => handler(event, delivery)));
         // Failing because we are stopping (a read given up) is no attempt's failure: thrown past
         // the runner, which then stores nothing (see `dispatch`).
-        if (errors.length > 0 && signal.aborted) throw new DispatchStopped(String(signal.reason));
+        if (errors.length > 0 && signal.aborted && errors.every((error) => isStop(error, signal))) throw new DispatchStopped(String(signal.reason));
         return errors.length === 0 ? { ok: true, value: undefined } : { ok: false, error: new HandlerFailures(event, errors) };
       },
     );
@@ -281,7 +297,7 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
     },
     resume: () => {
       paused = false;
-      if (stopping.signal.aborted) stopping = new AbortController();
+      if (stopping.signal.aborted) stopping = stopController();
     },
     dispatchDue,
     retryFailed: retryFailedEvents,

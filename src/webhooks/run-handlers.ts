@@ -8,7 +8,7 @@ export interface DeliveryInfo {
    * throws while the receiver stops does not count as a failed attempt, and the event is
    * dispatched again at the next start.
    */
-  signal: AbortSignal;
+  signal?: AbortSignal;
 }
 
 /** Make every call concurrently; resolves with what the failing ones threw. */

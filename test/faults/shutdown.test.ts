@@ -1,6 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runKeys } from '../../src/runs/index.js';
@@ -96,5 +98,51 @@ describe('serve stopped while its reads wait for the service', () => {
     expect(readCalls(calls).map((call) => [call.id, call.outcome])).toEqual([[paymentId, 'paid']]);
     expect(await stopProcess(again, 30_000)).toBe(0);
     reportFigures('shutdown', { retryAfterSeconds: RETRY_AFTER_SECONDS, stopSeconds: stopSeconds.toFixed(2), exitCode: String(code), fulfilledAfterRestartSeconds: fulfilledSeconds.toFixed(2), handlerCalls: readCalls(calls).length });
+  }, 120_000);
+
+  it('a sender\'s keep-alive connection with a delivery in flight at SIGTERM: the delivery is answered (and the connection closed), and serve exits at once, not after the 72 s keep-alive', async () => {
+    const dir = await tempDir('ck-shutdown-keepalive-');
+    const secret = newWebhookSecret();
+    const calls = join(dir, 'calls.jsonl');
+    await writeFile(join(dir, 'fulfillment.mjs'), RECORDING_HANDLERS);
+    const standIn = await startStandIn({ apiKey: TEST_KEYS.apiKey, otherPayment: payment(randomUUID(), '1.00', '0') });
+    standIns.push(standIn);
+    const paymentId = randomUUID();
+    standIn.add('ok', payment(paymentId, '10.00', '10.00'));
+    const port = await freePort();
+    const serve = spawnCli(['serve', '--port', String(port)], { cwd: dir, env: { ...serveEnvFor(standIn, { dir, secret, calls }), LOG_LEVEL: 'warn' } });
+    children.push(serve);
+    await waitForLine(serve, /checkout-kit serve listening on/);
+
+    const eventId = `evt_${randomUUID()}`;
+    const body = JSON.stringify({ id: eventId, type: 'payment.paid', createdAt: new Date().toISOString(), environment: 'test', data: payment(paymentId, '10.00', '10.00') });
+    const headers = { 'content-type': 'application/json', ...signWebhook({ id: eventId, body, secret }) };
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => void (answer += chunk.toString('utf8')));
+    const closed = once(socket, 'close');
+    // A keep-alive delivery, half its body sent when serve is told to stop.
+    const head = `POST /webhooks/checkout HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: keep-alive\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`;
+    socket.write(head + body.slice(0, 100));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stopping = performance.now();
+    const exited = stopProcess(serve, 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.write(body.slice(100));
+    await closed;
+    const code = await exited;
+    const stopSeconds = (performance.now() - stopping) / 1000;
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(code).toBe(0);
+    expect(stopSeconds).toBeLessThan(30);
+    // Acknowledged, so stored: the next start dispatches it (confirmed, fulfilled once).
+    const again = spawnCli(['serve', '--port', String(port)], { cwd: dir, env: { ...serveEnvFor(standIn, { dir, secret, calls }), LOG_LEVEL: 'warn' } });
+    children.push(again);
+    await waitForLine(again, /checkout-kit serve listening on/);
+    await eventually(() => (readCalls(calls).length >= 1 ? true : undefined), 25_000, 100);
+    expect(readCalls(calls).map((call) => [call.id, call.outcome])).toEqual([[paymentId, 'paid']]);
+    reportFigures('shutdown-keepalive', { stopSeconds: stopSeconds.toFixed(2), exitCode: String(code) });
   }, 120_000);
 });

@@ -120,7 +120,7 @@ describe('stopping while handlers wait', () => {
     receiver.onAny(async (_event, delivery) => {
       calls += 1;
       // The first call waits for something slow (say a read held back by a Retry-After) until the stop.
-      if (calls === 1) await new Promise((_resolve, reject) => delivery.signal.addEventListener('abort', () => reject(delivery.signal.reason)));
+      if (calls === 1) await new Promise((_resolve, reject) => delivery.signal!.addEventListener('abort', () => reject(delivery.signal!.reason)));
     });
     const event = paymentEvent();
     expect((await receiver.handle(signedEvent(event))).status).toBe(200);
@@ -139,6 +139,28 @@ describe('stopping while handlers wait', () => {
     await receiver.stop();
   });
 
+  it('a handler failing for its own reason while the receiver stops is a failed attempt as ever: recorded, and reported', async () => {
+    const store = new MemoryStore();
+    const receiver = createReceiver({ store, secrets: [SECRET], logger: captureLogger() });
+    const errors: unknown[] = [];
+    receiver.onError((error) => void errors.push(error));
+    const { opened, open } = gate();
+    let started = false;
+    receiver.onAny(async () => {
+      started = true;
+      await opened;
+      throw new Error('ERP down');
+    });
+    const event = paymentEvent();
+    await receiver.handle(signedEvent(event));
+    await waitFor(() => started);
+    const stopping = receiver.stop();
+    open();
+    await stopping;
+    expect(await store.getRun(runKeys.event(event.id))).toMatchObject({ status: 'pending', attempts: 1, lastError: expect.stringContaining('ERP down') });
+    expect(errors).toHaveLength(1);
+  });
+
   it('a handler that finishes in spite of the stop is waited for, and its run is done', async () => {
     const store = new MemoryStore();
     const receiver = createReceiver({ store, secrets: [SECRET], logger: captureLogger() });
@@ -148,7 +170,7 @@ describe('stopping while handlers wait', () => {
     receiver.onAny(async (_event, delivery) => {
       started = true;
       await opened;
-      aborted = delivery.signal.aborted;
+      aborted = delivery.signal!.aborted;
     });
     const event = paymentEvent();
     await receiver.handle(signedEvent(event));

@@ -57,6 +57,9 @@ export const checkoutWebhooks: FastifyPluginAsync<CheckoutWebhooksOptions> = asy
     }
     if (receiver.stop) {
       const stop = receiver.stop.bind(receiver);
+      // Stopped as close() begins, not after every connection has closed (onClose): the server
+      // waits for requests in flight, and dispatches waiting on the service must not wait with it.
+      instance.addHook('preClose', async () => stop());
       instance.addHook('onClose', async () => stop());
     }
   }
