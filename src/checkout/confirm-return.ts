@@ -42,13 +42,13 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
  * stored state with `confirmed: false`, and the failed read is logged: the buyer must not see an
  * error page for a payment that may well have arrived (issue 11).
  */
-export async function confirmReturn(deps: { store: Store; engine: FulfillmentEngine; logger?: Logger | undefined }, orderId: string): Promise<OrderStatus> {
+export async function confirmReturn(deps: { store: Store; engine: FulfillmentEngine; logger?: Logger | undefined; signal?: AbortSignal | undefined }, orderId: string): Promise<OrderStatus> {
   if (typeof orderId !== 'string' || orderId === '') throw new CheckoutError('orderId is required.', { code: 'invalid_request' });
   const attempt = await deps.store.getCheckoutAttempt(orderId);
   if (!attempt?.resourceId) throw new CheckoutError(`No checkout was created for order ${orderId}.`, { code: 'not_found' });
   const known = { orderId, kind: attempt.kind, resourceId: attempt.resourceId, checkoutUrl: attempt.checkoutUrl };
   try {
-    const result = await deps.engine.process({ kind: attempt.kind, id: attempt.resourceId, source: 'return', orderId });
+    const result = await deps.engine.process({ kind: attempt.kind, id: attempt.resourceId, source: 'return', orderId, signal: deps.signal });
     const { amount, amountReceived } = result.classification;
     return { ...known, state: STATE[result.outcome], outcome: result.outcome, amount, amountReceived, confirmed: true };
   } catch (error) {

@@ -21,6 +21,11 @@ export interface CheckoutDeps {
   logger?: Logger;
   /** The clock of what the store records; give the engine's (`engine.clock`). @default () => new Date() */
   clock?: () => Date;
+  /**
+   * Give up the service call when this aborts (the server closing): a checkout waiting out the
+   * service's `Retry-After` then answers 503 at once, and the buyer's retry gets the same payment.
+   */
+  signal?: AbortSignal;
 }
 
 export interface CheckoutInput {
@@ -112,8 +117,11 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
 
   let resource: Payment | Invoice;
   try {
-    resource = await send(deps.creator, kind, body, idempotencyKey);
+    resource = await send(deps.creator, kind, body, { idempotencyKey, signal: deps.signal });
   } catch (error) {
+    // The attempt stays recorded under its key: the buyer's retry after the restart creates (or
+    // gets back) the same payment.
+    if (deps.signal?.aborted) throw new CheckoutError(`The shop is restarting; try order ${orderId} again in a moment.`, { code: 'service_unreachable', cause: error });
     if (isDefiniteRefusal(error)) {
       // Nothing was created: free the order for a corrected try, under a new key.
       await deps.store.releaseCheckoutAttempt(orderId, attempt.number, clock());
@@ -187,12 +195,11 @@ function requestBody(input: CheckoutInput, kind: ResourceKind): Record<string, u
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
 }
 
-async function send(creator: Creator, kind: ResourceKind, body: Record<string, unknown>, idempotencyKey: string): Promise<Payment | Invoice> {
+async function send(creator: Creator, kind: ResourceKind, body: Record<string, unknown>, call: { idempotencyKey: string; signal: AbortSignal | undefined }): Promise<Payment | Invoice> {
+  const options = { idempotencyKey: call.idempotencyKey, ...(call.signal ? { signal: call.signal } : {}) };
   if ('partner' in creator) {
     if (kind === 'invoice') throw new CheckoutError('Partners create payments, not invoices: use a merchant client for invoices.', { code: 'invalid_request' });
-    return creator.partner.payments.create({ ...(body as { amount: string }), merchantId: creator.merchantId }, { idempotencyKey });
+    return creator.partner.payments.create({ ...(body as { amount: string }), merchantId: creator.merchantId }, options);
   }
-  return kind === 'payment'
-    ? creator.client.payments.create(body as { amount: string }, { idempotencyKey })
-    : creator.client.invoices.create(body as { amount: string }, { idempotencyKey });
+  return kind === 'payment' ? creator.client.payments.create(body as { amount: string }, options) : creator.client.invoices.create(body as { amount: string }, options);
 }

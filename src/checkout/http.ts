@@ -25,6 +25,11 @@ export interface CheckoutHttpOptions {
   /** Path of the return page. @default '/checkout/return' */
   returnPath?: string;
   logger?: Logger;
+  /**
+   * Aborted when the server closes: a checkout or return waiting on the service gives up (a
+   * checkout answers 503, a return the stored state, unconfirmed) instead of holding the close.
+   */
+  signal?: AbortSignal;
 }
 
 /** `POST /checkout` fields, from JSON or an HTML form (strings). */
@@ -59,7 +64,7 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
   cancelUrl.searchParams.set('cancelled', '1');
   try {
     const result = await createCheckout(
-      { store: options.store, creator: options.creator, redirect: options.redirect, logger, clock: options.engine.clock },
+      { store: options.store, creator: options.creator, redirect: options.redirect, logger, clock: options.engine.clock, signal: options.signal },
       { ...parsed.data, successUrl: returnUrl.href, cancelUrl: cancelUrl.href },
     );
     const target = checkRedirectUrl(result.checkoutUrl, options.redirect);
@@ -75,7 +80,7 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
 
 /** `GET /checkout/return?orderId=…`: confirm and report the order's state, as JSON or a small page. */
 export async function handleReturnRequest(
-  options: Pick<CheckoutHttpOptions, 'store' | 'engine' | 'logger' | 'redirect'>,
+  options: Pick<CheckoutHttpOptions, 'store' | 'engine' | 'logger' | 'redirect' | 'signal'>,
   query: { orderId?: unknown },
   wantsJson: boolean,
 ): Promise<HttpAnswer> {

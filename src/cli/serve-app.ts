@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { checkoutRoutes } from '../checkout/index.js';
 import { ConfigError } from '../errors/index.js';
@@ -44,8 +45,13 @@ export async function buildServeApp(runtime: Runtime, options: ServeAppOptions):
   app.setNotFoundHandler(async (request, reply) => reply.code(404).send(errorObject('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)));
   app.setErrorHandler(specErrorHandler(logger, 'serve'));
   await app.register(checkoutWebhooks, { receiver: observeDeliveries(receiver, operations.observeDelivery) });
+  // Aborted as close begins (preClose, below): the buyer's routes stop waiting on the service.
+  const closing = new AbortController();
+  // Every checkout waiting for the rate limiter listens to it: no listener-leak warning for it.
+  setMaxListeners(0, closing.signal);
   if (client) {
     await app.register(checkoutRoutes, {
+      signal: closing.signal,
       store,
       engine,
       creator: { client },
@@ -57,17 +63,16 @@ export async function buildServeApp(runtime: Runtime, options: ServeAppOptions):
   await operations.register(app);
 
   const stopDueRuns = engine.startDueRuns(options.runDueEveryMs);
-  let closing = false;
   // As close() begins: the sweep gives up reads waiting on the service (and waits for a handler
   // running: the store closes after onClose, and a handler that returned into a closed store would
   // be called again once its lease ran out); keep-alive connections close after their answer, or
   // a sender's connection kept open would hold the close for fastify's 72 s keep-alive.
   app.addHook('preClose', async () => {
-    closing = true;
+    closing.abort(new Error('the server is closing'));
     await stopDueRuns();
   });
   app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close');
+    if (closing.signal.aborted) reply.header('connection', 'close');
   });
   app.addHook('onClose', async () => stopDueRuns());
   return { app, receiver, operations };

@@ -61,6 +61,22 @@ describe('createCheckout against the sandbox', () => {
     await restarted.close();
   });
 
+  it('the server closing (its signal aborted) answers 503 at once; the attempt stays recorded, and the retry creates the one payment', async () => {
+    const sandbox = await openSandbox();
+    const client = merchantClient(sandbox);
+    const store = new MemoryStore();
+    const closing = new AbortController();
+    closing.abort(new Error('the server is closing'));
+    const refused = await createCheckout({ store, creator: { client }, signal: closing.signal }, { orderId: 'order-closing', amount: '7.00' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(CheckoutError);
+    expect(refused).toMatchObject({ code: 'service_unreachable', status: 503 });
+    expect(await store.getCheckoutAttempt('order-closing')).toMatchObject({ status: 'sending' });
+    expect(await paymentsAtService(sandbox, 'order-closing')).toBe(0);
+    const retry = await createCheckout({ store, creator: { client } }, { orderId: 'order-closing', amount: '7.00' });
+    expect(await paymentsAtService(sandbox, 'order-closing')).toBe(1);
+    expect(await store.getCheckoutAttempt('order-closing')).toMatchObject({ status: 'created', resourceId: retry.resourceId });
+  });
+
   it('a double click (concurrent calls) and a second server give the same payment and checkoutUrl', async () => {
     const sandbox = await openSandbox({ createDelayMs: 100 });
     const client = merchantClient(sandbox);

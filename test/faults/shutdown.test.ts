@@ -66,6 +66,13 @@ describe('serve stopped while its reads wait for the service', () => {
     expect(response.status).toBe(200);
     // The service said 429 with Retry-After: every read of this serve now waits 300 s.
     await eventually(() => (standIn.reads(paymentId) >= 1 ? true : undefined), 20_000, 50);
+    // A buyer's checkout arrives meanwhile: its create call waits in the same limiter.
+    const buyer = fetch(`http://127.0.0.1:${port}/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ orderId: `order-${randomUUID()}`, amount: '10.00' }),
+    }).then(async (answer) => ({ status: answer.status, body: (await answer.json()) as { error?: { code?: string } } }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
 
     const stopping = performance.now();
     const code = await stopProcess(serve, 60_000);
@@ -73,6 +80,8 @@ describe('serve stopped while its reads wait for the service', () => {
     // Exited by itself (0), long before the Retry-After, let alone the 60 s before SIGKILL here.
     expect(code).toBe(0);
     expect(stopSeconds).toBeLessThan(30);
+    // The buyer is told to try again (the attempt stays recorded: the retry gets the same payment).
+    expect(await buyer).toMatchObject({ status: 503, body: { error: { code: 'service_unreachable' } } });
     expect(readCalls(calls)).toEqual([]);
     expect(log).not.toMatch(/"level":(50|60)/);
     expect(log).toContain(`Stopped while dispatching event ${eventId}: it is dispatched again at the next start.`);
