@@ -1,5 +1,5 @@
 import type { CheckoutClient, PartnerClient } from '../client/index.js';
-import { ApiError, CheckoutError, InvalidRequestError, NetworkError, TimeoutError } from '../errors/index.js';
+import { ApiError, CheckoutError, InvalidRequestError, isAbortedBy, NetworkError, TimeoutError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { assertAmount } from '../money/index.js';
 import type { Invoice, Payment } from '../schemas/index.js';
@@ -79,6 +79,10 @@ function toCheckoutError(error: unknown, orderId: string): unknown {
   return error;
 }
 
+function restarting(orderId: string, cause: unknown): CheckoutError {
+  return new CheckoutError(`The shop is restarting; try order ${orderId} again in a moment.`, { code: 'service_unreachable', cause });
+}
+
 function reusedError(orderId: string, cause?: unknown): CheckoutError {
   return new CheckoutError(
     `Order ${orderId} already has a payment created with different details (amount, email, token or network). Use a new order id for a changed order.`,
@@ -101,6 +105,8 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
   }
   const logger = deps.logger ?? silentLogger;
   const clock = deps.clock ?? (() => new Date());
+  // Arrived as the server closes: nothing recorded, nothing sent.
+  if (deps.signal?.aborted) throw restarting(orderId, deps.signal.reason);
   const body = requestBody(input, kind);
   const hash = requestHash({ ...body, kind });
   const { attempt, inserted } = await recordAttempt(deps.store, { orderId, kind, requestHash: hash }, clock);
@@ -121,7 +127,7 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
   } catch (error) {
     // The attempt stays recorded under its key: the buyer's retry after the restart creates (or
     // gets back) the same payment.
-    if (deps.signal?.aborted) throw new CheckoutError(`The shop is restarting; try order ${orderId} again in a moment.`, { code: 'service_unreachable', cause: error });
+    if (isAbortedBy(error, deps.signal)) throw restarting(orderId, error);
     if (isDefiniteRefusal(error)) {
       // Nothing was created: free the order for a corrected try, under a new key.
       await deps.store.releaseCheckoutAttempt(orderId, attempt.number, clock());

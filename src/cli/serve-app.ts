@@ -69,7 +69,9 @@ export async function buildServeApp(runtime: Runtime, options: ServeAppOptions):
   // a sender's connection kept open would hold the close for fastify's 72 s keep-alive.
   app.addHook('preClose', async () => {
     closing.abort(new Error('the server is closing'));
-    await stopDueRuns();
+    // Both stop at once: a sweep's handler still running must not hold the receiver's stop back
+    // (fastify runs this app's preClose before the webhook plugin's).
+    await Promise.all([stopDueRuns(), receiver.stop?.()]);
   });
   app.addHook('onSend', async (_request, reply) => {
     if (closing.signal.aborted) reply.header('connection', 'close');

@@ -157,13 +157,15 @@ export class Transport {
     }
 
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
+    const { signal, release } = spec.signal ? linked(spec.signal, timeout) : { signal: timeout, release: () => undefined };
     let response: HttpAnswer;
     try {
       response = await this.call(url, { method: spec.method, headers, body: spec.body === undefined ? undefined : body, signal });
     } catch (error) {
       this.tell({ method: spec.method, url, status: 'error' });
       throw this.transportError(spec, url, error, timeout);
+    } finally {
+      release();
     }
     this.tell({ method: spec.method, url, status: response.status });
     const { text } = response;
@@ -234,17 +236,40 @@ export class Transport {
   }
 }
 
+/** Wait `ms`, or reject with the signal's reason once it aborts; leaves no listener on the signal (it may live as long as the process). */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * A signal that aborts with whichever of `caller` and `timeout` aborts first, and `release()` to
+ * take its listener off `caller` once the request is done: the caller's signal may live as long as
+ * the process (a receiver's stop), and `AbortSignal.any` leaves the combination to the GC.
+ */
+function linked(caller: AbortSignal, timeout: AbortSignal): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const fromCaller = () => controller.abort(caller.reason);
+  const fromTimeout = () => controller.abort(timeout.reason);
+  if (caller.aborted) fromCaller();
+  else if (timeout.aborted) fromTimeout();
+  caller.addEventListener('abort', fromCaller, { once: true });
+  timeout.addEventListener('abort', fromTimeout, { once: true });
+  return {
+    signal: controller.signal,
+    release: () => {
+      caller.removeEventListener('abort', fromCaller);
+      timeout.removeEventListener('abort', fromTimeout);
+    },
+  };
 }

@@ -6,6 +6,7 @@
 export { redact, registerSecret } from './redact.js';
 export { messageOf } from './message-of.js';
 export { describeFetchError, isBadPort } from './fetch-error.js';
+export { isAbortedBy } from './aborted-by.js';
 export { printable } from './printable.js';
 export {
   CheckoutKitError,

@@ -1,4 +1,4 @@
-import { messageOf, SchemaValidationError } from '../errors/index.js';
+import { isAbortedBy, messageOf, SchemaValidationError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { executeRun, retryFailed, runKeys, type RunSettings } from '../runs/index.js';
 import { InvoiceDetailSchema, PaymentSchema, type InvoiceDetail, type Payment } from '../schemas/index.js';
@@ -139,7 +139,7 @@ export class FulfillmentEngine {
       resource = await read();
     } catch (error) {
       // Stopping, not the service failing: nothing learned, nothing to record.
-      if (input.signal?.aborted) throw error;
+      if (isAbortedBy(error, input.signal)) throw error;
       this.observe('news', { ok: false, kind: input.kind, id: input.id, source: input.source, error: messageOf(error), at: this.clock() });
       // The service could not be asked (outage, bad data): make sure reconcile knows the resource,
       // so news of it is not lost once the sender gives up retrying.
@@ -215,7 +215,7 @@ export class FulfillmentEngine {
         const resource = await this.read(kind, id, (await this.options.store.getResource(kind, id))?.snapshot, signal);
         counts[await this.execute(run.key, resource)] += 1;
       } catch (error) {
-        if (signal?.aborted) break;
+        if (isAbortedBy(error, signal)) break;
         this.logger.warn({ key: run.key, err: error }, 'could not re-read the resource of a due run; will try again');
         counts.retrying += 1;
       }

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { isAbortedBy } from '../errors/index.js';
 import type { CheckoutEvent } from '../schemas/event.js';
 import { COMPLETION_RETRIES, eventIdOf, executeRun, retryFailed, runKeys, type RunSettings } from '../runs/index.js';
 import type { Store } from '../store/types.js';
@@ -67,18 +68,14 @@ class HandlerFailures {
 class DispatchStopped extends Error {}
 
 /**
- * The controller whose signal every dispatch in flight is given. Every read waiting for the rate
- * limiter listens to it, `concurrency` at once and more: no listener-leak warning for it.
+ * The controller whose signal every dispatch in flight is given. Each dispatch's read listens to
+ * it in a few places at once (the coalescer, the rate limiter, the request, a retry's wait): room
+ * for that, and still a warning if listeners were ever left behind.
  */
-function stopController(): AbortController {
+function stopController(concurrency: number): AbortController {
   const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
+  setMaxListeners(Math.max(10, 4 * concurrency + 8), controller.signal);
   return controller;
-}
-
-/** A handler's failure that is the stop itself: the signal's reason, or an abort made from it. */
-function isStop(error: unknown, signal: AbortSignal): boolean {
-  return error === signal.reason || (error instanceof Error && error.name === 'AbortError');
 }
 
 /** Events kept parsed in memory between their receipt and their dispatch, per unit of concurrency. */
@@ -88,7 +85,7 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
   const { store, handlers, logger, leaseMs, maxAttempts, clock } = settings;
   const inFlight = new Set<Promise<unknown>>();
   /** Aborted by `stop()`: the signal of every dispatch in flight then. */
-  let stopping = stopController();
+  let stopping = stopController(settings.concurrency);
 
   function track<T>(promise: Promise<T>): Promise<T> {
     inFlight.add(promise);
@@ -131,7 +128,7 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
         const errors = await runHandlers(handlers.handlersFor(event.type).map((handler) => () => handler(event, delivery)));
         // Failing because we are stopping (a read given up) is no attempt's failure: thrown past
         // the runner, which then stores nothing (see `dispatch`).
-        if (errors.length > 0 && signal.aborted && errors.every((error) => isStop(error, signal))) throw new DispatchStopped(String(signal.reason));
+        if (errors.length > 0 && signal.aborted && errors.every((error) => isAbortedBy(error, signal))) throw new DispatchStopped(String(signal.reason));
         return errors.length === 0 ? { ok: true, value: undefined } : { ok: false, error: new HandlerFailures(event, errors) };
       },
     );
@@ -297,7 +294,7 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
     },
     resume: () => {
       paused = false;
-      if (stopping.signal.aborted) stopping = stopController();
+      if (stopping.signal.aborted) stopping = stopController(settings.concurrency);
     },
     dispatchDue,
     retryFailed: retryFailedEvents,

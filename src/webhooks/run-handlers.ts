@@ -4,9 +4,10 @@ export interface DeliveryInfo {
   storedAt: string;
   /**
    * Aborted once the receiver stops (`serve` got SIGTERM). A handler waiting on something slow
-   * (the engine's confirm read waiting out a `Retry-After`) may give up then: a handler that
-   * throws while the receiver stops does not count as a failed attempt, and the event is
-   * dispatched again at the next start.
+   * (the engine's confirm read waiting out a `Retry-After`) may give up then, by throwing the
+   * signal's reason (or an `AbortError`): when every failing handler of the event did so, the
+   * failure is not recorded and the event is dispatched again at the next start. Always set by
+   * the receiver; optional so that tests may call a handler without it.
    */
   signal?: AbortSignal;
 }

@@ -61,18 +61,27 @@ describe('createCheckout against the sandbox', () => {
     await restarted.close();
   });
 
-  it('the server closing (its signal aborted) answers 503 at once; the attempt stays recorded, and the retry creates the one payment', async () => {
+  it('the server closing while a checkout waits out a Retry-After: 503 at once; the attempt stays recorded, and the retry creates the one payment', async () => {
     const sandbox = await openSandbox();
-    const client = merchantClient(sandbox);
+    const { apiKey, signingSecret } = sandbox.credentials.test.merchant;
+    // A 429's Retry-After has paused the shared limiter: every call waits a minute.
+    const held = new CheckoutClient({ baseUrl: sandbox.url, apiKey, signingSecret });
+    held.rateLimiter.throttled(60_000);
     const store = new MemoryStore();
     const closing = new AbortController();
+    const waiting = createCheckout({ store, creator: { client: held }, signal: closing.signal }, { orderId: 'order-closing', amount: '7.00' }).catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 50));
     closing.abort(new Error('the server is closing'));
-    const refused = await createCheckout({ store, creator: { client }, signal: closing.signal }, { orderId: 'order-closing', amount: '7.00' }).catch((e: unknown) => e);
+    const refused = await waiting;
     expect(refused).toBeInstanceOf(CheckoutError);
     expect(refused).toMatchObject({ code: 'service_unreachable', status: 503 });
     expect(await store.getCheckoutAttempt('order-closing')).toMatchObject({ status: 'sending' });
     expect(await paymentsAtService(sandbox, 'order-closing')).toBe(0);
-    const retry = await createCheckout({ store, creator: { client } }, { orderId: 'order-closing', amount: '7.00' });
+    // A checkout arriving once the close has begun records nothing.
+    expect(await createCheckout({ store, creator: { client: held }, signal: closing.signal }, { orderId: 'order-late', amount: '7.00' }).catch((e: unknown) => e)).toMatchObject({ code: 'service_unreachable' });
+    expect(await store.getCheckoutAttempt('order-late')).toBeUndefined();
+    // After the restart: the same key, one payment.
+    const retry = await createCheckout({ store, creator: { client: merchantClient(sandbox) } }, { orderId: 'order-closing', amount: '7.00' });
     expect(await paymentsAtService(sandbox, 'order-closing')).toBe(1);
     expect(await store.getCheckoutAttempt('order-closing')).toMatchObject({ status: 'created', resourceId: retry.resourceId });
   });

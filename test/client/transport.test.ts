@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { Writable } from 'node:stream';
 import nock from 'nock';
 import { z } from 'zod';
@@ -23,6 +24,19 @@ function counted(method: 'get' | 'post', path: string | RegExp, times: number, a
   });
   return counter;
 }
+
+describe('a signal that lives as long as the process', () => {
+  it('calls and their retries leave no listener on it (a receiver\'s stop signal is given to every read)', async () => {
+    const stopping = new AbortController();
+    const payment = samplePayment();
+    // A 503 with Retry-After (the wait between tries listens to the signal), then answers.
+    counted('get', `/v1/payments/${payment.id}`, 1, () => [503, { error: { code: 'unavailable', message: 'maintenance' } }, { 'Retry-After': '0' }]);
+    counted('get', `/v1/payments/${payment.id}`, 20, () => [200, payment]);
+    const reader = client();
+    for (let i = 0; i < 20; i++) await reader.payments.get(payment.id, { signal: stopping.signal });
+    expect(getEventListeners(stopping.signal, 'abort')).toHaveLength(0);
+  });
+});
 
 describe('retries', () => {
   it('retries 503 twice and sends the same Idempotency-Key three times', async () => {
