@@ -76,6 +76,7 @@ export async function buildServeApp(runtime: Runtime, options: ServeAppOptions):
   app.addHook('onSend', async (_request, reply) => {
     if (closing.signal.aborted) reply.header('connection', 'close');
   });
+  // Again (idempotent) for a close before the app was ready, which runs no preClose.
   app.addHook('onClose', async () => stopDueRuns());
   return { app, receiver, operations };
 }

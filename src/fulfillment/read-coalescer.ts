@@ -65,7 +65,8 @@ export class ReadCoalescer<R> {
 
 /** Resolves once `previous` settles or `signal` aborts, whichever comes first; leaves no listener on the signal. */
 function settledOrAborted(previous: Promise<unknown> | undefined, signal: AbortSignal | undefined): Promise<void> {
-  if (!previous || !signal || signal.aborted) return Promise.resolve(signal?.aborted ? undefined : previous?.then(ignore, ignore));
+  if (signal?.aborted || !previous) return Promise.resolve();
+  if (!signal) return previous.then(ignore, ignore);
   return new Promise<void>((resolve) => {
     const done = () => {
       signal.removeEventListener('abort', done);

@@ -128,7 +128,7 @@ export function createDispatcher(settings: DispatcherSettings): Dispatcher {
         const errors = await runHandlers(handlers.handlersFor(event.type).map((handler) => () => handler(event, delivery)));
         // Failing because we are stopping (a read given up) is no attempt's failure: thrown past
         // the runner, which then stores nothing (see `dispatch`).
-        if (errors.length > 0 && signal.aborted && errors.every((error) => isAbortedBy(error, signal))) throw new DispatchStopped(String(signal.reason));
+        if (errors.length > 0 && errors.every((error) => isAbortedBy(error, signal))) throw new DispatchStopped(String(signal.reason));
         return errors.length === 0 ? { ok: true, value: undefined } : { ok: false, error: new HandlerFailures(event, errors) };
       },
     );

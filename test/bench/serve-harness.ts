@@ -76,13 +76,17 @@ function ticksPerSecond(): number {
   return clockTicks;
 }
 
+/** User + system CPU seconds of a `/proc/<pid>/stat` or `/proc/<pid>/task/<tid>/stat` text. */
+function statCpuSeconds(stat: string): number {
+  // Fields after the command name (which may hold spaces), from field 3 (state) on.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
+}
+
 /** CPU seconds (user + system, all threads) the process has used so far; undefined once it is gone. */
 export function cpuSeconds(pid: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces), from field 3 (state) on.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
+    return statCpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return undefined;
   }
@@ -104,8 +108,7 @@ export function threadCpuSeconds(pid: number): Record<string, number> {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const name = Number(tid) === pid ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[\d\s]+$/, '');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out[name] = (out[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
+      out[name] = (out[name] ?? 0) + statCpuSeconds(stat);
     } catch {
       // The thread ended meanwhile.
     }

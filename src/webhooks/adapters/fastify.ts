@@ -60,6 +60,7 @@ export const checkoutWebhooks: FastifyPluginAsync<CheckoutWebhooksOptions> = asy
       // Stopped as close() begins, not after every connection has closed (onClose): the server
       // waits for requests in flight, and dispatches waiting on the service must not wait with it.
       instance.addHook('preClose', async () => stop());
+      // Again (stop() is idempotent) for a close before the app was ready, which runs no preClose.
       instance.addHook('onClose', async () => stop());
     }
   }
