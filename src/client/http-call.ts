@@ -53,16 +53,27 @@ export function nodeHttpCall(): HttpCall {
     // Idle sockets go after 4 s (as undici's do): many servers and balancers close idle
     // connections without saying when, and a request on a socket they just closed fails.
     if (!agent) agents.set(protocol, (agent = new (secure ? loaded.https : loaded.http).Agent({ keepAlive: true, scheduling: 'lifo', timeout: 4_000 })));
-    const options: RequestOptions = { method: request.method, headers: request.headers, agent, signal: request.signal };
+    // The signal is listened to here rather than given to `request` (whose abort support wires
+    // each request to it through a stream helper): a third less CPU per call, and the listener
+    // leaves the signal as soon as the exchange ends.
+    const options: RequestOptions = { method: request.method, headers: request.headers, agent };
+    const { signal } = request;
     const send = (retried: boolean): Promise<HttpAnswer> =>
       new Promise<HttpAnswer>((resolve, reject) => {
+        if (signal.aborted) return reject(signal.reason);
+        const finish = () => signal.removeEventListener('abort', onAbort);
+        const fail = (error: unknown) => {
+          finish();
+          reject(error);
+        };
         const req = (secure ? loaded.https : loaded.http).request(url, options, (res: IncomingMessage) => {
           res.setEncoding('utf8');
           let text = '';
           res.on('data', (chunk: string) => (text += chunk));
-          res.on('error', reject);
-          res.on('close', () => res.complete || reject(new Error('the connection closed before the answer was complete')));
-          res.on('end', () =>
+          res.on('error', fail);
+          res.on('close', () => res.complete || fail(new Error('the connection closed before the answer was complete')));
+          res.on('end', () => {
+            finish();
             resolve({
               status: res.statusCode ?? 0,
               statusText: res.statusMessage ?? '',
@@ -72,14 +83,20 @@ export function nodeHttpCall(): HttpCall {
               },
               // fetch's text() drops a byte order mark; so does this.
               text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text,
-            }),
-          );
+            });
+          });
         });
+        function onAbort() {
+          req.destroy(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+        }
+        signal.addEventListener('abort', onAbort, { once: true });
         req.on('error', (error: NodeJS.ErrnoException) => {
           // A kept-alive socket the server had closed meanwhile: once more on a new one, as Node's
           // docs advise (a create carries its Idempotency-Key, so this is safe for it too).
-          if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE') && !request.signal.aborted) resolve(send(true));
-          else reject(error);
+          if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE') && !signal.aborted) {
+            finish();
+            resolve(send(true));
+          } else fail(error);
         });
         req.end(request.body);
       });

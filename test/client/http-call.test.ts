@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CheckoutClient, type HttpCallRecord } from '../../src/client/index.js';
-import { ApiError, NetworkError } from '../../src/errors/index.js';
+import { ApiError, NetworkError, TimeoutError } from '../../src/errors/index.js';
 import { TEST_KEYS, samplePayment } from '../support/fixtures.js';
 
 /** A real service stand-in on loopback: `answer` handles every request; sockets are counted. */
@@ -108,6 +109,41 @@ describe('the client over Node http (the default)', () => {
     expect(await client.payments.get(payment.id)).toEqual(payment);
     expect(await client.payments.get(payment.id)).toEqual(payment);
     expect(stub.sockets()).toBe(2);
+  });
+
+  it('an answer that stops coming is a TimeoutError, and the connection it held is closed', async () => {
+    let closed = 0;
+    // Headers and half the body, then nothing: the deadline covers the whole exchange, not only its start.
+    const stub = await service((request, response) => {
+      request.socket.on('close', () => (closed += 1));
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"id":');
+    });
+    const client = new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, retries: 0, timeoutMs: 150 });
+    const error = await client.payments.get(ID).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toContain('within 150 ms');
+    await vi.waitFor(() => expect(closed).toBe(1));
+  });
+
+  it("a caller's abort mid-answer rejects with its reason at once, closes the connection and leaves no listener on the signal", async () => {
+    let closed = 0;
+    const stub = await service((request, response) => {
+      request.socket.on('close', () => (closed += 1));
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"id":');
+    });
+    const client = new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, timeoutMs: 60_000 });
+    const stopping = new AbortController();
+    // A receiver's stop signal lives as long as the process: the call must take its listener off.
+    const pending = client.payments.get(ID, { signal: stopping.signal }).catch((e: unknown) => e);
+    await vi.waitFor(() => expect(stub.sockets()).toBeGreaterThan(0));
+    // The call's own deadline is a minute away: only the abort can end it within the test's time.
+    stopping.abort(new Error('the receiver is stopping'));
+    const error = await pending;
+    expect((error as Error).message).toBe('the receiver is stopping');
+    await vi.waitFor(() => expect(closed).toBeGreaterThan(0));
+    expect(getEventListeners(stopping.signal, 'abort')).toHaveLength(0);
   });
 
   it('drops a leading byte order mark, and an onCall that throws does not change the outcome', async () => {
