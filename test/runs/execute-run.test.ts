@@ -96,6 +96,26 @@ describe('executeRun', () => {
     expect(await executeRun(store, KEY, options, async () => ({ ok: true, value: 1 }))).toMatchObject({ status: 'finished', completion: 'unstored' });
     expect(await memory.getRun(KEY)).toMatchObject({ status: 'running', owner: 'worker-1' });
     expect(logger.lines.filter((line) => line.level === 'error').map((line) => line.obj)).toEqual([expect.objectContaining({ key: KEY, tries: 3 })]);
+    // Each failed try is told, numbered from the first (which is made outside p-retry).
+    expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.obj)).toEqual([
+      expect.objectContaining({ key: KEY, attempt: 1, retriesLeft: 2 }),
+      expect.objectContaining({ key: KEY, attempt: 2, retriesLeft: 1 }),
+      expect.objectContaining({ key: KEY, attempt: 3, retriesLeft: 0 }),
+    ]);
+  });
+
+  it('with completionRetries 0, a completion the store failed is tried once', async () => {
+    const { store: memory, options, logger } = await setup({ completionRetries: 0 });
+    let tries = 0;
+    const store: Store = Object.assign(Object.create(memory) as Store, {
+      completeRun: async () => {
+        tries += 1;
+        throw new Error('disk gone');
+      },
+    });
+    expect(await executeRun(store, KEY, options, async () => ({ ok: true, value: 1 }))).toMatchObject({ status: 'finished', completion: 'unstored' });
+    expect(tries).toBe(1);
+    expect(logger.lines.filter((line) => line.level === 'error').map((line) => line.obj)).toEqual([expect.objectContaining({ key: KEY, tries: 1 })]);
   });
 
   it('says so when the lease was lost before the completion', async () => {
