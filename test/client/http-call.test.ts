@@ -17,6 +17,18 @@ async function service(answer: (request: IncomingMessage, response: ServerRespon
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sockets: () => sockets, server };
 }
 
+/** A service that sends the headers and half a body, then nothing: the deadline covers the whole exchange, not only its start. */
+async function stalledService(): Promise<{ url: string; answering: () => number; closed: () => number }> {
+  let answering = 0;
+  let closed = 0;
+  const stub = await service((request, response) => {
+    request.socket.on('close', () => (closed += 1));
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.write('{"id":', () => (answering += 1));
+  });
+  return { url: stub.url, answering: () => answering, closed: () => closed };
+}
+
 const servers: Server[] = [];
 afterEach(async () => {
   vi.unstubAllGlobals();
@@ -112,37 +124,26 @@ describe('the client over Node http (the default)', () => {
   });
 
   it('an answer that stops coming is a TimeoutError, and the connection it held is closed', async () => {
-    let closed = 0;
-    // Headers and half the body, then nothing: the deadline covers the whole exchange, not only its start.
-    const stub = await service((request, response) => {
-      request.socket.on('close', () => (closed += 1));
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.write('{"id":');
-    });
-    const client = new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, retries: 0, timeoutMs: 150 });
+    const stalled = await stalledService();
+    const client = new CheckoutClient({ baseUrl: stalled.url, ...TEST_KEYS, retries: 0, timeoutMs: 150 });
     const error = await client.payments.get(ID).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toContain('within 150 ms');
-    await vi.waitFor(() => expect(closed).toBe(1));
+    await vi.waitFor(() => expect(stalled.closed()).toBe(1));
   });
 
   it("a caller's abort mid-answer rejects with its reason at once, closes the connection and leaves no listener on the signal", async () => {
-    let closed = 0;
-    const stub = await service((request, response) => {
-      request.socket.on('close', () => (closed += 1));
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.write('{"id":');
-    });
-    const client = new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, timeoutMs: 60_000 });
+    const stalled = await stalledService();
+    const client = new CheckoutClient({ baseUrl: stalled.url, ...TEST_KEYS, timeoutMs: 60_000 });
     const stopping = new AbortController();
     // A receiver's stop signal lives as long as the process: the call must take its listener off.
     const pending = client.payments.get(ID, { signal: stopping.signal }).catch((e: unknown) => e);
-    await vi.waitFor(() => expect(stub.sockets()).toBeGreaterThan(0));
+    await vi.waitFor(() => expect(stalled.answering()).toBe(1));
     // The call's own deadline is a minute away: only the abort can end it within the test's time.
     stopping.abort(new Error('the receiver is stopping'));
     const error = await pending;
     expect((error as Error).message).toBe('the receiver is stopping');
-    await vi.waitFor(() => expect(closed).toBeGreaterThan(0));
+    await vi.waitFor(() => expect(stalled.closed()).toBe(1));
     expect(getEventListeners(stopping.signal, 'abort')).toHaveLength(0);
   });
 
