@@ -98,7 +98,7 @@ export async function executeRun<T>(store: Store, key: string, options: ExecuteR
  * every try fails does the run stay leased; its work is then done again after the lease.
  */
 async function storeCompletion(store: Store, key: string, options: ExecuteRunOptions): Promise<'stored' | 'lease-lost' | 'unstored'> {
-  const { logger, owner, clock, completionRetries, completionRetryMs } = options;
+  const { logger, owner, clock } = options;
   let tries = 0;
   const tryOnce = async () => {
     tries += 1;
@@ -106,25 +106,33 @@ async function storeCompletion(store: Store, key: string, options: ExecuteRunOpt
     // A retry after a write that landed but whose answer was lost finds the run done.
     return tries > 1 && (await store.getRun(key))?.status === 'done';
   };
-  const warn = (error: unknown, attempt: number, retriesLeft: number) =>
-    logger.warn({ key, err: error, attempt, retriesLeft }, 'could not store the completion of a handler that returned; trying again');
   try {
     let held: boolean;
     // The first try outside p-retry, which costs ~15 µs of set-up per call: nearly every completion
-    // is stored at once, and a burst's dispatch stores two per payment. The retries after a failure
-    // keep the schedule p-retry gave the first try too (completionRetryMs, doubling).
+    // is stored at once, and a burst's dispatch stores two per payment. A failed first try is
+    // handed to p-retry as its own first attempt, so the warnings, the schedule (completionRetryMs,
+    // doubling) and which errors are retried stay exactly p-retry's.
     try {
       held = await tryOnce();
     } catch (error) {
-      if (completionRetries === 0) throw error;
-      warn(error, 1, completionRetries);
-      await new Promise((resolve) => setTimeout(resolve, completionRetryMs));
-      held = await pRetry(tryOnce, {
-        retries: completionRetries - 1,
-        minTimeout: completionRetryMs * 2,
-        factor: 2,
-        onFailedAttempt: ({ error: failed, attemptNumber, retriesLeft }) => warn(failed, attemptNumber + 1, retriesLeft),
-      });
+      let first: { error: unknown } | undefined = { error };
+      held = await pRetry(
+        async () => {
+          if (first) {
+            const { error: failed } = first;
+            first = undefined;
+            throw failed;
+          }
+          return tryOnce();
+        },
+        {
+          retries: options.completionRetries,
+          minTimeout: options.completionRetryMs,
+          factor: 2,
+          onFailedAttempt: ({ error: failed, attemptNumber, retriesLeft }) =>
+            logger.warn({ key, err: failed, attempt: attemptNumber, retriesLeft }, 'could not store the completion of a handler that returned; trying again'),
+        },
+      );
     }
     return held ? 'stored' : 'lease-lost';
   } catch (error) {

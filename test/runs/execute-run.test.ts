@@ -96,7 +96,7 @@ describe('executeRun', () => {
     expect(await executeRun(store, KEY, options, async () => ({ ok: true, value: 1 }))).toMatchObject({ status: 'finished', completion: 'unstored' });
     expect(await memory.getRun(KEY)).toMatchObject({ status: 'running', owner: 'worker-1' });
     expect(logger.lines.filter((line) => line.level === 'error').map((line) => line.obj)).toEqual([expect.objectContaining({ key: KEY, tries: 3 })]);
-    // Each failed try is told, numbered from the first (which is made outside p-retry).
+    // Each failed try is told, numbered from the first (made outside p-retry, then handed to it).
     expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.obj)).toEqual([
       expect.objectContaining({ key: KEY, attempt: 1, retriesLeft: 2 }),
       expect.objectContaining({ key: KEY, attempt: 2, retriesLeft: 1 }),
@@ -104,17 +104,21 @@ describe('executeRun', () => {
     ]);
   });
 
-  it('with completionRetries 0, a completion the store failed is tried once', async () => {
-    const { store: memory, options, logger } = await setup({ completionRetries: 0 });
+  it.each([
+    ['with completionRetries 0, a failed completion is tried once (and warned)', 0, new Error('disk gone'), 1],
+    ['a programming error from the store (a TypeError) is not retried, as p-retry decides', 3, new TypeError('store.completeRun is not a function'), 1],
+  ] as const)('%s', async (_name, completionRetries, failure, warned) => {
+    const { store: memory, options, logger } = await setup({ completionRetries });
     let tries = 0;
     const store: Store = Object.assign(Object.create(memory) as Store, {
       completeRun: async () => {
         tries += 1;
-        throw new Error('disk gone');
+        throw failure;
       },
     });
     expect(await executeRun(store, KEY, options, async () => ({ ok: true, value: 1 }))).toMatchObject({ status: 'finished', completion: 'unstored' });
     expect(tries).toBe(1);
+    expect(logger.lines.filter((line) => line.level === 'warn')).toHaveLength(warned);
     expect(logger.lines.filter((line) => line.level === 'error').map((line) => line.obj)).toEqual([expect.objectContaining({ key: KEY, tries: 1 })]);
   });
 
