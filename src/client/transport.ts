@@ -8,6 +8,9 @@ import { RateLimiter } from './rate-limiter.js';
 import { parseRetryAfter, isRetryable } from './retry-policy.js';
 import { defaultRequestSigner, type RequestSigner } from './signer.js';
 
+/** The longest delay a Node timer keeps (2^31 − 1 ms); longer ones fire after 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** Options shared by every client. */
 export interface TransportOptions {
   /** The service's base URL, e.g. `https://api.example.com`; a path prefix (`https://host/api`) is kept and signed. */
@@ -91,6 +94,11 @@ export class Transport {
       throw new ConfigError(
         `baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL without query or fragment: give the service's base address, e.g. https://api.example.com or https://host/api.`,
       );
+    }
+    // Checked here: the attempt's timer would take a bad value (NaN, Infinity, negative, over ~24.8
+    // days) as 1 ms and time every call out.
+    if (options.timeoutMs !== undefined && !(Number.isInteger(options.timeoutMs) && options.timeoutMs > 0 && options.timeoutMs <= MAX_TIMER_MS)) {
+      throw new ConfigError(`timeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${options.timeoutMs}.`);
     }
     this.rateLimiter = options.rateLimiter ?? new RateLimiter({ maxRps: options.maxRps });
     this.options = {

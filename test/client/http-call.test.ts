@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CheckoutClient, type HttpCallRecord } from '../../src/client/index.js';
+import { nodeHttpCall } from '../../src/client/http-call.js';
 import { ApiError, NetworkError, TimeoutError } from '../../src/errors/index.js';
 import { TEST_KEYS, samplePayment } from '../support/fixtures.js';
 
@@ -145,6 +146,41 @@ describe('the client over Node http (the default)', () => {
     expect((error as Error).message).toBe('the receiver is stopping');
     await vi.waitFor(() => expect(stalled.closed()).toBe(1));
     expect(getEventListeners(stopping.signal, 'abort')).toHaveLength(0);
+  });
+
+  it("nodeHttpCall takes its listener off the attempt's signal however the exchange ends: answered, refused, aborted mid-answer, resent on a new connection", async () => {
+    const call = nodeHttpCall();
+    const request = (signal: AbortSignal) => ({ method: 'GET', headers: {}, body: undefined, signal });
+    const listeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
+    const answered = await service((_request, response) => json(response, 200, { ok: true }));
+    const signal = new AbortController().signal;
+    expect((await call(`${answered.url}/x`, request(signal))).status).toBe(200);
+    expect(listeners(signal)).toBe(0);
+
+    await expect(call('http://127.0.0.1:9/x', request(signal))).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    expect(listeners(signal)).toBe(0);
+
+    const stalled = await stalledService();
+    const aborting = new AbortController();
+    const pending = call(`${stalled.url}/x`, request(aborting.signal)).catch((e: unknown) => e);
+    await vi.waitFor(() => expect(stalled.answering()).toBe(1));
+    // The half answer is on its way: a moment for the client to take its headers in.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(listeners(aborting.signal)).toBe(1);
+    aborting.abort(new Error('stopping'));
+    expect(((await pending) as Error).message).toBe('stopping');
+    await vi.waitFor(() => expect(stalled.closed()).toBe(1));
+
+    let second = 0;
+    const dropsKeptAlive = await service((request, response) => {
+      // The second request on the first connection finds it dropped: the call resends on a new one.
+      if (++second === 2) return void request.socket.destroy();
+      json(response, 200, { ok: true });
+    });
+    expect((await call(`${dropsKeptAlive.url}/x`, request(signal))).status).toBe(200);
+    expect((await call(`${dropsKeptAlive.url}/x`, request(signal))).status).toBe(200);
+    expect(dropsKeptAlive.sockets()).toBe(2);
+    expect(listeners(signal)).toBe(0);
   });
 
   it('drops a leading byte order mark, and an onCall that throws does not change the outcome', async () => {

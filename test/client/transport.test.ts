@@ -305,6 +305,11 @@ describe('the request signature covers the path actually sent', () => {
 });
 
 describe('configuration errors come before any request', () => {
+  it('a timeoutMs a timer cannot keep (not a whole number, not positive, over 2^31 - 1 ms) is a ConfigError naming it', () => {
+    for (const timeoutMs of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31]) expect(() => client({ timeoutMs })).toThrow(/timeoutMs must be a whole number/);
+    expect(() => client({ timeoutMs: 2 ** 31 - 1 })).not.toThrow();
+  });
+
   it('mixed test and live keys', () => {
     expect(() => client({ invoiceKey: 'live_invoicekey0123456789abcdef' })).toThrow(ConfigError);
     expect(() => client({ invoiceKey: 'live_invoicekey0123456789abcdef' })).toThrow(/one environment/);
