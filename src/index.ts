@@ -166,7 +166,7 @@ export { createCheckout, confirmReturn, checkRedirectUrl, checkoutRoutes, handle
 export type { CheckoutInput, CheckoutResult, Creator, OrderStatus, OrderState, RedirectGuardOptions, CheckoutRoutesOptions, CheckoutHttpOptions, HttpAnswer } from './checkout/index.js';
 
 export { openStore } from './store/open.js';
-export { EmbeddedStore } from './store/embedded/index.js';
+export { SqliteStore } from './store/sqlite/sqlite-store.js';
 // Also `checkout-kit/postgres`, which loads only the PostgreSQL store.
 export { PostgresStore } from './store/postgres/index.js';
 export type { PostgresStoreOptions } from './store/postgres/index.js';

@@ -9,7 +9,7 @@ import { silentLogger, type Logger } from '../log/index.js';
 import { ExactDecimal } from '../money/index.js';
 import { reconcile, type ReconcileSummary } from '../reconcile/index.js';
 import { startSandbox, type WebhookFaults } from '../sandbox/index.js';
-import { EmbeddedStore } from '../store/embedded/index.js';
+import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { NewsSource } from '../store/index.js';
 import { checkoutWebhooks, createReceiver, type WebhookEndpoint, type WebhookReceiver } from '../webhooks/index.js';
 import { DEMO_SCENARIOS, EXPECTED, SCENARIO_STEPS, type DemoScenario } from './scenarios.js';
@@ -87,7 +87,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const receiverUrl = `${await app.listen({ port: 0, host: '127.0.0.1' })}/webhooks/checkout`;
   const faults = options.faults ?? { drop: 0.3, duplicate: 0.3, reorder: true };
   const sandbox = await startSandbox({ dataDir: join(dataDir, 'sandbox'), webhookUrls: [receiverUrl], faults, logger });
-  const store = new EmbeddedStore({ dir: join(dataDir, 'store') });
+  const store = new SqliteStore({ dir: join(dataDir, 'store') });
   let receiver: WebhookReceiver | undefined;
   try {
     say(`sandbox on ${sandbox.url} (drop ${faults.drop ?? 0}, duplicate ${faults.duplicate ?? 0}${faults.reorder ? ', reorder' : ''}, seed ${sandbox.seed})`);

@@ -1,10 +1,10 @@
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import { z } from 'zod';
 import { ConfigError, printable, StoreError } from '../errors/index.js';
-import { DirLock } from '../store/embedded/dir-lock.js';
-import { ensureFolder } from '../store/embedded/files.js';
+import { DirLock } from './dir-lock.js';
 import { emptyData, type SandboxData } from './records.js';
 
 /** File of the sandbox state inside the data directory. */
@@ -74,7 +74,10 @@ export class SandboxState {
 
   static async open(dataDir: string): Promise<SandboxState> {
     const dir = resolve(dataDir);
-    await ensureFolder(dir, (cause) => new ConfigError(`${dir} (or a folder above it) is a file, not a folder: pass a folder as --data.`, { cause }));
+    await mkdir(dir, { recursive: true }).catch((cause: NodeJS.ErrnoException) => {
+      // mkdir's own EEXIST / ENOTDIR names neither the folder nor what to do.
+      throw cause.code === 'EEXIST' || cause.code === 'ENOTDIR' ? new ConfigError(`${dir} (or a folder above it) is a file, not a folder: pass a folder as --data.`, { cause }) : cause;
+    });
     const file = join(dir, STATE_FILE);
     const lock = new DirLock(dir, { name: LOCK_FILE, subject: 'the sandbox data', staleMs: 10_000, disabled: false, onCompromised: () => undefined });
     const held = await lock.tryAcquire().catch(async (error: unknown) => {

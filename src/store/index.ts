@@ -1,5 +1,5 @@
-/** The storage seam and its implementations. */
-export { OUTCOME_RANK, ACTIVITY_KEPT_PER_SUBJECT } from './types.js';
+/** The storage seam and its SQL implementations: SQLite (embedded, memory) and PostgreSQL. */
+export { OUTCOME_RANK } from './types.js';
 export type {
   Store,
   StoredEvent,
@@ -26,11 +26,9 @@ export type {
   StoreSummary,
 } from './types.js';
 export { MemoryStore } from './memory-store.js';
-export { StateStore } from './state-store.js';
-export { StoreState, emptyStateData } from './state.js';
-export type { Op, StateData, LiveStateData, EventRecord, BodyRef } from './state.js';
-export { EmbeddedStore } from './embedded/index.js';
-export type { EmbeddedStoreOptions } from './embedded/index.js';
+export { SqliteStore, STORE_FILE } from './sqlite/sqlite-store.js';
+export type { SqliteStoreOptions } from './sqlite/sqlite-store.js';
+export { SqlStore } from './sql/sql-store.js';
 export { openStore } from './open.js';
 export type { OpenStoreOptions } from './open.js';
 export { PostgresStore, poolDatabase, MIGRATIONS, LATEST_VERSION } from './postgres/index.js';

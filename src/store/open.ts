@@ -1,21 +1,27 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors/index.js';
-import { EmbeddedStore, type EmbeddedStoreOptions } from './embedded/index.js';
+import type { Logger } from '../log/index.js';
 import { MemoryStore } from './memory-store.js';
 import { PostgresStore } from './postgres/index.js';
+import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './types.js';
 
-export interface OpenStoreOptions extends Omit<EmbeddedStoreOptions, 'dir' | 'unsafeNoLock'> {
+export interface OpenStoreOptions {
   /** What a relative `file:` folder is resolved against. @default process.cwd() */
   cwd?: string;
   /** PostgreSQL: open the pool's connections up front and keep them (`PostgresStore`'s `warmPool`). @default false */
   warmPool?: boolean;
+  /** Open an existing store for reading only: a store that does not exist is refused, nothing is created or migrated. @default false */
+  readonly?: boolean;
+  /** PostgreSQL connection warnings. */
+  logger?: Logger;
 }
 
 /**
- * Open the store a `CHECKOUT_STORE` URL names: `file:<dir>` (embedded; relative to `cwd`, or a
- * `file:///absolute` URL), `memory:` (nothing kept), `postgres://…`. Resolves once it is open.
+ * Open the store a `CHECKOUT_STORE` URL names: `file:<dir>` (embedded SQLite in that folder;
+ * relative to `cwd`, or a `file:///absolute` URL), `memory:` (SQLite in memory, nothing kept),
+ * `postgres://…`. Resolves once it is open.
  *
  * @example
  * const store = await openStore('file:.checkout-kit');
@@ -25,18 +31,18 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
   try {
     await store.open();
   } catch (error) {
-    // What it opened on the way (a pool's connections, a lock file) must not outlive the failure.
+    // What it opened on the way (a pool's connections, a file) must not outlive the failure.
     await store.close().catch(() => undefined);
     throw error;
   }
   return store;
 }
 
-function createStore(url: string, { cwd = process.cwd(), warmPool = false, ...embedded }: OpenStoreOptions): Store {
+function createStore(url: string, { cwd = process.cwd(), warmPool = false, readonly = false, logger }: OpenStoreOptions): Store {
   if (url.startsWith('memory:')) return new MemoryStore();
-  if (url.startsWith('file:')) return new EmbeddedStore({ ...embedded, dir: fileStoreDir(url, cwd) });
+  if (url.startsWith('file:')) return new SqliteStore({ dir: fileStoreDir(url, cwd), readonly });
   // The driver itself (pg) loads only when a PostgresStore connects (see postgres-store.ts).
-  if (/^postgres(ql)?:\/\//.test(url)) return new PostgresStore({ connectionString: url, logger: embedded.logger, warmPool });
+  if (/^postgres(ql)?:\/\//.test(url)) return new PostgresStore({ connectionString: url, logger, warmPool, migrate: !readonly });
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? url.slice(0, 20);
   throw new ConfigError(`Store URL "${scheme}…" is not supported: use file:<dir> (embedded), postgres://… or memory: (tests).`);
 }

@@ -202,12 +202,6 @@ export interface Activity {
 /** What `appendActivity` takes: the time is the caller's `now`. */
 export type NewActivity = Omit<Activity, 'at'>;
 
-/**
- * Entries the memory and embedded stores keep per subject (the newest); older ones give way, so a
- * long-lived subject such as `reconcile` stays bounded. PostgreSQL keeps them until `prune`.
- */
-export const ACTIVITY_KEPT_PER_SUBJECT = 500;
-
 export interface ActivityFilter {
   subject: string;
   /** @default 100 */
@@ -260,9 +254,9 @@ export interface PruneOptions {
 }
 
 /**
- * The storage seam. The memory, embedded (lowdb + journal) and PostgreSQL stores implement it with
- * the same promises, checked by one contract test suite. Every method that resolves has made its
- * change durable (for the embedded store: fsync'd).
+ * The storage seam. `SqlStore` implements it once for SQLite (embedded, memory) and PostgreSQL,
+ * checked by one contract test suite. Every method that resolves has made its change durable
+ * (committed; on SQLite with `synchronous = FULL`).
  *
  * Time: every method that stamps or compares a time takes the caller's `now` (its last argument,
  * or `now` in its options), so that the engine, the receiver, reconcile and the checkout helper
@@ -344,7 +338,7 @@ export interface Store {
 
   /**
    * Add an entry to a subject's timeline (see `Activity`). `prune` forgets entries older than its
-   * `eventsBefore`; the memory and embedded stores also keep only the newest `ACTIVITY_KEPT_PER_SUBJECT`.
+   * `eventsBefore`.
    */
   appendActivity(entry: NewActivity, now?: Date): Promise<void>;
   /** A subject's timeline, newest first (entries of one instant in the order they were added, reversed). */

@@ -57,10 +57,10 @@ async function startServer(config: ServerConfig): Promise<ChildServer> {
       },
     });
   } else if (scenario.kind === 'receiver') {
-    const { EmbeddedStore } = await import('../../src/store/embedded/index.js');
+    const { SqliteStore } = await import('../../src/store/index.js');
     const { silentLogger } = await import('../../src/log/index.js');
     const { checkoutWebhooks, createReceiver } = await import('../../src/webhooks/index.js');
-    const store = new EmbeddedStore({ dir: config.dir, logger: silentLogger });
+    const store = new SqliteStore({ dir: config.dir });
     await store.open();
     // Pre-fill in parallel batches: the store group-commits concurrent writes.
     for (let done = 0; done < scenario.prestored; ) {

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { CheckoutClient } from '../../src/client/index.js';
 import { FulfillmentEngine } from '../../src/fulfillment/index.js';
 import { reconcile } from '../../src/reconcile/index.js';
-import { EmbeddedStore } from '../../src/store/embedded/index.js';
+import { SqliteStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
 
 export interface BenchResult {
@@ -48,7 +48,7 @@ async function seed(store: Store, open: number, closed: number): Promise<void> {
 
 async function pass(baseUrl: string, open: number, closed: number): Promise<{ perSecond: number; ms: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'ck-bench-reconcile-'));
-  const store = new EmbeddedStore({ dir });
+  const store = new SqliteStore({ dir });
   await store.open();
   try {
     await seed(store, open, closed);

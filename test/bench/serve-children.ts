@@ -97,10 +97,10 @@ async function start(config: ChildConfig): Promise<ChildServer> {
   } else if (config.kind === 'bare') {
     app.post(WEBHOOK_PATH, async () => ({ received: true }));
   } else {
-    const { EmbeddedStore } = await import('../../src/store/embedded/index.js');
+    const { SqliteStore } = await import('../../src/store/index.js');
     const { silentLogger } = await import('../../src/log/index.js');
     const { checkoutWebhooks, createReceiver } = await import('../../src/webhooks/index.js');
-    const store = new EmbeddedStore({ dir: config.dir, logger: silentLogger });
+    const store = new SqliteStore({ dir: config.dir });
     await store.open();
     // Store and acknowledge only: `serve` without its engine.
     const receiver = createReceiver({ store, secrets: config.secret, logger: silentLogger, dispatch: false, retention: false });

@@ -9,7 +9,7 @@ import { CheckoutError } from '../../src/errors/index.js';
 import { FulfillmentEngine } from '../../src/fulfillment/index.js';
 import { createLogger } from '../../src/log/index.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { EmbeddedStore } from '../../src/store/embedded/index.js';
+import { SqliteStore } from '../../src/store/index.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
 import { openDescriptors } from '../support/descriptors.js';
 import { cleanup, openSandbox, readState, simulate, tempDir } from '../sandbox/helpers.js';
@@ -29,7 +29,7 @@ describe('createCheckout against the sandbox', () => {
     const sandbox = await openSandbox();
     const dir = await tempDir('ck-checkout-store-');
     const client = merchantClient(sandbox);
-    const first = new EmbeddedStore({ dir: join(dir, 'store') });
+    const first = new SqliteStore({ dir: join(dir, 'store') });
     await first.open();
     // The process "dies" right after the service answered, before the answer is stored.
     // A Proxy, not Object.create(first): the store's methods must run on the store itself (an
@@ -51,7 +51,7 @@ describe('createCheckout against the sandbox', () => {
     // The store let go of its files: the wrapper's calls ran on the store itself.
     if (process.platform === 'linux') expect([...(await openDescriptors(join(dir, 'store'))).keys()]).toEqual([]);
 
-    const restarted = new EmbeddedStore({ dir: join(dir, 'store') });
+    const restarted = new SqliteStore({ dir: join(dir, 'store') });
     await restarted.open();
     const retry = await createCheckout({ store: restarted, creator: { client } }, { orderId: 'order-crash', amount: '12.50', email: 'b@example.com' });
     expect(retry.reused).toBe(true);

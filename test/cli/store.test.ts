@@ -2,7 +2,7 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/index.js';
-import { EmbeddedStore } from '../../src/store/embedded/index.js';
+import { SqliteStore } from '../../src/store/index.js';
 import { runCli } from '../support/cli.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { sampleEvent } from '../store/fixtures/sample-event.js';
@@ -13,7 +13,7 @@ afterEach(removeTempDirs);
 async function shop(count: number) {
   const cwd = await tempDir('ck-store-cli-');
   const dir = join(cwd, '.checkout-kit');
-  const store = new EmbeddedStore({ dir, logger: silentLogger });
+  const store = new SqliteStore({ dir });
   await store.open();
   for (let i = 0; i < count; i++) await store.insertEvent(sampleEvent(`evt_${i}`));
   await store.close();
@@ -81,7 +81,7 @@ describe('checkout-kit store check', () => {
 describe('checkout-kit store check: handler completions a recovery drops', () => {
   it("names the handler runs whose completion is after the damage, since serve or reconcile would call them again", async () => {
     const { cwd, dir, journal, env } = await shop(2);
-    const store = new EmbeddedStore({ dir, logger: silentLogger });
+    const store = new SqliteStore({ dir });
     await store.open();
     for (const key of ['payment:p_0:paid', 'payment:p_1:paid']) {
       await store.enqueueRun({ key, kind: 'fulfillment', data: {} });
@@ -138,7 +138,7 @@ describe('checkout-kit store recover', () => {
 
   it('events list writes control characters of ids as escapes: one row per event, no escape sequence reaches the terminal', async () => {
     const { cwd, dir, env } = await shop(0);
-    const store = new EmbeddedStore({ dir, logger: silentLogger });
+    const store = new SqliteStore({ dir });
     await store.open();
     await store.insertEvent(sampleEvent('evt_a\nb\u001b[31mred\u009b'));
     await store.close();

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/index.js';
-import { EmbeddedStore } from '../../src/store/embedded/index.js';
+import { SqliteStore } from '../../src/store/index.js';
 import type { Run } from '../../src/store/index.js';
 import { execCli } from '../support/cli.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
@@ -12,40 +12,24 @@ afterEach(removeTempDirs);
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
-// The embedded store keeps an event's dispatch run compact in memory until its first claim
-// (a byte of the event table's, `EventTable`). Nothing on disk changed: snapshots hold every run whole. These
-// runs, compacted into a snapshot by one process, must read back whole in another and after a
-// restart, with the events received after the snapshot (journal only) and a claimed one beside them.
-describe('dispatch runs of events still waiting, across a snapshot, a second process and a restart', () => {
-  it('are written whole in the snapshot and read back the same by `checkout-kit runs` and `events list` in another process and by a reopened store', async () => {
+// Runs written by one process must read back whole in another (the real CLI) and after a restart:
+// waiting ones, one enqueued later than its receipt, and a claimed one.
+describe('dispatch runs of events still waiting, across a second process and a restart', () => {
+  it('are read back the same by `checkout-kit runs` and `events list` in another process and by a reopened store', async () => {
     const cwd = await tempDir('ck-waiting-runs-');
     const dir = join(cwd, '.checkout-kit');
-    const writer = new EmbeddedStore({ dir, logger: silentLogger });
+    const writer = new SqliteStore({ dir });
     await writer.open();
     for (let i = 0; i < 20; i++) {
       const at = new Date(T0 + i * 1000);
       await writer.insertEvent({ ...sampleEvent(`evt_${String(i).padStart(2, '0')}`), receivedAt: at.toISOString() }, at);
     }
-    await writer.compact();
-    // After the snapshot: two more (one enqueued later than its receipt) and a claim.
+    // Two more (one enqueued later than its receipt) and a claim.
     await writer.insertEvent({ ...sampleEvent('evt_20'), receivedAt: new Date(T0 + 20_000).toISOString() }, new Date(T0 + 20_000));
     await writer.insertEvent({ ...sampleEvent('evt_21'), receivedAt: new Date(T0 + 21_000).toISOString() }, new Date(T0 + 21_250));
     await writer.claimRun('event:evt_03', { owner: 'worker-1', leaseMs: 60_000, now: new Date(T0 + 30_000) });
     const expected = await writer.listRuns({ limit: 1000 });
     await writer.close();
-
-    const snapshot = JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')) as { data: { runs: Record<string, Run> } };
-    expect(Object.keys(snapshot.data.runs)).toHaveLength(20);
-    expect(snapshot.data.runs['event:evt_00']).toEqual({
-      key: 'event:evt_00',
-      kind: 'event',
-      status: 'pending',
-      attempts: 0,
-      nextAttemptAt: new Date(T0).toISOString(),
-      data: { eventId: 'evt_00', type: 'payment.paid' },
-      createdAt: new Date(T0).toISOString(),
-      updatedAt: new Date(T0).toISOString(),
-    });
 
     expect(expected).toHaveLength(22);
     expect(expected.find((run) => run.key === 'event:evt_21')).toMatchObject({ status: 'pending', attempts: 0, createdAt: new Date(T0 + 21_250).toISOString() });
@@ -64,7 +48,7 @@ describe('dispatch runs of events still waiting, across a snapshot, a second pro
     expect(withRuns.find((event) => event.id === 'evt_00')?.run).toEqual(JSON.parse(JSON.stringify(expected.find((run) => run.key === 'event:evt_00'))));
 
     // A restart opens it and gives the same runs; the next claim takes the oldest waiting one.
-    const restarted = new EmbeddedStore({ dir, logger: silentLogger });
+    const restarted = new SqliteStore({ dir });
     await restarted.open();
     expect(await restarted.listRuns({ limit: 1000 })).toEqual(expected);
     const due = await restarted.listRuns({ dueBy: new Date(T0 + 40_000).toISOString(), status: 'pending', limit: 1 });

@@ -27,7 +27,7 @@ import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/index.js';
-import { EmbeddedStore } from '../../src/store/index.js';
+import { SqliteStore } from '../../src/store/index.js';
 import { freePort } from '../support/ports.js';
 import { createdPaymentId, postCheckout } from '../support/post-checkout.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
@@ -63,7 +63,7 @@ describe('crash storm on the embedded store (real sandbox, real serve, SIGKILLs)
         kills: KILLS,
         seed: SEED,
         procs,
-        readStore: () => new EmbeddedStore({ dir: storeDir, logger: silentLogger }),
+        readStore: () => new SqliteStore({ dir: storeDir }),
       });
       expectStormHeld('crash storm (embedded)', outcome, KILLS);
     },

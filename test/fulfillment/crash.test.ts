@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FulfillmentEngine, type FulfillmentHandlers } from '../../src/fulfillment/index.js';
-import { EmbeddedStore } from '../../src/store/embedded/index.js';
+import { SqliteStore } from '../../src/store/index.js';
 import { TSX_LOADER } from '../support/cli.js';
 import { FakeReader } from '../support/fake-reader.js';
 import { samplePayment } from '../support/fixtures.js';
@@ -56,7 +56,7 @@ describe('fulfillment survives a crash', () => {
 
     const key = `payment:${payment.id}:paid`;
     expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual([`start ${key} 1`, `start ${key} 2`, `done ${key}`]);
-    const reopened = new EmbeddedStore({ dir: store });
+    const reopened = new SqliteStore({ dir: store });
     await reopened.open();
     const runs = await reopened.listRuns({ kind: 'fulfillment' });
     expect(runs).toHaveLength(1);
@@ -69,7 +69,7 @@ describe('fulfillment survives a crash', () => {
     const payments = Array.from({ length: 200 }, () => reader.put(samplePayment({ amount: '25.00', amountReceived: '25.00' })));
     const calls: string[] = [];
     const handlers: FulfillmentHandlers = { paid: async (resource) => void calls.push(resource.id) };
-    const stores = [0, 1, 2].map(() => new EmbeddedStore({ dir: join(dir, 'shared') }));
+    const stores = [0, 1, 2].map(() => new SqliteStore({ dir: join(dir, 'shared') }));
     for (const store of stores) await store.open();
     const sources = ['webhook', 'return', 'reconcile'] as const;
     const engines = stores.map((store) => new FulfillmentEngine({ store, handlers, client: reader }));

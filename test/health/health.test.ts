@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHealth, healthRoutes } from '../../src/health/index.js';
 import { silentLogger } from '../../src/log/index.js';
-import { EmbeddedStore, type Store } from '../../src/store/index.js';
+import { SqliteStore, type Store } from '../../src/store/index.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { storedEvent, T0 } from '../console/seed.js';
 
@@ -16,7 +16,7 @@ async function routes(store: Store, clock: () => Date) {
 
 describe('/healthz and /readyz', () => {
   it('is ready with a writable store and a young backlog, and says why not once the backlog is too old', async () => {
-    const store = new EmbeddedStore({ dir: await tempDir('ck-health-'), logger: silentLogger });
+    const store = new SqliteStore({ dir: await tempDir('ck-health-') });
     await store.open();
     let now = T0;
     const app = await routes(store, () => new Date(now));
@@ -38,7 +38,7 @@ describe('/healthz and /readyz', () => {
   });
 
   it('is not ready when the store takes no writes, and stays alive', async () => {
-    const store = new EmbeddedStore({ dir: await tempDir('ck-health-'), logger: silentLogger });
+    const store = new SqliteStore({ dir: await tempDir('ck-health-') });
     await store.open();
     const app = await routes(store, () => new Date(T0));
     await store.close();

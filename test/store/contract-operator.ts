@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACTIVITY_KEPT_PER_SUBJECT, type Store } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
 import { sampleEvent } from './fixtures/sample-event.js';
 
 const T0 = Date.parse('2030-06-01T12:00:00.000Z');
@@ -11,7 +11,7 @@ const at = (ms: number) => new Date(ms);
  * What the operator console and the metrics need of every store (issue 15): pages of each list,
  * the overview's counts and the timelines. Part of `storeContract`: `store()` is that test's fresh store.
  */
-export function operatorViewsContract(store: () => Store, options: { capsActivity: boolean }): void {
+export function operatorViewsContract(store: () => Store): void {
   describe("the operator's views", () => {
     it('pages events newest first with offset and limit, filters included', async () => {
       for (let i = 0; i < 7; i++) await store().insertEvent(sampleEvent(`e${i}`, { receivedAt: iso(T0 + i * 1000), type: i % 2 ? 'payment.paid' : 'payment.created' }), at(T0 + i * 1000));
@@ -63,17 +63,6 @@ export function operatorViewsContract(store: () => Store, options: { capsActivit
       expect((await store().listActivity({ subject: 'payment:p1' })).map((entry) => entry.at)).toEqual([iso(T0 + 3 * MINUTE), iso(T0 + 2 * MINUTE)]);
       expect(await store().listActivity({ subject: 'payment:p2' })).toEqual([]);
     });
-
-    if (options.capsActivity) {
-      it(`keeps the newest ${ACTIVITY_KEPT_PER_SUBJECT} entries of a subject`, async () => {
-        // Appended together: the stores that cap keep the order of the calls (one group commit for the embedded store).
-        await Promise.all(Array.from({ length: ACTIVITY_KEPT_PER_SUBJECT + 5 }, (_, i) => store().appendActivity({ subject: 'reconcile', kind: 'reconcile', data: { i } }, at(T0 + i))));
-        const kept = await store().listActivity({ subject: 'reconcile', limit: 10_000 });
-        expect(kept).toHaveLength(ACTIVITY_KEPT_PER_SUBJECT);
-        expect(kept[0]?.data).toEqual({ i: ACTIVITY_KEPT_PER_SUBJECT + 4 });
-        expect(kept.at(-1)?.data).toEqual({ i: 5 });
-      });
-    }
 
     it("summarizes events by type over the last hour and day, the backlog, failed runs, open resources and reconcile's finds", async () => {
       const now = T0 + 2 * 86_400_000;

@@ -4,19 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { silentLogger, type Logger } from '../../src/log/index.js';
-import { EmbeddedStore, type EmbeddedStoreOptions, type Store } from '../../src/store/index.js';
+import type { Logger } from '../../src/log/index.js';
+import type { Store } from '../../src/store/index.js';
 import type { WorkerArgs } from './fixtures/store-worker.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const WORKER = fileURLToPath(new URL('./fixtures/store-worker.ts', import.meta.url));
-
-/** An embedded store in `dir`, open, silent, with a short stale-lock time for the crash tests. */
-export async function openEmbedded(dir: string, options: Partial<EmbeddedStoreOptions> = {}): Promise<EmbeddedStore> {
-  const store = new EmbeddedStore({ dir, logger: silentLogger, lockStaleMs: 2000, ...options });
-  await store.open();
-  return store;
-}
 
 /** Temp folders and child processes of one test file, removed and killed by `cleanUp`. */
 export class Scratch {

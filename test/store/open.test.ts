@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors/index.js';
 import { silentLogger } from '../../src/log/index.js';
-import { EmbeddedStore, MemoryStore, PostgresStore, openStore, type Store } from '../../src/store/index.js';
+import { SqliteStore, MemoryStore, PostgresStore, openStore, type Store } from '../../src/store/index.js';
 import { sampleEvent } from './fixtures/sample-event.js';
 import { Scratch } from './helpers.js';
 
@@ -26,17 +26,17 @@ describe('openStore', () => {
   it('opens file:<dir> as an embedded store in that folder, relative to cwd', async () => {
     const cwd = await scratch.dir();
     const store = await open('file:.checkout-kit', cwd);
-    expect(store).toBeInstanceOf(EmbeddedStore);
-    expect((store as EmbeddedStore).dir).toBe(join(cwd, '.checkout-kit'));
+    expect(store).toBeInstanceOf(SqliteStore);
+    expect((store as SqliteStore).file).toBe(join(cwd, '.checkout-kit', 'store.sqlite'));
     expect(store.description).toContain(join(cwd, '.checkout-kit'));
     await store.insertEvent(sampleEvent('evt_1'));
-    expect(await readdir(join(cwd, '.checkout-kit'))).toContain('journal-0.jsonl');
+    expect(await readdir(join(cwd, '.checkout-kit'))).toContain('store.sqlite');
   });
 
   it('opens absolute folders and file:/// URLs', async () => {
     const dir = await scratch.dir();
-    expect(((await open(`file:${join(dir, 'a')}`)) as EmbeddedStore).dir).toBe(join(dir, 'a'));
-    expect(((await open(pathToFileURL(join(dir, 'b')).href)) as EmbeddedStore).dir).toBe(join(dir, 'b'));
+    expect(((await open(`file:${join(dir, 'a')}`)) as SqliteStore).file).toBe(join(dir, 'a', 'store.sqlite'));
+    expect(((await open(pathToFileURL(join(dir, 'b')).href)) as SqliteStore).file).toBe(join(dir, 'b', 'store.sqlite'));
   });
 
   it('opens memory: as a memory store', async () => {

@@ -48,29 +48,6 @@ describe(`PostgresStore migrations (${BACKEND})`, () => {
     await Promise.all(stores.map((store) => store.close()));
   });
 
-  it('a store written at version 1 opens after the upgrade with its attempts and resources intact', async () => {
-    const schema = randomSchema();
-    const quoted = `"${schema}"`;
-    const v1 = MIGRATIONS.find((migration) => migration.version === 1)!;
-    await databases.query(`CREATE SCHEMA ${quoted}`);
-    for (const text of v1.statements(quoted)) await databases.query(text);
-    await databases.query(`CREATE TABLE ${quoted}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    await databases.query(`INSERT INTO ${quoted}.schema_migrations (version, name) VALUES (1, $1)`, [v1.name]);
-    await databases.query(
-      `INSERT INTO ${quoted}.checkout_attempts (order_id, kind, idempotency_key, request_hash, status, created_at, updated_at) VALUES ('o-1', 'payment', 'ck-payment-o-1', 'h', 'sending', now(), now())`,
-    );
-    await databases.query(
-      `INSERT INTO ${quoted}.resources (kind, id, outcome, outcome_rank, last_news_at, open, created_at, updated_at) VALUES ('payment', 'p-1', 'paid', 2, now(), false, now(), now())`,
-    );
-    const store = await databases.store({ schema });
-    await store.open();
-    expect(await store.getCheckoutAttempt('o-1')).toMatchObject({ number: 1, status: 'sending', idempotencyKey: 'ck-payment-o-1' });
-    expect(await store.getResource('payment', 'p-1')).toMatchObject({ outcome: 'paid', late: undefined });
-    expect(await store.releaseCheckoutAttempt('o-1', 1)).toBe(true);
-    expect((await store.putCheckoutAttempt({ orderId: 'o-1', kind: 'payment', number: 2, idempotencyKey: 'ck-payment-o-1~2', requestHash: 'h2' })).inserted).toBe(true);
-    await store.close();
-  });
-
   it('with migrate: false, refuses to open an outdated schema and says how to fix it', async () => {
     const schema = randomSchema();
     const strict = await databases.store({ schema, migrate: false });

@@ -46,11 +46,11 @@ export function tampered(delivery: { body: string }): string {
 
 /** A real MemoryStore that counts what `insertEvent` did: first stores and duplicates. */
 export class CountingStore extends MemoryStore {
-  readonly inserts = { stored: 0, duplicate: 0 };
+  readonly counted = { stored: 0, duplicate: 0 };
   override async insertEvent(event: NewEvent, now?: Date): Promise<{ inserted: boolean }> {
     const result = await super.insertEvent(event, now);
-    if (result.inserted) this.inserts.stored += 1;
-    else this.inserts.duplicate += 1;
+    if (result.inserted) this.counted.stored += 1;
+    else this.counted.duplicate += 1;
     return result;
   }
 }
@@ -112,6 +112,6 @@ export async function expectDeliveryFlow(options: {
 export function storedIn(store: CountingStore) {
   return async () => {
     const events = await store.listEvents();
-    return { bodies: Object.fromEntries(events.map((event) => [event.id, event.body])), inserts: { ...store.inserts } };
+    return { bodies: Object.fromEntries(events.map((event) => [event.id, event.body])), inserts: { ...store.counted } };
   };
 }

@@ -4,7 +4,7 @@ import { attachFulfillment, FulfillmentEngine } from '../../src/fulfillment/inde
 import { silentLogger } from '../../src/log/index.js';
 import { runKeys } from '../../src/runs/index.js';
 import type { Payment } from '../../src/schemas/index.js';
-import { EmbeddedStore } from '../../src/store/index.js';
+import { SqliteStore } from '../../src/store/index.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { createReceiver } from '../../src/webhooks/index.js';
 import { FakeReader } from '../support/fake-reader.js';
@@ -84,7 +84,7 @@ describe('the dispatch queue', () => {
 
   it('stop() leaves the stored backlog in the store; start() dispatches it', async () => {
     const dir = await tempDir('ck-dispatch-queue-');
-    const store = new EmbeddedStore({ dir, logger: captureLogger() });
+    const store = new SqliteStore({ dir });
     await store.open();
     const receiver = createReceiver({ store, secrets: [SECRET], logger: captureLogger(), dispatchConcurrency: 2 });
     const seen: string[] = [];

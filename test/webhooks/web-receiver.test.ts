@@ -30,7 +30,7 @@ describe('createWebReceiver', () => {
     const response = await send(delivery.body, delivery.headers);
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ error: { code: 'wrong_environment' } });
-    expect(store.inserts).toEqual({ stored: 0, duplicate: 0 });
+    expect(store.counted).toEqual({ stored: 0, duplicate: 0 });
     expect(stored).toEqual([]);
   });
 

@@ -1,41 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-
-/**
- * One SQL statement. A `name` makes it a prepared statement on each connection (parsed and planned
- * once per connection instead of once per call); the same name must always carry the same text.
- */
-export interface Statement {
-  name?: string | undefined;
-  text: string;
-  values?: unknown[];
-}
-
-export interface QueryResult<R> {
-  rows: R[];
-  /** Rows inserted, updated, deleted or returned. */
-  rowCount: number;
-}
-
-/** Where statements run: a pool, one connection in a transaction, or an in-process database. */
-export interface Queryable {
-  query<R = Record<string, unknown>>(statement: Statement): Promise<QueryResult<R>>;
-}
-
-/**
- * The seam between `PostgresStore` and a PostgreSQL connection. `poolDatabase` fits a `pg.Pool`;
- * the tests fit PGlite (PostgreSQL compiled to WebAssembly) to it, so the same SQL runs in both.
- * Rows must come back with `timestamptz` as `Date` and `jsonb` parsed, as both drivers do.
- */
-export interface Database extends Queryable {
-  /** Human description without credentials, e.g. `PostgreSQL db.internal:5432/shop`. */
-  readonly description: string;
-  /** Run `work` on one connection between BEGIN and COMMIT (ROLLBACK when it throws). */
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
-  /** Release what the database holds (the pool's connections). */
-  close(): Promise<void>;
-  /** Open up to `connections` connections now, so that the first queries do not wait for them (pools only). */
-  warm?(connections: number): Promise<void>;
-}
+import type { Database, Queryable, QueryResult, Statement } from '../sql/database.js';
 
 async function queryOn<R>(client: Pool | PoolClient, statement: Statement): Promise<QueryResult<R>> {
   const result = await client.query({ name: statement.name, text: statement.text, values: statement.values ?? [] });

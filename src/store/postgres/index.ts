@@ -5,6 +5,6 @@
 export { PostgresStore } from './postgres-store.js';
 export type { PostgresStoreOptions } from './postgres-store.js';
 export { poolDatabase } from './database.js';
-export type { Database, Queryable, QueryResult, Statement } from './database.js';
-export { MIGRATIONS, LATEST_VERSION } from './migrations.js';
-export type { Migration, MigrationReport, AppliedMigration } from './migrations.js';
+export type { Database, Queryable, QueryResult, Statement } from '../sql/database.js';
+export { MIGRATIONS, LATEST_VERSION } from '../sql/migrations.js';
+export type { Migration, MigrationReport, AppliedMigration } from '../sql/migrations.js';

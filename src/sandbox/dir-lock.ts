@@ -2,7 +2,7 @@ import { fstatSync, statSync } from 'node:fs';
 import { lstat, open, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { StoreError } from '../../errors/index.js';
+import { StoreError } from '../errors/index.js';
 import { kernelLocks, type KernelLocks } from './kernel-locks.js';
 
 export interface DirLockOptions {

@@ -2,25 +2,31 @@ import type { Environment } from '../../schemas/index.js';
 import type { CheckoutAttempt, DeadLetter, NewsSource, Outcome, ResourceKind, ResourceRecord, Run, StoredEvent } from '../types.js';
 
 /**
- * Rows as the driver returns them, and their mapping to the store's records: NULL becomes
- * `undefined`, `timestamptz` (a `Date`) becomes an ISO string.
+ * Rows as either database returns them, and their mapping to the store's records: NULL becomes
+ * `undefined`; a time (PostgreSQL's `Date`, SQLite's text) an ISO string; JSON (parsed, or text)
+ * a value; a boolean (PostgreSQL's, or SQLite's 0/1) a boolean.
  */
 type Time = Date | string;
+type Bool = boolean | number;
+type Json<T> = T | string;
 
 const iso = (value: Time): string => (value instanceof Date ? value : new Date(value)).toISOString();
 const isoOrUndefined = (value: Time | null): string | undefined => (value === null ? undefined : iso(value));
 const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
+const bool = (value: Bool): boolean => value === true || value === 1;
+const json = <T>(value: Json<T>): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
-// PostgreSQL `text` holds neither NUL nor a lone UTF-16 surrogate (it is UTF-8). A body with one
-// is kept as its JSON string literal instead, which has neither and parses back to the same string.
+// Text in PostgreSQL (UTF-8) holds neither NUL nor a lone UTF-16 surrogate, and SQLite's drivers
+// turn a lone surrogate into U+FFFD. A body with one is kept as its JSON string literal instead,
+// which has neither and parses back to the same string.
 const UNSTORABLE_IN_TEXT = /[\u0000\p{Cs}]/u;
 
 export function encodeBody(body: string): { text: string; escaped: boolean } {
   return UNSTORABLE_IN_TEXT.test(body) ? { text: JSON.stringify(body), escaped: true } : { text: body, escaped: false };
 }
 
-function decodeBody(text: string, escaped: boolean): string {
-  return escaped ? (JSON.parse(text) as string) : text;
+function decodeBody(text: string, escaped: Bool): string {
+  return bool(escaped) ? (JSON.parse(text) as string) : text;
 }
 
 export const EVENT_COLUMNS = ['id', 'type', 'environment', 'created_at', 'received_at', 'resource_kind', 'resource_id', 'body', 'body_escaped'] as const;
@@ -34,7 +40,7 @@ export interface EventRow {
   resource_kind: string | null;
   resource_id: string | null;
   body: string | null;
-  body_escaped: boolean;
+  body_escaped: Bool;
 }
 
 export function toEvent(row: EventRow): StoredEvent {
@@ -64,7 +70,6 @@ export const RUN_COLUMNS = [
   'updated_at',
   'completed_at',
 ] as const;
-export type RunColumn = (typeof RUN_COLUMNS)[number];
 
 export interface RunRow {
   key: string;
@@ -75,7 +80,7 @@ export interface RunRow {
   lease_until: Time | null;
   next_attempt_at: Time;
   last_error: string | null;
-  data: Record<string, unknown>;
+  data: Json<Record<string, unknown>>;
   created_at: Time;
   updated_at: Time;
   completed_at: Time | null;
@@ -86,22 +91,23 @@ export function toRun(row: RunRow): Run {
     key: row.key,
     kind: row.kind,
     status: row.status,
-    attempts: row.attempts,
+    attempts: Number(row.attempts),
     owner: orUndefined(row.owner),
     leaseUntil: isoOrUndefined(row.lease_until),
     nextAttemptAt: iso(row.next_attempt_at),
     lastError: orUndefined(row.last_error),
-    data: row.data,
+    data: json(row.data),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
     completedAt: isoOrUndefined(row.completed_at),
   };
 }
 
-export type PrefixedRunRow = { [K in keyof RunRow as `run_${K}`]: RunRow[K] };
+export type PrefixedRunRow = { [K in keyof RunRow as `run_${K}`]: RunRow[K] | null };
 
 /** The run of a row that carries one with its columns prefixed `run_` (an event with its dispatch run). */
-export function toPrefixedRun(row: PrefixedRunRow): Run {
+export function toPrefixedRun(row: PrefixedRunRow): Run | undefined {
+  if (row.run_key === null) return undefined;
   return toRun(Object.fromEntries(RUN_COLUMNS.map((column) => [column, row[`run_${column}`]])) as unknown as RunRow);
 }
 
@@ -128,11 +134,11 @@ export interface ResourceRow {
   order_id: string | null;
   outcome: Outcome;
   outcome_source: string | null;
-  late: boolean | null;
-  snapshot: Record<string, unknown> | null;
+  late: Bool | null;
+  snapshot: Json<Record<string, unknown>> | null;
   expires_at: string | null;
   last_news_at: Time;
-  open: boolean;
+  open: Bool;
   created_at: Time;
   updated_at: Time;
 }
@@ -145,11 +151,11 @@ export function toResource(row: ResourceRow): ResourceRecord {
     orderId: orUndefined(row.order_id),
     outcome: row.outcome,
     outcomeSource: orUndefined(row.outcome_source) as NewsSource | undefined,
-    late: orUndefined(row.late),
-    snapshot: orUndefined(row.snapshot),
+    late: row.late === null ? undefined : bool(row.late),
+    snapshot: row.snapshot === null ? undefined : json(row.snapshot),
     expiresAt: orUndefined(row.expires_at),
     lastNewsAt: iso(row.last_news_at),
-    open: row.open,
+    open: bool(row.open),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
@@ -174,7 +180,7 @@ export function toAttempt(row: AttemptRow): CheckoutAttempt {
   return {
     orderId: row.order_id,
     kind: row.kind,
-    number: row.number,
+    number: Number(row.number),
     idempotencyKey: row.idempotency_key,
     requestHash: row.request_hash,
     status: row.status,
@@ -192,10 +198,19 @@ export interface DeadLetterRow {
   received_at: Time;
   reason: string;
   body: string;
-  body_escaped: boolean;
-  headers: Record<string, string>;
+  body_escaped: Bool;
+  headers: Json<Record<string, string>>;
 }
 
 export function toDeadLetter(row: DeadLetterRow): DeadLetter {
-  return { id: row.id, receivedAt: iso(row.received_at), reason: row.reason, body: decodeBody(row.body, row.body_escaped), headers: row.headers };
+  return { id: row.id, receivedAt: iso(row.received_at), reason: row.reason, body: decodeBody(row.body, row.body_escaped), headers: json(row.headers) };
 }
+
+export interface ActivityRow {
+  subject: string;
+  kind: string;
+  at: Time;
+  data: Json<Record<string, unknown>>;
+}
+
+export const toActivity = (row: ActivityRow) => ({ subject: row.subject, kind: row.kind, at: iso(row.at), data: json(row.data) });

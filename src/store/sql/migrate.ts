@@ -1,0 +1,44 @@
+import type { Database } from './database.js';
+import type { Dialect } from './dialect.js';
+import { MIGRATIONS, type AppliedMigration, type MigrationReport } from './migrations.js';
+
+/** Versions recorded in `schema_migrations`, or none when the store is new. */
+export async function appliedMigrations(db: Database, dialect: Dialect): Promise<AppliedMigration[]> {
+  const found = await db.query(dialect.tableExists('schema_migrations'));
+  if (found.rows.length === 0) return [];
+  const rows = await db.query<{ version: number; name: string; applied_at: Date | string }>({
+    text: `SELECT version, name, applied_at FROM ${dialect.prefix}schema_migrations ORDER BY version`,
+  });
+  return rows.rows.map((row) => ({ version: Number(row.version), name: row.name, appliedAt: new Date(row.applied_at).toISOString() }));
+}
+
+/**
+ * Bring the store up to `LATEST_VERSION`. Each migration runs in its own transaction, which first
+ * serialises migrators (PostgreSQL: an advisory lock; SQLite: the write lock), then re-checks what
+ * is applied: instances starting together apply every version exactly once. Safe on every start:
+ * an up-to-date store costs two reads.
+ */
+export async function runMigrations(db: Database, dialect: Dialect, schema: string): Promise<MigrationReport> {
+  const known = new Set((await appliedMigrations(db, dialect)).map((row) => row.version));
+  const applied: MigrationReport['applied'] = [];
+  for (const migration of MIGRATIONS) {
+    if (known.has(migration.version)) continue;
+    const ran = await db.transaction(async (tx) => {
+      for (const text of dialect.migrationPrelude()) await tx.query({ text });
+      await tx.query({
+        text: `CREATE TABLE IF NOT EXISTS ${dialect.prefix}schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at ${dialect.types.time} NOT NULL)`,
+      });
+      const done = await tx.query({ text: `SELECT 1 AS present FROM ${dialect.prefix}schema_migrations WHERE version = $1`, values: [migration.version] });
+      if (done.rows.length > 0) return false;
+      for (const text of migration.statements(dialect)) await tx.query({ text });
+      await tx.query({
+        text: `INSERT INTO ${dialect.prefix}schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
+        values: [migration.version, migration.name, new Date().toISOString()],
+      });
+      return true;
+    });
+    if (ran) applied.push({ version: migration.version, name: migration.name });
+  }
+  const versions = await appliedMigrations(db, dialect);
+  return { schema, applied, versions, current: Math.max(0, ...versions.map((row) => row.version)) };
+}

@@ -1,0 +1,456 @@
+import { randomUUID } from 'node:crypto';
+import { StoreError } from '../../errors/index.js';
+import { enqueuedWithEvent } from '../../runs/event-run-guard.js';
+import { EVENT_RUN_PREFIX } from '../../runs/keys.js';
+import {
+  OUTCOME_RANK,
+  type Activity,
+  type ActivityFilter,
+  type CheckoutAttempt,
+  type ClaimOptions,
+  type DeadLetter,
+  type EventFilter,
+  type FailOptions,
+  type NewActivity,
+  type NewCheckoutAttempt,
+  type NewEvent,
+  type NewRun,
+  type PruneOptions,
+  type ResourceFilter,
+  type ResourceKind,
+  type ResourceRecord,
+  type ResourceUpdate,
+  type Run,
+  type RunCountFilter,
+  type RunFilter,
+  type Store,
+  type StoredEvent,
+  type StoreSummary,
+} from '../types.js';
+import type { Database } from './database.js';
+import type { Dialect } from './dialect.js';
+import { GroupCommit } from './group-commit.js';
+import { appliedMigrations, runMigrations } from './migrate.js';
+import { LATEST_VERSION, type MigrationReport } from './migrations.js';
+import {
+  encodeBody,
+  RESOURCE_COLUMNS,
+  toActivity,
+  toAttempt,
+  toDeadLetter,
+  toEvent,
+  toPrefixedRun,
+  toResource,
+  toRun,
+  type ActivityRow,
+  type AttemptRow,
+  type DeadLetterRow,
+  type EventRow,
+  type PrefixedRunRow,
+  type ResourceRow,
+  type RunRow,
+} from './rows.js';
+import { buildStatements, claimableAt, RUN_LIST, type Statements } from './statements.js';
+
+export interface SqlStoreOptions {
+  database: Database;
+  dialect: Dialect;
+  /** What migration reports call the store (the PostgreSQL schema, the SQLite file). */
+  schema: string;
+  /** For logs and `doctor`. @default the database's */
+  description?: string | undefined;
+  /** Apply pending migrations in `open()`; when false, `open()` refuses an outdated store. @default true */
+  migrate?: boolean | undefined;
+  /**
+   * Concurrent `insertEvent` batches (PostgreSQL: half the pool). `0` when the database gathers
+   * writes itself (SQLite commits each turn's writes together). @default 0
+   */
+  insertLanes?: number | undefined;
+}
+
+/** Most events written by one statement. */
+const MAX_INSERT_BATCH = 200;
+const rankOf = (outcome: ResourceUpdate['outcome']) => (outcome === undefined ? null : OUTCOME_RANK[outcome]);
+/** A time as the store keeps it: one ISO format, which sorts as time does (SQLite compares text). */
+function iso(time: string | Date | number): string {
+  const date = new Date(time);
+  if (Number.isNaN(date.getTime())) throw new StoreError(`"${String(time)}" is not a time: give an ISO 8601 time such as 2030-01-01T00:00:00.000Z.`);
+  return date.toISOString();
+}
+
+/**
+ * The store on SQL: one implementation of every rule for SQLite (the embedded default) and
+ * PostgreSQL (several instances on one database). The database arbitrates: inserts are `ON
+ * CONFLICT DO NOTHING`, a claim, renewal, completion or failure is one guarded `UPDATE`, an
+ * outcome moves forward in one upsert. Every promise resolves once its write has committed.
+ *
+ * Time: every stamp and comparison uses the caller's `now` (the wall clock when omitted), never
+ * the database's. A lease written from one caller's `now` is compared with the next claimer's.
+ */
+export class SqlStore implements Store {
+  readonly description: string;
+  protected readonly database: Database;
+  protected readonly dialect: Dialect;
+  private readonly sql: Statements;
+  private readonly options: SqlStoreOptions;
+  private readonly inserts: GroupCommit<{ event: NewEvent; at: number }, { inserted: boolean }> | undefined;
+
+  constructor(options: SqlStoreOptions) {
+    this.options = options;
+    this.database = options.database;
+    this.dialect = options.dialect;
+    this.sql = buildStatements(options.dialect);
+    this.description = options.description ?? options.database.description;
+    const lanes = options.insertLanes ?? 0;
+    this.inserts = lanes > 0 ? new GroupCommit((events) => this.insertEvents(events), lanes, MAX_INSERT_BATCH) : undefined;
+  }
+
+  /** Apply pending migrations (default), or check that the store is current (`migrate: false`). */
+  async open(): Promise<void> {
+    if (this.options.migrate ?? true) {
+      await this.migrate();
+      return;
+    }
+    const versions = await appliedMigrations(this.database, this.dialect);
+    const current = Math.max(0, ...versions.map((row) => row.version));
+    if (current < LATEST_VERSION) {
+      throw new StoreError(`${this.description} is at schema version ${current}, this checkout-kit needs ${LATEST_VERSION}: run \`checkout-kit migrate\`.`);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.database.close();
+  }
+
+  /** Bring the schema to the latest version; safe to run from several instances at once. */
+  migrate(): Promise<MigrationReport> {
+    return runMigrations(this.database, this.dialect, this.options.schema);
+  }
+
+  // Events
+
+  insertEvent(event: NewEvent, now = new Date()): Promise<{ inserted: boolean }> {
+    const item = { event, at: now.getTime() };
+    return this.inserts ? this.inserts.push(item) : this.insertEvents([item]).then(([result]) => result!);
+  }
+
+  /**
+   * Events and their dispatch runs, in one transaction: each event is inserted unless its id is
+   * stored or came earlier in `items`, and only an inserted one has its run queued (at the batch's
+   * latest time: a batch spans milliseconds).
+   */
+  private async insertEvents(items: Array<{ event: NewEvent; at: number }>): Promise<Array<{ inserted: boolean }>> {
+    const events = items.map((item) => item.event);
+    const at = iso(Math.max(...items.map((item) => item.at)));
+    const values = events.flatMap((event) => {
+      const body = event.body === undefined ? { text: null, escaped: false } : encodeBody(event.body);
+      return [event.id, event.type, event.environment ?? null, event.createdAt, iso(event.receivedAt), event.resourceKind ?? null, event.resourceId ?? null, body.text, body.escaped];
+    });
+    return this.database.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string }>({ ...this.sql.insertEvents(events.length), values });
+      const inserted = new Set(rows.map((row) => row.id));
+      const queued = events.filter((event) => inserted.has(event.id) && (inserted.delete(event.id), true));
+      if (queued.length > 0) {
+        await tx.query({
+          ...this.sql.insertEventRuns(queued.length),
+          values: [at, ...queued.flatMap((event) => [`${EVENT_RUN_PREFIX}${event.id}`, JSON.stringify({ eventId: event.id, type: event.type })])],
+        });
+      }
+      // The first of several deliveries of one id in the batch is the one that inserted it.
+      const first = new Set(queued.map((event) => event.id));
+      return events.map((event) => ({ inserted: first.delete(event.id) }));
+    });
+  }
+
+  async getEvent(id: string): Promise<StoredEvent | undefined> {
+    const { rows } = await this.database.query<EventRow>({ ...this.sql.getEvent, values: [id] });
+    return rows[0] && toEvent(rows[0]);
+  }
+
+  async listEvents(filter: EventFilter = {}): Promise<Array<StoredEvent & { run: Run | undefined }>> {
+    const where = new Where();
+    if (filter.type !== undefined) where.add('e.type = ?', filter.type);
+    if (filter.since !== undefined) where.add('e.received_at >= ?', iso(filter.since));
+    if (filter.resourceId !== undefined) where.add('e.resource_id = ?', filter.resourceId);
+    if (filter.status !== undefined) where.add('r.status = ?', filter.status);
+    // Newest first; ties in arrival order.
+    const { rows } = await this.database.query<EventRow & PrefixedRunRow>({
+      text: `${this.sql.eventsWithRuns} ${where.sql} ORDER BY e.received_at DESC, e.seq LIMIT ${where.param(filter.limit ?? 100)} OFFSET ${where.param(filter.offset ?? 0)}`,
+      values: where.values,
+    });
+    return rows.map((row) => ({ ...toEvent(row), run: toPrefixedRun(row) }));
+  }
+
+  // The letter carries its own receivedAt: nothing else here is stamped.
+  async insertDeadLetter(letter: Omit<DeadLetter, 'id'>, _now?: Date): Promise<DeadLetter> {
+    const body = encodeBody(letter.body);
+    const { rows } = await this.database.query<DeadLetterRow>({
+      ...this.sql.insertDeadLetter,
+      values: [randomUUID(), iso(letter.receivedAt), letter.reason, body.text, body.escaped, JSON.stringify(letter.headers)],
+    });
+    return toDeadLetter(one(rows));
+  }
+
+  async listDeadLetters(limit = 100, offset = 0): Promise<DeadLetter[]> {
+    const { rows } = await this.database.query<DeadLetterRow>({ ...this.sql.listDeadLetters, values: [limit, offset] });
+    return rows.map(toDeadLetter);
+  }
+
+  // Runs
+
+  async enqueueRun(run: NewRun, now = new Date()): Promise<{ inserted: boolean; run: Run }> {
+    // An event's dispatch run is queued with its event, or the event is unknown.
+    const withEvent = await enqueuedWithEvent(run, (key) => this.getRun(key));
+    if (withEvent) return withEvent;
+    const at = iso(now);
+    const values = [run.key, run.kind, run.nextAttemptAt ? iso(run.nextAttemptAt) : at, JSON.stringify(run.data), at];
+    const inserted = await this.database.query<RunRow>({ ...this.sql.runs.enqueue, values });
+    if (inserted.rows[0]) return { inserted: true, run: toRun(inserted.rows[0]) };
+    // Fulfillment runs are never deleted: a conflict means the row is there to read.
+    return { inserted: false, run: (await this.getRun(run.key)) as Run };
+  }
+
+  async getRun(key: string): Promise<Run | undefined> {
+    const { rows } = await this.database.query<RunRow>({ ...this.sql.runs.get, values: [key] });
+    return rows[0] && toRun(rows[0]);
+  }
+
+  async claimRun(key: string, options: ClaimOptions): Promise<Run | undefined> {
+    const at = (options.now ?? new Date()).getTime();
+    const { rows } = await this.database.query<RunRow>({ ...this.sql.runs.claim, values: [key, options.owner, iso(at), iso(at + options.leaseMs)] });
+    return rows[0] && toRun(rows[0]);
+  }
+
+  async renewLease(key: string, owner: string, leaseMs: number, now = new Date()): Promise<boolean> {
+    const { rowCount } = await this.database.query({ ...this.sql.runs.renew, values: [key, owner, iso(now), iso(now.getTime() + leaseMs)] });
+    return rowCount > 0;
+  }
+
+  async completeRun(key: string, owner: string, now = new Date()): Promise<boolean> {
+    const { rowCount } = await this.database.query({ ...this.sql.runs.complete, values: [key, owner, iso(now)] });
+    return rowCount > 0;
+  }
+
+  async failRun(key: string, owner: string, options: FailOptions): Promise<boolean> {
+    // An empty retryAt means "give up", like an absent one.
+    const retryAt = options.retryAt ? iso(options.retryAt) : null;
+    const { rowCount } = await this.database.query({ ...this.sql.runs.fail, values: [key, owner, iso(options.now ?? new Date()), retryAt, options.error] });
+    return rowCount > 0;
+  }
+
+  async retryRun(key: string, now = new Date()): Promise<boolean> {
+    const { rowCount } = await this.database.query({ ...this.sql.runs.retry, values: [key, iso(now)] });
+    return rowCount > 0;
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<Run[]> {
+    const where = this.runsWhere(filter);
+    const { rows } = await this.database.query<RunRow>({
+      text: `SELECT ${RUN_LIST} FROM ${this.dialect.prefix}runs ${where.sql}
+        ORDER BY seq${filter.newestFirst ? ' DESC' : ''} LIMIT ${where.param(filter.limit ?? 100)} OFFSET ${where.param(filter.offset ?? 0)}`,
+      values: where.values,
+    });
+    return rows.map(toRun);
+  }
+
+  async countRuns(filter: RunCountFilter = {}): Promise<number> {
+    const where = this.runsWhere(filter);
+    const { rows } = await this.database.query<{ n: number | string }>({ text: `SELECT count(*) AS n FROM ${this.dialect.prefix}runs ${where.sql}`, values: where.values });
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  private runsWhere(filter: RunCountFilter): Where {
+    const where = new Where();
+    if (filter.kind !== undefined) where.add('kind = ?', filter.kind);
+    if (filter.status !== undefined) where.in('status', Array.isArray(filter.status) ? filter.status : [filter.status]);
+    if (filter.dueBy !== undefined) where.add(claimableAt('?'), iso(filter.dueBy));
+    return where;
+  }
+
+  // Resources
+
+  async updateResource(update: ResourceUpdate, now = new Date()): Promise<{ record: ResourceRecord; advanced: boolean }> {
+    const rank = rankOf(update.outcome);
+    // First sight of the resource: the record is the update applied to a pending one.
+    const advancedFromNew = rank !== null && rank > OUTCOME_RANK.pending;
+    const token = randomUUID();
+    const { rows } = await this.database.query<ResourceRow & { advanced_by: string | null }>({
+      ...this.sql.upsertResource,
+      values: [
+        update.kind,
+        update.id,
+        update.environment ?? null,
+        update.orderId ?? null,
+        advancedFromNew ? update.outcome : 'pending',
+        advancedFromNew ? rank : OUTCOME_RANK.pending,
+        advancedFromNew ? (update.source ?? null) : null,
+        update.snapshot === undefined ? null : JSON.stringify(update.snapshot),
+        // An empty expiresAt is no news.
+        update.expiresAt || null,
+        iso(now),
+        update.open ?? true,
+        advancedFromNew && rank === OUTCOME_RANK.paid ? (update.late ?? false) : null,
+        rank,
+        token,
+        advancedFromNew ? token : null,
+        update.outcome ?? null,
+        update.late ?? null,
+        update.open ?? null,
+      ],
+    });
+    const row = one(rows);
+    return { record: toResource(row), advanced: row.advanced_by === token };
+  }
+
+  async getResource(kind: ResourceKind, id: string): Promise<ResourceRecord | undefined> {
+    const { rows } = await this.database.query<ResourceRow>({ ...this.sql.getResource, values: [kind, id] });
+    return rows[0] && toResource(rows[0]);
+  }
+
+  async listResources(filter: ResourceFilter = {}): Promise<ResourceRecord[]> {
+    const where = new Where();
+    if (filter.kind !== undefined) where.add('kind = ?', filter.kind);
+    if (filter.open !== undefined) where.add('open = ?', filter.open);
+    if (filter.lastNewsBefore !== undefined) where.add('last_news_at <= ?', iso(filter.lastNewsBefore));
+    if (filter.outcomeSource !== undefined) where.add('outcome_source = ?', filter.outcomeSource);
+    const { rows } = await this.database.query<ResourceRow>({
+      text: `SELECT ${RESOURCE_COLUMNS.join(', ')} FROM ${this.dialect.prefix}resources ${where.sql}
+        ORDER BY seq${filter.newestFirst ? ' DESC' : ''} LIMIT ${where.param(filter.limit ?? 1000)} OFFSET ${where.param(filter.offset ?? 0)}`,
+      values: where.values,
+    });
+    return rows.map(toResource);
+  }
+
+  // Checkout attempts
+
+  async putCheckoutAttempt(attempt: NewCheckoutAttempt, now = new Date()): Promise<{ inserted: boolean; attempt: CheckoutAttempt }> {
+    const values = [attempt.orderId, attempt.kind, attempt.idempotencyKey, attempt.requestHash, iso(now), attempt.number ?? 1];
+    const inserted = await this.database.query<AttemptRow>({ ...this.sql.putCheckoutAttempt, values });
+    if (inserted.rows[0]) return { inserted: true, attempt: toAttempt(inserted.rows[0]) };
+    // Attempts are never deleted: once the insert has met one, it is there to read.
+    return { inserted: false, attempt: (await this.getCheckoutAttempt(attempt.orderId)) as CheckoutAttempt };
+  }
+
+  async completeCheckoutAttempt(orderId: string, result: { resourceId: string; checkoutUrl: string | undefined }, now = new Date()): Promise<CheckoutAttempt> {
+    const { rows } = await this.database.query<AttemptRow>({ ...this.sql.completeCheckoutAttempt, values: [orderId, result.resourceId, result.checkoutUrl ?? null, iso(now)] });
+    if (!rows[0]) throw new Error(`No checkout attempt for order ${orderId}: call putCheckoutAttempt first.`);
+    return toAttempt(rows[0]);
+  }
+
+  async releaseCheckoutAttempt(orderId: string, number: number, now = new Date()): Promise<boolean> {
+    const { rowCount } = await this.database.query({ ...this.sql.releaseCheckoutAttempt, values: [orderId, number, iso(now)] });
+    return rowCount > 0;
+  }
+
+  async getCheckoutAttempt(orderId: string): Promise<CheckoutAttempt | undefined> {
+    const { rows } = await this.database.query<AttemptRow>({ ...this.sql.getCheckoutAttempt, values: [orderId] });
+    return rows[0] && toAttempt(rows[0]);
+  }
+
+  // Locks
+
+  async acquireLock(name: string, owner: string, ttlMs: number, now = new Date()): Promise<boolean> {
+    const { rowCount } = await this.database.query({ ...this.sql.acquireLock, values: [name, owner, iso(now), iso(now.getTime() + ttlMs)] });
+    return rowCount > 0;
+  }
+
+  async releaseLock(name: string, owner: string, _now?: Date): Promise<void> {
+    await this.database.query({ ...this.sql.releaseLock, values: [name, owner] });
+  }
+
+  async prune(options: PruneOptions): Promise<{ payloadsPruned: number; eventsForgotten: number }> {
+    // One transaction: forget first, then drop payloads of what is left.
+    return this.database.transaction(async (tx) => {
+      let eventsForgotten = 0;
+      if (options.eventsBefore !== undefined) {
+        const before = iso(options.eventsBefore);
+        await tx.query({ ...this.sql.forgetActivity, values: [before] });
+        await tx.query({ ...this.sql.forgetEventRuns, values: [before] });
+        eventsForgotten = (await tx.query({ ...this.sql.forgetEvents, values: [before] })).rowCount;
+      }
+      const payloadsPruned = options.payloadsBefore === undefined ? 0 : (await tx.query({ ...this.sql.prunePayloads, values: [iso(options.payloadsBefore), false] })).rowCount;
+      return { eventsForgotten, payloadsPruned };
+    });
+  }
+
+  // The operator's timelines and overview
+
+  async appendActivity(entry: NewActivity, now = new Date()): Promise<void> {
+    await this.database.query({ ...this.sql.appendActivity, values: [entry.subject, entry.kind, iso(now), JSON.stringify(entry.data)] });
+  }
+
+  async listActivity(filter: ActivityFilter): Promise<Activity[]> {
+    const { rows } = await this.database.query<ActivityRow>({ ...this.sql.listActivity, values: [filter.subject, filter.limit ?? 100, filter.offset ?? 0] });
+    return rows.map(toActivity);
+  }
+
+  async summarize({ now = new Date() }: { now?: Date } = {}): Promise<StoreSummary> {
+    const at = now.getTime();
+    const events = await this.database.query<{ type: string; last_hour: number | string; last_day: number | string }>({
+      ...this.sql.summarizeEvents,
+      values: [iso(at - 3_600_000), iso(at - 86_400_000)],
+    });
+    const backlog = await this.database.query<{ kind: Run['kind']; status: 'pending' | 'running' | 'failed'; n: number | string; oldest: Date | string | null }>(
+      this.sql.summarizeBacklog,
+    );
+    const resources = await this.database.query<{ what: 'open' | 'reconcile' | 'dead'; kind: string; n: number | string }>(this.sql.summarizeResources);
+    const summary: StoreSummary = {
+      // Sorted here, not by the database's collation, so every store lists types alike.
+      eventsByType: events.rows
+        .map((row) => ({ type: row.type, lastHour: Number(row.last_hour), lastDay: Number(row.last_day) }))
+        .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0)),
+      dispatch: { pending: 0, running: 0, failed: 0, oldestQueuedAt: undefined },
+      fulfillment: { pending: 0, running: 0, failed: 0 },
+      open: { payment: 0, invoice: 0 },
+      learnedByReconcile: { payment: 0, invoice: 0 },
+      deadLetters: 0,
+    };
+    for (const row of backlog.rows) {
+      const counts = row.kind === 'event' ? summary.dispatch : summary.fulfillment;
+      counts[row.status] = Number(row.n);
+      if (row.kind === 'event' && row.oldest !== null) {
+        const oldest = dueBy(iso(row.oldest), now);
+        if (summary.dispatch.oldestQueuedAt === undefined || oldest < summary.dispatch.oldestQueuedAt) summary.dispatch.oldestQueuedAt = oldest;
+      }
+    }
+    for (const row of resources.rows) {
+      if (row.what === 'dead') summary.deadLetters = Number(row.n);
+      else if (row.kind === 'payment' || row.kind === 'invoice') (row.what === 'open' ? summary.open : summary.learnedByReconcile)[row.kind] = Number(row.n);
+    }
+    return summary;
+  }
+}
+
+/** A backlog's oldest due time, never later than `now` (a retry due later is not waiting yet). */
+const dueBy = (at: string, now: Date): string => (Date.parse(at) > now.getTime() ? now.toISOString() : at);
+
+/** A WHERE clause with `?` placeholders numbered as they are added. */
+class Where {
+  readonly values: unknown[] = [];
+  private readonly conditions: string[] = [];
+
+  /** Add a parameter; returns its placeholder. */
+  param(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+
+  add(condition: string, value: unknown): void {
+    const placeholder = this.param(value);
+    this.conditions.push(condition.replaceAll('?', placeholder));
+  }
+
+  in(column: string, values: unknown[]): void {
+    this.conditions.push(values.length === 0 ? '1 = 0' : `${column} IN (${values.map((value) => this.param(value)).join(', ')})`);
+  }
+
+  get sql(): string {
+    return this.conditions.length === 0 ? '' : `WHERE ${this.conditions.join(' AND ')}`;
+  }
+}
+
+function one<R>(rows: R[]): R {
+  const row = rows[0];
+  if (row === undefined) throw new StoreError('The database returned no row where one was expected: was the schema changed by hand?');
+  return row;
+}

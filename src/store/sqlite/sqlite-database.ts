@@ -1,0 +1,186 @@
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
+import { StoreError } from '../../errors/index.js';
+import type { Database, Queryable, QueryResult, Statement } from '../sql/database.js';
+
+export interface SqliteDatabaseOptions {
+  /** The database file, or `:memory:` (nothing kept, one connection). */
+  path: string;
+  /** How long a write waits for another process's transaction before it fails. @default 5000 */
+  busyTimeoutMs?: number | undefined;
+  /** Open an existing file for reading only (the read-only commands): no writes, nothing created. @default false */
+  readonly?: boolean | undefined;
+}
+
+/** A database that gathers the writes of one event-loop turn into one transaction. */
+export interface SqliteDatabase extends Database {
+  readonly path: string;
+  /** The writer connection, for what only SQLite has (backup, integrity check). */
+  readonly connection: BetterSqlite3.Database;
+}
+
+type Connection = BetterSqlite3.Database;
+interface Unit {
+  work(tx: Queryable): unknown;
+  /** A transaction of several statements (a savepoint of its own), rather than one statement. */
+  several: boolean;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+const READ = /^\s*SELECT\b/i;
+
+function loadDriver(): typeof BetterSqlite3 {
+  try {
+    return createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+  } catch (error) {
+    throw new StoreError('The embedded store needs the better-sqlite3 package: run `npm install better-sqlite3` (npm 11: approve its install script with `npm install-scripts approve better-sqlite3`).', {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * SQLite through better-sqlite3, shaped for a receiver. The driver is synchronous: a statement runs
+ * on the event loop, so what matters is how many commits a burst costs. Every write of one turn
+ * (each delivery's insert, each claim and completion) waits for the turn's end and is committed
+ * with the others in one transaction: one fsync for all of them. A promise settles only after its
+ * commit. Reads go to a second connection, which sees only what is committed (WAL); `:memory:`
+ * has one connection, and a read waits while a commit is being made.
+ *
+ * Every connection is set up alike: WAL, `synchronous = FULL` (a commit is on disk before it is
+ * acknowledged; the driver does not keep it across reopenings, so it is set on each), and a busy
+ * timeout for the moments another process (a cron `reconcile`, the CLI) holds the write lock.
+ */
+export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
+  const Driver = loadDriver();
+  const memory = options.path === ':memory:';
+  const busyTimeout = options.busyTimeoutMs ?? 5000;
+  const setUp = (connection: Connection, reading: boolean): Connection => {
+    connection.pragma(`busy_timeout = ${busyTimeout}`);
+    if (!memory && !options.readonly && !reading) connection.pragma('journal_mode = WAL');
+    connection.pragma('synchronous = FULL');
+    if (reading) connection.pragma('query_only = ON');
+    return connection;
+  };
+  const open = (readonly: boolean) => {
+    try {
+      return setUp(new Driver(options.path, { readonly, fileMustExist: readonly }), readonly);
+    } catch (error) {
+      throw new StoreError(`Could not open the SQLite store ${options.path}: ${(error as Error).message}.`, { cause: error });
+    }
+  };
+  const writer = open(Boolean(options.readonly));
+  const reader = memory ? writer : open(true);
+  const prepared = new Map<Connection, Map<string, BetterSqlite3.Statement>>([
+    [writer, new Map()],
+    [reader, new Map()],
+  ]);
+
+  const run = <R>(connection: Connection, statement: Statement): QueryResult<R> => {
+    const cache = prepared.get(connection)!;
+    let prepared_ = cache.get(statement.text);
+    if (!prepared_) {
+      prepared_ = connection.prepare(statement.text);
+      cache.set(statement.text, prepared_);
+    }
+    const values = statement.values ?? [];
+    const bound: Record<number, unknown> = {};
+    values.forEach((value, i) => {
+      bound[i + 1] = value === true ? 1 : value === false ? 0 : value === undefined ? null : value;
+    });
+    const args = values.length === 0 ? [] : [bound];
+    if (prepared_.reader) {
+      const rows = prepared_.all(...args) as R[];
+      return { rows, rowCount: rows.length };
+    }
+    return { rows: [], rowCount: prepared_.run(...args).changes };
+  };
+  const tx: Queryable = { query: async (statement) => run(writer, statement) };
+
+  let queue: Unit[] = [];
+  let scheduled = false;
+  let committing: Promise<void> | undefined;
+  let closed = false;
+
+  const enqueue = (work: Unit['work'], several: boolean) =>
+    new Promise<unknown>((resolve, reject) => {
+      if (closed) return reject(new StoreError(`The SQLite store ${options.path} is closed.`));
+      queue.push({ work, several, resolve, reject });
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    });
+
+  async function flush(): Promise<void> {
+    if (committing) await committing;
+    scheduled = false;
+    const units = queue;
+    queue = [];
+    if (units.length === 0) return;
+    let done!: () => void;
+    committing = new Promise((resolve) => (done = resolve));
+    const settled: Array<{ unit: Unit; ok: boolean; value: unknown }> = [];
+    try {
+      writer.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      for (const unit of units) unit.reject(error);
+      committing = undefined;
+      done();
+      return;
+    }
+    for (const unit of units) {
+      if (unit.several) writer.exec('SAVEPOINT unit');
+      try {
+        const value = unit.several ? await unit.work(tx) : unit.work(tx);
+        if (unit.several) writer.exec('RELEASE unit');
+        settled.push({ unit, ok: true, value });
+      } catch (error) {
+        if (unit.several && writer.inTransaction) writer.exec('ROLLBACK TO unit; RELEASE unit');
+        settled.push({ unit, ok: false, value: error });
+      }
+      // A full disk or an I/O error may roll back the whole transaction, not just the statement.
+      if (!writer.inTransaction) break;
+    }
+    let failure: unknown;
+    if (!writer.inTransaction) failure = settled.at(-1)?.value ?? new StoreError('The transaction was rolled back.');
+    else {
+      try {
+        writer.exec('COMMIT');
+      } catch (error) {
+        failure = error;
+        if (writer.inTransaction) writer.exec('ROLLBACK');
+      }
+    }
+    committing = undefined;
+    done();
+    if (failure !== undefined) {
+      for (const unit of units) unit.reject(failure);
+      return;
+    }
+    for (const { unit, ok, value } of settled) (ok ? unit.resolve : unit.reject)(value);
+  }
+
+  return {
+    description: memory ? 'SQLite in memory (nothing is kept after exit)' : `SQLite ${options.path}`,
+    path: options.path,
+    connection: writer,
+    async query<R>(statement: Statement): Promise<QueryResult<R>> {
+      if (READ.test(statement.text)) {
+        if (memory && committing) await committing;
+        return run<R>(reader, statement);
+      }
+      return enqueue(() => run<R>(writer, statement), false) as Promise<QueryResult<R>>;
+    },
+    transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+      return enqueue(work, true) as Promise<T>;
+    },
+    async close() {
+      closed = true;
+      while (scheduled || committing) await (committing ?? new Promise((resolve) => setImmediate(resolve)));
+      if (reader !== writer) reader.close();
+      writer.close();
+    },
+  };
+}
