@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { loadConfig } from '../../config/index.js';
-import { fileStoreDir } from '../../store/open.js';
+import { copyStore } from '../../store/sql/copy.js';
+import { SqlStore } from '../../store/sql/sql-store.js';
+import { fileStoreDir, openStore } from '../../store/open.js';
 import { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, type CliIO } from '../io.js';
@@ -30,9 +32,12 @@ async function withStore<T>(dir: string, work: (store: SqliteStore) => Promise<T
   }
 }
 
-/** `checkout-kit store check|backup`: the embedded store's soundness, and an online copy of it. */
+/** A store URL for messages: only its scheme and place, never credentials. */
+const shown = (url: string) => url.replace(/\/\/[^@/]*@/, '//');
+
+/** `checkout-kit store check|backup|copy`: the embedded store's soundness, an online copy of it, and moving a shop to another store. */
 export const registerStore: Register = (program, io, setExit) => {
-  const store = program.command('store').description('check the embedded store file, and back it up while serve runs');
+  const store = program.command('store').description('check and back up the embedded store, or copy a store to PostgreSQL');
   store
     .command('check')
     .description("SQLite's integrity check of the store file (exit 1 when damaged)")
@@ -60,5 +65,35 @@ export const registerStore: Register = (program, io, setExit) => {
       const destination = resolve(io.cwd, file);
       await withStore(dir, (opened) => opened.backup(destination));
       output(io, options.json ?? false, { dir, backup: destination }, () => `store ${dir}: backed up to ${destination}`);
+    });
+  store
+    .command('copy')
+    .description('copy every event, run, payment, checkout and timeline into another store, e.g. from the embedded one to PostgreSQL (stop serve first; safe to run again)')
+    .requiredOption('--to <url>', 'the target store (postgres://…, file:<dir>)')
+    .option('--from <url>', 'the source store (default: CHECKOUT_STORE)')
+    .option('--json', 'JSON output')
+    .action(async (options: { to: string; from?: string; json?: boolean }) => {
+      const from = options.from ?? loadConfig({ env: io.env, cwd: io.cwd }).store;
+      if (from === options.to) throw new UsageError('store copy: --to names the source store itself: give another store.');
+      const source = await openStore(from, { cwd: io.cwd, readonly: true });
+      try {
+        const target = await openStore(options.to, { cwd: io.cwd });
+        try {
+          if (!(source instanceof SqlStore) || !(target instanceof SqlStore)) throw new UsageError('store copy works between SQL stores (file:, postgres://).');
+          const report = await copyStore(source, target);
+          output(io, options.json ?? false, report, () =>
+            [
+              `copied ${shown(from)} -> ${shown(options.to)}`,
+              ...report.tables.map((row) => `  ${row.table.padEnd(18)} ${String(row.source).padStart(8)} in source, ${String(row.target).padStart(8)} in target, ${row.copied} copied now${row.skipped ? ` (skipped: ${row.skipped})` : ''}`),
+              report.complete ? 'every row of the source is in the target' : 'NOT every row of the source is in the target: run the copy again',
+            ].join('\n'),
+          );
+          if (!report.complete) setExit(EXIT.failures);
+        } finally {
+          await target.close();
+        }
+      } finally {
+        await source.close();
+      }
     });
 };

@@ -2,6 +2,10 @@ import type { Database } from './database.js';
 import type { Dialect } from './dialect.js';
 import { MIGRATIONS, type AppliedMigration, type MigrationReport } from './migrations.js';
 
+/** The table recording which versions are applied. */
+export const migrationsTable = (dialect: Dialect) =>
+  `CREATE TABLE IF NOT EXISTS ${dialect.prefix}schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at ${dialect.types.time} NOT NULL)`;
+
 /** Versions recorded in `schema_migrations`, or none when the store is new. */
 export async function appliedMigrations(db: Database, dialect: Dialect): Promise<AppliedMigration[]> {
   const found = await db.query(dialect.tableExists('schema_migrations'));
@@ -25,9 +29,7 @@ export async function runMigrations(db: Database, dialect: Dialect, schema: stri
     if (known.has(migration.version)) continue;
     const ran = await db.transaction(async (tx) => {
       for (const text of dialect.migrationPrelude()) await tx.query({ text });
-      await tx.query({
-        text: `CREATE TABLE IF NOT EXISTS ${dialect.prefix}schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at ${dialect.types.time} NOT NULL)`,
-      });
+      await tx.query({ text: migrationsTable(dialect) });
       const done = await tx.query({ text: `SELECT 1 AS present FROM ${dialect.prefix}schema_migrations WHERE version = $1`, values: [migration.version] });
       if (done.rows.length > 0) return false;
       for (const text of migration.statements(dialect)) await tx.query({ text });

@@ -89,8 +89,9 @@ function iso(time: string | Date | number): string {
  */
 export class SqlStore implements Store {
   readonly description: string;
-  protected readonly database: Database;
-  protected readonly dialect: Dialect;
+  /** The database and its dialect, for what works on every table at once (`copyStore`). */
+  readonly database: Database;
+  readonly dialect: Dialect;
   private readonly sql: Statements;
   private readonly options: SqlStoreOptions;
   private readonly inserts: GroupCommit<{ event: NewEvent; at: number }, { inserted: boolean }> | undefined;

@@ -40,6 +40,21 @@ function loadDriver(): typeof BetterSqlite3 {
   }
 }
 
+/** What went wrong with the file, and what to do about it, in one line. */
+export function storeError(path: string, error: unknown): StoreError {
+  const code = (error as { code?: string }).code ?? '';
+  const message = (error as Error).message;
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+    return new StoreError(
+      `The store ${path} is damaged (${message}). The file was left untouched. Restore the latest \`checkout-kit store backup\`, or move the folder aside to start with an empty store; then \`checkout-kit reconcile\` catches up.`,
+      { cause: error },
+    );
+  }
+  if (code === 'SQLITE_FULL') return new StoreError(`The disk holding the store ${path} is full (${message}): nothing was written. Free some space; writes resume by themselves.`, { cause: error });
+  if (code === 'SQLITE_CANTOPEN') return new StoreError(`Cannot open the store ${path} (${message}): check that its folder exists and is writable.`, { cause: error });
+  return new StoreError(`The store ${path} failed: ${message}.`, { cause: error });
+}
+
 /**
  * SQLite through better-sqlite3, shaped for a receiver. The driver is synchronous: a statement runs
  * on the event loop, so what matters is how many commits a burst costs. Every write of one turn
@@ -67,7 +82,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     try {
       return setUp(new Driver(options.path, { readonly, fileMustExist: readonly }), readonly);
     } catch (error) {
-      throw new StoreError(`Could not open the SQLite store ${options.path}: ${(error as Error).message}.`, { cause: error });
+      throw storeError(options.path, error);
     }
   };
   const writer = open(Boolean(options.readonly));
@@ -78,6 +93,13 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   ]);
 
   const run = <R>(connection: Connection, statement: Statement): QueryResult<R> => {
+    try {
+      return execute<R>(connection, statement);
+    } catch (error) {
+      throw error instanceof StoreError || !(error instanceof Driver.SqliteError) ? error : storeError(options.path, error);
+    }
+  };
+  const execute = <R>(connection: Connection, statement: Statement): QueryResult<R> => {
     const cache = prepared.get(connection)!;
     let prepared_ = cache.get(statement.text);
     if (!prepared_) {
@@ -102,10 +124,11 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   let scheduled = false;
   let committing: Promise<void> | undefined;
   let closed = false;
+  const closedError = () => new StoreError(`The store ${options.path} is closed.`);
 
   const enqueue = (work: Unit['work'], several: boolean) =>
     new Promise<unknown>((resolve, reject) => {
-      if (closed) return reject(new StoreError(`The SQLite store ${options.path} is closed.`));
+      if (closed) return reject(closedError());
       queue.push({ work, several, resolve, reject });
       if (!scheduled) {
         scheduled = true;
@@ -125,7 +148,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     try {
       writer.exec('BEGIN IMMEDIATE');
     } catch (error) {
-      for (const unit of units) unit.reject(error);
+      for (const unit of units) unit.reject(storeError(options.path, error));
       committing = undefined;
       done();
       return;
@@ -149,7 +172,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
       try {
         writer.exec('COMMIT');
       } catch (error) {
-        failure = error;
+        failure = storeError(options.path, error);
         if (writer.inTransaction) writer.exec('ROLLBACK');
       }
     }
@@ -168,6 +191,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     connection: writer,
     async query<R>(statement: Statement): Promise<QueryResult<R>> {
       if (READ.test(statement.text)) {
+        if (closed) throw closedError();
         if (memory && committing) await committing;
         return run<R>(reader, statement);
       }

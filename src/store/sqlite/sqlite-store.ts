@@ -1,8 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { StoreError } from '../../errors/index.js';
 import { sqliteDialect } from '../sql/dialect.js';
+import { migrationsTable } from '../sql/migrate.js';
+import { MIGRATIONS } from '../sql/migrations.js';
 import { SqlStore } from '../sql/sql-store.js';
+import type BetterSqlite3 from 'better-sqlite3';
 import { sqliteDatabase, type SqliteDatabase } from './sqlite-database.js';
 
 /** The file inside an embedded store's folder. */
@@ -33,16 +36,13 @@ export class SqliteStore extends SqlStore {
 
   constructor(options: SqliteStoreOptions = {}) {
     const file = options.dir === undefined ? ':memory:' : join(options.dir, STORE_FILE);
-    if (options.dir !== undefined) {
-      if (options.readonly && !existsSync(file)) {
-        throw new StoreError(`No store at ${options.dir}: nothing has been stored there yet (is CHECKOUT_STORE right?).`);
-      }
-      if (!options.readonly) mkdirSync(options.dir, { recursive: true });
-    }
+    if (options.dir !== undefined) prepareFolder(options.dir, file, Boolean(options.readonly));
     const database = sqliteDatabase({ path: file, readonly: options.readonly, busyTimeoutMs: options.busyTimeoutMs });
     super({ database, dialect: sqliteDialect, schema: file, migrate: !options.readonly });
     this.file = file;
     this.sqlite = database;
+    // A store in memory is ready once made, like any object (SQLite answers synchronously): `open()` then finds it current.
+    if (options.dir === undefined) migrateNow(database.connection);
   }
 
   /**
@@ -50,11 +50,45 @@ export class SqliteStore extends SqlStore {
    * writes. Resolves once the copy is complete.
    */
   async backup(destination: string): Promise<void> {
+    mkdirSync(dirname(destination), { recursive: true });
     await this.sqlite.connection.backup(destination);
   }
 
   /** SQLite's own check of the file: `['ok']` when it is sound, else what is damaged. */
   integrityCheck(): string[] {
-    return (this.sqlite.connection.pragma('integrity_check') as Array<{ integrity_check: string }>).map((row) => row.integrity_check);
+    try {
+      return (this.sqlite.connection.pragma('integrity_check') as Array<{ integrity_check: string }>).map((row) => row.integrity_check);
+    } catch (error) {
+      // Damage bad enough that the check itself cannot read the file.
+      return [(error as Error).message];
+    }
+  }
+}
+
+/** Apply every migration to a new database in memory, at once. */
+function migrateNow(connection: BetterSqlite3.Database): void {
+  connection.transaction(() => {
+    connection.exec(migrationsTable(sqliteDialect));
+    for (const migration of MIGRATIONS) {
+      for (const statement of migration.statements(sqliteDialect)) connection.exec(statement);
+      connection.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, new Date().toISOString());
+    }
+  })();
+}
+
+/** Make the store's folder (or, read-only, make sure the store is there), with a clear error when that cannot be. */
+function prepareFolder(dir: string, file: string, readonly: boolean): void {
+  const isAFile = (cause?: unknown) =>
+    new StoreError(`Cannot open the store ${dir}: it (or a folder above it) is a file, not a folder. Point the store at a folder (CHECKOUT_STORE=file:<dir>).`, { cause });
+  if (readonly) {
+    if (existsSync(file)) return;
+    if (existsSync(dir) && !statSync(dir).isDirectory()) throw isAFile();
+    throw new StoreError(`No store at ${dir}: nothing has been stored there yet (is CHECKOUT_STORE right?).`);
+  }
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw code === 'EEXIST' || code === 'ENOTDIR' ? isAFile(error) : error;
   }
 }

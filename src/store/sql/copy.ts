@@ -1,0 +1,95 @@
+import type { SqlStore } from './sql-store.js';
+
+/**
+ * The tables a copy moves, each with the column that identifies a row (a copied row is never
+ * copied twice) and the column it is read in order of. Locks are not copied: they are leases of
+ * the processes running now. `satisfies` keeps each table's columns beside its name.
+ */
+const TABLES = [
+  { table: 'events', key: ['id'], order: 'seq', columns: ['id', 'type', 'environment', 'created_at', 'received_at', 'resource_kind', 'resource_id', 'body', 'body_escaped'] },
+  {
+    table: 'runs',
+    key: ['key'],
+    order: 'seq',
+    columns: ['key', 'kind', 'status', 'attempts', 'owner', 'lease_until', 'next_attempt_at', 'last_error', 'data', 'created_at', 'updated_at', 'completed_at'],
+  },
+  {
+    table: 'resources',
+    key: ['kind', 'id'],
+    order: 'seq',
+    columns: ['kind', 'id', 'environment', 'order_id', 'outcome', 'outcome_rank', 'outcome_source', 'late', 'snapshot', 'expires_at', 'last_news_at', 'open', 'advanced_by', 'created_at', 'updated_at'],
+  },
+  {
+    table: 'checkout_attempts',
+    key: ['order_id'],
+    order: 'order_id',
+    columns: ['order_id', 'kind', 'number', 'idempotency_key', 'request_hash', 'status', 'resource_id', 'checkout_url', 'created_at', 'updated_at'],
+  },
+  { table: 'dead_letters', key: ['id'], order: 'seq', columns: ['id', 'received_at', 'reason', 'body', 'body_escaped', 'headers'] },
+  // Timeline entries have no identity of their own: they are copied only into an empty timeline.
+  { table: 'activity', key: undefined, order: 'seq', columns: ['subject', 'kind', 'at', 'data'] },
+] as const satisfies ReadonlyArray<{ table: string; key: readonly string[] | undefined; order: string; columns: readonly string[] }>;
+
+export type CopiedTable = (typeof TABLES)[number]['table'];
+
+export interface CopyReport {
+  tables: Array<{ table: CopiedTable; source: number; target: number; copied: number; skipped?: string }>;
+  /** Every row of the source is in the target. */
+  complete: boolean;
+}
+
+const PAGE = 500;
+
+/** A value read from one database, as the other takes it: times and JSON as text (booleans as they are). */
+function portable(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (value !== null && typeof value === 'object') return JSON.stringify(value);
+  return value;
+}
+
+async function count(store: SqlStore, table: string): Promise<number> {
+  const { rows } = await store.database.query<{ n: number | string }>({ text: `SELECT count(*) AS n FROM ${store.dialect.prefix}${table}` });
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * Copy every row of `source` into `target` (both open), table by table in pages, each page in one
+ * transaction of the target. A row already in the target is left as it is, so a copy cut short can
+ * be run again. Stop the processes writing to `source` first: what they write during the copy may
+ * be missed (run it again to pick it up).
+ */
+export async function copyStore(source: SqlStore, target: SqlStore, onProgress?: (table: CopiedTable, copied: number) => void): Promise<CopyReport> {
+  const tables: CopyReport['tables'] = [];
+  for (const spec of TABLES) {
+    const before = await count(target, spec.table);
+    let copied = 0;
+    let skipped: string | undefined;
+    if (spec.key === undefined && before > 0) {
+      skipped = 'the target already has a timeline';
+    } else {
+      let after: unknown = null;
+      for (;;) {
+        const columns = [...spec.columns, ...(spec.columns.includes(spec.order as never) ? [] : [spec.order])];
+        const { rows } = await source.database.query<Record<string, unknown>>({
+          text: `SELECT ${columns.join(', ')} FROM ${source.dialect.prefix}${spec.table}
+            ${after === null ? '' : `WHERE ${spec.order} > $2`} ORDER BY ${spec.order} LIMIT $1`,
+          values: after === null ? [PAGE] : [PAGE, after],
+        });
+        if (rows.length === 0) break;
+        after = rows.at(-1)![spec.order];
+        const values = rows.flatMap((row) => spec.columns.map((column) => portable(row[column])));
+        // In an INSERT's VALUES each parameter takes its column's type: no casts needed.
+        const tuples = rows.map((_, r) => `(${spec.columns.map((_, c) => `$${r * spec.columns.length + c + 1}`).join(', ')})`);
+        const conflict = spec.key === undefined ? '' : ` ON CONFLICT (${spec.key.join(', ')}) DO NOTHING`;
+        const inserted = await target.database.transaction((tx) =>
+          tx.query({ text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${spec.columns.join(', ')}) VALUES ${tuples.join(', ')}${conflict}`, values }),
+        );
+        copied += inserted.rowCount;
+        onProgress?.(spec.table, copied);
+        if (rows.length < PAGE) break;
+      }
+    }
+    tables.push({ table: spec.table, source: await count(source, spec.table), target: await count(target, spec.table), copied, ...(skipped ? { skipped } : {}) });
+  }
+  return { tables, complete: tables.every((table) => table.target >= table.source) };
+}
