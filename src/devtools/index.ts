@@ -15,6 +15,8 @@ export type { ReplayOptions, ReplayResult, ReplayReport } from './replay-events.
 export { SCENARIOS, SCENARIO_PLANS, isScenario } from './scenarios.js';
 export type { ScenarioName, ScenarioPlan, SimulationStep } from './scenarios.js';
 export { readSandboxCredentials } from './sandbox-credentials.js';
+export { driveSandbox } from './drive-sandbox.js';
+export type { DriveSandboxOptions, DrivenResource } from './drive-sandbox.js';
 export { runScenario } from './run-scenario.js';
 export type { RunScenarioOptions, ScenarioReport } from './run-scenario.js';
 export { sampleEventOf, isKnownEventType } from './sample-event.js';
