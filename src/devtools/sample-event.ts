@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { maxAmount, subtractAmounts } from '../money/index.js';
-import { EVENT_TYPES, type CheckoutEvent, type KnownEventType } from '../schemas/index.js';
+import { EVENT_TYPES, SAMPLE_EVENT_PREFIX, type CheckoutEvent, type KnownEventType } from '../schemas/index.js';
 import { sampleEvent, sampleInvoiceDetail, samplePayment } from '../testing/index.js';
 
 type Suffix = 'created' | 'partially_paid' | 'paid' | 'overpaid' | 'expired';
@@ -21,7 +21,8 @@ export function isKnownEventType(type: string): type is KnownEventType {
 /**
  * A realistic test-environment event of `type` (contract 3c and 3d) whose amounts agree with the
  * type: `payment.paid` carries a payment of 25.00 with 25.00 received, `invoice.overpaid` an
- * invoice of 40.00 with 45.00 received and settled.
+ * invoice of 40.00 with 45.00 received and settled. Its id starts with `sample_` (`isSampleEvent`):
+ * the resource it names exists nowhere, and `attachFulfillment` leaves it alone.
  * @example sampleEventOf('invoice.overpaid')
  */
 export function sampleEventOf(type: KnownEventType): CheckoutEvent {
@@ -29,13 +30,14 @@ export function sampleEventOf(type: KnownEventType): CheckoutEvent {
   const state = STATES[suffix];
   const amountReceived = state.received[kind];
   const expiresAt = new Date(Date.now() + (state.expired ? -60_000 : 3_600_000)).toISOString();
+  const id = `${SAMPLE_EVENT_PREFIX}evt_${randomUUID().replaceAll('-', '')}`;
   if (kind === 'payment') {
     const amount = '25.00';
     const remaining = maxAmount(subtractAmounts(amount, amountReceived), '0');
     const surplus = maxAmount(subtractAmounts(amountReceived, amount), '0');
-    return sampleEvent(type, samplePayment({ status: state.status, amount, amountReceived, remaining, surplus, expiresAt }));
+    return { ...sampleEvent(type, samplePayment({ status: state.status, amount, amountReceived, remaining, surplus, expiresAt })), id };
   }
   const settled = suffix === 'paid' || suffix === 'overpaid';
   const settlements = settled ? [{ id: randomUUID(), status: 'SETTLED', amount: amountReceived, createdAt: new Date().toISOString() }] : [];
-  return sampleEvent(type, sampleInvoiceDetail({ status: state.status, amount: '40.00', amountReceived, expiresAt, settlements }));
+  return { ...sampleEvent(type, sampleInvoiceDetail({ status: state.status, amount: '40.00', amountReceived, expiresAt, settlements })), id };
 }

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScenarioReport } from '../../src/devtools/index.js';
 import type { SandboxEvent, SandboxHandle } from '../../src/sandbox/index.js';
+import { isSampleEvent } from '../../src/schemas/index.js';
 import { runCli } from '../support/cli.js';
 import { api, cleanup, openSandbox, tempDir as sandboxDir } from '../sandbox/helpers.js';
 import { SECRET } from '../webhooks/helpers.js';
@@ -135,13 +136,15 @@ describe('trigger EVENT-TYPE --to URL (no sandbox)', () => {
     expect([amount, amountReceived, status]).toEqual(expected);
     if (type === 'invoice.expired') expect(Date.parse(event.data.expiresAt)).toBeLessThan(Date.now());
     expect(JSON.parse(result.stdout)).toMatchObject({ event: { id: event.id, type }, status: 204, ok: true });
+    expect(event.id).toMatch(/^sample_evt_/);
+    expect(isSampleEvent(event)).toBe(true);
   });
 
   it('uses CHECKOUT_WEBHOOK_SECRET by default and exits 1 when the receiver refuses', async () => {
     receiver = await startTestReceiver({ secret: SECRET });
     const ok = await runCli(['trigger', 'payment.paid', '--to', receiver.url], { cwd, env: { CHECKOUT_WEBHOOK_SECRET: SECRET } });
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/^sent payment\.paid evt_\S+ \(payment [0-9a-f-]{36}\) to http:\/\/127\.0\.0\.1:\d+\/webhooks\/checkout: 204\n$/);
+    expect(ok.stdout).toMatch(/^sent payment\.paid sample_evt_[0-9a-f]{32} \(payment [0-9a-f-]{36}\) to http:\/\/127\.0\.0\.1:\d+\/webhooks\/checkout: 204\n$/);
     const refused = await runCli(['trigger', 'payment.paid', '--to', receiver.url, '--secret', 'whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldA=='], { cwd });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(': 401 (answered 401)');
