@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { maxAmount, subtractAmounts } from '../money/index.js';
 import { EVENT_TYPES, SAMPLE_EVENT_PREFIX, type CheckoutEvent, type KnownEventType } from '../schemas/index.js';
 import { sampleEvent, sampleInvoiceDetail, samplePayment } from '../testing/index.js';
-
-type Suffix = 'created' | 'partially_paid' | 'paid' | 'overpaid' | 'expired';
+import type { EventSuffix } from './scenarios.js';
 
 /** Status and money received when an event of each kind is sent, per resource amount. */
-const STATES: Record<Suffix, { status: string; received: { payment: string; invoice: string }; expired: boolean }> = {
+const STATES: Record<EventSuffix, { status: string; received: { payment: string; invoice: string }; expired: boolean }> = {
   created: { status: 'CREATED', received: { payment: '0', invoice: '0' }, expired: false },
   partially_paid: { status: 'PARTIALLY_PAID', received: { payment: '10.00', invoice: '16.00' }, expired: false },
   paid: { status: 'PAID', received: { payment: '25.00', invoice: '40.00' }, expired: false },
@@ -26,7 +25,7 @@ export function isKnownEventType(type: string): type is KnownEventType {
  * @example sampleEventOf('invoice.overpaid')
  */
 export function sampleEventOf(type: KnownEventType): CheckoutEvent {
-  const [kind, suffix] = type.split('.') as ['payment' | 'invoice', Suffix];
+  const [kind, suffix] = type.split('.') as ['payment' | 'invoice', EventSuffix];
   const state = STATES[suffix];
   const amountReceived = state.received[kind];
   const expiresAt = new Date(Date.now() + (state.expired ? -60_000 : 3_600_000)).toISOString();

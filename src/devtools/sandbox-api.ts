@@ -10,14 +10,14 @@ export interface SimulatedResource {
   amountReceived?: string;
 }
 
-async function call<T>(method: 'GET' | 'POST', url: string, operation: string, body?: unknown): Promise<T> {
+async function call<T>(method: 'GET' | 'POST', url: string, operation: string, body?: unknown, timeoutMs = 15_000): Promise<T> {
   let response: Response;
   try {
     response = await fetch(url, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
     throw new NetworkError(`${operation}: cannot reach the sandbox at ${new URL(url).origin} (${describeFetchError(error, url)}): is \`checkout-kit sandbox\` running there?`, { cause: error });
@@ -49,6 +49,16 @@ export interface SandboxResource {
 export function simulateStep(baseUrl: string, resource: SandboxResource, step: SimulationStep): Promise<SimulatedResource> {
   const url = `${baseUrl}/sandbox/${resource.kind}s/${encodeURIComponent(resource.id)}/${step.action}`;
   return step.action === 'deposit' ? call('POST', url, 'sandbox.deposit', { amount: step.amount }) : call('POST', url, 'sandbox.expire', {});
+}
+
+/** True when a sandbox answers at `baseUrl` within 2 s (its `GET /sandbox/deliveries`, asked about no event). */
+export async function sandboxAnswers(baseUrl: string): Promise<boolean> {
+  try {
+    const answer = await call<unknown>('GET', `${baseUrl}/sandbox/deliveries?eventId=probe`, 'sandbox.probe', undefined, 2000);
+    return Array.isArray(answer);
+  } catch {
+    return false;
+  }
 }
 
 /** `GET /sandbox/events`: every event the sandbox emitted, oldest first. */
