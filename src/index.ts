@@ -57,6 +57,8 @@ export {
   PAYMENT_EVENT_TYPES,
   INVOICE_EVENT_TYPES,
   parseEventEnvelope,
+  SAMPLE_EVENT_PREFIX,
+  isSampleEvent,
 } from './schemas/index.js';
 export type {
   Environment,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { CheckoutClient } from '../client/index.js';
 import { deliverSigned } from '../devtools/deliver-signed.js';
-import { simulateDeposit, simulateExpiry } from '../devtools/sandbox-api.js';
+import { simulateStep } from '../devtools/sandbox-api.js';
 import { ConfigError, describeFetchError } from '../errors/index.js';
 import { PortInUseError } from '../fastify/listen-on.js';
 import type { HandlerOutcome } from '../fulfillment/outcome.js';
@@ -248,8 +248,7 @@ async function driveScenario(run: ScenarioRun, sandbox: SandboxHandle, against: 
   try {
     await plan.afterStep?.(fresh(), sender);
     for (const step of run.spec.steps) {
-      if (step.action === 'deposit') await simulateDeposit(sandbox.url, paymentId, step.amount);
-      else await simulateExpiry(sandbox.url, paymentId);
+      await simulateStep(sandbox.url, { kind: 'payment', id: paymentId }, step);
       await plan.afterStep?.(fresh(), sender);
     }
     fresh();

@@ -13,10 +13,15 @@ export { replayEvents } from './replay-events.js';
 export type { ReplayOptions, ReplayResult, ReplayReport } from './replay-events.js';
 
 export { SCENARIOS, SCENARIO_PLANS, isScenario } from './scenarios.js';
-export type { ScenarioName, ScenarioPlan, SimulationStep } from './scenarios.js';
+export type { ScenarioName, ScenarioPlan, SimulationStep, EventSuffix } from './scenarios.js';
 export { readSandboxCredentials } from './sandbox-credentials.js';
+export { sandboxAnswers } from './sandbox-api.js';
+export { driveSandbox } from './drive-sandbox.js';
+export type { DriveSandboxOptions, DrivenResource } from './drive-sandbox.js';
 export { runScenario } from './run-scenario.js';
 export type { RunScenarioOptions, ScenarioReport } from './run-scenario.js';
+export { triggerEvent } from './trigger-event.js';
+export type { TriggerEventOptions, TriggerEventReport } from './trigger-event.js';
 export { sampleEventOf, isKnownEventType } from './sample-event.js';
 
 export { saveCapture } from './save-capture.js';

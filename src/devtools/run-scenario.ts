@@ -1,7 +1,6 @@
-import { CheckoutClient } from '../client/index.js';
-import { InvalidRequestError, NetworkError } from '../errors/index.js';
+import { InvalidRequestError } from '../errors/index.js';
 import type { SandboxCredentials } from '../sandbox/index.js';
-import { sandboxEvents, simulateDeposit, simulateExpiry } from './sandbox-api.js';
+import { driveSandbox } from './drive-sandbox.js';
 import { SCENARIO_PLANS, type ScenarioName, type SimulationStep } from './scenarios.js';
 import { sendEvents, type SendReport } from './send-events.js';
 
@@ -50,28 +49,18 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
     throw new InvalidRequestError(`${options.scenario} re-sends the payment's events to a receiver: give its URL (--to URL).`);
   }
   const sandboxUrl = (options.sandboxUrl ?? options.credentials.baseUrl).replace(/\/+$/, '');
-  const { merchant } = options.credentials.test;
-  const client = new CheckoutClient({ baseUrl: sandboxUrl, apiKey: merchant.apiKey, signingSecret: merchant.signingSecret, retries: 1 });
-
-  const payment = await client.payments
-    .create({ amount: plan.amount, email: 'buyer@example.com', referenceId: `trigger-${options.scenario}` })
-    .catch((error: unknown) => {
-      // The client's message points at CHECKOUT_BASE_URL; here the sandbox is what is missing.
-      if (error instanceof NetworkError) throw new NetworkError(`Cannot reach the sandbox at ${sandboxUrl}: is \`checkout-kit sandbox\` running? (${error.message})`, { cause: error });
-      throw error;
-    });
-  const steps: ScenarioReport['steps'] = [];
-  for (const step of plan.steps) {
-    const after = step.action === 'deposit' ? await simulateDeposit(sandboxUrl, payment.id, step.amount) : await simulateExpiry(sandboxUrl, payment.id);
-    steps.push({ ...step, status: after.status });
-  }
-
-  const emitted = (await sandboxEvents(sandboxUrl)).filter((event) => event.data.id === payment.id);
-  const final = await client.payments.get(payment.id);
+  const payment = await driveSandbox({
+    kind: 'payment',
+    amount: plan.amount,
+    steps: plan.steps,
+    referenceId: `trigger-${options.scenario}`,
+    credentials: options.credentials,
+    sandboxUrl,
+  });
   const sent = options.to
     ? await sendEvents(
         // Serialised as the sandbox serialises them: every copy carries the same bytes.
-        emitted.map((event) => ({ id: event.id, body: JSON.stringify(event) })),
+        payment.events.map((event) => ({ id: event.id, body: JSON.stringify(event) })),
         { url: options.to, secret: options.secret ?? options.credentials.webhookSecret },
         plan.storm === undefined ? {} : { copies: plan.storm, concurrent: true },
       )
@@ -83,10 +72,10 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
     sandboxUrl,
     paymentId: payment.id,
     amount: plan.amount,
-    steps,
-    events: emitted.map(({ id, type }) => ({ id, type })),
-    finalStatus: final.status,
-    amountReceived: final.amountReceived,
+    steps: payment.steps,
+    events: payment.events.map(({ id, type }) => ({ id, type })),
+    finalStatus: payment.finalStatus,
+    amountReceived: payment.amountReceived,
     sent,
   };
 }

@@ -1,3 +1,5 @@
+import type { KnownEventType } from '../schemas/index.js';
+
 /** Named sandbox scenarios of `checkout-kit trigger`. */
 export const SCENARIOS = ['paid', 'partial-then-paid', 'overpaid', 'expired', 'late-payment', 'duplicate-storm'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -37,6 +39,21 @@ export const SCENARIO_PLANS: Record<ScenarioName, ScenarioPlan> = {
   expired: { summary: 'let the payment expire with nothing received', amount: SCENARIO_AMOUNT, steps: SCENARIO_STEPS.expire },
   'late-payment': { summary: 'expire the payment, then deposit the full amount after expiry', amount: SCENARIO_AMOUNT, steps: SCENARIO_STEPS.expireThenPay },
   'duplicate-storm': { summary: 'pay in full, then re-send each of its events 20 times at once', amount: SCENARIO_AMOUNT, steps: SCENARIO_STEPS.payInFull, storm: 20 },
+};
+
+/** What an event type announces, after its resource kind: `payment.partially_paid` → `partially_paid`. */
+export type EventSuffix = KnownEventType extends infer T ? (T extends `${string}.${infer S}` ? S : never) : never;
+
+/**
+ * What `trigger EVENT-TYPE` does to a fresh test payment or invoice of SCENARIO_AMOUNT so that the
+ * sandbox emits an event of that type about it.
+ */
+export const EVENT_STEPS: Record<EventSuffix, SimulationStep[]> = {
+  created: [],
+  partially_paid: SCENARIO_STEPS.payInTwoParts.slice(0, 1),
+  paid: SCENARIO_STEPS.payInFull,
+  overpaid: SCENARIO_STEPS.overpay,
+  expired: SCENARIO_STEPS.expire,
 };
 
 export function isScenario(name: string): name is ScenarioName {

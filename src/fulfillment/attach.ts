@@ -1,4 +1,4 @@
-import { resourceKindOf, type CheckoutEvent } from '../schemas/index.js';
+import { isSampleEvent, resourceKindOf, type CheckoutEvent } from '../schemas/index.js';
 import type { FulfillmentEngine } from './engine.js';
 
 /** Anything with `onAny`, like the webhook receiver. */
@@ -10,12 +10,20 @@ export interface EventSource {
  * Feed every `payment.*` / `invoice.*` event into the engine as a hint (source `webhook`). The
  * engine confirms with the service and decides; event names alone never fulfil anything. Errors
  * reading the service make the event's dispatch fail, so the receiver retries it.
+ *
+ * A sample event (`isSampleEvent`: `checkout-kit trigger` with no sandbox) names a resource the
+ * service has never heard of: it stays stored and acknowledged, its dispatch completes, and the
+ * engine never sees it (no confirm read that would fail for good, no resource left open).
  */
 export function attachFulfillment(source: EventSource, engine: FulfillmentEngine): () => void {
   return source.onAny(async (event, delivery) => {
     const kind = resourceKindOf(event.type);
     const id = (event.data as { id?: unknown } | undefined)?.id;
     if (!kind || typeof id !== 'string') return;
+    if (isSampleEvent(event)) {
+      engine.logger.info({ eventId: event.id, type: event.type }, `Event ${event.id} (${event.type}) is a sample: stored and acknowledged; no confirm read, no handler.`);
+      return;
+    }
     await engine.process({ kind, id, source: 'webhook', hint: event.data, storedAt: delivery?.storedAt, signal: delivery?.signal });
   });
 }

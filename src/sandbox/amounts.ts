@@ -1,4 +1,4 @@
-import { addAmounts, amountIsZero, compareAmounts, maxAmount, subtractAmounts, toDecimal } from '../money/index.js';
+import { addAmounts, amountIsZero, compareAmounts, ExactDecimal, maxAmount, subtractAmounts, toDecimal } from '../money/index.js';
 import type { Status } from './records.js';
 
 function scaleOf(value: string): number {
@@ -34,6 +34,16 @@ export function statusOf(amount: string, received: string, expired: boolean): St
   const order = compareAmounts(received, amount);
   if (order < 0) return 'PARTIALLY_PAID';
   return order === 0 ? 'PAID' : 'OVERPAID';
+}
+
+/**
+ * `received` as a whole percentage of `amount`, rounded down, at most 100: 100 only once fully paid.
+ * Computed on Decimals and never written out as an amount: the exact ratio (10 of 42.10) may have
+ * no finite decimal form.
+ */
+export function percentOf(amount: string, received: string): number {
+  const percent = toDecimal(received).times(100).div(toDecimal(amount)).toDecimalPlaces(0, ExactDecimal.ROUND_DOWN);
+  return percent.gte(100) ? 100 : percent.toNumber();
 }
 
 /** True once `received` covers `amount`. */

@@ -44,6 +44,20 @@ export type EventOf<T extends string> = T extends PaymentEventType
     ? InvoiceEvent & { type: T }
     : CheckoutEvent;
 
+/**
+ * The id prefix of sample events (`checkout-kit trigger` with no sandbox running): they name a
+ * resource that exists nowhere, so there is nothing to confirm or fulfil.
+ */
+export const SAMPLE_EVENT_PREFIX = 'sample_';
+
+/**
+ * A sample event: a test-environment event whose id starts with `sample_`. A live event is never
+ * one, whatever its id.
+ */
+export function isSampleEvent(event: Pick<CheckoutEvent, 'id' | 'environment'>): boolean {
+  return event.environment === 'test' && event.id.startsWith(SAMPLE_EVENT_PREFIX);
+}
+
 /** `payment`, `invoice` or undefined from an event type's prefix. */
 export function resourceKindOf(type: string): 'payment' | 'invoice' | undefined {
   if (type.startsWith('payment.')) return 'payment';

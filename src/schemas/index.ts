@@ -24,6 +24,8 @@ export {
   EventEnvelopeSchema,
   parseEventEnvelope,
   resourceKindOf,
+  SAMPLE_EVENT_PREFIX,
+  isSampleEvent,
 } from './event.js';
 export type {
   CheckoutEvent,

@@ -1,8 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ScenarioReport } from '../../src/devtools/index.js';
+import { join } from 'node:path';
+import type { ScenarioReport, TriggerEventReport } from '../../src/devtools/index.js';
 import type { SandboxEvent, SandboxHandle } from '../../src/sandbox/index.js';
+import { EVENT_TYPES, isSampleEvent } from '../../src/schemas/index.js';
 import { runCli } from '../support/cli.js';
-import { api, cleanup, openSandbox, tempDir as sandboxDir } from '../sandbox/helpers.js';
+import { api, cleanup, openSandbox, tempDir as sandboxDir, waitUntil } from '../sandbox/helpers.js';
 import { SECRET } from '../webhooks/helpers.js';
 import { removeTempDirs, startTestReceiver, tempDir, type TestReceiver } from './helpers.js';
 
@@ -115,7 +117,60 @@ describe('trigger SCENARIO against a running sandbox', () => {
   });
 });
 
-describe('trigger EVENT-TYPE --to URL (no sandbox)', () => {
+describe('trigger EVENT-TYPE against a running sandbox: a real payment or invoice', () => {
+  it.each(EVENT_TYPES)("%s creates the resource at the sandbox, drives it to that state and delivers the sandbox's own event about it to --to, once", async (type) => {
+    receiver = await startTestReceiver({ secret: sandbox.credentials.webhookSecret });
+    const result = await runCli(['trigger', type, '--data', sandbox.dataDir, '--to', receiver.url, '--json'], { cwd });
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as TriggerEventReport;
+    const named = sandbox.events().filter((event) => event.data.id === report.resourceId && event.type === type);
+    expect(named).toHaveLength(1);
+    expect(report.event).toEqual({ id: named[0]!.id, type });
+
+    expect(receiver.deliveries).toHaveLength(1);
+    const [delivery] = receiver.deliveries;
+    expect(delivery!.verified, delivery!.verifyError).toBe(true);
+    expect(delivery!.headers['webhook-id']).toBe(named[0]!.id);
+    expect(JSON.parse(delivery!.body.toString('utf8'))).toMatchObject({ id: named[0]!.id, type, data: { id: report.resourceId } });
+    expect(report.sent).toMatchObject({ sent: 1, delivered: 1 });
+
+    // The resource is the sandbox's own, in the state the type announces.
+    const { merchant } = sandbox.credentials.test;
+    const read =
+      report.kind === 'payment'
+        ? await api(sandbox, 'GET', `/v1/payments/${report.resourceId}`, { key: merchant.apiKey, secret: merchant.signingSecret })
+        : await api(sandbox, 'GET', `/v1/invoices/${report.resourceId}`, { key: merchant.invoiceKey });
+    expect(read.status).toBe(200);
+    expect(read.body.status).toBe(type.slice(report.kind.length + 1).toUpperCase());
+    expect(report.finalStatus).toBe(read.body.status);
+  });
+
+  it('without --to sends nothing itself: the sandbox delivers its event to its --webhook-url', async () => {
+    receiver = await startTestReceiver({ secret: SECRET });
+    const delivering = await openSandbox({ webhookUrls: [receiver.url] });
+    const result = await runCli(['trigger', 'invoice.paid', '--data', delivering.dataDir], { cwd });
+    expect(result.code, result.stderr).toBe(0);
+    const [event] = delivering.events().filter((e) => e.type === 'invoice.paid');
+    expect(result.stdout).toContain(`invoice.paid ${event!.id}: delivered by the sandbox to its --webhook-url(s) (add --to URL to send it elsewhere too)`);
+    await waitUntil(() => receiver!.deliveries.some((d) => d.headers['webhook-id'] === event!.id), 10_000, 'the sandbox to deliver invoice.paid');
+  });
+
+  it('finds the sandbox through ./.sandbox when it answers, and sends a sample saying why when it does not', async () => {
+    const shop = await tempDir();
+    const running = await openSandbox({ dataDir: join(shop, '.sandbox') });
+    receiver = await startTestReceiver({ secret: running.credentials.webhookSecret });
+    const real = await runCli(['trigger', 'payment.paid', '--to', receiver.url, '--json'], { cwd: shop });
+    expect(real.code, real.stderr).toBe(0);
+    expect(JSON.parse(real.stdout)).toMatchObject({ type: 'payment.paid', sandboxUrl: running.url, finalStatus: 'PAID' });
+
+    await running.close();
+    const sample = await runCli(['trigger', 'payment.paid', '--to', receiver.url, '--json'], { cwd: shop, env: { CHECKOUT_WEBHOOK_SECRET: running.credentials.webhookSecret } });
+    expect(sample.code, sample.stderr).toBe(0);
+    expect(JSON.parse(sample.stdout)).toMatchObject({ sample: true, why: `no sandbox answers at ${running.url}`, event: { id: expect.stringMatching(/^sample_evt_/) }, ok: true });
+  });
+});
+
+describe('trigger EVENT-TYPE --to URL with no sandbox: a sample', () => {
   it.each(['payment.paid', 'payment.partially_paid', 'invoice.overpaid', 'invoice.expired'])('sends a realistic, signed %s', async (type) => {
     receiver = await startTestReceiver({ secret: SECRET });
     const result = await runCli(['trigger', type, '--to', receiver.url, '--secret', SECRET, '--json'], { cwd });
@@ -134,14 +189,18 @@ describe('trigger EVENT-TYPE --to URL (no sandbox)', () => {
     }[type];
     expect([amount, amountReceived, status]).toEqual(expected);
     if (type === 'invoice.expired') expect(Date.parse(event.data.expiresAt)).toBeLessThan(Date.now());
-    expect(JSON.parse(result.stdout)).toMatchObject({ event: { id: event.id, type }, status: 204, ok: true });
+    expect(JSON.parse(result.stdout)).toMatchObject({ sample: true, event: { id: event.id, type }, status: 204, ok: true });
+    expect(event.id).toMatch(/^sample_evt_/);
+    expect(isSampleEvent(event)).toBe(true);
   });
 
   it('uses CHECKOUT_WEBHOOK_SECRET by default and exits 1 when the receiver refuses', async () => {
     receiver = await startTestReceiver({ secret: SECRET });
     const ok = await runCli(['trigger', 'payment.paid', '--to', receiver.url], { cwd, env: { CHECKOUT_WEBHOOK_SECRET: SECRET } });
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/^sent payment\.paid evt_\S+ \(payment [0-9a-f-]{36}\) to http:\/\/127\.0\.0\.1:\d+\/webhooks\/checkout: 204\n$/);
+    expect(ok.stdout).toMatch(
+      /^sent sample payment\.paid sample_evt_[0-9a-f]{32} \(payment [0-9a-f-]{36}\) to http:\/\/127\.0\.0\.1:\d+\/webhooks\/checkout: 204\na sample \(no sandbox credentials at \S+\/\.sandbox\/credentials\.json\): its payment exists nowhere; checkout-kit's receiver acknowledges it without a confirm read or handler\n$/,
+    );
     const refused = await runCli(['trigger', 'payment.paid', '--to', receiver.url, '--secret', 'whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldA=='], { cwd });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(': 401 (answered 401)');
@@ -154,7 +213,7 @@ describe('trigger usage errors (exit 2)', () => {
     [['duplicate-storm', '--data', '<sandbox>'], /duplicate-storm re-sends the payment's events to a receiver: give its URL \(--to URL\)/],
     [['paid', '--data', 'missing-dir'], /No sandbox credentials at .*missing-dir\/credentials\.json: start the sandbox/],
     [['paid', '--data', '<sandbox>', '--to', 'nope'], /--to takes an http\(s\) URL/],
-    [['payment.paid'], /a sample payment\.paid event needs a receiver: add --to URL/],
+    [['payment.paid'], /no sandbox credentials at .*\.sandbox\/credentials\.json, so trigger sends a sample payment\.paid event, which needs a receiver: add --to URL \(or start `checkout-kit sandbox` first\)/],
     [['payment.paid', '--to', 'http://127.0.0.1:9/x'], /no secret to sign with/],
   ])('%j', async (args, message) => {
     const before = sandbox.events().length;
@@ -175,5 +234,17 @@ describe('trigger when the sandbox is not running', () => {
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/^checkout-kit: Cannot reach the sandbox at http:\/\/127\.0\.0\.1:\d+: is `checkout-kit sandbox` running\?/);
+  });
+
+  it('an event type with --data naming it exits 1 with the same line, and sends no sample', async () => {
+    const dir = await sandboxDir();
+    const stopped = await openSandbox({ dataDir: dir });
+    await stopped.close();
+    receiver = await startTestReceiver({ secret: SECRET });
+    const result = await runCli(['trigger', 'payment.paid', '--data', dir, '--to', receiver.url, '--secret', SECRET], { cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^checkout-kit: Cannot reach the sandbox at http:\/\/127\.0\.0\.1:\d+: is `checkout-kit sandbox` running\?/);
+    expect(receiver.deliveries).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
-import { amountIsZero, compareAmounts, toDecimal } from '../../money/index.js';
-import { excessOf, halfOf, isFullyPaid, remainingOf, surplusOf } from '../amounts.js';
+import { amountIsZero } from '../../money/index.js';
+import { excessOf, halfOf, isFullyPaid, percentOf, remainingOf, surplusOf } from '../amounts.js';
 import type { AnyCharge, Status } from '../records.js';
 import { depositOptions, isPastExpiry, type DepositOption } from '../resources/charges.js';
 
@@ -13,7 +13,7 @@ export interface CheckoutState {
   amountReceived: string;
   remaining: string;
   surplus: string;
-  /** Received as a whole percentage of the amount, 0..100, for the progress bar. */
+  /** Received as a whole percentage of the amount, rounded down, 0..100, for the progress bar. */
   percent: number;
   token: string | null;
   expiresAt: string;
@@ -29,8 +29,6 @@ export interface CheckoutState {
 export function checkoutStateOf(record: AnyCharge, now: Date): CheckoutState {
   const remaining = remainingOf(record.amount, record.amountReceived);
   const paid = isFullyPaid(record.amount, record.amountReceived);
-  const ratio = toDecimal(record.amountReceived).div(toDecimal(record.amount)).times(100);
-  const percent = compareAmounts(ratio.toFixed(), '100') >= 0 ? 100 : Number(ratio.toDecimalPlaces(0, 1).toFixed());
   return {
     id: record.id,
     kind: record.kind,
@@ -40,7 +38,7 @@ export function checkoutStateOf(record: AnyCharge, now: Date): CheckoutState {
     amountReceived: record.amountReceived,
     remaining,
     surplus: surplusOf(record.amount, record.amountReceived),
-    percent,
+    percent: percentOf(record.amount, record.amountReceived),
     token: record.token,
     expiresAt: record.expiresAt,
     paid,
