@@ -1,19 +1,8 @@
+import type { NewsSource, Outcome, ResourceKind, RunStatus } from '../domain/index.js';
 import type { Environment } from '../schemas/index.js';
 
-/** A resource the toolkit follows: a payment or an invoice. */
-export type ResourceKind = 'payment' | 'invoice';
-
-/**
- * The outcome of a resource (contract.md section 5). `pending` has no handler. Outcomes only move
- * forward by `OUTCOME_RANK`.
- */
-export type Outcome = 'pending' | 'underpaid' | 'expired' | 'paid' | 'overpaid';
-
-/** Rank of each outcome: a resource's stored outcome never moves to a lower rank. */
-export const OUTCOME_RANK: Record<Outcome, number> = { pending: 0, underpaid: 1, expired: 1, paid: 2, overpaid: 2 };
-
-/** How news of a resource arrived. */
-export type NewsSource = 'webhook' | 'reconcile' | 'return' | 'checkout';
+export type { ResourceKind, Outcome, NewsSource, RunStatus } from '../domain/index.js';
+export { OUTCOME_RANK } from '../domain/index.js';
 
 /** A verified webhook event as stored. `body` is the raw request body, byte for byte (UTF-8). */
 export interface StoredEvent {
@@ -41,7 +30,7 @@ export interface Run {
   key: string;
   kind: 'event' | 'fulfillment';
   /** `pending` (due at `nextAttemptAt`), `running` (leased), `done`, `failed` (gave up). */
-  status: 'pending' | 'running' | 'done' | 'failed';
+  status: RunStatus;
   attempts: number;
   /** Owner of the current lease (a process/worker id). */
   owner: string | undefined;
@@ -263,12 +252,8 @@ export interface PruneOptions {
  * all run on one injected clock. Omitted, it is the wall clock. A store never reads a clock of its
  * own for a value that a caller's clock is compared with.
  */
-export interface Store {
-  /** Human description for logs and `doctor` (never contains credentials). */
-  readonly description: string;
-  open(): Promise<void>;
-  close(): Promise<void>;
-
+/** The event log: each verified delivery once, with its dispatch run; letters that could not be parsed. */
+export interface EventLog {
   /**
    * Store an event once. Resolves `{ inserted: true }` only for the first delivery of an id, and
    * then has also queued its dispatch run `event:<id>` (same transaction). Durable on resolve.
@@ -281,6 +266,15 @@ export interface Store {
   /** Newest first; `offset` skips that many first (paging). */
   listDeadLetters(limit?: number, offset?: number): Promise<DeadLetter[]>;
 
+  prune(options: PruneOptions): Promise<{ payloadsPruned: number; eventsForgotten: number }>;
+
+}
+
+/**
+ * The run queue, shaped like graphile-worker's: a run is claimed with a lease, renewed, and
+ * completed or failed only by the lease holder, each in one guarded write.
+ */
+export interface RunQueue {
   /**
    * Insert a run if its key is new; returns the existing run otherwise. An event's dispatch run
    * (kind `event`, key `event:<id>`) is made only by `insertEvent`: asked for again, the stored one
@@ -308,11 +302,19 @@ export interface Store {
   /** How many runs match, however many (a count, not a list: `summarize` gives the overview's). */
   countRuns(filter?: RunCountFilter): Promise<number>;
 
+}
+
+/** What is known of each payment and invoice: its outcome only moves forward. */
+export interface Resources {
   /** Apply an update that only moves the outcome forward. Returns the record and whether it advanced. */
   updateResource(update: ResourceUpdate, now?: Date): Promise<{ record: ResourceRecord; advanced: boolean }>;
   getResource(kind: ResourceKind, id: string): Promise<ResourceRecord | undefined>;
   listResources(filter?: ResourceFilter): Promise<ResourceRecord[]>;
 
+}
+
+/** The create-once record of each order's checkout. */
+export interface CheckoutAttempts {
   /** Insert the attempt for an order if none exists; returns the stored one either way. */
   putCheckoutAttempt(
     attempt: NewCheckoutAttempt,
@@ -330,12 +332,18 @@ export interface Store {
   releaseCheckoutAttempt(orderId: string, number: number, now?: Date): Promise<boolean>;
   getCheckoutAttempt(orderId: string): Promise<CheckoutAttempt | undefined>;
 
+}
+
+/** Named leases, e.g. one reconcile pass at a time. */
+export interface Locks {
   /** A named lease, e.g. one reconcile pass at a time. True when acquired. */
   acquireLock(name: string, owner: string, ttlMs: number, now?: Date): Promise<boolean>;
   releaseLock(name: string, owner: string, now?: Date): Promise<void>;
 
-  prune(options: PruneOptions): Promise<{ payloadsPruned: number; eventsForgotten: number }>;
+}
 
+/** What the operator reads: timelines and the overview's counts. */
+export interface OperatorViews {
   /**
    * Add an entry to a subject's timeline (see `Activity`). `prune` forgets entries older than its
    * `eventsBefore`.
@@ -348,4 +356,12 @@ export interface Store {
    * is still to do, never a read of every stored event's body.
    */
   summarize(options?: { now?: Date }): Promise<StoreSummary>;
+}
+
+export interface Store extends EventLog, RunQueue, Resources, CheckoutAttempts, Locks, OperatorViews {
+  /** Human description for logs and `doctor` (never contains credentials). */
+  readonly description: string;
+  open(): Promise<void>;
+  close(): Promise<void>;
+
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { StoreError } from '../../errors/index.js';
-import { enqueuedWithEvent } from '../../runs/event-run-guard.js';
-import { EVENT_RUN_PREFIX } from '../../runs/keys.js';
+import { enqueuedWithEvent } from './event-run-guard.js';
+import { EVENT_RUN_PREFIX } from '../../domain/index.js';
 import {
   OUTCOME_RANK,
   type Activity,

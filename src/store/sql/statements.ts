@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { EVENT_RUN_PREFIX } from '../../runs/keys.js';
+import { EVENT_RUN_PREFIX } from '../../domain/index.js';
 import { OUTCOME_RANK } from '../types.js';
 import type { Statement } from './database.js';
 import type { Dialect } from './dialect.js';

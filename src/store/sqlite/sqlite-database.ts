@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
-import type BetterSqlite3 from 'better-sqlite3';
 import { StoreError } from '../../errors/index.js';
 import type { Database, Queryable, QueryResult, Statement } from '../sql/database.js';
+import { loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriverName, type SqliteStatement } from './driver.js';
 
 export interface SqliteDatabaseOptions {
   /** The database file, or `:memory:` (nothing kept, one connection). */
@@ -10,16 +9,18 @@ export interface SqliteDatabaseOptions {
   busyTimeoutMs?: number | undefined;
   /** Open an existing file for reading only (the read-only commands): no writes, nothing created. @default false */
   readonly?: boolean | undefined;
+  /** The SQLite driver: node:sqlite where this Node has it (22.16 and later), else better-sqlite3. */
+  driver?: SqliteDriverName | undefined;
 }
 
 /** A database that gathers the writes of one event-loop turn into one transaction. */
 export interface SqliteDatabase extends Database {
   readonly path: string;
   /** The writer connection, for what only SQLite has (backup, integrity check). */
-  readonly connection: BetterSqlite3.Database;
+  readonly connection: SqliteConnection;
 }
 
-type Connection = BetterSqlite3.Database;
+type Connection = SqliteConnection;
 interface Unit {
   work(tx: Queryable): unknown;
   /** A transaction of several statements (a savepoint of its own), rather than one statement. */
@@ -30,21 +31,11 @@ interface Unit {
 
 const READ = /^\s*SELECT\b/i;
 
-function loadDriver(): typeof BetterSqlite3 {
-  try {
-    return createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
-  } catch (error) {
-    throw new StoreError('The embedded store needs the better-sqlite3 package: run `npm install better-sqlite3` (npm 11: approve its install script with `npm install-scripts approve better-sqlite3`).', {
-      cause: error,
-    });
-  }
-}
-
 /** What went wrong with the file, and what to do about it, in one line. */
 export function storeError(path: string, error: unknown): StoreError {
-  const code = (error as { code?: string }).code ?? '';
+  const code = sqliteErrorCode(error);
   const message = (error as Error).message;
-  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
     return new StoreError(
       `The store ${path} is damaged (${message}). The file was left untouched. Restore the latest \`checkout-kit store backup\`, or move the folder aside to start with an empty store; then \`checkout-kit reconcile\` catches up.`,
       { cause: error },
@@ -56,7 +47,7 @@ export function storeError(path: string, error: unknown): StoreError {
 }
 
 /**
- * SQLite through better-sqlite3, shaped for a receiver. The driver is synchronous: a statement runs
+ * SQLite (node:sqlite or better-sqlite3, see `driver.ts`), shaped for a receiver. The driver is synchronous: a statement runs
  * on the event loop, so what matters is how many commits a burst costs. Every write of one turn
  * (each delivery's insert, each claim and completion) waits for the turn's end and is committed
  * with the others in one transaction: one fsync for all of them. A promise settles only after its
@@ -64,11 +55,11 @@ export function storeError(path: string, error: unknown): StoreError {
  * has one connection, and a read waits while a commit is being made.
  *
  * Every connection is set up alike: WAL, `synchronous = FULL` (a commit is on disk before it is
- * acknowledged; the driver does not keep it across reopenings, so it is set on each), and a busy
+ * acknowledged; better-sqlite3 reopens a WAL file with NORMAL, so it is set on each), and a busy
  * timeout for the moments another process (a cron `reconcile`, the CLI) holds the write lock.
  */
 export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
-  const Driver = loadDriver();
+  const driver = loadDriver(options.driver);
   const memory = options.path === ':memory:';
   const busyTimeout = options.busyTimeoutMs ?? 5000;
   const setUp = (connection: Connection, reading: boolean): Connection => {
@@ -80,14 +71,14 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   };
   const open = (readonly: boolean) => {
     try {
-      return setUp(new Driver(options.path, { readonly, fileMustExist: readonly }), readonly);
+      return setUp(driver.open(options.path, { readonly }), readonly);
     } catch (error) {
       throw storeError(options.path, error);
     }
   };
   const writer = open(Boolean(options.readonly));
   const reader = memory ? writer : open(true);
-  const prepared = new Map<Connection, Map<string, BetterSqlite3.Statement>>([
+  const prepared = new Map<Connection, Map<string, SqliteStatement>>([
     [writer, new Map()],
     [reader, new Map()],
   ]);
@@ -96,7 +87,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     try {
       return execute<R>(connection, statement);
     } catch (error) {
-      throw error instanceof StoreError || !(error instanceof Driver.SqliteError) ? error : storeError(options.path, error);
+      throw sqliteErrorCode(error) === undefined ? error : storeError(options.path, error);
     }
   };
   const execute = <R>(connection: Connection, statement: Statement): QueryResult<R> => {
@@ -107,16 +98,11 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
       cache.set(statement.text, prepared_);
     }
     const values = statement.values ?? [];
-    const bound: Record<number, unknown> = {};
-    values.forEach((value, i) => {
-      bound[i + 1] = value === true ? 1 : value === false ? 0 : value === undefined ? null : value;
-    });
-    const args = values.length === 0 ? [] : [bound];
-    if (prepared_.reader) {
-      const rows = prepared_.all(...args) as R[];
+    if (prepared_.returnsRows) {
+      const rows = prepared_.all(values) as R[];
       return { rows, rowCount: rows.length };
     }
-    return { rows: [], rowCount: prepared_.run(...args).changes };
+    return { rows: [], rowCount: prepared_.run(values).changes };
   };
   const tx: Queryable = { query: async (statement) => run(writer, statement) };
 

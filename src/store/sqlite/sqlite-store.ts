@@ -5,7 +5,7 @@ import { sqliteDialect } from '../sql/dialect.js';
 import { migrationsTable } from '../sql/migrate.js';
 import { MIGRATIONS } from '../sql/migrations.js';
 import { SqlStore } from '../sql/sql-store.js';
-import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteConnection, SqliteDriverName } from './driver.js';
 import { sqliteDatabase, type SqliteDatabase } from './sqlite-database.js';
 
 /** The file inside an embedded store's folder. */
@@ -18,6 +18,8 @@ export interface SqliteStoreOptions {
   readonly?: boolean | undefined;
   /** How long a write waits for another process's transaction. @default 5000 */
   busyTimeoutMs?: number | undefined;
+  /** The SQLite driver: node:sqlite where this Node has it (22.16 and later), else better-sqlite3. */
+  driver?: SqliteDriverName | undefined;
 }
 
 /**
@@ -32,14 +34,17 @@ export interface SqliteStoreOptions {
 export class SqliteStore extends SqlStore {
   /** The database file, or `:memory:`. */
   readonly file: string;
+  /** The SQLite driver that opened it. */
+  readonly driver: SqliteDriverName;
   private readonly sqlite: SqliteDatabase;
 
   constructor(options: SqliteStoreOptions = {}) {
     const file = options.dir === undefined ? ':memory:' : join(options.dir, STORE_FILE);
     if (options.dir !== undefined) prepareFolder(options.dir, file, Boolean(options.readonly));
-    const database = sqliteDatabase({ path: file, readonly: options.readonly, busyTimeoutMs: options.busyTimeoutMs });
+    const database = sqliteDatabase({ path: file, readonly: options.readonly, busyTimeoutMs: options.busyTimeoutMs, driver: options.driver });
     super({ database, dialect: sqliteDialect, schema: file, migrate: !options.readonly });
     this.file = file;
+    this.driver = database.connection.driver;
     this.sqlite = database;
     // A store in memory is ready once made, like any object (SQLite answers synchronously): `open()` then finds it current.
     if (options.dir === undefined) migrateNow(database.connection);
@@ -57,7 +62,7 @@ export class SqliteStore extends SqlStore {
   /** SQLite's own check of the file: `['ok']` when it is sound, else what is damaged. */
   integrityCheck(): string[] {
     try {
-      return (this.sqlite.connection.pragma('integrity_check') as Array<{ integrity_check: string }>).map((row) => row.integrity_check);
+      return this.sqlite.connection.pragma('integrity_check').map((row) => String(row.integrity_check));
     } catch (error) {
       // Damage bad enough that the check itself cannot read the file.
       return [(error as Error).message];
@@ -66,14 +71,20 @@ export class SqliteStore extends SqlStore {
 }
 
 /** Apply every migration to a new database in memory, at once. */
-function migrateNow(connection: BetterSqlite3.Database): void {
-  connection.transaction(() => {
+function migrateNow(connection: SqliteConnection): void {
+  connection.exec('BEGIN');
+  try {
     connection.exec(migrationsTable(sqliteDialect));
+    const applied = connection.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)');
     for (const migration of MIGRATIONS) {
       for (const statement of migration.statements(sqliteDialect)) connection.exec(statement);
-      connection.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, new Date().toISOString());
+      applied.run([migration.version, migration.name, new Date().toISOString()]);
     }
-  })();
+    connection.exec('COMMIT');
+  } catch (error) {
+    if (connection.inTransaction) connection.exec('ROLLBACK');
+    throw error;
+  }
 }
 
 /** Make the store's folder (or, read-only, make sure the store is there), with a clear error when that cannot be. */

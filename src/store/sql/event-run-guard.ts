@@ -1,9 +1,9 @@
-import { StoreError } from '../errors/index.js';
-import type { NewRun, Run } from '../store/types.js';
-import { parseRunKey } from './keys.js';
+import { parseRunKey } from '../../domain/index.js';
+import { StoreError } from '../../errors/index.js';
+import type { NewRun, Run } from '../types.js';
 
 /**
- * Every store's rule for `enqueueRun` of an event's dispatch run: that run is made with its event
+ * The store's rule for `enqueueRun` of an event's dispatch run: that run is made with its event
  * (`insertEvent`, in the same write), never on its own. Resolves undefined for any other run (the
  * store enqueues it); the existing run when asked again for an event's stored dispatch run; and
  * throws for any other run of kind `event` or keyed `event:<id>`.

@@ -1,29 +1,14 @@
-import type { Outcome, ResourceKind, Run } from '../store/types.js';
+import { isHandlerOutcome, isResourceKind, type HandlerOutcome, type ResourceKind } from './resources.js';
 
-/** Handler outcomes: every outcome but `pending` (which has no handler). */
-export type HandlerOutcome = Exclude<Outcome, 'pending'>;
+/** Where a run is: `pending` (due at its next attempt), `running` (leased), `done`, `failed` (given up). */
+export type RunStatus = 'pending' | 'running' | 'done' | 'failed';
 
-// A `Record` over the union, so that an outcome added to `Outcome` is a compile error here until
-// it is placed; the order is the one users read in messages (`paid`, `overpaid`, …).
-const HANDLER_OUTCOME_SET: Record<HandlerOutcome, true> = { paid: true, overpaid: true, underpaid: true, expired: true };
-
-/** Every handler outcome, derived from `HandlerOutcome`. */
-export const HANDLER_OUTCOMES = Object.keys(HANDLER_OUTCOME_SET) as readonly HandlerOutcome[];
-
-const RESOURCE_KIND_SET: Record<ResourceKind, true> = { payment: true, invoice: true };
-
-/** Every resource kind, derived from `ResourceKind`. */
-export const RESOURCE_KINDS = Object.keys(RESOURCE_KIND_SET) as readonly ResourceKind[];
-
-/** Every run status, derived from `Run['status']` (a status added there is a compile error here). */
-export const RUN_STATUSES = Object.keys({ pending: true, running: true, done: true, failed: true } satisfies Record<Run['status'], true>) as readonly Run['status'][];
-
-export const isHandlerOutcome = (value: string): value is HandlerOutcome => Object.hasOwn(HANDLER_OUTCOME_SET, value);
-const isResourceKind = (value: string): value is ResourceKind => Object.hasOwn(RESOURCE_KIND_SET, value);
+/** Every run status, derived from `RunStatus` (a status added there is a compile error here). */
+export const RUN_STATUSES = Object.keys({ pending: true, running: true, done: true, failed: true } satisfies Record<RunStatus, true>) as readonly RunStatus[];
 
 /**
- * The prefix of every event dispatch run's key. Stored data depends on it (journals, snapshots,
- * the PostgreSQL `events` table's computed key): never change it.
+ * The prefix of every event dispatch run's key. Stored data depends on it (the run queue's keys):
+ * never change it.
  */
 export const EVENT_RUN_PREFIX = 'event:';
 

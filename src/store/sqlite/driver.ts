@@ -1,0 +1,252 @@
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
+import { StoreError } from '../../errors/index.js';
+
+/**
+ * The seam between the embedded store and a SQLite driver: the few calls `sqliteDatabase` makes.
+ * Two drivers fit it. `node:sqlite` is built into Node (22.16 and later have every call used
+ * here): nothing to install, compile or approve. better-sqlite3 (a native addon, an optional
+ * dependency) is for a Node without it, such as Node 20. Both are synchronous and run SQLite in
+ * the process; the store behaves the same on either.
+ */
+export type SqliteDriverName = 'node:sqlite' | 'better-sqlite3';
+
+/** A prepared statement. Parameters are `$1`, `$2`…, bound from `values` in order. */
+export interface SqliteStatement {
+  /** Whether running it yields rows: a SELECT, a statement with RETURNING, a PRAGMA that answers. */
+  readonly returnsRows: boolean;
+  all(values?: readonly unknown[]): Array<Record<string, unknown>>;
+  run(values?: readonly unknown[]): { changes: number };
+}
+
+/** One connection to a database file, or to a database in memory. */
+export interface SqliteConnection {
+  readonly driver: SqliteDriverName;
+  prepare(sql: string): SqliteStatement;
+  /** Run one or several statements (`;`-separated), without parameters. */
+  exec(sql: string): void;
+  /** `PRAGMA <text>`, and the rows it answers (none for most settings). */
+  pragma(text: string): Array<Record<string, unknown>>;
+  /** Whether a transaction is open (a failed statement, such as a full disk, may have rolled it back). */
+  readonly inTransaction: boolean;
+  /** A consistent copy of the whole database in the file `destination` (SQLite's online backup API). */
+  backup(destination: string): Promise<void>;
+  close(): void;
+}
+
+export interface SqliteOpenOptions {
+  /** Open an existing file for reading only: nothing is created or written. @default false */
+  readonly?: boolean | undefined;
+}
+
+export interface SqliteDriver {
+  readonly name: SqliteDriverName;
+  /** Version of the SQLite library the driver runs. */
+  readonly sqliteVersion: string;
+  /** Open `path` (or `:memory:`); throws the driver's error (see `sqliteErrorCode`) when it cannot. */
+  open(path: string, options?: SqliteOpenOptions): SqliteConnection;
+}
+
+// SQLite's primary result codes, by number (https://sqlite.org/rescode.html): node:sqlite gives the number.
+const PRIMARY_CODES = [
+  'OK', 'ERROR', 'INTERNAL', 'PERM', 'ABORT', 'BUSY', 'LOCKED', 'NOMEM', 'READONLY', 'INTERRUPT', 'IOERR', 'CORRUPT', 'NOTFOUND', 'FULL', 'CANTOPEN',
+  'PROTOCOL', 'EMPTY', 'SCHEMA', 'TOOBIG', 'CONSTRAINT', 'MISMATCH', 'MISUSE', 'NOLFS', 'AUTH', 'FORMAT', 'RANGE', 'NOTADB', 'NOTICE', 'WARNING',
+];
+
+/**
+ * SQLite's primary result code of a driver's failure (`SQLITE_FULL`, `SQLITE_BUSY`, `SQLITE_NOTADB`,
+ * `SQLITE_CORRUPT`…, an extended code such as `SQLITE_IOERR_WRITE` reduced to `SQLITE_IOERR`), the
+ * same from either driver; `undefined` for an error that is not SQLite's (a value that cannot be bound,
+ * a closed connection).
+ */
+export function sqliteErrorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  // node:sqlite: code ERR_SQLITE_ERROR, errcode the (extended) result code.
+  if (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number') {
+    const name = PRIMARY_CODES[errcode & 0xff];
+    return name === undefined ? 'SQLITE_ERROR' : `SQLITE_${name}`;
+  }
+  // better-sqlite3: a SqliteError whose code is the (extended) result code's name.
+  if (typeof code === 'string' && (error as Error).name === 'SqliteError') return /^SQLITE_[A-Z]+/.exec(code)?.[0];
+  return undefined;
+}
+
+/** `$1`… bound from `values`: both drivers take `{ 1: value }` for `$1`. Booleans are stored as 1/0, `undefined` as NULL. */
+function bind(values: readonly unknown[]): Record<number, unknown> {
+  const bound: Record<number, unknown> = {};
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    bound[i + 1] = value === true ? 1 : value === false ? 0 : value === undefined ? null : value;
+  }
+  return bound;
+}
+
+// --- node:sqlite --------------------------------------------------------------------------------
+// Typed here rather than from @types/node, whose Node 20 types have no node:sqlite.
+
+interface NodeStatement {
+  all(named: Record<number, unknown>): Array<Record<string, unknown>>;
+  all(): Array<Record<string, unknown>>;
+  run(named?: Record<number, unknown>): { changes: number | bigint };
+  columns(): unknown[];
+}
+interface NodeDatabase {
+  prepare(sql: string): NodeStatement;
+  exec(sql: string): void;
+  close(): void;
+  readonly isTransaction: boolean;
+}
+interface NodeSqlite {
+  /** The class's name from Node 26.11 on; `DatabaseSync` (the same class there) before. */
+  Database?: new (path: string, options?: { readOnly?: boolean }) => NodeDatabase;
+  DatabaseSync: new (path: string, options?: { readOnly?: boolean }) => NodeDatabase;
+  backup?: (source: NodeDatabase, destination: string) => Promise<number>;
+}
+
+const SQLITE_IS_EXPERIMENTAL = /^SQLite is an experimental feature/;
+
+/**
+ * node:sqlite, when this Node has it and everything the store uses (`backup`, `isTransaction`,
+ * `columns()`: Node 22.16 and later). Node 22 warns on loading it (`ExperimentalWarning: SQLite is
+ * an experimental feature…`, once per process; 24 and later do not): that one warning is not passed
+ * on, since the merchant did not choose the module and has nothing to do about it.
+ */
+function nodeSqlite(): NodeSqlite | undefined {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    if (SQLITE_IS_EXPERIMENTAL.test(text)) return;
+    return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  } as typeof process.emitWarning;
+  let loaded: NodeSqlite | undefined;
+  try {
+    // Node 20 has no such module; 22.5 to 22.12 only behind --experimental-sqlite.
+    loaded = process.getBuiltinModule?.('node:sqlite') as NodeSqlite | undefined;
+  } catch {
+    loaded = undefined;
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+  if (!loaded || typeof loaded.backup !== 'function' || typeof loaded.DatabaseSync?.prototype?.prepare !== 'function') return undefined;
+  const probe = new (loaded.Database ?? loaded.DatabaseSync)(':memory:');
+  try {
+    const complete = typeof probe.isTransaction === 'boolean' && typeof probe.prepare('SELECT 1').columns === 'function';
+    return complete ? loaded : undefined;
+  } finally {
+    probe.close();
+  }
+}
+
+function nodeSqliteDriver(sqlite: NodeSqlite): SqliteDriver {
+  const Database = sqlite.Database ?? sqlite.DatabaseSync;
+  const backup = sqlite.backup!;
+  const statement = (prepared: NodeStatement): SqliteStatement => ({
+    returnsRows: prepared.columns().length > 0,
+    all: (values) => (values && values.length > 0 ? prepared.all(bind(values)) : prepared.all()),
+    run: (values) => ({ changes: Number(prepared.run(values && values.length > 0 ? bind(values) : undefined).changes) }),
+  });
+  const probe = new Database(':memory:');
+  const sqliteVersion = String(probe.prepare('SELECT sqlite_version() AS v').all()[0]!.v);
+  probe.close();
+  return {
+    name: 'node:sqlite',
+    sqliteVersion,
+    open(path, options = {}) {
+      const db = new Database(path, { readOnly: Boolean(options.readonly) });
+      return {
+        driver: 'node:sqlite',
+        prepare: (sql) => statement(db.prepare(sql)),
+        exec: (sql) => db.exec(sql),
+        pragma: (text) => db.prepare(`PRAGMA ${text}`).all(),
+        get inTransaction() {
+          return db.isTransaction;
+        },
+        backup: async (destination) => {
+          await backup(db, destination);
+        },
+        close: () => db.close(),
+      };
+    },
+  };
+}
+
+// --- better-sqlite3 -----------------------------------------------------------------------------
+
+function betterSqlite3Driver(Driver: typeof BetterSqlite3): SqliteDriver {
+  const statement = (prepared: BetterSqlite3.Statement): SqliteStatement => ({
+    returnsRows: prepared.reader,
+    all: (values) => (values && values.length > 0 ? prepared.all(bind(values)) : prepared.all()) as Array<Record<string, unknown>>,
+    run: (values) => ({ changes: (values && values.length > 0 ? prepared.run(bind(values)) : prepared.run()).changes }),
+  });
+  const probe = new Driver(':memory:');
+  const sqliteVersion = String((probe.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v);
+  probe.close();
+  return {
+    name: 'better-sqlite3',
+    sqliteVersion,
+    open(path, options = {}) {
+      const readonly = Boolean(options.readonly);
+      const db = new Driver(path, { readonly, fileMustExist: readonly });
+      return {
+        driver: 'better-sqlite3',
+        prepare: (sql) => statement(db.prepare(sql)),
+        exec: (sql) => void db.exec(sql),
+        pragma: (text) => db.pragma(text) as Array<Record<string, unknown>>,
+        get inTransaction() {
+          return db.inTransaction;
+        },
+        backup: async (destination) => {
+          await db.backup(destination);
+        },
+        close: () => void db.close(),
+      };
+    },
+  };
+}
+
+// --- choosing ------------------------------------------------------------------------------------
+
+const loaded = new Map<SqliteDriverName, SqliteDriver | Error>();
+
+function tryLoad(name: SqliteDriverName): SqliteDriver | Error {
+  let driver = loaded.get(name);
+  if (driver === undefined) {
+    try {
+      if (name === 'node:sqlite') {
+        const sqlite = nodeSqlite();
+        driver = sqlite ? nodeSqliteDriver(sqlite) : new Error(`node:sqlite is not available (or not complete) in Node ${process.version}`);
+      } else {
+        driver = betterSqlite3Driver(createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3);
+      }
+    } catch (error) {
+      driver = error as Error;
+    }
+    loaded.set(name, driver);
+  }
+  return driver;
+}
+
+const INSTALL_BETTER_SQLITE3 = 'install the better-sqlite3 package: run `npm install better-sqlite3` (npm 11: approve its install script with `npm install-scripts approve better-sqlite3`).';
+
+/**
+ * The driver to use: `name` when given, else node:sqlite where the running Node has it, else
+ * better-sqlite3. Throws a StoreError that says what to install when there is none.
+ */
+export function loadDriver(name?: SqliteDriverName): SqliteDriver {
+  if (name === 'node:sqlite' || name === 'better-sqlite3') {
+    const driver = tryLoad(name);
+    if (!(driver instanceof Error)) return driver;
+    throw new StoreError(
+      name === 'node:sqlite'
+        ? `The embedded store was asked for node:sqlite, which Node ${process.version} does not have (Node 22.16 or later has it).`
+        : `The embedded store was asked for better-sqlite3, which cannot be loaded: ${INSTALL_BETTER_SQLITE3}`,
+      { cause: driver },
+    );
+  }
+  const builtIn = tryLoad('node:sqlite');
+  if (!(builtIn instanceof Error)) return builtIn;
+  const addon = tryLoad('better-sqlite3');
+  if (!(addon instanceof Error)) return addon;
+  throw new StoreError(`The embedded store needs SQLite: Node 22.16 or later has it built in (node:sqlite); on Node ${process.version}, ${INSTALL_BETTER_SQLITE3}`, { cause: addon });
+}
