@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors/index.js';
@@ -11,6 +12,14 @@ export interface OpenStoreOptions extends Omit<EmbeddedStoreOptions, 'dir' | 'un
   cwd?: string;
   /** PostgreSQL: open the pool's connections up front and keep them (`PostgresStore`'s `warmPool`). @default false */
   warmPool?: boolean;
+  /**
+   * Refuse, with a `ConfigError` naming where it looked, a store that does not exist yet instead of
+   * creating it: for work that only reads or acts on what is stored, where a mistyped
+   * `CHECKOUT_STORE` would otherwise look like an empty shop. `file:` needs its folder
+   * (`fileStoreExists`); PostgreSQL a schema checkout-kit has set up (`PostgresStore`'s
+   * `mustExist`); `memory:` is always new. @default false
+   */
+  mustExist?: boolean;
 }
 
 /**
@@ -21,6 +30,12 @@ export interface OpenStoreOptions extends Omit<EmbeddedStoreOptions, 'dir' | 'un
  * const store = await openStore('file:.checkout-kit');
  */
 export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
+  if (options.mustExist && url.startsWith('file:')) {
+    const dir = fileStoreDir(url, options.cwd ?? process.cwd());
+    if (!(await fileStoreExists(dir))) {
+      throw new ConfigError(`No store at ${dir} (CHECKOUT_STORE=${url}): nothing was ever stored there. Check CHECKOUT_STORE; a relative folder is read from the current directory.`);
+    }
+  }
   const store = createStore(url, options);
   try {
     await store.open();
@@ -32,13 +47,25 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
   return store;
 }
 
-function createStore(url: string, { cwd = process.cwd(), warmPool = false, ...embedded }: OpenStoreOptions): Store {
+function createStore(url: string, { cwd = process.cwd(), warmPool = false, mustExist = false, ...embedded }: OpenStoreOptions): Store {
   if (url.startsWith('memory:')) return new MemoryStore();
   if (url.startsWith('file:')) return new EmbeddedStore({ ...embedded, dir: fileStoreDir(url, cwd) });
   // The driver itself (pg) loads only when a PostgresStore connects (see postgres-store.ts).
-  if (/^postgres(ql)?:\/\//.test(url)) return new PostgresStore({ connectionString: url, logger: embedded.logger, warmPool });
+  if (/^postgres(ql)?:\/\//.test(url)) return new PostgresStore({ connectionString: url, logger: embedded.logger, warmPool, mustExist });
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? url.slice(0, 20);
   throw new ConfigError(`Store URL "${scheme}…" is not supported: use file:<dir> (embedded), postgres://… or memory: (tests).`);
+}
+
+/**
+ * Whether the embedded store in `dir` exists: its folder does (whatever files the store keeps in
+ * it). The one test of existence for `file:` stores (`openStore`'s `mustExist`).
+ */
+export async function fileStoreExists(dir: string): Promise<boolean> {
+  try {
+    return (await stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The folder of a `file:` store URL (`file:<dir>` relative to `cwd`, or `file:///absolute/dir`). */

@@ -56,7 +56,8 @@ export const registerReplay: Register = (program, io, setExit) => {
       const config = loadConfig({ env: io.env, cwd: io.cwd });
       const secret = signingSecret(flags.secret, config.webhookSecrets, keyFormOf(config.webhookScheme) === 'whsec-base64');
       const bar = !flags.json && io.stderr.isTTY ? new cliProgress.SingleBar({ stream: io.stderr, format: 'replay [{bar}] {value}/{total}' }, cliProgress.Presets.shades_classic) : undefined;
-      const store = await openStore(config.store, { cwd: io.cwd });
+      // Only what is stored can be replayed: a store that does not exist is refused, not created.
+      const store = await openStore(config.store, { cwd: io.cwd, mustExist: true });
       let report: ReplayReport;
       try {
         report = await replayEvents({

@@ -79,6 +79,11 @@ export interface PostgresStoreOptions {
   statementTimeoutMs?: number | undefined;
   /** Apply pending schema migrations in `open()`; when false, `open()` refuses an outdated schema. @default true */
   migrate?: boolean | undefined;
+  /**
+   * `open()` refuses, with a `ConfigError`, a schema checkout-kit never set up (no migration
+   * recorded) instead of creating it: for work that only reads what is stored. @default false
+   */
+  mustExist?: boolean | undefined;
   /** @default silentLogger */
   logger?: Logger | undefined;
 }
@@ -183,6 +188,9 @@ export class PostgresStore implements Store {
   /** Apply pending migrations (default), or check that the schema is current (`migrate: false`). */
   async open(): Promise<void> {
     try {
+      if (this.options.mustExist && (await appliedMigrations(this.database, this.quoted)).length === 0) {
+        throw new ConfigError(`No checkout-kit store in ${this.description}: nothing was ever stored there. Check CHECKOUT_STORE (its schema), or run \`checkout-kit migrate\` first.`);
+      }
       if (this.options.migrate ?? true) {
         await this.migrate();
       } else {
@@ -196,7 +204,7 @@ export class PostgresStore implements Store {
       }
       if (this.warmConnections > 0) await this.database.warm?.(this.warmConnections);
     } catch (error) {
-      if (error instanceof StoreError) throw error;
+      if (error instanceof StoreError || error instanceof ConfigError) throw error;
       throw new StoreError(`Could not open the store ${this.description}: ${(error as Error).message}. Check CHECKOUT_STORE and that the server accepts connections.`, {
         cause: error,
       });
