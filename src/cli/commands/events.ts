@@ -2,7 +2,7 @@ import { runKeys, RUN_STATUSES } from '../../runs/index.js';
 import type { Run } from '../../store/index.js';
 import { EXIT, UsageError } from '../exit.js';
 import { sinceTime, wholeNumber } from '../flags.js';
-import { output, table, writeLine } from '../io.js';
+import { clip, ERROR_COLUMN_WIDTH, output, table, writeLine } from '../io.js';
 import type { Register } from '../register.js';
 import { withStore } from '../runtime.js';
 
@@ -39,7 +39,7 @@ export const registerEvents: Register = (program, io, setExit) => {
       const rows = await withStore(io, (store) => store.listEvents({ status, type: options.type, since: options.since, limit }));
       output(io, options.json ?? false, rows, (list) =>
         table(
-          list.map((e) => ({ id: e.id, type: e.type, received: e.receivedAt, resource: e.resourceId, status: e.run?.status, attempts: e.run?.attempts, error: e.run?.lastError?.slice(0, 60) })),
+          list.map((e) => ({ id: e.id, type: e.type, received: e.receivedAt, resource: e.resourceId, status: e.run?.status, attempts: e.run?.attempts, error: clip(e.run?.lastError, ERROR_COLUMN_WIDTH) })),
           ['id', 'type', 'received', 'resource', 'status', 'attempts', 'error'],
         ),
       );

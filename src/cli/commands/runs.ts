@@ -1,6 +1,6 @@
 import { retryFailed } from '../../runs/index.js';
 import { UsageError } from '../exit.js';
-import { output, table } from '../io.js';
+import { clip, ERROR_COLUMN_WIDTH, output, table } from '../io.js';
 import type { Register } from '../register.js';
 import { withStore } from '../runtime.js';
 
@@ -16,7 +16,7 @@ export const registerRuns: Register = (program, io) => {
     .option('--json', 'JSON output')
     .action(async (options: { failed?: boolean; json?: boolean }) => {
       const runs = await withStore(io, (store) => store.listRuns({ status: options.failed ? 'failed' : undefined, limit: 1000 }));
-      output(io, options.json ?? false, runs, (list) => table(list.map((r) => ({ key: r.key, status: r.status, attempts: r.attempts, next: r.nextAttemptAt, error: r.lastError?.slice(0, 60) })), ['key', 'status', 'attempts', 'next', 'error']));
+      output(io, options.json ?? false, runs, (list) => table(list.map((r) => ({ key: r.key, status: r.status, attempts: r.attempts, next: r.nextAttemptAt, error: clip(r.lastError, ERROR_COLUMN_WIDTH) })), ['key', 'status', 'attempts', 'next', 'error']));
     });
   program
     .command('retry [key]')
