@@ -1,8 +1,8 @@
 import { runKeys, RUN_STATUSES } from '../../runs/index.js';
 import type { Run } from '../../store/index.js';
-import { EXIT, UsageError } from '../exit.js';
+import { notInStore, UsageError } from '../exit.js';
 import { sinceTime, wholeNumber } from '../flags.js';
-import { clip, ERROR_COLUMN_WIDTH, output, table, writeLine } from '../io.js';
+import { clip, ERROR_COLUMN_WIDTH, output, table } from '../io.js';
 import type { Register } from '../register.js';
 import { withStore } from '../runtime.js';
 
@@ -23,7 +23,7 @@ function deadLetterLines(letter: { id: string; receivedAt: string; reason: strin
 }
 
 /** `checkout-kit events list | show <id> | dead-letters`: the stored webhook events. */
-export const registerEvents: Register = (program, io, setExit) => {
+export const registerEvents: Register = (program, io) => {
   const events = program.command('events').description('inspect stored webhook events');
   events
     .command('list')
@@ -50,11 +50,7 @@ export const registerEvents: Register = (program, io, setExit) => {
     .option('--json', 'JSON output')
     .action(async (id: string, options: { json?: boolean }) => {
       const found = await withStore(io, async (store) => ({ event: await store.getEvent(id), run: await store.getRun(runKeys.event(id)) }));
-      if (!found.event) {
-        writeLine(io.stderr, `checkout-kit: no event ${id} in the store`);
-        setExit(EXIT.failures);
-        return;
-      }
+      if (!found.event) throw notInStore('event', id, '`checkout-kit events list`');
       output(io, options.json ?? false, found, ({ event, run }) =>
         [`id:       ${event!.id}`, `type:     ${event!.type}`, `received: ${event!.receivedAt}`, `status:   ${run?.status ?? '-'} (attempts ${run?.attempts ?? 0})`, run?.lastError ? `error:    ${run.lastError}` : '', '', event!.body ?? '(payload pruned)']
           .filter((line, i) => line !== '' || i === 5)

@@ -1,5 +1,5 @@
 import { retryFailed } from '../../runs/index.js';
-import { UsageError } from '../exit.js';
+import { notInStore, UsageError } from '../exit.js';
 import { clip, ERROR_COLUMN_WIDTH, output, table } from '../io.js';
 import type { Register } from '../register.js';
 import { withStore } from '../runtime.js';
@@ -31,7 +31,7 @@ export const registerRuns: Register = (program, io) => {
         // Nothing put back for one key: say why (a typo'd key is not "0 runs", it is no run).
         if (!key || retried > 0) return { retried, status: undefined };
         const run = await store.getRun(key);
-        if (!run) throw new UsageError(`No run has the key ${key}: see \`${LIST_FAILED_RUNS}\` for the keys of failed runs.`);
+        if (!run) throw notInStore('run', key, `\`${LIST_FAILED_RUNS}\` for the keys of failed runs`);
         return { retried, status: run.status };
       });
       output(io, options.json ?? false, { retried, ...(status ? { status } : {}) }, ({ retried: n }) =>
