@@ -45,8 +45,9 @@ export const registerEvents: Register = (program, io) => {
       );
     });
   events
-    .command('show <id>')
+    .command('show')
     .description('one event with its raw body')
+    .argument('<id>', 'the event id (see `checkout-kit events list`)')
     .option('--json', 'JSON output')
     .action(async (id: string, options: { json?: boolean }) => {
       const found = await withStore(io, async (store) => ({ event: await store.getEvent(id), run: await store.getRun(runKeys.event(id)) }));

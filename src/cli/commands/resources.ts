@@ -11,6 +11,7 @@ function registerResourceKind(program: Command, io: CliIO, kind: ResourceKind) {
   const command = program.command(`${kind}s`).description(`inspect ${kind}s the store follows`);
   command
     .command('list')
+    .description(`the ${kind}s the store follows: order, outcome, who learned it, open or closed, last news`)
     .option('--open', 'only those still awaiting an outcome')
     .option('--limit <n>', 'at most this many', '100')
     .option('--json', 'JSON output')
@@ -25,7 +26,9 @@ function registerResourceKind(program: Command, io: CliIO, kind: ResourceKind) {
       );
     });
   command
-    .command('show <id>')
+    .command('show')
+    .description(`one ${kind}: its order, outcome, last news and handler runs with their errors`)
+    .argument('<id>', `the ${kind} id (see \`checkout-kit ${kind}s list\`)`)
     .option('--json', 'JSON output')
     .action(async (id: string, options: { json?: boolean }) => {
       const found = await withStore(io, async (store) => {

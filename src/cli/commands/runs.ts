@@ -19,8 +19,9 @@ export const registerRuns: Register = (program, io) => {
       output(io, options.json ?? false, runs, (list) => table(list.map((r) => ({ key: r.key, status: r.status, attempts: r.attempts, next: r.nextAttemptAt, error: clip(r.lastError, ERROR_COLUMN_WIDTH) })), ['key', 'status', 'attempts', 'next', 'error']));
     });
   program
-    .command('retry [key]')
+    .command('retry')
     .description('put a failed run (or --all failed runs) back in line; the next serve or reconcile runs it')
+    .argument('[key]', `the run's key (see \`${LIST_FAILED_RUNS}\`)`)
     .option('--all', 'every failed run')
     .option('--json', 'JSON output')
     .action(async (key: string | undefined, options: { all?: boolean; json?: boolean }) => {

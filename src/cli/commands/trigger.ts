@@ -70,8 +70,9 @@ async function triggerSample(type: KnownEventType, flags: TriggerFlags, io: CliI
 /** `checkout-kit trigger`: drive the sandbox through a scenario, or send one sample signed event (issue item 5). */
 export const registerTrigger: Register = (program, io, setExit) => {
   program
-    .command('trigger <scenario>')
+    .command('trigger')
     .description(`drive a running sandbox through a scenario (${SCENARIOS.join(', ')}), or send a sample signed event (payment.paid, invoice.expired, …) to --to`)
+    .argument('<scenario>', `one of the scenarios above, or an event type: ${EVENT_TYPES.join(', ')}`)
     .option('--to <url>', "also deliver the scenario's events here (required by duplicate-storm and by sample events)")
     .option('--sandbox <url>', 'the sandbox URL (default: baseUrl in its credentials.json)')
     .option('--data <dir>', "the sandbox's data folder, holding credentials.json", '.sandbox')
