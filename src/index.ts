@@ -12,6 +12,7 @@ export {
   NetworkError,
   TimeoutError,
   SchemaValidationError,
+  InvalidResponseError,
   MoneyError,
   InvalidRequestError,
   WebhookVerificationError,
@@ -23,7 +24,7 @@ export {
   isCheckoutKitError,
   redact,
 } from './errors/index.js';
-export type { ApiErrorOptions, CheckoutErrorCode, CheckoutErrorOptions, WebhookVerificationReason } from './errors/index.js';
+export type { ApiErrorOptions, InvalidResponseErrorOptions, CheckoutErrorCode, CheckoutErrorOptions, WebhookVerificationReason } from './errors/index.js';
 export { PortInUseError } from './fastify/listen-on.js';
 
 export {

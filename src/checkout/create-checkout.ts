@@ -1,5 +1,5 @@
 import type { CheckoutClient, PartnerClient } from '../client/index.js';
-import { ApiError, CheckoutError, InvalidRequestError, isAbortedBy, NetworkError, TimeoutError } from '../errors/index.js';
+import { ApiError, CheckoutError, InvalidRequestError, InvalidResponseError, isAbortedBy, NetworkError, TimeoutError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { assertAmount } from '../money/index.js';
 import type { Invoice, Payment } from '../schemas/index.js';
@@ -63,6 +63,9 @@ function toCheckoutError(error: unknown, orderId: string): unknown {
   if (error instanceof InvalidRequestError) return new CheckoutError(error.message, { code: 'invalid_request', cause: error });
   if (error instanceof NetworkError || error instanceof TimeoutError) {
     return new CheckoutError(`The payment service could not be reached for order ${orderId}; try again in a moment.`, { code: 'service_unreachable', cause: error });
+  }
+  if (error instanceof InvalidResponseError) {
+    return new CheckoutError(`${error.summary}; nothing was redirected. Try again later.`, { code: 'invalid_response', cause: error });
   }
   if (error instanceof ApiError) {
     if (error.code === 'idempotency_key_reused') return reusedError(orderId, error);

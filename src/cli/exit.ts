@@ -8,6 +8,15 @@ export class UsageError extends CheckoutKitError {
   override name = 'UsageError';
 }
 
+/**
+ * An id the user named that the store does not hold (`events show`, `payments show`, `retry`,
+ * `replay --event`): a usage error, exit 2, in every command alike. `see` says where the ids are.
+ * @example throw notInStore('event', id, '`checkout-kit events list`');
+ */
+export function notInStore(what: string, id: string, see: string): UsageError {
+  return new UsageError(`No ${what} ${id} in the store: see ${see}.`);
+}
+
 /** Exit code for an error that escaped a command. */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof UsageError || error instanceof ConfigError || error instanceof InvalidRequestError) return EXIT.usage;

@@ -19,6 +19,16 @@ export function output<T>(io: CliIO, json: boolean, value: T, human: (value: T) 
   writeLine(io.stdout, json ? JSON.stringify(value, null, 2) : human(value));
 }
 
+/** The widest a table's error column gets. */
+export const ERROR_COLUMN_WIDTH = 60;
+
+/** `text` cut to `width` characters, the cut marked with "…": the start (where an error's cause and code are) stays. */
+export function clip(text: string | undefined, width: number): string | undefined {
+  if (text === undefined) return undefined;
+  const characters = [...text];
+  return characters.length <= width ? text : `${characters.slice(0, width - 1).join('')}…`;
+}
+
 /** A plain text table: columns padded to their widest cell. */
 export function table(rows: Array<Record<string, string | number | undefined>>, columns: string[]): string {
   if (rows.length === 0) return '(none)';

@@ -1,6 +1,6 @@
 import pRetry, { AbortError } from 'p-retry';
 import type { z } from 'zod';
-import { ApiError, CheckoutKitError, ConfigError, NetworkError, SchemaValidationError, TimeoutError } from '../errors/index.js';
+import { ApiError, CheckoutKitError, ConfigError, InvalidResponseError, NetworkError, TimeoutError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { ErrorObjectSchema } from '../schemas/index.js';
 import { fetchCall, nodeHttpCall, type HttpAnswer, type HttpCall } from './http-call.js';
@@ -45,11 +45,14 @@ export interface TransportOptions {
   rateLimiter?: RateLimiter;
 }
 
-/** One exchange with the service: `status` is `error` when no answer came. */
+/**
+ * One exchange with the service: `status` is `error` when no answer came, `invalid_response` when
+ * a success status came with a body that does not match the spec (an `InvalidResponseError`).
+ */
 export interface HttpCallRecord {
   method: string;
   url: string;
-  status: number | 'error';
+  status: number | 'error' | 'invalid_response';
 }
 
 /** Credentials one request is sent with. */
@@ -174,27 +177,27 @@ export class Transport {
     } finally {
       deadline.release();
     }
-    this.tell({ method: spec.method, url, status: response.status });
-    const { text } = response;
     this.options.logger.debug({ operation: spec.operation, method: spec.method, path: spec.path, status: response.status }, 'response');
 
     if (response.status < 200 || response.status > 299) {
+      this.tell({ method: spec.method, url, status: response.status });
       const error = this.apiError(spec, url, response);
       if (error.status === 429) this.rateLimiter.throttled(error.retryAfterMs);
       throw error;
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new SchemaValidationError(`${spec.operation}: the ${response.status} response body is not JSON (${spec.method} ${url})`, [
-        { code: 'custom', path: [], message: `body starts ${JSON.stringify(text.slice(0, 40))}`, input: text.slice(0, 40) },
-      ]);
-    }
-    const parsed = spec.schema.safeParse(json);
+    const parsed = parseAnswer(spec.schema, response.text);
     if (!parsed.success) {
-      throw new SchemaValidationError(`${spec.operation}: the ${response.status} response does not match the expected schema (${spec.method} ${url})`, parsed.error.issues);
+      // The service's fault, not the caller's: counted as a failed exchange and said once here, for
+      // every operation, whoever made the call (a checkout, a confirm read, a command).
+      this.tell({ method: spec.method, url, status: 'invalid_response' });
+      const error = new InvalidResponseError({ operation: spec.operation, status: response.status, method: spec.method, url, issues: parsed.issues, problem: parsed.problem });
+      this.options.logger.warn(
+        { operation: spec.operation, method: spec.method, path: spec.path, status: response.status, fields: error.fields },
+        error.message,
+      );
+      throw error;
     }
+    this.tell({ method: spec.method, url, status: response.status });
     return parsed.data;
   }
 
@@ -241,6 +244,22 @@ export class Transport {
       retryAfterMs: parseRetryAfter(response.header('retry-after') ?? null, this.options.maxRetryAfterMs),
     });
   }
+}
+
+/** A success answer's body read with the operation's schema, or why it cannot be. */
+function parseAnswer<S extends z.ZodType>(
+  schema: S,
+  text: string,
+): { success: true; data: z.infer<S> } | { success: false; issues: z.core.$ZodIssue[]; problem: string | undefined } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    const start = text.slice(0, 40);
+    return { success: false, problem: 'is not JSON', issues: [{ code: 'custom', path: [], message: `body starts ${JSON.stringify(start)}`, input: start }] };
+  }
+  const parsed = schema.safeParse(json);
+  return parsed.success ? { success: true, data: parsed.data } : { success: false, issues: parsed.error.issues, problem: undefined };
 }
 
 /** Wait `ms`, or reject with the signal's reason once it aborts; leaves no listener on the signal (it may live as long as the process). */

@@ -161,6 +161,8 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
 
   const store = get('CHECKOUT_STORE') ?? DEFAULT_STORE;
   if (!store.startsWith('file:') && !/^postgres(ql)?:\/\//.test(store) && store !== 'memory:') {
+    // A folder given without its scheme (`./x`, `.checkout-kit`): say how to write it.
+    if (!/^[a-z][a-z0-9+.-]*:/i.test(store)) throw new ConfigError(`CHECKOUT_STORE "${store}" is a bare path: write file:${store} for the embedded store in that folder.`);
     throw new ConfigError(`CHECKOUT_STORE "${store}" is none of file:<dir>, postgres://… or memory: (tests only).`);
   }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { decideAccess, SESSION_COOKIE, sessionValue, tokenMatches } from '../access/index.js';
-import { clientMistakeReply } from '../fastify/error-replies.js';
+import { clientMistakeReply, serviceFailureReply } from '../fastify/error-replies.js';
 import { formBody } from '../fastify/form-body.js';
 import { errorObject } from '../schemas/error.js';
 import { ACTIONS, isActionName } from './actions.js';
@@ -129,6 +129,8 @@ export const checkoutConsole: FastifyPluginAsync<ConsoleOptions> = async (app, o
         // fastify's own 4xx (body too large, media type), coded as serve's root codes them.
         const mistake = clientMistakeReply(error);
         if (mistake) return reply.code(mistake.status).send(errorObject(mistake.body.error.code, `${mistake.body.error.message}.`));
+        const serviceFailure = serviceFailureReply(error);
+        if (serviceFailure) return reply.code(serviceFailure.status).send(serviceFailure.body);
         context.logger.error({ err: String(error), url: request.url }, `console page failed: ${String(error)}`);
         return reply.code(500).send(errorObject('internal_error', `The console could not answer: ${(error as Error).message}. See the process log.`));
       });

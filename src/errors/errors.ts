@@ -81,6 +81,11 @@ export class TimeoutError extends CheckoutKitError {
   override name = 'TimeoutError';
 }
 
+/** Where a schema issue is, as a dotted path (`depositAddresses.0.chainId`), `(root)` for the whole body. */
+function issuePath(issue: z.core.$ZodIssue): string {
+  return issue.path.map(String).join('.') || '(root)';
+}
+
 /** A response (or event) did not match the expected schema. `issues` lists what was wrong. */
 export class SchemaValidationError extends CheckoutKitError {
   override name = 'SchemaValidationError';
@@ -88,10 +93,51 @@ export class SchemaValidationError extends CheckoutKitError {
   constructor(message: string, issues: z.core.$ZodIssue[], options?: { cause?: unknown }) {
     const summary = issues
       .slice(0, 5)
-      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .map((issue) => `${issuePath(issue)}: ${issue.message}`)
       .join('; ');
     super(`${message}: ${summary}`, options);
     this.issues = issues;
+  }
+}
+
+export interface InvalidResponseErrorOptions {
+  /** The operation, e.g. `payments.create`. */
+  operation: string;
+  /** The service's HTTP status (a 2xx: error statuses are `ApiError`s). */
+  status: number;
+  method: string;
+  url: string;
+  /** What was wrong; an answer that is not JSON is one issue at the root. */
+  issues: z.core.$ZodIssue[];
+  /** How the body is wrong, in words. @default 'does not match the spec' */
+  problem?: string;
+}
+
+/**
+ * The service answered with a success status but a body that is not what the spec describes (not
+ * JSON, a field missing or malformed, e.g. a `checkoutUrl` that is not an http(s) URL): the
+ * service misbehaved. Never retried. The checkout routes, `serve` and the console answer it with
+ * 502 `invalid_response`; `fields` names what was wrong.
+ */
+export class InvalidResponseError extends SchemaValidationError {
+  override name = 'InvalidResponseError';
+  readonly operation: string;
+  readonly status: number;
+  readonly method: string;
+  readonly url: string;
+  /** The paths of the fields that were wrong, e.g. `['checkoutUrl']`; `(root)` for the whole body. */
+  readonly fields: string[];
+  /** What a server may show its caller: the operation and the fields, no URL, no values. */
+  readonly summary: string;
+  constructor(options: InvalidResponseErrorOptions) {
+    super(`${options.operation}: the service's ${options.status} answer ${options.problem ?? 'does not match the spec'} (${options.method} ${options.url})`, options.issues);
+    this.operation = options.operation;
+    this.status = options.status;
+    this.method = options.method;
+    this.url = options.url;
+    this.fields = [...new Set(options.issues.map(issuePath))];
+    const more = this.fields.length > 5 ? ` and ${this.fields.length - 5} more` : '';
+    this.summary = `The payment service's answer to ${this.operation} does not match its spec (${this.fields.slice(0, 5).join(', ')}${more})`;
   }
 }
 

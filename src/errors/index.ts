@@ -15,6 +15,7 @@ export {
   NetworkError,
   TimeoutError,
   SchemaValidationError,
+  InvalidResponseError,
   MoneyError,
   InvalidRequestError,
   WebhookVerificationError,
@@ -25,4 +26,4 @@ export {
   isApiError,
   isCheckoutKitError,
 } from './errors.js';
-export type { ApiErrorOptions, CheckoutErrorCode, CheckoutErrorOptions, WebhookVerificationReason } from './errors.js';
+export type { ApiErrorOptions, InvalidResponseErrorOptions, CheckoutErrorCode, CheckoutErrorOptions, WebhookVerificationReason } from './errors.js';

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { CHECKOUT_ERROR_STATUS, InvalidResponseError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { errorObject, type ErrorObject } from '../schemas/error.js';
 
@@ -26,12 +27,23 @@ export function clientMistakeReply(error: unknown): { status: number; body: Erro
 }
 
 /**
+ * A service answer that does not match the spec (`InvalidResponseError`), wherever a route met it,
+ * as 502 `invalid_response`: the service's fault, not this server's (the client logged it); undefined
+ * for anything else.
+ */
+export function serviceFailureReply(error: unknown): { status: number; body: ErrorObject } | undefined {
+  if (!(error instanceof InvalidResponseError)) return undefined;
+  return { status: CHECKOUT_ERROR_STATUS.invalid_response, body: errorObject('invalid_response', `${error.summary}.`) };
+}
+
+/**
  * An app's root error handler: a client's mistake answered with its status and the spec's error
- * object, anything else logged and answered 500 `internal_error` (never fastify's own shape).
+ * object, a service's malformed answer 502, anything else logged and answered 500 `internal_error`
+ * (never fastify's own shape).
  */
 export function specErrorHandler(logger: Logger, app: string) {
   return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const mistake = clientMistakeReply(error);
+    const mistake = clientMistakeReply(error) ?? serviceFailureReply(error);
     if (mistake) return reply.code(mistake.status).send(mistake.body);
     const path = request.url.split('?')[0];
     logger.error({ err: error, method: request.method, url: path }, `${app}: ${request.method} ${path} failed`);

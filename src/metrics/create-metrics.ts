@@ -161,7 +161,7 @@ export function createMetrics(options: MetricsOptions): CheckoutMetrics {
 
   counter({
     name: 'checkout_kit_service_requests_total',
-    help: 'HTTP calls to the checkout service by operation (payments.get and invoices.get are the confirm reads) and status (429: rate limited; error: no answer).',
+    help: 'HTTP calls to the checkout service by operation (payments.get and invoices.get are the confirm reads) and status (429: rate limited; error: no answer; invalid_response: a success status with a body that does not match the spec).',
     labelNames: ['operation', 'status'],
     collect() {
       this.reset();

@@ -17,7 +17,7 @@ function operationOf(method: string, url: string): string {
   return third === undefined && method === 'GET' ? `${first}.get` : 'other';
 }
 
-/** One count per operation and answer (`200`, `429`, … or `error` when no answer came). */
+/** One count per operation and answer (`200`, `429`, …, `error` when no answer came, `invalid_response` for a body that does not match the spec). */
 export interface ServiceCallCount {
   operation: string;
   status: string;

@@ -1,10 +1,11 @@
-import { isAbsolute, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { MemoryStore } from './memory-store.js';
 import { PostgresStore } from './postgres/index.js';
-import { SqliteStore } from './sqlite/sqlite-store.js';
+import { SqliteStore, STORE_FILE } from './sqlite/sqlite-store.js';
 import type { Store } from './types.js';
 
 export interface OpenStoreOptions {
@@ -12,10 +13,18 @@ export interface OpenStoreOptions {
   cwd?: string;
   /** PostgreSQL: open the pool's connections up front and keep them (`PostgresStore`'s `warmPool`). @default false */
   warmPool?: boolean;
-  /** Open an existing store for reading only: a store that does not exist is refused, nothing is created or migrated. @default false */
+  /** Open an existing store for reading only (implies `mustExist`): nothing is created, written or migrated. @default false */
   readonly?: boolean;
   /** PostgreSQL connection warnings. */
   logger?: Logger;
+  /**
+   * Refuse, with a `ConfigError` naming where it looked, a store that does not exist yet instead of
+   * creating it: for work that only reads or acts on what is stored, where a mistyped
+   * `CHECKOUT_STORE` would otherwise look like an empty shop. `file:` needs its folder
+   * (`fileStoreExists`); PostgreSQL a schema checkout-kit has set up (`PostgresStore`'s
+   * `mustExist`); `memory:` is always new. @default false
+   */
+  mustExist?: boolean;
 }
 
 /**
@@ -27,6 +36,13 @@ export interface OpenStoreOptions {
  * const store = await openStore('file:.checkout-kit');
  */
 export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
+  if ((options.mustExist || options.readonly) && url.startsWith('file:')) {
+    const dir = fileStoreDir(url, options.cwd ?? process.cwd());
+    // A file in the folder's place is SqliteStore's to explain; only a plain absence is refused here.
+    if (!(await fileStoreExists(dir)) && !(await fileInTheWay(dir))) {
+      throw new ConfigError(`No store at ${dir} (CHECKOUT_STORE=${url}): nothing was ever stored there. Check CHECKOUT_STORE; a relative folder is read from the current directory.`);
+    }
+  }
   const store = createStore(url, options);
   try {
     await store.open();
@@ -38,13 +54,34 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
   return store;
 }
 
-function createStore(url: string, { cwd = process.cwd(), warmPool = false, readonly = false, logger }: OpenStoreOptions): Store {
+function createStore(url: string, { cwd = process.cwd(), warmPool = false, readonly = false, mustExist = false, logger }: OpenStoreOptions): Store {
   if (url.startsWith('memory:')) return new MemoryStore();
   if (url.startsWith('file:')) return new SqliteStore({ dir: fileStoreDir(url, cwd), readonly });
   // The driver itself (pg) loads only when a PostgresStore connects (see postgres-store.ts).
-  if (/^postgres(ql)?:\/\//.test(url)) return new PostgresStore({ connectionString: url, logger, warmPool, migrate: !readonly });
+  if (/^postgres(ql)?:\/\//.test(url)) return new PostgresStore({ connectionString: url, logger, warmPool, migrate: !readonly, mustExist: mustExist || readonly });
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? url.slice(0, 20);
   throw new ConfigError(`Store URL "${scheme}…" is not supported: use file:<dir> (embedded), postgres://… or memory: (tests).`);
+}
+
+/**
+ * Whether the embedded store in `dir` exists: its SQLite file does. The one test of existence for
+ * `file:` stores (`openStore`'s `mustExist`).
+ */
+export async function fileStoreExists(dir: string): Promise<boolean> {
+  try {
+    return (await stat(join(dir, STORE_FILE))).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `dir`, or a folder above it, is a file. */
+async function fileInTheWay(dir: string): Promise<boolean> {
+  try {
+    return !(await stat(dir)).isDirectory();
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOTDIR';
+  }
 }
 
 /** The folder of a `file:` store URL (`file:<dir>` relative to `cwd`, or `file:///absolute/dir`). */

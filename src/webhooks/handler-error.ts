@@ -13,11 +13,14 @@ export class WebhookHandlerError extends AggregateError {
   readonly retryAt: string | undefined;
 
   constructor(event: CheckoutEvent, errors: unknown[], attempt: number, maxAttempts: number, retryAt: string | undefined) {
-    const first = errors[0] instanceof Error ? errors[0].message : String(errors[0]);
+    const first = (errors[0] instanceof Error ? errors[0].message : String(errors[0])).replace(/\.$/, '');
+    const others = errors.length > 1 ? ` (and ${errors.length - 1} other handler(s))` : '';
+    // The cause first: it is what a person looks for, and what a cut-off line (a table's error
+    // column, the console's) must still show. The event and the attempt follow.
     super(
       errors,
-      `${errors.length} handler(s) failed for event ${event.id} (${event.type}), attempt ${attempt} of ${maxAttempts}: ${first}. ` +
-        (retryAt ? `Retrying at ${retryAt}.` : 'Giving up: the run is marked failed; retryFailed() (or the retry command) runs it again.'),
+      `${first}${others}. Event ${event.id} (${event.type}), attempt ${attempt} of ${maxAttempts}: ` +
+        (retryAt ? `retrying at ${retryAt}.` : 'given up, the run is marked failed; retryFailed() (or the retry command) runs it again.'),
     );
     this.event = event;
     this.attempt = attempt;

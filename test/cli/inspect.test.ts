@@ -37,7 +37,7 @@ describe('inspection commands', () => {
     expect(show.code).toBe(0);
     expect(show.stdout).toContain(body);
     const missing = await runCli(['events', 'show', 'evt_nope'], { cwd: dir });
-    expect(missing).toMatchObject({ code: 1, stderr: 'checkout-kit: no event evt_nope in the store\n' });
+    expect(missing).toMatchObject({ code: 2, stderr: 'checkout-kit: No event evt_nope in the store: see `checkout-kit events list`.\n' });
   });
 
   it('payments list/show, runs --failed and retry', async () => {

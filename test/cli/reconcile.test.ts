@@ -80,7 +80,7 @@ describe('checkout-kit reconcile', () => {
     expect(await runCli(['retry', 'payment:p-1:payd'], { cwd: dir, env })).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: 'checkout-kit: No run has the key payment:p-1:payd: see `checkout-kit runs --failed` for the keys of failed runs.\n',
+      stderr: 'checkout-kit: No run payment:p-1:payd in the store: see `checkout-kit runs --failed` for the keys of failed runs.\n',
     });
   });
 });

@@ -143,11 +143,11 @@ describe('replay', () => {
     expect(result.stdout).toMatch(/evt_old\s+payment\.created\s+-\s+failed: fetch refuses to connect to http:\/\/127\.0\.0\.1:6000\/hook .*bad ports.*let the server listen on another port/);
   });
 
-  it('an unknown event id exits 1 with one clear line; the others are still sent', async () => {
+  it('an unknown event id is a usage error (exit 2) with one clear line; the others are still sent', async () => {
     receiver = await startTestReceiver({ secret: SECRET });
     const { code, stderr, report } = await replay(['--event', 'evt_nope', '--event', 'evt_new', '--secret', SECRET]);
-    expect(code).toBe(1);
-    expect(stderr).toBe('checkout-kit: no event evt_nope in the store\n');
+    expect(code).toBe(2);
+    expect(stderr).toBe('checkout-kit: No event evt_nope in the store: see `checkout-kit events list`.\n');
     expect(report!.missing).toEqual(['evt_nope']);
     expect(ids()).toEqual(['evt_new']);
   });

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors/index.js';
 import { silentLogger } from '../../src/log/index.js';
 import { SqliteStore, MemoryStore, PostgresStore, openStore, type Store } from '../../src/store/index.js';
+import { fileStoreExists } from '../../src/store/open.js';
 import { sampleEvent } from './fixtures/sample-event.js';
 import { Scratch } from './helpers.js';
 
@@ -37,6 +38,22 @@ describe('openStore', () => {
     const dir = await scratch.dir();
     expect(((await open(`file:${join(dir, 'a')}`)) as SqliteStore).file).toBe(join(dir, 'a', 'store.sqlite'));
     expect(((await open(pathToFileURL(join(dir, 'b')).href)) as SqliteStore).file).toBe(join(dir, 'b', 'store.sqlite'));
+  });
+
+  it('with mustExist, refuses a file: folder that does not exist, naming it, and creates nothing', async () => {
+    const cwd = await scratch.dir();
+    const error = await openStore('file:./x', { cwd, mustExist: true }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toBe(`No store at ${join(cwd, 'x')} (CHECKOUT_STORE=file:./x): nothing was ever stored there. Check CHECKOUT_STORE; a relative folder is read from the current directory.`);
+    expect(await readdir(cwd)).toEqual([]);
+    expect(await fileStoreExists(join(cwd, 'x'))).toBe(false);
+    // Once the store was made, it opens.
+    await (await open('file:./x', cwd)).close();
+    opened.pop();
+    expect(await fileStoreExists(join(cwd, 'x'))).toBe(true);
+    const store = await openStore('file:./x', { cwd, mustExist: true });
+    opened.push(store);
+    expect((store as SqliteStore).file).toBe(join(cwd, 'x', 'store.sqlite'));
   });
 
   it('opens memory: as a memory store', async () => {

@@ -61,6 +61,22 @@ describe(`PostgresStore migrations (${BACKEND})`, () => {
     expect(await strict.insertEvent(sampleEvent('evt_1'))).toEqual({ inserted: true });
     await strict.close();
   });
+
+  it('with mustExist, refuses a schema checkout-kit never set up without creating it, and opens one it did', async () => {
+    const schema = randomSchema();
+    const reader = await databases.store({ schema, mustExist: true });
+    const error = await reader.open().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(new RegExp(`^No checkout-kit store in .*, schema ${schema}: nothing was ever stored there\\. Check CHECKOUT_STORE`));
+    expect(await databases.query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [schema])).toEqual([]);
+    const writer = await databases.store({ schema });
+    await writer.open();
+    await writer.insertEvent(sampleEvent('evt_1'));
+    await writer.close();
+    await reader.open();
+    expect((await reader.getEvent('evt_1'))?.id).toBe('evt_1');
+    await reader.close();
+  });
 });
 
 describe(`PostgresStore storage (${BACKEND})`, () => {

@@ -1,8 +1,8 @@
 import { runKeys, RUN_STATUSES } from '../../runs/index.js';
 import type { Run } from '../../store/index.js';
-import { EXIT, UsageError } from '../exit.js';
+import { notInStore, UsageError } from '../exit.js';
 import { sinceTime, wholeNumber } from '../flags.js';
-import { output, table, writeLine } from '../io.js';
+import { clip, ERROR_COLUMN_WIDTH, output, table } from '../io.js';
 import type { Register } from '../register.js';
 import { withStore } from '../runtime.js';
 
@@ -23,7 +23,7 @@ function deadLetterLines(letter: { id: string; receivedAt: string; reason: strin
 }
 
 /** `checkout-kit events list | show <id> | dead-letters`: the stored webhook events. */
-export const registerEvents: Register = (program, io, setExit) => {
+export const registerEvents: Register = (program, io) => {
   const events = program.command('events').description('inspect stored webhook events');
   events
     .command('list')
@@ -39,22 +39,19 @@ export const registerEvents: Register = (program, io, setExit) => {
       const rows = await withStore(io, (store) => store.listEvents({ status, type: options.type, since: options.since, limit }));
       output(io, options.json ?? false, rows, (list) =>
         table(
-          list.map((e) => ({ id: e.id, type: e.type, received: e.receivedAt, resource: e.resourceId, status: e.run?.status, attempts: e.run?.attempts, error: e.run?.lastError?.slice(0, 60) })),
+          list.map((e) => ({ id: e.id, type: e.type, received: e.receivedAt, resource: e.resourceId, status: e.run?.status, attempts: e.run?.attempts, error: clip(e.run?.lastError, ERROR_COLUMN_WIDTH) })),
           ['id', 'type', 'received', 'resource', 'status', 'attempts', 'error'],
         ),
       );
     });
   events
-    .command('show <id>')
+    .command('show')
     .description('one event with its raw body')
+    .argument('<id>', 'the event id (see `checkout-kit events list`)')
     .option('--json', 'JSON output')
     .action(async (id: string, options: { json?: boolean }) => {
       const found = await withStore(io, async (store) => ({ event: await store.getEvent(id), run: await store.getRun(runKeys.event(id)) }));
-      if (!found.event) {
-        writeLine(io.stderr, `checkout-kit: no event ${id} in the store`);
-        setExit(EXIT.failures);
-        return;
-      }
+      if (!found.event) throw notInStore('event', id, '`checkout-kit events list`');
       output(io, options.json ?? false, found, ({ event, run }) =>
         [`id:       ${event!.id}`, `type:     ${event!.type}`, `received: ${event!.receivedAt}`, `status:   ${run?.status ?? '-'} (attempts ${run?.attempts ?? 0})`, run?.lastError ? `error:    ${run.lastError}` : '', '', event!.body ?? '(payload pruned)']
           .filter((line, i) => line !== '' || i === 5)

@@ -32,8 +32,9 @@ function human(report: ScaffoldReport): string {
 
 export const registerInit: Register = (program, io) => {
   program
-    .command('init [dir]')
+    .command('init')
     .description('scaffold a merchant backend (server, fulfillment handlers, tests, deploy files) into dir; never overwrites without --force')
+    .argument('[dir]', 'the folder to scaffold into (default: the current one)')
     .option('--force', 'overwrite files that already exist (package.json is merged, never overwritten)')
     .addOption(new Option('--framework <name>', `the web framework of the server file: ${FRAMEWORKS.join(', ')}`).default(DEFAULT_FRAMEWORK))
     .option('--json', 'print what was written and skipped as JSON')

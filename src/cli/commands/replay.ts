@@ -3,7 +3,7 @@ import { loadConfig } from '../../config/index.js';
 import { replayEvents, type EventSelection, type ReplayReport } from '../../devtools/index.js';
 import { openStore } from '../../store/open.js';
 import { keyFormOf } from '../../webhooks/schemes/registry.js';
-import { EXIT, UsageError } from '../exit.js';
+import { EXIT, notInStore, UsageError } from '../exit.js';
 import { output, table, writeLine } from '../io.js';
 import { httpUrl, signingSecret, sinceTime } from '../flags.js';
 import type { Register } from '../register.js';
@@ -56,7 +56,8 @@ export const registerReplay: Register = (program, io, setExit) => {
       const config = loadConfig({ env: io.env, cwd: io.cwd });
       const secret = signingSecret(flags.secret, config.webhookSecrets, keyFormOf(config.webhookScheme) === 'whsec-base64');
       const bar = !flags.json && io.stderr.isTTY ? new cliProgress.SingleBar({ stream: io.stderr, format: 'replay [{bar}] {value}/{total}' }, cliProgress.Presets.shades_classic) : undefined;
-      const store = await openStore(config.store, { cwd: io.cwd });
+      // Only what is stored can be replayed: a store that does not exist is refused, not created.
+      const store = await openStore(config.store, { cwd: io.cwd, mustExist: true });
       let report: ReplayReport;
       try {
         report = await replayEvents({
@@ -69,8 +70,10 @@ export const registerReplay: Register = (program, io, setExit) => {
         bar?.stop();
         await store.close();
       }
-      for (const id of report.missing) writeLine(io.stderr, `checkout-kit: no event ${id} in the store`);
+      // The events found are sent all the same: a receiver acknowledges a replayed event it has.
+      for (const id of report.missing) writeLine(io.stderr, `checkout-kit: ${notInStore('event', id, '`checkout-kit events list`').message}`);
       output(io, flags.json ?? false, report, human);
-      if (report.failed > 0 || report.missing.length > 0) setExit(EXIT.failures);
+      if (report.failed > 0) setExit(EXIT.failures);
+      if (report.missing.length > 0) setExit(EXIT.usage);
     });
 };

@@ -1,16 +1,17 @@
 import type { Command } from 'commander';
 import { resourceRuns } from '../../runs/index.js';
 import type { ResourceKind } from '../../store/index.js';
-import { EXIT } from '../exit.js';
+import { notInStore } from '../exit.js';
 import { wholeNumber } from '../flags.js';
-import { output, table, writeLine, type CliIO } from '../io.js';
+import { output, table, type CliIO } from '../io.js';
 import type { Register } from '../register.js';
 import { withStore } from '../runtime.js';
 
-function registerResourceKind(program: Command, io: CliIO, setExit: (code: number) => void, kind: ResourceKind) {
+function registerResourceKind(program: Command, io: CliIO, kind: ResourceKind) {
   const command = program.command(`${kind}s`).description(`inspect ${kind}s the store follows`);
   command
     .command('list')
+    .description(`the ${kind}s the store follows: order, outcome, who learned it, open or closed, last news`)
     .option('--open', 'only those still awaiting an outcome')
     .option('--limit <n>', 'at most this many', '100')
     .option('--json', 'JSON output')
@@ -25,18 +26,16 @@ function registerResourceKind(program: Command, io: CliIO, setExit: (code: numbe
       );
     });
   command
-    .command('show <id>')
+    .command('show')
+    .description(`one ${kind}: its order, outcome, last news and handler runs with their errors`)
+    .argument('<id>', `the ${kind} id (see \`checkout-kit ${kind}s list\`)`)
     .option('--json', 'JSON output')
     .action(async (id: string, options: { json?: boolean }) => {
       const found = await withStore(io, async (store) => {
         const record = await store.getResource(kind, id);
         return { record, runs: await resourceRuns(store, kind, id) };
       });
-      if (!found.record) {
-        writeLine(io.stderr, `checkout-kit: no ${kind} ${id} in the store`);
-        setExit(EXIT.failures);
-        return;
-      }
+      if (!found.record) throw notInStore(kind, id, `\`checkout-kit ${kind}s list\``);
       output(io, options.json ?? false, found, ({ record, runs }) =>
         [
           `${kind} ${record!.id}${record!.orderId ? ` (order ${record!.orderId})` : ''}`,
@@ -49,7 +48,7 @@ function registerResourceKind(program: Command, io: CliIO, setExit: (code: numbe
 }
 
 /** `checkout-kit payments …` and `checkout-kit invoices …` (`list`, `show <id>`): the resources the store follows. */
-export const registerResources: Register = (program, io, setExit) => {
-  registerResourceKind(program, io, setExit, 'payment');
-  registerResourceKind(program, io, setExit, 'invoice');
+export const registerResources: Register = (program, io) => {
+  registerResourceKind(program, io, 'payment');
+  registerResourceKind(program, io, 'invoice');
 };

@@ -1,6 +1,6 @@
 import { retryFailed } from '../../runs/index.js';
-import { UsageError } from '../exit.js';
-import { output, table } from '../io.js';
+import { notInStore, UsageError } from '../exit.js';
+import { clip, ERROR_COLUMN_WIDTH, output, table } from '../io.js';
 import type { Register } from '../register.js';
 import { withStore } from '../runtime.js';
 
@@ -16,11 +16,12 @@ export const registerRuns: Register = (program, io) => {
     .option('--json', 'JSON output')
     .action(async (options: { failed?: boolean; json?: boolean }) => {
       const runs = await withStore(io, (store) => store.listRuns({ status: options.failed ? 'failed' : undefined, limit: 1000 }));
-      output(io, options.json ?? false, runs, (list) => table(list.map((r) => ({ key: r.key, status: r.status, attempts: r.attempts, next: r.nextAttemptAt, error: r.lastError?.slice(0, 60) })), ['key', 'status', 'attempts', 'next', 'error']));
+      output(io, options.json ?? false, runs, (list) => table(list.map((r) => ({ key: r.key, status: r.status, attempts: r.attempts, next: r.nextAttemptAt, error: clip(r.lastError, ERROR_COLUMN_WIDTH) })), ['key', 'status', 'attempts', 'next', 'error']));
     });
   program
-    .command('retry [key]')
+    .command('retry')
     .description('put a failed run (or --all failed runs) back in line; the next serve or reconcile runs it')
+    .argument('[key]', `the run's key (see \`${LIST_FAILED_RUNS}\`)`)
     .option('--all', 'every failed run')
     .option('--json', 'JSON output')
     .action(async (key: string | undefined, options: { all?: boolean; json?: boolean }) => {
@@ -31,7 +32,7 @@ export const registerRuns: Register = (program, io) => {
         // Nothing put back for one key: say why (a typo'd key is not "0 runs", it is no run).
         if (!key || retried > 0) return { retried, status: undefined };
         const run = await store.getRun(key);
-        if (!run) throw new UsageError(`No run has the key ${key}: see \`${LIST_FAILED_RUNS}\` for the keys of failed runs.`);
+        if (!run) throw notInStore('run', key, `\`${LIST_FAILED_RUNS}\` for the keys of failed runs`);
         return { retried, status: run.status };
       });
       output(io, options.json ?? false, { retried, ...(status ? { status } : {}) }, ({ retried: n }) =>

@@ -121,11 +121,12 @@ async function triggerSample(type: KnownEventType, why: string, url: string | un
 /** `checkout-kit trigger`: drive the sandbox through a scenario or to an event type, or send one sample signed event. */
 export const registerTrigger: Register = (program, io, setExit) => {
   program
-    .command('trigger <scenario>')
+    .command('trigger')
     .description(
       `drive a running sandbox through a scenario (${SCENARIOS.join(', ')}), or make it emit an event type (payment.paid, invoice.expired, …) about a real payment or invoice; with no sandbox, send a sample signed event of that type to --to`,
     )
-    .option('--to <url>', "also deliver the events here (required by duplicate-storm and by sample events)")
+    .argument('<scenario>', `one of the scenarios above, or an event type: ${EVENT_TYPES.join(', ')}`)
+    .option('--to <url>', 'also deliver the events here (required by duplicate-storm and by sample events)')
     .option('--sandbox <url>', 'the sandbox URL (default: baseUrl in its credentials.json)')
     .option('--data <dir>', `the sandbox's data folder, holding credentials.json (default: ${DEFAULT_DATA})`)
     .option('--secret <whsec>', "sign with this secret (default: the sandbox's webhookSecret, or CHECKOUT_WEBHOOK_SECRET for sample events)")

@@ -4,6 +4,7 @@ import { ConfigError, StoreError } from '../../errors/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import type { Database } from '../sql/database.js';
 import { postgresDialect } from '../sql/dialect.js';
+import { appliedMigrations } from '../sql/migrate.js';
 import { SqlStore } from '../sql/sql-store.js';
 import { poolDatabase } from './database.js';
 
@@ -34,6 +35,11 @@ export interface PostgresStoreOptions {
   statementTimeoutMs?: number | undefined;
   /** Apply pending schema migrations in `open()`; when false, `open()` refuses an outdated schema. @default true */
   migrate?: boolean | undefined;
+  /**
+   * `open()` refuses, with a `ConfigError`, a schema checkout-kit never set up (no migration
+   * recorded) instead of creating it: for work that only reads what is stored. @default false
+   */
+  mustExist?: boolean | undefined;
   /** @default silentLogger */
   logger?: Logger | undefined;
 }
@@ -102,6 +108,7 @@ export class PostgresStore extends SqlStore {
   /** Connections `open()` opens up front (`warmPool`, own pool only). */
   private readonly warmConnections: number;
   private readonly pgDatabase: Database;
+  private readonly mustExist: boolean;
 
   constructor(options: PostgresStoreOptions) {
     const { database, schemaFromUrl, connections } = connect(options, options.logger ?? silentLogger);
@@ -113,16 +120,20 @@ export class PostgresStore extends SqlStore {
     super({ database, description: `${database.description}, schema ${schema}`, dialect: postgresDialect(schema), schema, migrate: options.migrate, insertLanes: Math.max(1, Math.ceil(connections / 2)) });
     this.schema = schema;
     this.pgDatabase = database;
+    this.mustExist = options.mustExist ?? false;
     this.warmConnections = options.warmPool && options.connectionString !== undefined ? connections : 0;
   }
 
   /** Apply pending migrations (default), or check that the schema is current (`migrate: false`). */
   override async open(): Promise<void> {
     try {
+      if (this.mustExist && (await appliedMigrations(this.database, this.dialect)).length === 0) {
+        throw new ConfigError(`No checkout-kit store in ${this.description}: nothing was ever stored there. Check CHECKOUT_STORE (its schema), or run \`checkout-kit migrate\` first.`);
+      }
       await super.open();
       if (this.warmConnections > 0) await this.pgDatabase.warm?.(this.warmConnections);
     } catch (error) {
-      if (error instanceof StoreError) throw error;
+      if (error instanceof StoreError || error instanceof ConfigError) throw error;
       throw new StoreError(`Could not open the store ${this.description}: ${(error as Error).message}. Check CHECKOUT_STORE and that the server accepts connections.`, {
         cause: error,
       });

@@ -1,0 +1,40 @@
+import { PassThrough } from 'node:stream';
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli/program.js';
+import { execCli } from '../support/cli.js';
+
+/** Every command of the program, its options and arguments, found by walking it: a new one is checked too. */
+function undescribed(program: Command): string[] {
+  const missing: string[] = [];
+  const walk = (command: Command, path: string) => {
+    for (const sub of command.commands) {
+      const name = `${path} ${sub.name()}`.trim();
+      if (!sub.description()) missing.push(`command ${name}`);
+      for (const option of sub.options) if (!option.description) missing.push(`option ${option.flags} of ${name}`);
+      for (const argument of sub.registeredArguments) if (!argument.description) missing.push(`argument ${argument.name()} of ${name}`);
+      walk(sub, name);
+    }
+  };
+  walk(program, '');
+  return missing;
+}
+
+describe('help text', () => {
+  it('describes every command, option and argument', () => {
+    const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {}, cwd: process.cwd() };
+    expect(undescribed(buildProgram(io, () => {}))).toEqual([]);
+  });
+
+  it('payments --help and payments show --help say what each does', async () => {
+    const cwd = process.cwd();
+    const group = await execCli(['payments', '--help'], { cwd });
+    expect(group.code).toBe(0);
+    expect(group.stdout).toMatch(/^ {2}list \[options\] +the payments the store follows: order, outcome/m);
+    expect(group.stdout).toMatch(/^ {2}show \[options\] <id> +one payment: its order, outcome, last news and handler/m);
+    const show = await execCli(['payments', 'show', '--help'], { cwd });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/^Arguments:\n {2}id +the payment id \(see `checkout-kit payments list`\)$/m);
+    expect(show.stdout).toMatch(/^ {2}--json +JSON output$/m);
+  });
+});

@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/open.js';
+import { execCli, runCli } from '../support/cli.js';
+import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
+
+afterEach(async () => {
+  await removeTempDirs();
+});
+
+const SECRET = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
+
+/** A store that exists and holds nothing the commands below name. */
+async function emptyStore(): Promise<string> {
+  const cwd = await tempDir('ck-unknown-id-');
+  await (await openStore('file:.checkout-kit', { cwd })).close();
+  return cwd;
+}
+
+describe('an id the user names that the store does not hold is a usage error in every command', () => {
+  it('events show: one line, exit 2', async () => {
+    const cwd = await emptyStore();
+    expect(await execCli(['events', 'show', 'evt_nope'], { cwd })).toEqual({ code: 2, stdout: '', stderr: 'checkout-kit: No event evt_nope in the store: see `checkout-kit events list`.\n' });
+  });
+
+  it.each([
+    [['payments', 'show', 'p-nope'], 'No payment p-nope in the store: see `checkout-kit payments list`.'],
+    [['invoices', 'show', 'i-nope'], 'No invoice i-nope in the store: see `checkout-kit invoices list`.'],
+    [['retry', 'payment:p-nope:paid'], 'No run payment:p-nope:paid in the store: see `checkout-kit runs --failed` for the keys of failed runs.'],
+    [['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--event', 'evt_nope', '--secret', SECRET], 'No event evt_nope in the store: see `checkout-kit events list`.'],
+  ])('%j: one line, exit 2', async (args, message) => {
+    const cwd = await emptyStore();
+    const result = await runCli(args, { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`checkout-kit: ${message}\n`);
+  });
+});

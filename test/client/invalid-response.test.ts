@@ -1,0 +1,88 @@
+import nock from 'nock';
+import { describe, expect, it } from 'vitest';
+import { CheckoutClient, type HttpCallRecord } from '../../src/client/index.js';
+import { InvalidResponseError, SchemaValidationError } from '../../src/errors/index.js';
+import type { Logger } from '../../src/log/index.js';
+import { BASE_URL, TEST_KEYS, samplePayment } from '../support/fixtures.js';
+import { strictNock } from '../support/strict-nock.js';
+
+strictNock();
+
+/** A logger that keeps every line with its level. */
+function recordingLogger() {
+  const lines: Array<{ level: string; obj: object | string; msg: string | undefined }> = [];
+  const at =
+    (level: string) =>
+    (obj: object | string, msg?: string): void => {
+      lines.push({ level, obj, msg });
+    };
+  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { logger, lines, above: (levels: string[]) => lines.filter((line) => levels.includes(line.level)) };
+}
+
+function client(options: { onCall?: (call: HttpCallRecord) => void; logger?: Logger } = {}) {
+  // Retries allowed: a malformed answer must still be asked for once only.
+  return new CheckoutClient({ baseUrl: BASE_URL, ...TEST_KEYS, retries: 3, minRetryDelayMs: 1, ...options });
+}
+
+describe('a success status with a body that does not match the spec', () => {
+  it.each(['javascript:alert(1)', '//evil.example/c', 'data:text/html,hi', 'https:/\\evil.example'])(
+    'checkoutUrl %j: InvalidResponseError naming the operation and the field, asked once, counted and logged as a warning',
+    async (checkoutUrl) => {
+      nock(BASE_URL).post('/v1/payments').once().reply(201, samplePayment({ checkoutUrl }));
+      const calls: HttpCallRecord[] = [];
+      const log = recordingLogger();
+      const error = await client({ onCall: (call) => calls.push(call), logger: log.logger })
+        .payments.create({ amount: '10.00' })
+        .catch((caught: unknown) => caught);
+
+      expect(error).toBeInstanceOf(InvalidResponseError);
+      expect(error).toBeInstanceOf(SchemaValidationError);
+      expect(error).toMatchObject({ operation: 'payments.create', status: 201, method: 'POST', url: `${BASE_URL}/v1/payments`, fields: ['checkoutUrl'] });
+      expect((error as Error).message).toMatch(/^payments\.create: the service's 201 answer does not match the spec \(POST https:\/\/api\.checkout\.test\/v1\/payments\): checkoutUrl: /);
+      expect(calls).toEqual([{ method: 'POST', url: `${BASE_URL}/v1/payments`, status: 'invalid_response' }]);
+      expect(log.above(['warn', 'error'])).toEqual([
+        { level: 'warn', obj: expect.objectContaining({ operation: 'payments.create', status: 201, fields: ['checkoutUrl'] }), msg: (error as Error).message },
+      ]);
+    },
+  );
+
+  it('a body that is not JSON: the field is the whole body', async () => {
+    const { id } = samplePayment();
+    nock(BASE_URL).get(`/v1/payments/${id}`).once().reply(200, '<html>maintenance</html>');
+    const calls: HttpCallRecord[] = [];
+    const error = await client({ onCall: (call) => calls.push(call) })
+      .payments.get(id)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error).toMatchObject({ operation: 'payments.get', status: 200, fields: ['(root)'] });
+    expect((error as Error).message).toMatch(/^payments\.get: the service's 200 answer is not JSON \(GET .*\): \(root\): body starts "<html>maintenance<\/html>"$/);
+    expect(calls.map((call) => call.status)).toEqual(['invalid_response']);
+  });
+
+  it('every wrong field is named, once', async () => {
+    const payment = samplePayment();
+    const depositAddresses = [{ networkId: 'one', address: 1 }];
+    nock(BASE_URL).get(`/v1/payments/${payment.id}`).once().reply(200, { ...payment, amount: 10, depositAddresses });
+    const error = await client().payments.get(payment.id).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as InvalidResponseError).fields).toEqual(['amount', 'depositAddresses.0.networkId', 'depositAddresses.0.address']);
+    expect((error as InvalidResponseError).summary).toBe("The payment service's answer to payments.get does not match its spec (amount, depositAddresses.0.networkId, depositAddresses.0.address)");
+  });
+
+  it('the summary a server shows names five fields at most, and no URL', () => {
+    const issues = Array.from({ length: 7 }, (_, i) => ({ code: 'custom' as const, path: [`f${i}`], message: 'wrong', input: i }));
+    const error = new InvalidResponseError({ operation: 'invoices.list', status: 200, method: 'GET', url: `${BASE_URL}/v1/invoices`, issues });
+    expect(error.fields).toHaveLength(7);
+    expect(error.summary).toBe("The payment service's answer to invoices.list does not match its spec (f0, f1, f2, f3, f4 and 2 more)");
+  });
+
+  it('a valid answer is counted by its status, with no warning', async () => {
+    nock(BASE_URL).post('/v1/payments').once().reply(201, samplePayment());
+    const calls: HttpCallRecord[] = [];
+    const log = recordingLogger();
+    await client({ onCall: (call) => calls.push(call), logger: log.logger }).payments.create({ amount: '10.00' });
+    expect(calls.map((call) => call.status)).toEqual([201]);
+    expect(log.above(['warn', 'error'])).toEqual([]);
+  });
+});
