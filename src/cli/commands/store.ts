@@ -56,8 +56,9 @@ export const registerStore: Register = (program, io, setExit) => {
       if (!healthy) setExit(EXIT.failures);
     });
   store
-    .command('backup <file>')
-    .description('write a consistent copy of the store to <file> (safe while serve runs)')
+    .command('backup')
+    .description('write a consistent copy of the store to a file (safe while serve runs)')
+    .argument('<file>', 'where the copy goes, e.g. backups/store-2030-01-01.sqlite (its folder is created)')
     .option('--dir <dir>', 'the store folder (default: CHECKOUT_STORE)')
     .option('--json', 'JSON output')
     .action(async (file: string, options: { dir?: string; json?: boolean }) => {
