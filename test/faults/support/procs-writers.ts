@@ -1,30 +1,18 @@
 /**
  * "Two writers and more" on one embedded store (issue 12, scenario 3): a receiver under load from
  * the test's own signed deliveries, two reconcile loops and a replay of every stored event back to
- * the receiver, all writing the same store folder for a fixed time. Two topologies, driven by the
- * same load and counted the same way:
- *
- * - `cliTopology`: the real processes (`checkout-kit serve`, two loops of `checkout-kit reconcile`,
- *   a loop of `checkout-kit replay --all`) with CHECKOUT_STORE=file:<dir>;
- * - `inProcessTopology`: the same parts from src (createReceiver + attachFulfillment behind a Node
- *   http server, `reconcile()`, `selectEvents` + `deliverSigned` as replay does), each on its own
- *   EmbeddedStore instance of the folder, with or without `unsafeNoLock`. The CLI cannot turn the
- *   lock off (openStore drops `unsafeNoLock`, src/store/open.ts), so this is where the test proves
- *   it notices a store without the lock.
+ * the receiver, all writing the same SQLite store for a fixed time: the real processes
+ * (`checkout-kit serve`, two loops of `checkout-kit reconcile`, a loop of `checkout-kit replay
+ * --all`) with CHECKOUT_STORE=file:<dir>, counted from what the store, the load and the handlers
+ * recorded.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer, Agent, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { CheckoutClient } from '../../../src/client/index.js';
-import { deliverSigned, selectEvents } from '../../../src/devtools/index.js';
-import { FulfillmentEngine, attachFulfillment, type FulfillmentHandlers } from '../../../src/fulfillment/index.js';
-import { silentLogger } from '../../../src/log/index.js';
-import { reconcile } from '../../../src/reconcile/index.js';
-import { EmbeddedStore, type Run } from '../../../src/store/index.js';
-import { createNodeHandler, createReceiver, signWebhook } from '../../../src/webhooks/index.js';
-import { handlerMs, type HandlerLine } from './storm-fulfillment.js';
+import { SqliteStore, type Run } from '../../../src/store/index.js';
+import { signWebhook } from '../../../src/webhooks/index.js';
+import type { HandlerLine } from './storm-fulfillment.js';
 import { readHandlerLog } from './storm-figures.js';
 import { sleep, waitForOutput, type Procs } from './procs-children.js';
 import { postJson, type RunningSandbox } from './storm-sandbox.js';
@@ -205,7 +193,13 @@ export interface Topology {
   /** Stop whatever still runs (afterEach, when a test failed midway); safe to call twice. */
   dispose(): Promise<void>;
   handlerLines(): HandlerLine[];
+  /** Lines any of the processes printed about the store failing (SQLITE_BUSY, a locked or damaged file). */
+  storeErrors(): string[];
 }
+
+/** What a process prints when the store itself failed, rather than the work. */
+const STORE_ERROR = /SQLITE_|database is locked|The store .* (failed|is damaged)|Could not store/;
+const storeErrorLines = (text: string) => text.split('\n').filter((line) => STORE_ERROR.test(line)).map((line) => line.slice(0, 300));
 
 export interface LoopStats {
   reconcilePasses: number;
@@ -248,9 +242,11 @@ export async function cliTopology(options: { procs: Procs; sandbox: RunningSandb
 
   let stopping = false;
   const stats: LoopStats = { reconcilePasses: 0, reconcileSkipped: 0, reconcileFailed: 0, replays: 0, replayed: 0 };
+  const loopErrors: string[] = [];
   const reconcileLoop = async () => {
     while (!stopping) {
       const result = await procs.run('reconcile', ['reconcile', '--json', '--older-than', '0'], { cwd: options.cwd, env, timeoutMs: 180_000 });
+      loopErrors.push(...storeErrorLines(result.stderr));
       const summary = parse(result.stdout);
       if (summary?.skipped) stats.reconcileSkipped += 1;
       else stats.reconcilePasses += 1;
@@ -263,6 +259,7 @@ export async function cliTopology(options: { procs: Procs; sandbox: RunningSandb
     while (!stopping) {
       replay = procs.cli('replay', ['replay', '--to', receiverUrl, '--all', '--json'], { cwd: options.cwd, env, wholeStdout: true });
       await replay.exited;
+      loopErrors.push(...storeErrorLines(replay.stderr()));
       stats.replays += 1;
       stats.replayed += Number(parse(replay.stdout())?.delivered ?? 0);
       await sleep(1_000);
@@ -287,139 +284,15 @@ export async function cliTopology(options: { procs: Procs; sandbox: RunningSandb
       await procs.kill(serve);
     },
     handlerLines: () => readHandlerLog(log),
+    storeErrors: () => [...storeErrorLines(serve.stderr()), ...loopErrors],
   };
 }
 
-/** The same parts in this process, one EmbeddedStore instance each, with or without the lock. */
-export async function inProcessTopology(options: { sandbox: RunningSandbox; storeDir: string; unsafeNoLock: boolean }): Promise<Topology> {
-  const { sandbox } = options;
-  const merchant = sandbox.credentials.test.merchant;
-  const secret = sandbox.credentials.webhookSecret;
-  const lines: HandlerLine[] = [];
-  const handlersOf = (worker: number): FulfillmentHandlers => {
-    const handler = (outcome: string) => async (resource: { id: string }, ctx: { key: string; source: string; attempt: number }) => {
-      const ms = handlerMs(ctx.key, ctx.attempt, 'quick');
-      const line = { key: ctx.key, id: resource.id, outcome, source: ctx.source, attempt: ctx.attempt, ms, pid: worker };
-      lines.push({ step: 'start', ...line, at: Date.now() });
-      await sleep(ms);
-      lines.push({ step: 'end', ...line, at: Date.now() });
-    };
-    return { paid: handler('paid'), overpaid: handler('overpaid'), underpaid: handler('underpaid'), expired: handler('expired') } as FulfillmentHandlers;
-  };
-  // Compaction as soon as a group commit leaves the queue empty (not at a lull, which a 10 s load
-  // never has): compactions amid the writes are where writers without the lock most often break
-  // the store, so the control keeps seeing it, and the locked run is put to the same test.
-  const storeOptions = { dir: options.storeDir, logger: silentLogger, unsafeNoLock: options.unsafeNoLock, compactLullMs: 0 };
-  const part = async (worker: number) => {
-    const store = new EmbeddedStore(storeOptions);
-    await store.open();
-    const client = new CheckoutClient({ baseUrl: sandbox.url, apiKey: merchant.apiKey, signingSecret: merchant.signingSecret, invoiceKey: merchant.invoiceKey, maxRps: 1000 });
-    const engine = new FulfillmentEngine({ store, client, handlers: handlersOf(worker), logger: silentLogger });
-    return { store, engine, client };
-  };
-
-  // The receiver, as serve wires it (src/cli/serve-app.ts).
-  const receiverPart = await part(1);
-  const receiver = createReceiver({ store: receiverPart.store, secrets: [secret], environment: 'test', logger: silentLogger, clock: receiverPart.engine.clock });
-  attachFulfillment(receiver, receiverPart.engine);
-  const handle = createNodeHandler(receiver);
-  const server: Server = createServer((request, response) => void handle(request, response));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  await receiver.start();
-  const stopDue = receiverPart.engine.startDueRuns();
-  const receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/checkout`;
-
-  let stopping = false;
-  const stats: LoopStats = { reconcilePasses: 0, reconcileSkipped: 0, reconcileFailed: 0, replays: 0, replayed: 0 };
-  const reconcilers = await Promise.all([part(2), part(3)]);
-  const reconcileLoop = async ({ store, engine }: { store: EmbeddedStore; engine: FulfillmentEngine }) => {
-    while (!stopping) {
-      try {
-        const summary = await reconcile({ store, engine, olderThanMs: 0, logger: silentLogger });
-        if (summary.skipped) stats.reconcileSkipped += 1;
-        else stats.reconcilePasses += 1;
-        if (summary.failed > 0) stats.reconcileFailed += 1;
-      } catch {
-        stats.reconcileFailed += 1;
-      }
-      await sleep(300);
-    }
-  };
-  const replayStore = new EmbeddedStore(storeOptions);
-  await replayStore.open();
-  const replayLoop = async () => {
-    while (!stopping) {
-      try {
-        const { events } = await selectEvents(replayStore, {});
-        stats.replays += 1;
-        for (const event of events) {
-          if (stopping) break;
-          if (event.body === undefined) continue;
-          if ((await deliverSigned({ url: receiverUrl, secret }, { id: event.id, body: event.body })).ok) stats.replayed += 1;
-        }
-      } catch {
-        // the store could not be read: try again
-      }
-      await sleep(1_000);
-    }
-  };
-  const loops = Promise.all([...reconcilers.map(reconcileLoop), replayLoop()]);
-  let stopped = false;
-  const topology: Topology = {
-    receiverUrl,
-    async stopLoops() {
-      stopping = true;
-      await loops;
-      for (const { store } of reconcilers) await store.close().catch(() => undefined);
-      await replayStore.close().catch(() => undefined);
-      return stats;
-    },
-    async dispose() {
-      await topology.stopLoops();
-      await topology.stop();
-    },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      stopDue();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await receiver.stop().catch(() => undefined);
-      await receiverPart.store.close().catch(() => undefined);
-    },
-    handlerLines: () => lines,
-  };
-  return topology;
-}
-
-/** What a store folder holds, read leniently: event ids from the snapshot and every journal line that parses. */
-export function journalEventIds(dir: string): Set<string> {
-  const ids = new Set<string>();
-  const snapshot = join(dir, 'snapshot.json');
-  if (existsSync(snapshot)) {
-    try {
-      for (const id of Object.keys((JSON.parse(readFileSync(snapshot, 'utf8')) as { data: { events: Record<string, unknown> } }).data.events)) ids.add(id);
-    } catch {
-      // damaged snapshot: only the journal counts
-    }
-  }
-  for (const name of readdirSync(dir).filter((file) => /^journal-\d+\.jsonl$/.test(file))) {
-    for (const line of readFileSync(join(dir, name), 'utf8').split('\n')) {
-      if (!line.startsWith('{"t":"event"')) continue;
-      try {
-        ids.add((JSON.parse(line) as { event: { id: string } }).event.id);
-      } catch {
-        // a line another writer overwrote
-      }
-    }
-  }
-  return ids;
-}
-
-/** Open the folder with a fresh (locked) EmbeddedStore; the error when it cannot be read. */
+/** Open the store read-only from this process; the error when it cannot be read. */
 export async function readStore(dir: string): Promise<{ ids: Set<string>; runs: Run[] } | { error: string }> {
-  const store = new EmbeddedStore({ dir, logger: silentLogger });
+  let store: SqliteStore | undefined;
   try {
+    store = new SqliteStore({ dir, readonly: true });
     await store.open();
     const events = await store.listEvents({ limit: 100_000_000 });
     const runs = await store.listRuns({ limit: 100_000_000 });
@@ -427,7 +300,7 @@ export async function readStore(dir: string): Promise<{ ids: Set<string>; runs: 
   } catch (error) {
     return { error: (error as Error).message };
   } finally {
-    await store.close().catch(() => undefined);
+    await store?.close().catch(() => undefined);
   }
 }
 
@@ -444,15 +317,14 @@ export async function waitForDrain(dir: string, timeoutMs: number): Promise<bool
 }
 
 /**
- * The figures of one run of the scenario. `lostAcked` is what the product sees: acknowledged events
- * that a fresh EmbeddedStore of the folder cannot return (all of them when it refuses to open the
- * folder, as a restarted `serve` would); `lostAckedInFiles` reads the files leniently instead (every
- * journal line that still parses, and the snapshot). Run figures are 'n/a' when the store cannot be read.
+ * The figures of one run of the scenario. `lostAcked`: acknowledged events that the store, opened
+ * afresh by the test, does not return (all of them when it cannot be opened); `lostAckedToCli`: those
+ * missing from `checkout-kit events list`, run as its own process once everything has stopped.
+ * Run figures are 'n/a' when the store cannot be read.
  */
-export function writersFigures(input: { storeDir: string; load: LoadStats; loops: LoopStats; lines: HandlerLine[]; read: Awaited<ReturnType<typeof readStore>> }) {
+export function writersFigures(input: { load: LoadStats; loops: LoopStats; lines: HandlerLine[]; read: Awaited<ReturnType<typeof readStore>>; listedByCli: Set<string>; storeErrors: string[] }) {
   const { load, lines, read } = input;
   const unreadable = 'error' in read;
-  const inFiles = journalEventIds(input.storeDir);
   const readable = unreadable ? new Set<string>() : read.ids;
   const runs = unreadable ? [] : read.runs;
   const starts = new Map<string, number>();
@@ -489,7 +361,9 @@ export function writersFigures(input: { storeDir: string; load: LoadStats; loops
       replayed: input.loops.replayed,
       storeUnreadable: unreadable ? 1 : 0,
       lostAcked: lost.length,
-      lostAckedInFiles: [...load.acked].filter((id) => !inFiles.has(id)).length,
+      lostAckedToCli: [...load.acked].filter((id) => !input.listedByCli.has(id)).length,
+      storeErrors: input.storeErrors.length,
+      answered503: load.statuses['503'] ?? 0,
       eventRunsNotDone: runFigure(runs.filter((run) => run.kind === 'event' && run.status !== 'done').length),
       fulfilmentRunsNotDone: runFigure(runs.filter((run) => run.kind === 'fulfillment' && run.status !== 'done').length),
       missingHandlers,
@@ -497,6 +371,11 @@ export function writersFigures(input: { storeDir: string; load: LoadStats; loops
       claimedTwice: [...starts.values()].filter((count) => count > 1).length,
       completedTwice: [...ends.values()].filter((count) => count > 1).length,
     },
-    examples: { lost: lost.slice(0, 5), claimedTwice: [...starts].filter(([, count]) => count > 1).slice(0, 5), storeError: unreadable ? read.error.slice(0, 300) : undefined },
+    examples: {
+      lost: lost.slice(0, 5),
+      claimedTwice: [...starts].filter(([, count]) => count > 1).slice(0, 5),
+      storeError: unreadable ? read.error.slice(0, 300) : undefined,
+      storeErrors: input.storeErrors.slice(0, 5),
+    },
   };
 }
