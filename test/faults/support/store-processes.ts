@@ -4,14 +4,20 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readFolder } from '../../../src/store/embedded/check-scan.js';
-import type { Op } from '../../../src/store/index.js';
 import { samplePayment, sampleEvent } from '../../../src/testing/index.js';
 import { signWebhook } from '../../../src/webhooks/index.js';
 import { CLI_MAIN, TSX_LOADER, waitForLine } from '../../support/cli.js';
 
 /** The fulfillment module of these scenarios (see the file). */
 export const STORE_FULFILLMENT = fileURLToPath(new URL('./store-fulfillment.mjs', import.meta.url));
+
+export interface StartOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  faketime?: string | undefined;
+  script?: string | undefined;
+  preload?: string[] | undefined;
+}
 
 /** Child processes of one test file; `stopAll()` in afterEach / afterAll. */
 export class Processes {
@@ -20,13 +26,14 @@ export class Processes {
   /**
    * Start the CLI as a child process (`node --import tsx src/cli/main.ts …`), under `faketime`
    * when `faketime` gives its spec (e.g. `+0 x50`: the process's clocks run 50 times as fast);
-   * `script` runs another TypeScript file the same way.
+   * `script` runs another TypeScript file the same way; `preload` modules are imported first (after tsx).
    */
-  start(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; faketime?: string; script?: string }): ChildProcess {
+  start(args: string[], options: StartOptions): ChildProcess {
     // libfaketime preloaded into node itself, not the `faketime` wrapper: the wrapper does not pass
     // SIGTERM on, so stopping it would orphan the node process.
     const faked = options.faketime ? { LD_PRELOAD: LIBFAKETIME, FAKETIME: options.faketime } : {};
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, options.script ?? CLI_MAIN, ...args], {
+    const preload = (options.preload ?? []).flatMap((module) => ['--import', module]);
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, ...preload, options.script ?? CLI_MAIN, ...args], {
       cwd: options.cwd,
       env: { PATH: process.env.PATH, ...options.env, ...faked },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -51,7 +58,7 @@ export interface CliResult {
 }
 
 /** Run a CLI command (or `script`) to its end. */
-export async function cli(processes: Processes, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; script?: string }): Promise<CliResult> {
+export async function cli(processes: Processes, args: string[], options: StartOptions): Promise<CliResult> {
   const child = processes.start(args, options);
   let stdout = '';
   let stderr = '';
@@ -67,9 +74,9 @@ export interface Serve {
   stderr(): string;
 }
 
-/** Start `serve` and wait until it listens; rejects (with its output) when it exits first. */
-export async function startServe(processes: Processes, port: number, options: { cwd: string; env: NodeJS.ProcessEnv; faketime?: string }): Promise<Serve> {
-  const child = processes.start(['serve', '--port', String(port), '--host', '127.0.0.1'], options);
+/** Start `serve` (with `args` after its port and host) and wait until it listens; rejects (with its output) when it exits first. */
+export async function startServe(processes: Processes, port: number, options: StartOptions & { args?: string[] }): Promise<Serve> {
+  const child = processes.start(['serve', '--port', String(port), '--host', '127.0.0.1', ...(options.args ?? [])], options);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   await waitForLine(child, /checkout-kit serve listening on/, 30_000);
@@ -100,33 +107,6 @@ export async function fileHashes(dir: string): Promise<Record<string, string>> {
     if ((await stat(path)).isFile()) out[name] = createHash('sha256').update(await readFile(path)).digest('hex');
   }
   return out;
-}
-
-/** Operations in the store's journal segments, by type (read with the store's own decoder). */
-export async function opCounts(dir: string): Promise<Partial<Record<Op['t'], number>>> {
-  const counts: Partial<Record<Op['t'], number>> = {};
-  for (const segment of (await readFolder(dir)).segments) for (const { op } of segment.ops) counts[op.t] = (counts[op.t] ?? 0) + 1;
-  return counts;
-}
-
-/** Every op of the store's journal segments, oldest segment first; a line the store cannot decode throws at once. */
-export async function journalOps(dir: string): Promise<Op[]> {
-  const { segments } = await readFolder(dir);
-  for (const segment of segments) {
-    const [damaged] = segment.damaged;
-    if (damaged) throw new Error(`${segment.file} has a line the store cannot read, at byte ${damaged.offset}: ${damaged.reason}`);
-  }
-  return segments.flatMap((segment) => segment.ops.map(({ op }) => op));
-}
-
-/** Byte offset of the journal line that inserted event `id` in `bytes`, or -1. */
-export function eventLineOffset(bytes: Buffer, id: string): number {
-  const at = bytes.indexOf(`{"t":"event","at":`, 0);
-  for (let start = at; start !== -1; start = bytes.indexOf(`{"t":"event","at":`, start + 1)) {
-    const head = bytes.toString('utf8', start, Math.min(bytes.length, start + 300));
-    if (head.includes(`"event":{"id":${JSON.stringify(id)}`)) return start;
-  }
-  return -1;
 }
 
 /** Debian's libfaketime (installed by .ci/setup), as its `faketime` wrapper preloads it (`$LIB` is expanded by ld.so). */
