@@ -88,7 +88,8 @@ function bind(values: readonly unknown[]): Record<number, unknown> {
 interface NodeStatement {
   all(named: Record<number, unknown>): Array<Record<string, unknown>>;
   all(): Array<Record<string, unknown>>;
-  run(named?: Record<number, unknown>): { changes: number | bigint };
+  run(named: Record<number, unknown>): { changes: number | bigint };
+  run(): { changes: number | bigint };
   columns(): unknown[];
 }
 interface NodeDatabase {
@@ -144,7 +145,8 @@ function nodeSqliteDriver(sqlite: NodeSqlite): SqliteDriver {
   const statement = (prepared: NodeStatement): SqliteStatement => ({
     returnsRows: prepared.columns().length > 0,
     all: (values) => (values && values.length > 0 ? prepared.all(bind(values)) : prepared.all()),
-    run: (values) => ({ changes: Number(prepared.run(values && values.length > 0 ? bind(values) : undefined).changes) }),
+    // No argument at all when there are no values: node:sqlite would bind an `undefined` to `?1`.
+    run: (values) => ({ changes: Number((values && values.length > 0 ? prepared.run(bind(values)) : prepared.run()).changes) }),
   });
   const probe = new Database(':memory:');
   const sqliteVersion = String(probe.prepare('SELECT sqlite_version() AS v').all()[0]!.v);

@@ -1,0 +1,208 @@
+import { execFile } from 'node:child_process';
+import { open, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../../src/errors/index.js';
+import { SqliteStore } from '../../src/store/index.js';
+import { loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriver, type SqliteDriverName } from '../../src/store/sqlite/driver.js';
+import { sqliteDatabase, storeError } from '../../src/store/sqlite/sqlite-database.js';
+import { TSX_LOADER } from '../support/cli.js';
+import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
+import { storeContract } from './contract.js';
+import { sampleEvent } from './fixtures/sample-event.js';
+
+afterEach(() => removeTempDirs());
+
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+/** node:sqlite with everything the store uses: Node 22.16 and later. */
+const HAS_NODE_SQLITE = major > 22 || (major === 22 && minor >= 16);
+
+function available(name: SqliteDriverName): SqliteDriver | undefined {
+  try {
+    return loadDriver(name);
+  } catch {
+    return undefined;
+  }
+}
+const DRIVERS = (['node:sqlite', 'better-sqlite3'] as const).map((name) => ({ name, driver: available(name) }));
+
+describe('choosing the SQLite driver', () => {
+  it('uses node:sqlite where Node has it, else better-sqlite3', () => {
+    expect(loadDriver().name).toBe(HAS_NODE_SQLITE ? 'node:sqlite' : 'better-sqlite3');
+    expect(new SqliteStore().driver).toBe(loadDriver().name);
+  });
+
+  it('says which Node has node:sqlite when asked for it on one without', () => {
+    if (HAS_NODE_SQLITE) expect(available('node:sqlite')?.name).toBe('node:sqlite');
+    else expect(() => loadDriver('node:sqlite')).toThrow(new StoreError(`The embedded store was asked for node:sqlite, which Node ${process.version} does not have (Node 22.16 or later has it).`));
+  });
+
+  it('opens the store without a warning on stderr (Node 22 warns that SQLite is experimental)', async () => {
+    const script = `import { loadDriver } from './src/store/sqlite/driver.ts';
+      const db = loadDriver().open(':memory:'); db.exec('CREATE TABLE t (x)'); db.close();
+      await new Promise((resolve) => setTimeout(resolve, 50)); process.emitWarning('still passed on', 'UserWarning');`;
+    const { stderr } = await promisify(execFile)(process.execPath, ['--import', TSX_LOADER, '--input-type=module', '-e', script], { cwd: join(import.meta.dirname, '../..') });
+    // Other warnings still reach stderr.
+    expect(stderr).toMatch(/^\(node:\d+\) UserWarning: still passed on\n/);
+    expect(stderr).not.toMatch(/ExperimentalWarning|experimental/i);
+  });
+});
+
+for (const { name, driver } of DRIVERS) {
+  describe.skipIf(!driver)(`the ${name} driver`, () => {
+    const d = driver!;
+    const opened: SqliteConnection[] = [];
+    const connect = (path: string, readonly = false) => {
+      const connection = d.open(path, { readonly });
+      opened.push(connection);
+      return connection;
+    };
+    afterEach(() => {
+      for (const connection of opened.splice(0)) {
+        try {
+          connection.close();
+        } catch {
+          // Closed by the test.
+        }
+      }
+    });
+
+    it('binds $1… from values in order, repeated ones too; booleans as 1/0, undefined as NULL', () => {
+      const db = connect(':memory:');
+      db.exec('CREATE TABLE t (id TEXT PRIMARY KEY, a INTEGER, b INTEGER, c TEXT, d TEXT); CREATE TABLE u (x TEXT)');
+      const insert = db.prepare('INSERT INTO t (id, a, b, c, d) VALUES ($1, $2, $3, $4, $4) ON CONFLICT (id) DO NOTHING RETURNING id, a, b, c, d');
+      expect(insert.returnsRows).toBe(true);
+      expect(insert.all(['x', true, false, undefined])).toEqual([{ id: 'x', a: 1, b: 0, c: null, d: null }]);
+      expect(insert.all(['x', 1, 1, 'again'])).toEqual([]);
+      const update = db.prepare('UPDATE t SET c = $2 WHERE id = $1');
+      expect(update.returnsRows).toBe(false);
+      expect(update.run(['x', 'é 😀 \u2028'])).toEqual({ changes: 1 });
+      expect(update.run(['nobody', 'z'])).toEqual({ changes: 0 });
+      expect({ ...db.prepare('SELECT c FROM t').all()[0] }).toEqual({ c: 'é 😀 \u2028' });
+      expect(db.prepare('SELECT count(*) AS n FROM t').returnsRows).toBe(true);
+      expect(db.prepare('INSERT INTO u (x) VALUES ($1)').returnsRows).toBe(false);
+      expect(db.prepare('INSERT INTO u (x) VALUES ($1)').run(['q'])).toEqual({ changes: 1 });
+    });
+
+    it('runs several statements in one exec, and knows whether a transaction is open', () => {
+      const db = connect(':memory:');
+      db.exec('CREATE TABLE t (x); BEGIN IMMEDIATE; INSERT INTO t VALUES (1); SAVEPOINT unit');
+      expect(db.inTransaction).toBe(true);
+      db.exec('INSERT INTO t VALUES (2); ROLLBACK TO unit; RELEASE unit; COMMIT');
+      expect(db.inTransaction).toBe(false);
+      expect(db.prepare('SELECT x FROM t').all().map((row) => row.x)).toEqual([1]);
+    });
+
+    it('sets WAL, synchronous = FULL and the busy timeout on every connection the store opens, reopened ones included', async () => {
+      const dir = await tempDir('ck-driver-');
+      const path = join(dir, 'store.sqlite');
+      for (let round = 0; round < 2; round++) {
+        const database = sqliteDatabase({ path, driver: name, busyTimeoutMs: 1234 });
+        await database.query({ text: 'CREATE TABLE IF NOT EXISTS t (x)' });
+        const settings = (connection: SqliteConnection) => ({
+          journal: connection.pragma('journal_mode')[0]?.journal_mode,
+          synchronous: connection.pragma('synchronous')[0]?.synchronous,
+          timeout: connection.pragma('busy_timeout')[0]?.timeout,
+        });
+        expect(database.connection.driver).toBe(name);
+        expect(settings(database.connection)).toEqual({ journal: 'wal', synchronous: 2, timeout: 1234 });
+        await database.close();
+      }
+      // What the driver itself gives a reopened WAL file (better-sqlite3: NORMAL): the reason the store sets FULL.
+      const bare = connect(path);
+      expect(bare.pragma('journal_mode')[0]?.journal_mode).toBe('wal');
+      expect(bare.pragma('synchronous')[0]?.synchronous).toBe(name === 'better-sqlite3' ? 1 : 2);
+    });
+
+    it('backs up a database in use to a file that opens with the same rows', async () => {
+      const dir = await tempDir('ck-driver-');
+      const db = connect(join(dir, 'a.sqlite'));
+      db.exec("PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t SELECT value FROM json_each('[1,2,3]')");
+      await db.backup(join(dir, 'copy.sqlite'));
+      const copy = connect(join(dir, 'copy.sqlite'), true);
+      expect(copy.prepare('SELECT sum(x) AS s FROM t').all()[0]?.s).toBe(6);
+      expect(copy.pragma('integrity_check')[0]?.integrity_check).toBe('ok');
+    });
+
+    it("gives SQLite's primary code of each failure the store explains", async () => {
+      const dir = await tempDir('ck-driver-');
+      const failure = (work: () => unknown) => {
+        try {
+          work();
+        } catch (error) {
+          return { code: sqliteErrorCode(error), error };
+        }
+        throw new Error('did not fail');
+      };
+      // Not a database.
+      await writeFile(join(dir, 'text.sqlite'), 'not a database, just some text that is long enough to be read as a header of something');
+      const notADb = failure(() => connect(join(dir, 'text.sqlite')).prepare('SELECT * FROM sqlite_master').all());
+      expect(notADb.code).toBe('SQLITE_NOTADB');
+      expect(storeError('text.sqlite', notADb.error).message).toBe(
+        'The store text.sqlite is damaged (file is not a database). The file was left untouched. Restore the latest `checkout-kit store backup`, or move the folder aside to start with an empty store; then `checkout-kit reconcile` catches up.',
+      );
+      // A folder where the file should be.
+      const cannotOpen = failure(() => connect(dir).prepare('SELECT * FROM sqlite_master').all());
+      expect(cannotOpen.code).toBe('SQLITE_CANTOPEN');
+      expect(storeError('x', cannotOpen.error).message).toMatch(/^Cannot open the store x \(.+\): check that its folder exists and is writable\.$/);
+      // Full: the file may not grow past max_page_count.
+      const small = connect(join(dir, 'small.sqlite'));
+      small.exec('CREATE TABLE t (x); PRAGMA max_page_count = 8');
+      const full = failure(() => {
+        for (let i = 0; i < 100; i++) small.prepare('INSERT INTO t VALUES ($1)').run(['x'.repeat(4000)]);
+      });
+      expect(full.code).toBe('SQLITE_FULL');
+      expect(storeError('x', full.error).message).toMatch(/^The disk holding the store x is full \(.+\): nothing was written\./);
+      // Busy: another connection holds the write lock past the timeout.
+      const holder = connect(join(dir, 'busy.sqlite'));
+      holder.exec('PRAGMA journal_mode = WAL; CREATE TABLE t (x); BEGIN IMMEDIATE');
+      const waiter = connect(join(dir, 'busy.sqlite'));
+      waiter.pragma('busy_timeout = 20');
+      expect(failure(() => waiter.exec('BEGIN IMMEDIATE')).code).toBe('SQLITE_BUSY');
+      holder.exec('COMMIT');
+      // A constraint, an extended code (SQLITE_CONSTRAINT_UNIQUE) reduced to its primary one.
+      holder.exec('CREATE TABLE u (k TEXT PRIMARY KEY)');
+      expect(failure(() => holder.exec("INSERT INTO u VALUES ('a'); INSERT INTO u VALUES ('a')")).code).toBe('SQLITE_CONSTRAINT');
+      // Damaged pages past the header.
+      const big = connect(join(dir, 'big.sqlite'));
+      big.exec("CREATE TABLE t (x); INSERT INTO t SELECT hex(randomblob(200)) FROM json_each(json_array(" + Array.from({ length: 400 }, (_, i) => i).join(',') + '))');
+      big.close();
+      const handle = await open(join(dir, 'big.sqlite'), 'r+');
+      await handle.write(Buffer.alloc(8192, 0x5a), 0, undefined, 8192);
+      await handle.close();
+      const corrupt = failure(() => connect(join(dir, 'big.sqlite')).prepare('SELECT count(*), max(length(x)) FROM t').all());
+      expect(corrupt.code).toBe('SQLITE_CORRUPT');
+      expect(storeError('x', corrupt.error).message).toMatch(/^The store x is damaged \(/);
+      // Not SQLite's: a value that cannot be bound, anything else.
+      expect(failure(() => holder.prepare('INSERT INTO u VALUES ($1)').run([{}])).code).toBeUndefined();
+      expect(sqliteErrorCode(new Error('x'))).toBeUndefined();
+      expect(sqliteErrorCode(undefined)).toBeUndefined();
+    });
+
+    it('keeps a store that another driver wrote', async () => {
+      const dir = await tempDir('ck-driver-');
+      const first = new SqliteStore({ dir, driver: name });
+      await first.open();
+      await first.insertEvent(sampleEvent('evt_1', { body: '{"a":1}' }));
+      await first.close();
+      for (const other of DRIVERS.filter((entry) => entry.driver)) {
+        const reopened = new SqliteStore({ dir, driver: other.name, readonly: true });
+        await reopened.open();
+        expect((await reopened.getEvent('evt_1'))?.body).toBe('{"a":1}');
+        expect(reopened.integrityCheck()).toEqual(['ok']);
+        await reopened.close();
+      }
+      expect((await readFile(join(dir, 'store.sqlite'))).subarray(0, 15).toString()).toBe('SQLite format 3');
+    });
+  });
+
+  // The default driver runs the whole contract in sqlite.test.ts; the other one, where it loads, here.
+  if (driver && name !== loadDriver().name) {
+    storeContract(`SqliteStore (file, ${name})`, async () => {
+      const store = new SqliteStore({ dir: await tempDir(), driver: name });
+      await store.open();
+      return { store, cleanup: () => store.close() };
+    });
+  }
+}
