@@ -5,9 +5,14 @@ import { StoreError } from '../../errors/index.js';
 /**
  * The seam between the embedded store and a SQLite driver: the few calls `sqliteDatabase` makes.
  * Two drivers fit it. `node:sqlite` is built into Node (22.16 and later have every call used
- * here): nothing to install, compile or approve. better-sqlite3 (a native addon, an optional
- * dependency) is for a Node without it, such as Node 20. Both are synchronous and run SQLite in
- * the process; the store behaves the same on either.
+ * here): nothing to install, compile or approve, and as fast for the store (test/bench/HISTORY.md,
+ * "SQLite drivers"). better-sqlite3 12 (a native addon with an install script; an optional peer
+ * dependency, installed by the merchant) is for a Node without it: Node 20, or 22 before 22.16.
+ * Both are synchronous and run SQLite in the process; the store behaves the same on either.
+ *
+ * better-sqlite3 is not used where node:sqlite is there: 12 built for Node 24 aborts the process
+ * when a statement is garbage-collected (`Assertion failed: (env) != nullptr`), and 13, which
+ * does not, cannot load on Node 20.
  */
 export type SqliteDriverName = 'node:sqlite' | 'better-sqlite3';
 
@@ -229,7 +234,8 @@ function tryLoad(name: SqliteDriverName): SqliteDriver | Error {
   return driver;
 }
 
-const INSTALL_BETTER_SQLITE3 = 'install the better-sqlite3 package: run `npm install better-sqlite3` (npm 11: approve its install script with `npm install-scripts approve better-sqlite3`).';
+// 12: 13 needs Node 22 (on Node 20 it crashes on loading).
+const INSTALL_BETTER_SQLITE3 = 'install the better-sqlite3 package: run `npm install better-sqlite3@12` (npm 11: approve its install script with `npm install-scripts approve better-sqlite3`).';
 
 /**
  * The driver to use: `name` when given, else node:sqlite where the running Node has it, else

@@ -47,8 +47,9 @@ export function storeError(path: string, error: unknown): StoreError {
 }
 
 /**
- * SQLite (node:sqlite or better-sqlite3, see `driver.ts`), shaped for a receiver. The driver is synchronous: a statement runs
- * on the event loop, so what matters is how many commits a burst costs. Every write of one turn
+ * SQLite (node:sqlite, or better-sqlite3 on a Node without it: see `driver.ts`), shaped for a
+ * receiver. Both drivers are synchronous: a statement runs on the event loop, so what matters is
+ * how many commits a burst costs. Every write of one turn
  * (each delivery's insert, each claim and completion) waits for the turn's end and is committed
  * with the others in one transaction: one fsync for all of them. A promise settles only after its
  * commit. Reads go to a second connection, which sees only what is committed (WAL); `:memory:`

@@ -18,7 +18,11 @@ export interface SqliteStoreOptions {
   readonly?: boolean | undefined;
   /** How long a write waits for another process's transaction. @default 5000 */
   busyTimeoutMs?: number | undefined;
-  /** The SQLite driver: node:sqlite where this Node has it (22.16 and later), else better-sqlite3. */
+  /**
+   * The SQLite driver. @default node:sqlite where this Node has it (22.16 and later), else
+   * better-sqlite3 (not advised where node:sqlite is there: better-sqlite3 12 on Node 24 can abort
+   * the process when a statement is garbage-collected).
+   */
   driver?: SqliteDriverName | undefined;
 }
 
