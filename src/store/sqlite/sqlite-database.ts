@@ -42,6 +42,9 @@ export function storeError(path: string, error: unknown): StoreError {
     );
   }
   if (code === 'SQLITE_FULL') return new StoreError(`The disk holding the store ${path} is full (${message}): nothing was written. Free some space; writes resume by themselves.`, { cause: error });
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+    return new StoreError(`The store ${path} is busy: another process kept its write lock past the busy timeout (${message}). Nothing was written; it is tried again.`, { cause: error });
+  }
   if (code === 'SQLITE_CANTOPEN') return new StoreError(`Cannot open the store ${path} (${message}): check that its folder exists and is writable.`, { cause: error });
   return new StoreError(`The store ${path} failed: ${message}.`, { cause: error });
 }
@@ -52,7 +55,8 @@ export function storeError(path: string, error: unknown): StoreError {
  * how many commits a burst costs. Every write of one turn
  * (each delivery's insert, each claim and completion) waits for the turn's end and is committed
  * with the others in one transaction: one fsync for all of them. A promise settles only after its
- * commit. Reads go to a second connection, which sees only what is committed (WAL); `:memory:`
+ * commit. While another process holds the write lock, the turn's writes wait for it off the event
+ * loop (see `beginWrite`), so acknowledgements and timers go on. Reads go to a second connection, which sees only what is committed (WAL); `:memory:`
  * has one connection, and a read waits while a commit is being made.
  *
  * Every connection is set up alike: WAL, `synchronous = FULL` (a commit is on disk before it is
@@ -64,7 +68,10 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   const memory = options.path === ':memory:';
   const busyTimeout = options.busyTimeoutMs ?? 5000;
   const setUp = (connection: Connection, reading: boolean): Connection => {
-    connection.pragma(`busy_timeout = ${busyTimeout}`);
+    // The writer never waits inside SQLite for another process's lock: that wait would hold the
+    // event loop (no acknowledgement, no timer) for as long as the other transaction lasts. `flush`
+    // waits for it between tries instead. Readers rarely wait at all (WAL).
+    connection.pragma(`busy_timeout = ${reading ? busyTimeout : 0}`);
     if (!memory && !options.readonly && !reading) connection.pragma('journal_mode = WAL');
     connection.pragma('synchronous = FULL');
     if (reading) connection.pragma('query_only = ON');
@@ -123,6 +130,25 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
       }
     });
 
+  /**
+   * Take the write lock (`BEGIN IMMEDIATE`). While another process holds it, try again after a
+   * short wait, off the event loop, for up to `busyTimeoutMs`; writes asked for meanwhile join
+   * `units`, so a wait costs one commit, not one per write. True once taken, else the last error.
+   */
+  async function beginWrite(units: Unit[]): Promise<true | unknown> {
+    const deadline = Date.now() + busyTimeout;
+    for (let pause = 1; ; pause = Math.min(pause * 2, 25)) {
+      try {
+        writer.exec('BEGIN IMMEDIATE');
+        return true;
+      } catch (error) {
+        if (sqliteErrorCode(error) !== 'SQLITE_BUSY' || Date.now() >= deadline) return error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      units.push(...queue.splice(0));
+    }
+  }
+
   async function flush(): Promise<void> {
     if (committing) await committing;
     scheduled = false;
@@ -132,10 +158,9 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     let done!: () => void;
     committing = new Promise((resolve) => (done = resolve));
     const settled: Array<{ unit: Unit; ok: boolean; value: unknown }> = [];
-    try {
-      writer.exec('BEGIN IMMEDIATE');
-    } catch (error) {
-      for (const unit of units) unit.reject(storeError(options.path, error));
+    const began = await beginWrite(units);
+    if (began !== true) {
+      for (const unit of units) unit.reject(storeError(options.path, began));
       committing = undefined;
       done();
       return;

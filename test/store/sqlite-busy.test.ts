@@ -1,0 +1,43 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/store/index.js';
+import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
+import { sampleEvent } from './fixtures/sample-event.js';
+
+afterEach(removeTempDirs);
+
+// A process holding the write lock (a long `store copy`, a backup, another writer) must not freeze
+// serve: its writes wait for the lock between tries, and the event loop keeps answering meanwhile.
+it('a write waiting for another process to let go of the lock leaves the event loop running, then lands', async () => {
+  const dir = await tempDir('ck-sqlite-busy-');
+  const store = new SqliteStore({ dir });
+  await store.open();
+  // The other process takes the write lock and keeps it until told to let go on stdin.
+  const holder = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const open = (path) => { try { return new (require('node:sqlite').DatabaseSync)(path); } catch { return new (require('better-sqlite3'))(path); } };
+       const db = open(${JSON.stringify(join(dir, 'store.sqlite'))});
+       db.exec('BEGIN IMMEDIATE');
+       console.log('held');
+       process.stdin.once('data', () => { db.exec('COMMIT'); console.log('released'); process.exit(0); });`,
+    ],
+    { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: holder.stdout! })[Symbol.asyncIterator]();
+  expect((await lines.next()).value).toBe('held');
+
+  let settled = false;
+  const insert = store.insertEvent(sampleEvent('evt_busy')).finally(() => (settled = true));
+  // Timers still fire while the write waits: the loop is not held in SQLite's busy wait.
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(settled).toBe(false);
+  holder.stdin!.write('go\n');
+  expect((await lines.next()).value).toBe('released');
+  expect(await insert).toEqual({ inserted: true });
+  expect((await store.getEvent('evt_busy'))?.id).toBe('evt_busy');
+  await store.close();
+});
