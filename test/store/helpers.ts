@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../src/log/index.js';
 import type { Store } from '../../src/store/index.js';
-import type { WorkerArgs } from './fixtures/store-worker.js';
+import type { RaceResult, WorkerArgs } from './fixtures/store-worker.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const WORKER = fileURLToPath(new URL('./fixtures/store-worker.ts', import.meta.url));
@@ -40,6 +40,17 @@ export class Scratch {
         return next.value;
       },
     };
+  }
+
+  /**
+   * Start one `race` worker per entry; once every one has said `ready`, let them all go at once
+   * (each opens the store then); their results, in the same order.
+   */
+  async race(list: Array<Extract<WorkerArgs, { mode: 'race' }>>): Promise<RaceResult[]> {
+    const workers = list.map((args) => this.worker(args));
+    for (const worker of workers) if ((await worker.nextLine()) !== 'ready') throw new Error('a worker did not start');
+    for (const worker of workers) worker.child.stdin.write('go\n');
+    return Promise.all(workers.map(async (worker) => JSON.parse(await worker.nextLine()) as RaceResult));
   }
 
   async cleanUp(): Promise<void> {
