@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -67,6 +67,7 @@ describe('every kind of store write, through the real processes', () => {
       const storeDir = await tempDir('ck-every-store-');
       const sandboxDir = await tempDir('ck-every-sandbox-');
       const log = join(shop, 'calls.jsonl');
+      const release = join(shop, 'release-slow-handler');
       const port = await freePort();
       const started = performance.now();
 
@@ -83,8 +84,8 @@ describe('every kind of store write, through the real processes', () => {
         CHECKOUT_STORE: `file:${storeDir}`,
         CHECKOUT_HANDLERS: STORE_FULFILLMENT,
         STORE_FAULTS_LOG: log,
-        // Renewed after 10 s; the rest leaves time to read the store while it still runs.
-        STORE_FAULTS_SLOW_MS: '15000',
+        // The slow handler runs until this file exists.
+        STORE_FAULTS_RELEASE: release,
         LOG_LEVEL: 'warn',
       };
       const run = (args: string[]) => cli(processes, args, { cwd: shop, env });
@@ -185,18 +186,19 @@ describe('every kind of store write, through the real processes', () => {
         },
       );
 
-      // A handler slower than a third of the 30 s dispatch lease: the event's lease is renewed.
+      // A handler running past a third of the 30 s dispatch lease: the event's lease is renewed.
       let slowId = '';
       await step(
         'slow handler',
         async () => {
           slowId = await pay('o-slow', '11');
-          const renewed = await journalHas((op) => op.t === 'renew' && op.key.startsWith('event:'), 30_000);
-          // Read while the handler still runs, after the renewal.
+          const renewed = await journalHas((op) => op.t === 'renew' && op.key.startsWith('event:'), 60_000);
+          // Read while the handler still runs (it waits for the release file), after the renewal.
           const during = await json<Run[]>(['runs', '--json']);
           expect(during).toEqual(expect.arrayContaining([expect.objectContaining({ key: (renewed as { key: string }).key, status: 'running' })]));
           expect(calls().filter((c) => c.key === `payment:${slowId}:paid`).map((c) => c.step)).toEqual(['start']);
-          await journalHas((op) => op.t === 'complete' && op.key === `payment:${slowId}:paid`, 30_000);
+          await writeFile(release, '');
+          await journalHas((op) => op.t === 'complete' && op.key === `payment:${slowId}:paid`, 60_000);
         },
         ({ runs }) => expect(runs).toEqual(expect.arrayContaining([expect.objectContaining({ key: `payment:${slowId}:paid`, status: 'done' })])),
       );
