@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventRecord } from '../../src/store/index.js';
 import { newWebhookSecret } from '../../src/webhooks/index.js';
-import { freePort } from '../support/ports.js';
+import { eventually, freePort } from '../support/ports.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { reportFigures, sized } from './support/report.js';
 import { startAnsweringService, type AnsweringService } from './support/answering-service.js';
@@ -97,7 +97,7 @@ describe('serve SIGKILLed mid-compaction (real serve, real files)', () => {
       acked.push(id);
     }
     // Compaction comes at the pause after a run of deliveries (or amid them at four times its threshold).
-    for (let i = 0; i < 100 && (await generation(storeDir)) === snapshotBefore; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(async () => ((await generation(storeDir)) === snapshotBefore ? undefined : true), 120_000, 100);
     expect(await stop(serve.child)).toBe(0);
     expect(await generation(storeDir)).toBeGreaterThan(snapshotBefore);
     const leftBehind = (await readdir(storeDir)).filter((name) => name.includes('.next'));
