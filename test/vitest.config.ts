@@ -7,6 +7,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'test/faults/**', 'node_modules/**'],
     testTimeout: 60_000,
+    // expect.poll waits for a state up to this long (vitest's own default, 1 s, is a race on a busy machine).
+    expect: { poll: { timeout: 30_000 } },
     hookTimeout: 60_000,
     // Tests start real servers, processes and databases: two cores, so keep parallelism modest.
     maxWorkers: 2,

@@ -36,9 +36,9 @@ export interface TransportOptions {
   /** @default silent */
   logger?: Logger;
   /**
-   * Most calls started per second, shared by every call of this client (and of any client given
-   * the same `rateLimiter`): a 429 slows them all, not only the call that got it. Ignored when
-   * `rateLimiter` is given. @default 50
+   * Calls per second the service allows, shared by every call of this client (and of any client
+   * given the same `rateLimiter`): calls start 5% under it (`RateLimiterOptions.headroom`), and a
+   * 429 slows them all, not only the call that got it. Ignored when `rateLimiter` is given. @default 50
    */
   maxRps?: number;
   /** One limiter to share between clients of the same service (say a CheckoutClient and a PartnerClient). */

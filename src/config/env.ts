@@ -38,8 +38,9 @@ export interface CheckoutKitConfig {
    */
   outcomeRules: OutcomeRules;
   /**
-   * `CHECKOUT_MAX_RPS`: the most calls a second this process makes to the service, shared by
-   * every caller (confirm reads, reconcile, checkout). @default 50 (see `CheckoutClientOptions.maxRps`)
+   * `CHECKOUT_MAX_RPS`: the calls a second the service allows this process, shared by every
+   * caller (confirm reads, reconcile, checkout); calls are paced 5% under it (`RateLimiterOptions.headroom`).
+   * @default 50 (see `CheckoutClientOptions.maxRps`)
    */
   maxRps: number | undefined;
   /** `CHECKOUT_DISPATCH_CONCURRENCY`: stored events dispatched at once by `serve`. @default 16 */

@@ -70,7 +70,8 @@ describe('createCheckout against the sandbox', () => {
     const store = new MemoryStore();
     const closing = new AbortController();
     const waiting = createCheckout({ store, creator: { client: held }, signal: closing.signal }, { orderId: 'order-closing', amount: '7.00' }).catch((e: unknown) => e);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Its create call waits in the limiter.
+    while (held.rateLimiter.queued === 0) await new Promise((resolve) => setImmediate(resolve));
     closing.abort(new Error('the server is closing'));
     const refused = await waiting;
     expect(refused).toBeInstanceOf(CheckoutError);

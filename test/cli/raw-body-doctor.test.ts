@@ -70,7 +70,7 @@ describe('raw-body doctor through a real `checkout-kit serve`', () => {
     expect(proxied.body.error?.message).toContain('Likely cause: The body was re-serialised from parsed JSON (changed: whitespace)');
     expect(proxied.body.error?.message).toContain('a proxy in front of this app');
 
-    await expect.poll(() => log, { timeout: 5000 }).toMatch(/"cause":"reserialised-json"/);
+    await expect.poll(() => log).toMatch(/"cause":"reserialised-json"/);
     expect(log).toContain('"framework":"proxy"');
     expect(log).not.toContain(SECRET);
 

@@ -130,7 +130,7 @@ describe('the client over Node http (the default)', () => {
     const error = await client.payments.get(ID).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toContain('within 150 ms');
-    await vi.waitFor(() => expect(stalled.closed()).toBe(1));
+    await vi.waitFor(() => expect(stalled.closed()).toBe(1), { timeout: 30_000 });
   });
 
   it("a caller's abort mid-answer rejects with its reason at once, closes the connection and leaves no listener on the signal", async () => {
@@ -139,12 +139,12 @@ describe('the client over Node http (the default)', () => {
     const stopping = new AbortController();
     // A receiver's stop signal lives as long as the process: the call must take its listener off.
     const pending = client.payments.get(ID, { signal: stopping.signal }).catch((e: unknown) => e);
-    await vi.waitFor(() => expect(stalled.answering()).toBe(1));
+    await vi.waitFor(() => expect(stalled.answering()).toBe(1), { timeout: 30_000 });
     // The call's own deadline is a minute away: only the abort can end it within the test's time.
     stopping.abort(new Error('the receiver is stopping'));
     const error = await pending;
     expect((error as Error).message).toBe('the receiver is stopping');
-    await vi.waitFor(() => expect(stalled.closed()).toBe(1));
+    await vi.waitFor(() => expect(stalled.closed()).toBe(1), { timeout: 30_000 });
     expect(getEventListeners(stopping.signal, 'abort')).toHaveLength(0);
   });
 
@@ -163,13 +163,13 @@ describe('the client over Node http (the default)', () => {
     const stalled = await stalledService();
     const aborting = new AbortController();
     const pending = call(`${stalled.url}/x`, request(aborting.signal)).catch((e: unknown) => e);
-    await vi.waitFor(() => expect(stalled.answering()).toBe(1));
+    await vi.waitFor(() => expect(stalled.answering()).toBe(1), { timeout: 30_000 });
     // The half answer is on its way: a moment for the client to take its headers in.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(listeners(aborting.signal)).toBe(1);
     aborting.abort(new Error('stopping'));
     expect(((await pending) as Error).message).toBe('stopping');
-    await vi.waitFor(() => expect(stalled.closed()).toBe(1));
+    await vi.waitFor(() => expect(stalled.closed()).toBe(1), { timeout: 30_000 });
 
     let second = 0;
     const dropsKeptAlive = await service((request, response) => {

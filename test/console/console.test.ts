@@ -180,7 +180,7 @@ describe('operator console (fastify, memory store)', () => {
     const first = await post(app, '/checkout-kit/actions/retry', form);
     expect(first.statusCode).toBe(200);
     expect(first.body).toContain('is back in line: it runs again now');
-    await eventually(async () => ((await store.getRun(key))?.status === 'done' ? true : undefined), 5000, 10);
+    await eventually(async () => ((await store.getRun(key))?.status === 'done' ? true : undefined), undefined, 10);
     const again = await post(app, '/checkout-kit/actions/retry', form);
     expect(again.body).toContain('id="repeated"');
     const fresh = confirmForm((await app.inject(`/checkout-kit/actions/retry?key=${encodeURIComponent(key)}`)).body);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -118,6 +118,7 @@ describe('every kind of store write, through the real processes', () => {
       const sandboxDir = await tempDir('ck-every-sandbox-');
       const log = join(shop, 'calls.jsonl');
       const storeCalls = join(shop, 'store-calls.jsonl');
+      const release = join(shop, 'release-slow-handler');
       const port = await freePort();
       const started = performance.now();
 
@@ -134,8 +135,8 @@ describe('every kind of store write, through the real processes', () => {
         CHECKOUT_STORE: `file:${storeDir}`,
         CHECKOUT_HANDLERS: STORE_FULFILLMENT,
         STORE_FAULTS_LOG: log,
-        // Renewed after 10 s; the rest leaves time to read the renewed lease while it still runs.
-        STORE_FAULTS_SLOW_MS: '20000',
+        // The slow handler runs until this file exists.
+        STORE_FAULTS_RELEASE: release,
         STORE_CALLS_LOG: storeCalls,
         STORE_CALLS_METHODS: WRITES.join(','),
         LOG_LEVEL: 'warn',
@@ -292,18 +293,20 @@ describe('every kind of store write, through the real processes', () => {
         ({ deadLetters }) => expect(deadLetters).toEqual([expect.objectContaining({ reason: expect.stringMatching(/JSON/i), body: '{"id": "evt_broken", "type": "payment.paid", ' })]),
       );
 
-      // A handler slower than a third of the 30 s dispatch lease: the event's lease is renewed, and
+      // A handler running past a third of the 30 s dispatch lease: the event's lease is renewed, and
       // a second process reads the renewed lease while the handler still runs.
       let slowId = '';
       await step(
         'slow handler',
         async () => {
           slowId = await pay('o-slow', '11');
-          // Claimed for 30 s at its receipt; renewed 10 s in, to 30 s from then.
-          const renewed = await runsHave((r) => r.kind === 'event' && r.status === 'running' && r.attempts === 1 && Date.parse(r.leaseUntil!) - Date.parse(r.createdAt) > 35_000, 30_000);
+          // Claimed for 30 s at its receipt; renewed 10 s in, to 30 s from then. The handler runs
+          // until the release file exists, so the renewed lease is read while it surely runs.
+          const renewed = await runsHave((r) => r.kind === 'event' && r.status === 'running' && r.attempts === 1 && Date.parse(r.leaseUntil!) - Date.parse(r.createdAt) > 35_000, 60_000);
           expect(writes().filter((call) => call.method === 'renewLease' && call.subject === renewed.key && call.ok).length).toBeGreaterThan(0);
-          await runsHave((r) => r.key === `payment:${slowId}:paid` && r.status === 'done', 30_000);
-          await runsHave((r) => r.key === renewed.key && r.status === 'done', 30_000);
+          await writeFile(release, '');
+          await runsHave((r) => r.key === `payment:${slowId}:paid` && r.status === 'done', 60_000);
+          await runsHave((r) => r.key === renewed.key && r.status === 'done', 60_000);
         },
         ({ runs: list }) => expect(list).toEqual(expect.arrayContaining([expect.objectContaining({ key: `payment:${slowId}:paid`, status: 'done', attempts: 1 })])),
       );

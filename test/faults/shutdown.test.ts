@@ -28,6 +28,45 @@ import { payment, serveEnvFor, startStandIn, type StandIn } from './support/serv
 /** Far longer than any grace period: a serve that waits for it cannot pass. */
 const RETRY_AFTER_SECONDS = 300;
 
+/** A request written whole on a connection of its own: `sent` once it is in the kernel, `answer` once serve answered and closed. */
+async function rawRequest(port: number, bytes: string): Promise<{ sent: Promise<void>; answer: Promise<{ status: number; head: string; body: string }> }> {
+  const socket = connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  let received = '';
+  socket.on('data', (chunk: Buffer) => void (received += chunk.toString('utf8')));
+  const answer = once(socket, 'close').then(() => {
+    const [head = '', body = ''] = received.split('\r\n\r\n');
+    return { status: Number(head.split(' ')[1]), head, body };
+  });
+  const sent = new Promise<void>((resolve, reject) => socket.write(bytes, (error) => (error ? reject(error) : resolve())));
+  return { sent, answer };
+}
+
+/**
+ * A request to serve and its answer: whatever was written to serve before is in its hands once
+ * this answers (its event loop takes bytes in the order they arrived, and parses a request's head
+ * as soon as it reads it). The status, or `closed` when it no longer takes connections.
+ */
+async function roundTrip(port: number): Promise<number | 'closed'> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return 'closed';
+  }
+}
+
+/** Once serve has begun to close: new requests get 503 (fastify while closing), or no connection. */
+const closing = (port: number) => eventually(async () => ((await roundTrip(port)) === 200 ? undefined : true), 60_000, 20);
+
+/** The count of `checkout_kit_service_requests_total` for an operation and status in serve's /metrics. */
+async function serviceRequests(port: number, operation: string, status: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const line = text.split('\n').find((row) => row.startsWith('checkout_kit_service_requests_total{') && row.includes(`operation="${operation}"`) && row.includes(`status="${status}"`));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
 const children: ChildProcess[] = [];
 const standIns: StandIn[] = [];
 afterEach(async () => {
@@ -64,15 +103,16 @@ describe('serve stopped while its reads wait for the service', () => {
     const body = JSON.stringify({ id: eventId, type: 'payment.paid', createdAt: new Date().toISOString(), environment: 'test', data: payment(paymentId, '10.00', '10.00') });
     const response = await fetch(`http://127.0.0.1:${port}/webhooks/checkout`, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ id: eventId, body, secret }) }, body });
     expect(response.status).toBe(200);
-    // The service said 429 with Retry-After: every read of this serve now waits 300 s.
-    await eventually(() => (standIn.reads(paymentId) >= 1 ? true : undefined), 20_000, 50);
-    // A buyer's checkout arrives meanwhile: its create call waits in the same limiter.
-    const buyer = fetch(`http://127.0.0.1:${port}/checkout`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ orderId: `order-${randomUUID()}`, amount: '10.00' }),
-    }).then(async (answer) => ({ status: answer.status, body: (await answer.json()) as { error?: { code?: string } } }));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The service said 429 with Retry-After, and serve took it in: every read of this serve now waits 300 s.
+    await eventually(async () => ((await serviceRequests(port, 'payments.get', '429')) >= 1 ? true : undefined), 60_000, 50);
+    // A buyer's checkout arrives meanwhile, in serve's hands before the stop: its create call waits in the same limiter.
+    const checkout = JSON.stringify({ orderId: `order-${randomUUID()}`, amount: '10.00' });
+    const buyer = await rawRequest(
+      port,
+      `POST /checkout HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(checkout)}\r\n\r\n${checkout}`,
+    );
+    await buyer.sent;
+    expect(await roundTrip(port)).toBe(200);
 
     const stopping = performance.now();
     const code = await stopProcess(serve, 60_000);
@@ -81,7 +121,9 @@ describe('serve stopped while its reads wait for the service', () => {
     expect(code).toBe(0);
     expect(stopSeconds).toBeLessThan(30);
     // The buyer is told to try again (the attempt stays recorded: the retry gets the same payment).
-    expect(await buyer).toMatchObject({ status: 503, body: { error: { code: 'service_unreachable' } } });
+    const answered = await buyer.answer;
+    expect(answered.status).toBe(503);
+    expect(JSON.parse(answered.body)).toMatchObject({ error: { code: 'service_unreachable' } });
     expect(readCalls(calls)).toEqual([]);
     expect(log).not.toMatch(/"level":(50|60)/);
     expect(log).toContain(`Stopped while dispatching event ${eventId}: it is dispatched again at the next start.`);
@@ -98,14 +140,14 @@ describe('serve stopped while its reads wait for the service', () => {
     // The service recovers; the next start fulfils the payment once, well before the abandoned
     // 30 s lease would have let it.
     standIn.recover();
-    const restarted = performance.now();
     const again = await start();
-    await eventually(() => (readCalls(calls).length >= 1 ? true : undefined), 25_000, 100);
+    const restarted = performance.now();
+    await eventually(() => (readCalls(calls).length >= 1 ? true : undefined), 60_000, 100);
     const fulfilledSeconds = (performance.now() - restarted) / 1000;
     expect(fulfilledSeconds).toBeLessThan(25);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(readCalls(calls).map((call) => [call.id, call.outcome])).toEqual([[paymentId, 'paid']]);
+    // Once it has exited, every call it made is in the file: exactly one.
     expect(await stopProcess(again, 30_000)).toBe(0);
+    expect(readCalls(calls).map((call) => [call.id, call.outcome])).toEqual([[paymentId, 'paid']]);
     reportFigures('shutdown', { retryAfterSeconds: RETRY_AFTER_SECONDS, stopSeconds: stopSeconds.toFixed(2), exitCode: String(code), fulfilledAfterRestartSeconds: fulfilledSeconds.toFixed(2), handlerCalls: readCalls(calls).length });
   }, 120_000);
 
@@ -133,11 +175,13 @@ describe('serve stopped while its reads wait for the service', () => {
     const closed = once(socket, 'close');
     // A keep-alive delivery, half its body sent when serve is told to stop.
     const head = `POST /webhooks/checkout HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: keep-alive\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`;
-    socket.write(head + body.slice(0, 100));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise<void>((resolve, reject) => socket.write(head + body.slice(0, 100), (error) => (error ? reject(error) : resolve())));
+    // serve has the request's head (a delivery in flight) once a later request is answered.
+    expect(await roundTrip(port)).toBe(200);
     const stopping = performance.now();
     const exited = stopProcess(serve, 60_000);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The rest of the body only once serve is closing.
+    await closing(port);
     socket.write(body.slice(100));
     await closed;
     const code = await exited;
@@ -150,7 +194,7 @@ describe('serve stopped while its reads wait for the service', () => {
     const again = spawnCli(['serve', '--port', String(port)], { cwd: dir, env: { ...serveEnvFor(standIn, { dir, secret, calls }), LOG_LEVEL: 'warn' } });
     children.push(again);
     await waitForLine(again, /checkout-kit serve listening on/);
-    await eventually(() => (readCalls(calls).length >= 1 ? true : undefined), 25_000, 100);
+    await eventually(() => (readCalls(calls).length >= 1 ? true : undefined), 60_000, 100);
     expect(readCalls(calls).map((call) => [call.id, call.outcome])).toEqual([[paymentId, 'paid']]);
     reportFigures('shutdown-keepalive', { stopSeconds: stopSeconds.toFixed(2), exitCode: String(code) });
   }, 120_000);

@@ -24,14 +24,15 @@
  * What it cannot see: a missing fsync (SIGKILL keeps the page cache; only a power cut would lose it).
  */
 import { randomInt } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/index.js';
 import { SqliteStore } from '../../src/store/index.js';
-import { freePort } from '../support/ports.js';
+import { eventually, freePort } from '../support/ports.js';
 import { createdPaymentId, postCheckout } from '../support/post-checkout.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
-import { Procs, sleep, waitForOutput } from './support/procs-children.js';
+import { Procs, waitForOutput } from './support/procs-children.js';
 import { reportFigures, sized } from './support/report.js';
 import { expectStormHeld, readHandlerLog } from './support/storm-figures.js';
 import { runStorm, STORM_HANDLERS } from './support/storm-run.js';
@@ -88,6 +89,7 @@ describe('serve stopped with SIGTERM while its due-run sweep runs a handler', ()
       const sandbox = await startSandboxProcess(procs, { port: await freePort(), dataDir: await dir('ck-due-sandbox-'), webhookUrls: [], faults: [], seed: 1 });
       const shop = await dir('ck-due-shop-');
       const log = join(shop, 'handlers.jsonl');
+      const release = join(shop, 'release');
       const merchant = sandbox.credentials.test.merchant;
       const env = {
         CHECKOUT_BASE_URL: sandbox.url,
@@ -98,7 +100,8 @@ describe('serve stopped with SIGTERM while its due-run sweep runs a handler', ()
         CHECKOUT_HANDLERS: STORM_HANDLERS,
         STORM_HANDLER_LOG: log,
         STORM_HANDLER_PROFILE: 'throw-first',
-        STORM_HANDLER_MS: '8000',
+        // The second attempt runs until the test has begun to stop serve.
+        STORM_HANDLER_RELEASE: release,
         LOG_LEVEL: 'warn',
       };
       const port = await freePort();
@@ -106,18 +109,25 @@ describe('serve stopped with SIGTERM while its due-run sweep runs a handler', ()
       await waitForOutput(serve, /checkout-kit serve listening on/);
 
       // A paid payment; the buyer's return runs the paid handler, whose first attempt throws: the
-      // retry is due 2 s later, and serve's due-run sweep (every 5 s) runs it (8 s long).
+      // retry is due 2 s later, and serve's due-run sweep (every 5 s) runs it.
       const created = await postCheckout(`http://127.0.0.1:${port}`, { orderId: 'due-1', amount: '10.00', email: 'buyer@example.com' });
       expect(created.status).toBe(303);
       const id = createdPaymentId(created);
       expect((await postJson(`${sandbox.url}/sandbox/payments/${id}/deposit`, { amount: '10.00' })).status).toBe(200);
       await fetch(`http://127.0.0.1:${port}/checkout/return?orderId=due-1`, { headers: { accept: 'application/json' } });
       const key = `payment:${id}:paid`;
-      for (let i = 0; i < 150 && !readHandlerLog(log).some((line) => line.step === 'start' && line.attempt === 2); i++) await sleep(200);
+      await eventually(() => (readHandlerLog(log).some((line) => line.step === 'start' && line.attempt === 2) ? true : undefined), 60_000, 200);
       expect(readHandlerLog(log).map((line) => `${line.step} ${line.attempt}`)).toEqual(['start 1', 'throw 1', 'start 2']);
 
-      // Stop serve gracefully while attempt 2 runs.
-      const exit = await procs.stop(serve, 60_000);
+      // Stop serve gracefully while attempt 2 runs; the handler finishes only once serve is closing
+      // (its routes answer 503, or it takes no connection any more).
+      const stopping = procs.stop(serve, 60_000);
+      await eventually(async () => {
+        const status = await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.status, () => 'closed');
+        return status === 200 ? undefined : true;
+      }, 60_000, 20);
+      await writeFile(release, '');
+      const exit = await stopping;
       expect(exit).toEqual({ code: 0, signal: null });
       const runs = await procs.run('runs', ['runs', '--json'], { cwd: shop, env });
       const run = (JSON.parse(runs.stdout) as Array<{ key: string; status: string; attempts: number }>).find((r) => r.key === key);

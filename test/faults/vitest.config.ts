@@ -12,6 +12,8 @@ export default defineConfig({
   test: {
     include: ['test/faults/**/*.test.ts'],
     testTimeout: 300_000,
+    // expect.poll waits for a state up to this long (vitest's own default, 1 s, is a race on a busy machine).
+    expect: { poll: { timeout: 30_000 } },
     hookTimeout: 120_000,
     maxWorkers: 1,
     // Each scenario prints its figures; keep them in the output.

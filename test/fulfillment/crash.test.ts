@@ -28,7 +28,7 @@ function worker(args: string[]) {
   return child;
 }
 
-async function until(check: () => boolean, timeoutMs = 20_000) {
+async function until(check: () => boolean, timeoutMs = 40_000) {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out; worker output: ${output.join('')}`);
@@ -50,7 +50,7 @@ describe('fulfillment survives a crash', () => {
     const second = worker([store, log, 'finish', JSON.stringify(payment)]);
     const exitCode = await Promise.race([
       new Promise((resolve) => second.once('exit', resolve)),
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`second worker did not exit; output: ${output.join('')}`)), 30_000)),
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`second worker did not exit; output: ${output.join('')}`)), 50_000)),
     ]);
     expect(exitCode).toBe(0);
 

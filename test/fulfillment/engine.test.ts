@@ -26,8 +26,10 @@ describe('FulfillmentEngine', () => {
     const payment = samplePayment({ amountReceived: '25.00', status: 'PAID' });
     // A read held back (a Retry-After) until its caller gives up.
     const reader = new FakeReader();
+    let asked = false;
     reader.payments.get = (_id: string, options?: { signal?: AbortSignal }) =>
       new Promise<Payment>((_resolve, reject) => {
+        asked = true;
         const signal = options?.signal;
         if (signal?.aborted) reject(signal.reason);
         signal?.addEventListener('abort', () => reject(signal.reason));
@@ -36,7 +38,7 @@ describe('FulfillmentEngine', () => {
     const engine = new FulfillmentEngine({ store, client: reader, observer: { news: (n) => void news.push(n) }, handlers: { paid: async (p) => void calls.push(p.id) } });
     const stopping = new AbortController();
     const processing = engine.process({ kind: 'payment', id: payment.id, source: 'webhook', signal: stopping.signal });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => asked);
     stopping.abort(new Error('the receiver is stopping'));
     await expect(processing).rejects.toThrow('the receiver is stopping');
     expect(await store.getResource('payment', payment.id)).toBeUndefined();
@@ -283,21 +285,36 @@ describe('FulfillmentEngine', () => {
     const reader = new FakeReader();
     const payment = reader.put(paid());
     const store = new MemoryStore();
+    const key = `payment:${payment.id}:paid`;
+    // Leases are measured on this clock, moved by hand; the renewals come every third of the lease in real time.
+    let now = Date.parse('2030-01-01T00:00:00Z');
+    const clock = () => new Date(now);
     let calls = 0;
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
     const handlers = {
       paid: async () => {
         calls += 1;
-        await new Promise((resolve) => setTimeout(resolve, 2500));
+        // The first call runs until the test lets it finish; a second one (the bug) would return at once.
+        if (calls === 1) await finished;
       },
     };
-    const slow = new FulfillmentEngine({ store, client: reader, leaseMs: 900, handlers });
-    const other = new FulfillmentEngine({ store, client: reader, leaseMs: 900, handlers });
+    const slow = new FulfillmentEngine({ store, client: reader, leaseMs: 900, handlers, clock });
+    const other = new FulfillmentEngine({ store, client: reader, leaseMs: 900, handlers, clock });
     const first = slow.process({ kind: 'payment', id: payment.id, source: 'webhook' });
-    const deadline = Date.now() + 2300;
-    while (Date.now() < deadline) {
-      await other.runDue();
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => calls === 1);
+    const leaseUntil = async () => Date.parse((await store.getRun(key))!.leaseUntil!);
+    for (let lease = 0; lease < 3; lease++) {
+      const held = await leaseUntil();
+      // Just before the lease ends: a renewal carries it past that end.
+      now = held - 100;
+      await waitFor(async () => (await leaseUntil()) > held);
+      // Past the end the lease had before: another worker finds nothing to take over.
+      now = held + 100;
+      expect(await other.runDue()).toMatchObject({ completed: 0 });
+      expect(calls).toBe(1);
     }
+    finish();
     expect((await first).run).toBe('completed');
     expect(calls).toBe(1);
   });

@@ -45,7 +45,7 @@ describe('hosted checkout page in Chromium', () => {
     const page = await browser.newPage({ viewport: { width: 900, height: 1000 } });
     await page.goto(payment.checkoutUrl!);
 
-    await expect.poll(() => page.locator('#status').getAttribute('data-status'), { timeout: 5000 }).toBe('CREATED');
+    await expect.poll(() => page.locator('#status').getAttribute('data-status')).toBe('CREATED');
     expect(await page.locator('#amount').textContent()).toBe('25.00');
     expect(await page.locator('#remaining').textContent()).toBe('25.00');
     expect(await page.locator('#qr svg').first().isVisible()).toBe(true);
@@ -58,17 +58,17 @@ describe('hosted checkout page in Chromium', () => {
     expect(await page.locator('#cancel-link').getAttribute('href')).toBe(`${shopUrl}/cancelled`);
 
     await page.locator('#pay-half').click();
-    await expect.poll(() => page.locator('#status').getAttribute('data-status'), { timeout: 5000 }).toBe('PARTIALLY_PAID');
+    await expect.poll(() => page.locator('#status').getAttribute('data-status')).toBe('PARTIALLY_PAID');
     expect(await page.locator('#received').textContent()).toBe('12.50');
     expect(await page.locator('#remaining').textContent()).toBe('12.50');
     expect(await page.locator('#status').textContent()).toBe('Partially paid');
     expect(await page.locator('#success-link').isVisible()).toBe(false);
     // The note is set when the button's own request answers, which the live status update can beat.
-    await expect.poll(() => page.locator('#sim-note').textContent(), { timeout: 5000 }).toBe('Simulated a deposit of 12.50 USDT on Tron Nile.');
+    await expect.poll(() => page.locator('#sim-note').textContent()).toBe('Simulated a deposit of 12.50 USDT on Tron Nile.');
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
     await page.locator('#pay-full').click();
-    await expect.poll(() => page.locator('#status').getAttribute('data-status'), { timeout: 5000 }).toBe('PAID');
+    await expect.poll(() => page.locator('#status').getAttribute('data-status')).toBe('PAID');
     expect(await page.locator('#received').textContent()).toBe('25.00');
     expect(await page.locator('#remaining').textContent()).toBe('0.00');
     expect(await client.payments.get(payment.id)).toMatchObject({ status: 'PAID', amountReceived: '25.00' });
@@ -85,10 +85,10 @@ describe('hosted checkout page in Chromium', () => {
     const invoice = await client.invoices.create({ amount: '8' });
     const page = await browser.newPage();
     await page.goto(invoice.checkoutUrl!);
-    await expect.poll(() => page.locator('#status').getAttribute('data-status'), { timeout: 5000 }).toBe('CREATED');
+    await expect.poll(() => page.locator('#status').getAttribute('data-status')).toBe('CREATED');
     const response = await fetch(`${sandbox.url}/sandbox/invoices/${invoice.id}/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"amount":"9"}' });
     expect(response.status).toBe(200);
-    await expect.poll(() => page.locator('#status').getAttribute('data-status'), { timeout: 5000 }).toBe('OVERPAID');
+    await expect.poll(() => page.locator('#status').getAttribute('data-status')).toBe('OVERPAID');
     expect(await page.locator('#surplus').textContent()).toBe('1');
     expect(await page.locator('#surplus-row').isVisible()).toBe(true);
     await page.close();

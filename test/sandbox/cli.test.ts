@@ -89,7 +89,7 @@ describe('checkout-kit sandbox', () => {
     const invoice = (await created.json()) as { expiresAt: string };
     expect(Date.parse(invoice.expiresAt) - Date.now()).toBeGreaterThan(80_000);
     expect(Date.parse(invoice.expiresAt) - Date.now()).toBeLessThanOrEqual(90_000);
-    await waitUntil(() => receiver.received.length === 2, 10_000, 'the duplicated delivery');
+    await waitUntil(() => receiver.received.length === 2, undefined, 'the duplicated delivery');
     for (const delivery of receiver.received) {
       expect((new Webhook(creds.webhookSecret).verify(delivery.body, delivery.headers) as { type: string }).type).toBe('invoice.created');
     }

@@ -113,7 +113,7 @@ export async function startReceiver(respond: (n: number) => number | Promise<num
 }
 
 /** Poll `check` until it returns true (or throw after `timeoutMs`). */
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 30_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

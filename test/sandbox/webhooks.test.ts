@@ -34,7 +34,7 @@ describe('webhook sender', () => {
     await simulate(sandbox, `/sandbox/payments/${payment.id}/deposit`, { amount: '4' });
     await simulate(sandbox, `/sandbox/payments/${payment.id}/deposit`, { amount: '6' });
     await simulate(sandbox, `/sandbox/payments/${payment.id}/deposit`, { amount: '1' });
-    await waitUntil(() => receiver.received.length === 4, 5000, 'four deliveries');
+    await waitUntil(() => receiver.received.length === 4, undefined, 'four deliveries');
 
     const events = receiver.received.map((d) => verified(creds.webhookSecret, d));
     expect(events.map((e) => e.type)).toEqual(['payment.created', 'payment.partially_paid', 'payment.paid', 'payment.overpaid']);

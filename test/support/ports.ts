@@ -71,7 +71,7 @@ export async function listenOnLoopback(app: { listen(options: { port: number; ho
 }
 
 /** Poll `check` until it returns a value or the timeout passes. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000, intervalMs = 100): Promise<T> {
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000, intervalMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -53,7 +53,7 @@ export function captureLogger(): Logger & { lines: LogLine[] } {
 }
 
 /** Resolve once `check` is true (polling), or fail after `timeoutMs`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > until) throw new Error('waitFor: condition not met in time');

@@ -13,7 +13,9 @@
 // - STORM_HANDLER_PROFILE=quick: 0 to 300 ms.
 // - STORM_HANDLER_PROFILE=throw-first: the first attempt throws (logged as a `throw` line), so the
 //   run is retried by the due-run sweep; later attempts take STORM_HANDLER_MS (default 8 s).
-import { appendFileSync } from 'node:fs';
+// With STORM_HANDLER_RELEASE set, a handler works until that file exists instead (a test then
+// does what it must while the handler surely runs, and creates the file).
+import { appendFileSync, existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export type HandlerProfile = 'storm' | 'quick';
@@ -79,7 +81,9 @@ function handler(outcome: string) {
       log({ step: 'throw', ...line });
       throw new Error('the first attempt fails (STORM_HANDLER_PROFILE=throw-first)');
     }
-    await sleep(ms);
+    const release = process.env.STORM_HANDLER_RELEASE;
+    if (release) while (!existsSync(release)) await sleep(50);
+    else await sleep(ms);
     log({ step: 'end', ...line });
   };
 }
