@@ -1,7 +1,9 @@
 /**
  * Backlog flush: the service (or a relay) comes back after an outage and delivers its backlog as
  * fast as 50 connections allow, to the whole `checkout-kit serve` (embedded store), while the
- * service allows only 100 Get payment reads per second (429 with `Retry-After: 1` beyond).
+ * service allows only 100 Get payment reads per second (429 with `Retry-After: 1` beyond): a
+ * token bucket with a second of burst, or with BENCH_FLUSH_LIMIT=window at most 100 in each whole
+ * second of the stand-in's clock (fixed windows, as many services count).
  *
  * The backlog: for each of 5,000 payments its `payment.created`, `payment.partially_paid` and
  * `payment.paid` events (15,000 distinct events), in order per payment but interleaved across
@@ -11,7 +13,8 @@
  *
  * Measured: time until every delivery is acknowledged, non-2xx, ack p99, serve's peak RSS (VmHWM,
  * read every 250 ms), Get payment reads and 429s the stand-in counted, time until every payment's
- * paid handler has completed (the handler appends a line per call to a file, polled), handler
+ * paid handler has completed (the handler appends a line per call to a file, polled; from the
+ * flush's start and from the last ack, and against payments ÷ rate, the floor), handler
  * calls per payment (total, max; must be exactly 1 each), and, for the ratio, the receiver with
  * dispatch off (verify + embedded store + ack, no engine) acknowledging the same deliveries in the
  * same run. One ~5 s ack phase swings with the machine (the same dispatch-off run measured
@@ -34,7 +37,8 @@
  * handler calls and the drain time count the flush's payments only.
  *
  * Run alone: `node --import tsx test/bench/run.ts flush`; a quick run: `BENCH_FLUSH_PAYMENTS=500 …`.
- * Env: BENCH_FLUSH_PAYMENTS (5000), BENCH_FLUSH_DUPLICATES (as many as payments), BENCH_FLUSH_RPS (100), BENCH_FLUSH_ROUNDS (3),
+ * Env: BENCH_FLUSH_PAYMENTS (5000), BENCH_FLUSH_DUPLICATES (as many as payments), BENCH_FLUSH_RPS (100),
+ * BENCH_FLUSH_LIMIT (`bucket`, or `window`: how the stand-in counts BENCH_FLUSH_RPS), BENCH_FLUSH_ROUNDS (3),
  * BENCH_FLUSH_TIMEOUT_SECONDS (600), BENCH_FLUSH_IDLE_SECONDS (60), BENCH_FLUSH_ACK_TIMEOUT_SECONDS
  * (15: how long a delivery waits for its answer, as a sender would), BENCH_STANDIN_DELAY_MS (0),
  * and CHECKOUT_MAX_RPS / CHECKOUT_DISPATCH_CONCURRENCY (passed on to serve; CHECKOUT_MAX_RPS is
@@ -51,6 +55,7 @@ import { backlog } from './serve-payloads.js';
 const PAYMENTS = Math.round(envNumber('BENCH_FLUSH_PAYMENTS', 5000));
 const DUPLICATES = Math.round(process.env.BENCH_FLUSH_DUPLICATES !== undefined ? Number(process.env.BENCH_FLUSH_DUPLICATES) || 0 : PAYMENTS);
 const RPS = envNumber('BENCH_FLUSH_RPS', 100);
+const LIMIT = limitKind(process.env.BENCH_FLUSH_LIMIT);
 const TIMEOUT_SECONDS = envNumber('BENCH_FLUSH_TIMEOUT_SECONDS', 600);
 const IDLE_SECONDS = envNumber('BENCH_FLUSH_IDLE_SECONDS', 60);
 const ACK_TIMEOUT_SECONDS = envNumber('BENCH_FLUSH_ACK_TIMEOUT_SECONDS', 15);
@@ -64,6 +69,12 @@ const warmup = WARMUP_PAYMENTS > 0 ? backlog({ payments: WARMUP_PAYMENTS, duplic
 const PROGRESS_EVERY_MS = 30_000;
 
 type Deliveries = Parameters<typeof fromList>[0];
+
+function limitKind(value: string | undefined): 'bucket' | 'window' {
+  if (value === undefined || value === '' || value === 'bucket') return 'bucket';
+  if (value === 'window') return 'window';
+  throw new Error(`BENCH_FLUSH_LIMIT is \`bucket\` (a token bucket, the default) or \`window\` (fixed one-second windows), got "${value}"`);
+}
 
 /**
  * One ack phase: every delivery sent to `port` as fast as 50 connections allow, timed to the last
@@ -111,7 +122,7 @@ async function receiverAlone(deliveries: Deliveries) {
 
 /** One of the earlier rounds: a fresh serve (and stand-in) acknowledging the backlog, stopped once every delivery is answered. */
 async function serveAcksOnly(deliveries: Deliveries) {
-  const standin = await startChild({ kind: 'standin', mode: 'paid', rps: RPS, delayMs: STANDIN_DELAY_MS });
+  const standin = await startChild({ kind: 'standin', mode: 'paid', rps: RPS, limit: LIMIT, delayMs: STANDIN_DELAY_MS });
   try {
     const serve = await startServe({ servicePort: standin.port, store: 'file', maxRps: RPS });
     try {
@@ -192,7 +203,7 @@ function perPaymentFigures(calls: HandlerCalls, paymentIds: readonly string[]) {
 export async function run(): Promise<BenchResult[]> {
   const { deliveries, paymentIds } = backlog({ payments: PAYMENTS, duplicates: DUPLICATES });
   const total = deliveries.length;
-  const label = `flush (${fmt(total)} deliveries: ${fmt(PAYMENTS)} payments × 3 events + ${fmt(DUPLICATES)} duplicates; service allows ${fmt(RPS)} reads/s${warmup ? `; each server warmed up first with ${fmt(warmup.deliveries.length)} deliveries of ${fmt(WARMUP_PAYMENTS)} other payments` : ''})`;
+  const label = `flush (${fmt(total)} deliveries: ${fmt(PAYMENTS)} payments × 3 events + ${fmt(DUPLICATES)} duplicates; service allows ${fmt(RPS)} reads/s${LIMIT === 'window' ? ' in fixed one-second windows' : ''}${warmup ? `; each server warmed up first with ${fmt(warmup.deliveries.length)} deliveries of ${fmt(WARMUP_PAYMENTS)} other payments` : ''})`;
 
   const references: Array<Awaited<ReturnType<typeof receiverAlone>>> = [];
   /** Serve's ack phases, one per round: the earlier rounds' here, the last round's added below. */
@@ -203,7 +214,7 @@ export async function run(): Promise<BenchResult[]> {
   }
   references.push(await receiverAlone(deliveries));
 
-  const standin = await startChild({ kind: 'standin', mode: 'paid', rps: RPS, delayMs: STANDIN_DELAY_MS });
+  const standin = await startChild({ kind: 'standin', mode: 'paid', rps: RPS, limit: LIMIT, delayMs: STANDIN_DELAY_MS });
   let serve: Awaited<ReturnType<typeof startServe>> | undefined;
   try {
     serve = await startServe({ servicePort: standin.port, store: 'file', maxRps: RPS });
@@ -221,6 +232,8 @@ export async function run(): Promise<BenchResult[]> {
     // Until every payment's paid handler has completed, or time is up, or nothing moves any more.
     let calls = await serve.handlerCalls();
     let stats: StandInStats = since(await standInStats(standin.port), before);
+    // The reads after the last ack: the drain alone, at the allowed rate once acks no longer share the machine.
+    const atLastAck = { reads: stats.requests, wallMs: Date.now() };
     let figures = perPaymentFigures(calls, paymentIds);
     let halfAt: number | undefined;
     let allAt: number | undefined;
@@ -279,9 +292,11 @@ export async function run(): Promise<BenchResult[]> {
     const ackP99s = serveAcks.map((run) => run.result.latency.p99);
     const serveFailures = serveAcks.flatMap((run, i) => failures(run.result).map((f) => `round ${i + 1}: ${f}`));
 
+    // The floor: each payment read once at the allowed rate.
+    const floorSeconds = PAYMENTS / RPS;
     const fulfilled =
       allAt !== undefined
-        ? `**all ${fmt(PAYMENTS)} paid handlers done ${fmt(allAt, 1)} s after the flush began** (half by ${fmt(halfAt ?? allAt, 1)} s)`
+        ? `**all ${fmt(PAYMENTS)} paid handlers done ${fmt(allAt, 1)} s after the flush began, ${(allAt / floorSeconds).toFixed(2)}× payments ÷ rate (${fmt(floorSeconds)} s)**, ${fmt(allAt - ackSeconds, 1)} s after the last ack (half by ${fmt(halfAt ?? allAt, 1)} s)`
         : `**only ${fmt(figures.done)} of ${fmt(PAYMENTS)} payments' handlers done after ${fmt(watchedSeconds)} s** (gave up: ${stopReason}${halfAt !== undefined ? `; half by ${fmt(halfAt, 1)} s` : ''})`;
     const exactlyOnce = figures.none === 0 && figures.several === 0 ? 'exactly 1 each' : `${fmt(figures.several)} payments called more than once, ${fmt(figures.none)} never`;
     return [
@@ -315,6 +330,7 @@ export async function run(): Promise<BenchResult[]> {
         note: [
           `${fmt(stats.requests)} reads in ${fmt(watchedSeconds)} s, ${fmt(stats.rateLimited)} answered 429 (${fmt((100 * stats.rateLimited) / Math.max(1, stats.requests))}%), ${fmt(stats.ok)} answered 200 for ${fmt(stats.distinct)} distinct payments`,
           `floor at ${fmt(RPS)} reads/s: ${fmt(PAYMENTS / RPS)} s to read each payment once`,
+          `after the last ack ${fmt(stats.requests - atLastAck.reads)} reads at ${fmt((stats.requests - atLastAck.reads) / Math.max(0.001, (stats.lastRequestAt - atLastAck.wallMs) / 1000), 1)}/s`,
           summary.warnings + summary.errors > 0 ? `serve logged ${fmt(summary.warnings)} warnings, ${fmt(summary.errors)} errors: ${summary.top.join('; ')}` : 'serve logged no warnings',
           graceful ? '' : 'serve did not exit within 10 s of SIGTERM (killed)',
         ]

@@ -3,9 +3,10 @@
  * `forkServer` from load.ts, on 127.0.0.1 and a random port):
  *
  * - `standin`: a stand-in for the checkout service. `GET /v1/payments/:id` answers a valid Payment
- *   (paid in full), or 404 for every payment (`mode: 'not-found'`), optionally rate limited (a
- *   token bucket of `rps` reads per second; beyond it 429 with `Retry-After: 1` and the spec's
- *   error object). `GET /stats` counts what it was asked.
+ *   (paid in full), or 404 for every payment (`mode: 'not-found'`), optionally rate limited to
+ *   `rps` reads per second (a token bucket with one second of burst, or `limit: 'window'`: fixed
+ *   one-second windows of its clock; beyond it 429 with `Retry-After: 1` and the spec's error
+ *   object). `GET /stats` counts what it was asked.
  * - `bare`: fastify answering 200 on the webhook route, no work: the ceiling of any receiver.
  * - `receiver`: the receiver with dispatch off (verify, store in the embedded store, acknowledge),
  *   as receiver.bench.ts's `receiver` scenario: what `serve` would acknowledge without its engine.
@@ -22,8 +23,13 @@ export interface StandInConfig {
   kind: 'standin';
   /** `paid`: every payment answered paid in full; `not-found`: every payment answered 404. */
   mode: 'paid' | 'not-found';
-  /** Reads per second allowed (token bucket, one second of burst); unset: unlimited. */
+  /** Reads per second allowed; unset: unlimited. */
   rps?: number | undefined;
+  /**
+   * How `rps` is counted: `bucket`, a token bucket with one second of burst; `window`, at most
+   * `rps` reads in each whole second of the stand-in's clock (as many services count). @default bucket
+   */
+  limit?: 'bucket' | 'window' | undefined;
   /** Added latency per answered read, in ms (a remote service is not on loopback). @default 0 */
   delayMs?: number | undefined;
 }
@@ -57,15 +63,26 @@ async function start(config: ChildConfig): Promise<ChildServer> {
     const rps = config.rps && config.rps > 0 ? config.rps : undefined;
     let tokens = rps ?? 0;
     let refilledAt = performance.now();
-    const take = (): boolean => {
-      if (rps === undefined) return true;
+    const fromBucket = (limit: number): boolean => {
       const now = performance.now();
-      tokens = Math.min(rps, tokens + ((now - refilledAt) / 1000) * rps);
+      tokens = Math.min(limit, tokens + ((now - refilledAt) / 1000) * limit);
       refilledAt = now;
       if (tokens < 1) return false;
       tokens -= 1;
       return true;
     };
+    let window = 0;
+    let inWindow = 0;
+    const inFixedWindow = (limit: number): boolean => {
+      const second = Math.floor(Date.now() / 1000);
+      if (second !== window) {
+        window = second;
+        inWindow = 0;
+      }
+      inWindow += 1;
+      return inWindow <= limit;
+    };
+    const take = (): boolean => (rps === undefined ? true : config.limit === 'window' ? inFixedWindow(rps) : fromBucket(rps));
     app.get('/v1/payments/:id', async (request, reply) => {
       stats.requests += 1;
       stats.lastRequestAt = Date.now();
