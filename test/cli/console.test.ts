@@ -63,7 +63,7 @@ describe('checkout-kit serve --console and checkout-kit console (child processes
     const consolePort = await freePort();
     const consoleProcess = spawnCli(['console', '--port', String(consolePort)], { cwd: dir, env });
     children.push(consoleProcess);
-    await waitForLine(consoleProcess, /checkout-kit console on http:\/\/127\.0\.0\.1:\d+\/checkout-kit\/ \(this machine only; store: embedded/);
+    await waitForLine(consoleProcess, /checkout-kit console on http:\/\/127\.0\.0\.1:\d+\/checkout-kit\/ \(this machine only; store: SQLite /);
     const other = `http://127.0.0.1:${consolePort}`;
     expect((await fetch(other, { redirect: 'manual' })).headers.get('location')).toBe('/checkout-kit/');
     const seen = await (await fetch(`${other}/checkout-kit/payments?learnedBy=webhook`)).text();

@@ -82,7 +82,8 @@ describe('several processes on one SQLite store at once', () => {
     const claimed = occurrences(results.map((result) => result.claimed));
     expect(runKeys.filter((key) => claimed.get(key) !== 1), 'runs not claimed exactly once').toEqual([]);
     for (const result of results) expect([...result.completed].sort()).toEqual([...result.claimed].sort());
-    expect(results.filter((result) => result.claimed.length > 0).length, JSON.stringify(results.map((result) => result.claimed.length))).toBeGreaterThan(1);
+    // How the claims spread over the processes is the lock's fairness, not correctness: one process
+    // taking every run in a few commits is as right as four sharing them. What must hold is above.
 
     await withStore(dir, async (store) => {
       const runs = await store.listRuns({ kind: 'fulfillment', limit: 100_000 });

@@ -68,13 +68,15 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   const memory = options.path === ':memory:';
   const busyTimeout = options.busyTimeoutMs ?? 5000;
   const setUp = (connection: Connection, reading: boolean): Connection => {
-    // The writer never waits inside SQLite for another process's lock: that wait would hold the
-    // event loop (no acknowledgement, no timer) for as long as the other transaction lasts. `flush`
-    // waits for it between tries instead. Readers rarely wait at all (WAL).
-    connection.pragma(`busy_timeout = ${reading ? busyTimeout : 0}`);
+    // Set-up may wait for another process (switching a new file to WAL takes the lock for a moment).
+    connection.pragma(`busy_timeout = ${busyTimeout}`);
     if (!memory && !options.readonly && !reading) connection.pragma('journal_mode = WAL');
     connection.pragma('synchronous = FULL');
     if (reading) connection.pragma('query_only = ON');
+    // From then on the writer never waits inside SQLite for another process's lock: that wait would
+    // hold the event loop (no acknowledgement, no timer) for as long as the other transaction lasts.
+    // `beginWrite` waits for it between tries instead. Readers rarely wait at all (WAL).
+    else connection.pragma('busy_timeout = 0');
     return connection;
   };
   const open = (readonly: boolean) => {
@@ -137,7 +139,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
    */
   async function beginWrite(units: Unit[]): Promise<true | unknown> {
     const deadline = Date.now() + busyTimeout;
-    for (let pause = 1; ; pause = Math.min(pause * 2, 25)) {
+    for (let pause = 1; ; pause = Math.min(pause * 2, 4)) {
       try {
         writer.exec('BEGIN IMMEDIATE');
         return true;
