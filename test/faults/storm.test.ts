@@ -1,33 +1,36 @@
 /**
  * Crash storm on the embedded store (issue 12, scenario 1). The real `checkout-kit sandbox`
  * (--drop 0.1 --duplicate 0.2 --reorder) sends about FAULTS_STORM_EVENTS (1,000) payment events
- * to the real `checkout-kit serve` on CHECKOUT_STORE=file:<tmp>, whose handlers take 0 to 15 s
- * (some over 10 s, a third of the 30 s dispatch lease) and log their start and end. serve is
- * SIGKILLed at least FAULTS_STORM_KILLS (6) times — at random moments, and every other time while
- * one of its handlers runs — and restarted on the same store. Then the sandbox's deliveries stop and
- * `checkout-kit reconcile --older-than 0` runs twice (see support/storm-run.ts for why it runs with
- * its clock moved past the 5 minute fulfillment lease).
+ * to the real `checkout-kit serve` on CHECKOUT_STORE=file:<tmp> (SQLite), whose handlers take 0 to
+ * 15 s (some over 10 s, a third of the 30 s dispatch lease) and log their start and end, while
+ * `checkout-kit reconcile` runs every 3 s on the same store. serve is SIGKILLed at least
+ * FAULTS_STORM_KILLS (6) times — at random moments, and every other time while one of its handlers
+ * runs — and restarted on the same store; FAULTS_STORM_RECONCILE_KILLS (2) passes of reconcile are
+ * SIGKILLed while they hold the reconcile lock. Then the sandbox's deliveries stop and `checkout-kit
+ * reconcile --older-than 0` runs twice (see support/storm-run.ts for why it runs with its clock
+ * moved past the 5 minute fulfillment lease and the reconcile lock of a killed pass).
  *
  * Figures asserted: acknowledged events missing from the store, events stored twice, paid payments
  * (per the sandbox's final state) without a completed paid/overpaid handler, handler completions
- * beyond one per payment and outcome, and handler starts without an end that no kill explains — all 0.
+ * beyond one per payment and outcome, handler starts without an end that no kill explains, and
+ * lines from any serve or reconcile telling of the store itself failing (SQLITE_BUSY, a locked or
+ * damaged file) — all 0.
  *
  * Checked to fail when a protection is removed (each mutation applied to a copy of the repo, never
  * to src/ here; FAULTS_STORM_EVENTS=400 FAULTS_STORM_KILLS=4):
- * - leases ignored (StoreState.claimable: a running run is always claimable) →
+ * - leases ignored (statements.ts `claimableAt`: a running run always claimable) →
  *   completionsBeyondOneUnexplained=25;
- * - the receiver acknowledges first and stores 300 ms later (handle-delivery.ts) → ackedMissing=12;
- * - a dead worker's run never taken over (claimable: running → false) → paidWithoutHandler=15,
- *   fulfilmentRunsNotDone=20, eventRunsNotDone=22;
- * - reconcile doing nothing (reconcile.ts returns at once) → paidWithoutHandler=26,
- *   closedWithoutHandler=4, fulfilmentRunsNotDone=16.
+ * - the receiver acknowledges first and stores 300 ms later (handle-delivery.ts) → ackedMissing=18;
+ * - a dead worker's run never taken over (`claimableAt`: running → never) → paidWithoutHandler=9,
+ *   closedWithoutHandler=5, fulfilmentRunsNotDone=14, eventRunsNotDone=14;
+ * - reconcile doing nothing (reconcile.ts returns at once) → paidWithoutHandler=16,
+ *   closedWithoutHandler=9, fulfilmentRunsNotDone=22.
  * What it cannot see: a missing fsync (SIGKILL keeps the page cache; only a power cut would lose it).
  */
 import { randomInt } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/log/index.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { eventually, freePort } from '../support/ports.js';
 import { createdPaymentId, postCheckout } from '../support/post-checkout.js';
@@ -50,11 +53,12 @@ afterAll(async () => {
 // of it sandbox CPU; 1,000 take about 95 s. FAULTS_STORM_EVENTS=2000 for the full size.
 const EVENTS = sized('FAULTS_STORM_EVENTS', 1_000);
 const KILLS = sized('FAULTS_STORM_KILLS', 6);
+const RECONCILE_KILLS = sized('FAULTS_STORM_RECONCILE_KILLS', 2);
 const SEED = sized('FAULTS_STORM_SEED', randomInt(1, 2 ** 31));
 
-describe('crash storm on the embedded store (real sandbox, real serve, SIGKILLs)', () => {
+describe('crash storm on the embedded store (real sandbox, real serve and reconcile, SIGKILLs)', () => {
   it(
-    `${EVENTS} events with drops, duplicates and reordering, serve SIGKILLed ${KILLS}+ times: nothing acknowledged is lost, nothing is stored or fulfilled twice, every paid payment is fulfilled`,
+    `${EVENTS} events with drops, duplicates and reordering, serve SIGKILLed ${KILLS}+ times and reconcile mid-pass: nothing acknowledged is lost, nothing is stored or fulfilled twice, every paid payment is fulfilled`,
     async () => {
       const storeDir = await tempDir('ck-storm-store-');
       const outcome = await runStorm({
@@ -63,10 +67,16 @@ describe('crash storm on the embedded store (real sandbox, real serve, SIGKILLs)
         events: EVENTS,
         kills: KILLS,
         seed: SEED,
+        reconcileEveryMs: 3_000,
+        reconcileKills: RECONCILE_KILLS,
         procs,
-        readStore: () => new SqliteStore({ dir: storeDir }),
+        readStore: () => new SqliteStore({ dir: storeDir, readonly: true }),
       });
       expectStormHeld('crash storm (embedded)', outcome, KILLS);
+      expect(outcome.info.loopReconciles).toBeGreaterThan(0);
+      // The second kill comes only once the first one's lock has run out (2 minutes), if the storm lasts.
+      expect(outcome.info.reconcileKills).toBeGreaterThan(0);
+      expect(outcome.storeErrors, 'serve or reconcile told of the store failing').toEqual([]);
     },
     900_000,
   );

@@ -29,6 +29,8 @@ export interface SpawnOptions {
   faketime?: string | undefined;
   /** Keep the whole stdout (a command whose JSON answer is read), not only its tail. */
   wholeStdout?: boolean;
+  /** Modules imported before the CLI (after tsx), e.g. support/store-calls.ts. */
+  preload?: string[] | undefined;
 }
 
 /** Whether `faketime` (libfaketime's wrapper, installed by .ci/setup) can be run here. */
@@ -41,7 +43,7 @@ export class Procs {
 
   /** Start `checkout-kit <args>` as a child process. */
   cli(name: string, args: string[], options: SpawnOptions): Proc {
-    const node = [process.execPath, '--import', TSX_LOADER, CLI_MAIN, ...args];
+    const node = [process.execPath, '--import', TSX_LOADER, ...(options.preload ?? []).flatMap((module) => ['--import', module]), CLI_MAIN, ...args];
     const [command, ...rest] = options.faketime ? ['faketime', '-f', options.faketime, ...node] : node;
     const child = spawn(command!, rest, { cwd: options.cwd, env: { PATH: process.env.PATH, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

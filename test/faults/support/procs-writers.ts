@@ -15,6 +15,7 @@ import { signWebhook } from '../../../src/webhooks/index.js';
 import type { HandlerLine } from './storm-fulfillment.js';
 import { readHandlerLog } from './storm-figures.js';
 import { sleep, waitForOutput, type Procs } from './procs-children.js';
+import { storeErrorLines } from './store-errors.js';
 import { postJson, type RunningSandbox } from './storm-sandbox.js';
 import { STORM_HANDLERS } from './storm-run.js';
 
@@ -196,10 +197,6 @@ export interface Topology {
   /** Lines any of the processes printed about the store failing (SQLITE_BUSY, a locked or damaged file). */
   storeErrors(): string[];
 }
-
-/** What a process prints when the store itself failed, rather than the work. */
-const STORE_ERROR = /SQLITE_|database is locked|The store .* (failed|is damaged)|Could not store/;
-const storeErrorLines = (text: string) => text.split('\n').filter((line) => STORE_ERROR.test(line)).map((line) => line.slice(0, 300));
 
 export interface LoopStats {
   reconcilePasses: number;

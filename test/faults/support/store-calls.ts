@@ -16,6 +16,8 @@ export interface StoreCall {
   error?: string;
   /** The call's first argument when it names something (a run key, an order id, a lock). */
   subject?: string;
+  /** What it resolved with, when that is a boolean (a lock taken or not, a lease renewed or lost). */
+  value?: boolean;
 }
 
 const file = process.env.STORE_CALLS_LOG;
@@ -32,7 +34,7 @@ if (file) {
         appendFileSync(file, `${JSON.stringify({ method, pid: process.pid, subject, ...entry } satisfies StoreCall)}\n`);
       const result = original.apply(this, args) as Promise<unknown>;
       result.then(
-        () => write({ ok: true }),
+        (value) => write({ ok: true, ...(typeof value === 'boolean' ? { value } : {}) }),
         (error: unknown) => write({ ok: false, error: String((error as Error)?.message ?? error).slice(0, 300) }),
       );
       return result;

@@ -29,7 +29,7 @@ export interface HandlerLine {
   source: string;
   attempt: number;
   ms: number;
-  /** The process (or, in-process, the worker number) that ran the handler. */
+  /** The process that ran the handler. */
   pid: number;
   at: number;
 }
@@ -49,7 +49,9 @@ function unit(text: string): number {
 }
 
 /** How long the handler for `key` works on attempt `attempt`, in ms. */
-export function handlerMs(key: string, attempt = 1, profile: string = process.env.STORM_HANDLER_PROFILE ?? 'storm', seed: string = process.env.STORM_HANDLER_SEED ?? '0'): number {
+function handlerMs(key: string, attempt: number): number {
+  const profile = process.env.STORM_HANDLER_PROFILE ?? 'storm';
+  const seed = process.env.STORM_HANDLER_SEED ?? '0';
   const u = unit(`${seed}:${key}`);
   const v = unit(`${key}:${seed}:v`);
   if (profile === 'quick') return Math.floor(v * 300);

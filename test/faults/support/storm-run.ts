@@ -6,6 +6,10 @@
  * deliveries stop, `reconcile --older-than 0` runs, and the figures are counted from what the
  * sandbox, the store and the handlers recorded.
  *
+ * With `reconcileKills`, the reconcile loop's passes are SIGKILLed too, that many times, each
+ * while it holds the reconcile lock (its processes record their lock calls: support/store-calls.ts),
+ * that is mid-pass: its lock is then held until its TTL runs out, and its leases until theirs.
+ *
  * The fulfillment lease is 5 minutes (FulfillmentEngine's leaseMs; no CLI setting changes it): a
  * run whose process was killed inside the handler is taken over only once it runs out. Rather
  * than wait for that, the final reconcile runs under `faketime` with its clock moved just past the
@@ -14,6 +18,7 @@
  * waits for the lease in real time. The shift is always below the 5 minute lease, so a run leased
  * by a live process (its handlers take at most 15 s) is never taken from it.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SandboxEvent } from '../../../src/sandbox/index.js';
@@ -21,12 +26,18 @@ import type { Store, StoredEvent, Run } from '../../../src/store/index.js';
 import { freePort } from '../../support/ports.js';
 import { tempDir } from '../../support/temp-dirs.js';
 import { createRng } from '../../../src/sandbox/webhooks/faults.js';
+import { RECONCILE_LOCK } from '../../../src/reconcile/index.js';
 import { cpuSeconds, hasFaketime, sleep, waitForOutput, type Proc, type Procs } from './procs-children.js';
+import type { StoreCall } from './store-calls.js';
+import { storeErrorLines } from './store-errors.js';
 import { openStarts, readHandlerLog, stormFigures, type Kill, type StormFigures } from './storm-figures.js';
 import { DeliveryLog, getJson, readSandboxState, startSandboxProcess, waitForDeliveriesIdle, type RunningSandbox } from './storm-sandbox.js';
 import { planPayments, runWorkload, type WorkloadResult } from './storm-workload.js';
 
 export const STORM_HANDLERS = fileURLToPath(new URL('./storm-fulfillment.ts', import.meta.url));
+const STORE_CALLS = fileURLToPath(new URL('./store-calls.ts', import.meta.url));
+/** How long a killed pass's reconcile lock outlives it at most: reconcile's lock TTL (lockTtlMs' default, src/reconcile/reconcile-options.ts). */
+const RECONCILE_LOCK_TTL_MS = 120_000;
 
 /** Largest clock shift for the final reconcile: under the sandbox's 300 s request-signature tolerance. */
 const MAX_SHIFT_S = 285;
@@ -38,6 +49,8 @@ export interface StormConfig {
   receivers: number;
   /** Run `reconcile` in a loop during the storm, this long apart. */
   reconcileEveryMs?: number | undefined;
+  /** SIGKILL a pass of the reconcile loop this many times, each while it holds the reconcile lock. @default 0 */
+  reconcileKills?: number | undefined;
   events: number;
   kills: number;
   seed: number;
@@ -54,8 +67,9 @@ export interface StormOutcome extends StormFigures {
   info: Record<string, number | string | boolean>;
   workload: WorkloadResult;
   reconciles: Array<{ code: number | null; summary: Record<string, unknown> | undefined; shift: number; stderr: string }>;
-  loopReconciles: Array<{ code: number | null; summary: Record<string, unknown> | undefined }>;
+  loopReconciles: Array<{ code: number | null; summary: Record<string, unknown> | undefined; killed: boolean }>;
   serveErrors: string[];
+  storeErrors: string[];
 }
 
 interface Slot {
@@ -76,6 +90,20 @@ const parseJson = (text: string): Record<string, unknown> | undefined => {
 interface Control {
   aborted: boolean;
   cleanups: Array<() => Promise<unknown>>;
+}
+
+/** The lines of a STORE_CALLS_LOG so far (a line cut short by a kill is left out). */
+function readStoreCalls(file: string): StoreCall[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      try {
+        return line ? [JSON.parse(line) as StoreCall] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 export async function runStorm(config: StormConfig): Promise<StormOutcome> {
@@ -126,6 +154,8 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
 
   const servePids: number[] = [];
   const serveErrors: string[] = [];
+  /** Lines any serve or reconcile printed about the store itself failing (support/store-errors.ts). */
+  const storeErrors: string[] = [];
   /** Serves being stopped on purpose (SIGKILL by the killer, SIGTERM at the end). */
   const stopping = new Set<number>();
   const startServe = async (slot: Slot) => {
@@ -136,6 +166,7 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
     void proc.exited.then(({ signal }) => {
       // Anything a serve printed at error level, killed or not, goes into the report.
       for (const line of proc.stderr().split('\n')) if (/"level":(50|60)/.test(line)) serveErrors.push(line.slice(0, 400));
+      storeErrors.push(...storeErrorLines(proc.stderr()));
       if (!stopping.has(proc.pid)) serveErrors.push(`serve pid ${proc.pid} exited by itself (${signal ?? 'code'}): ${proc.stderr().slice(-500)}`);
     });
     await waitForOutput(proc, /checkout-kit serve listening on/, 120_000);
@@ -147,6 +178,12 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
   deliveries.start(5_000);
   control.cleanups.push(() => deliveries.stop());
 
+  // The buyers.
+  const plans = planPayments(config.events, random, `storm${config.seed}`);
+  let workloadDone = false;
+  const progress = { done: 0 };
+  const workloadStarted = Date.now();
+
   // Reconcile from "cron", during the storm.
   let loopsStop = false;
   const loopReconciles: StormOutcome['loopReconciles'] = [];
@@ -154,21 +191,49 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
     loopsStop = true;
     await reconcileLoop;
   });
+  // Each pass records its lock calls, so that the reconcile killer can strike while one holds the lock.
+  const lockCalls = join(shop, 'reconcile-lock-calls.jsonl');
+  const loopEnv = { ...env, STORE_CALLS_LOG: lockCalls, STORE_CALLS_METHODS: 'acquireLock,releaseLock' };
+  let loopPass: Proc | undefined;
   const reconcileLoop = (async () => {
     if (!config.reconcileEveryMs) return;
     while (!loopsStop && !control.aborted) {
-      const result = await procs.run('reconcile-loop', ['reconcile', '--json', '--older-than', '1s'], { cwd: shop, env, timeoutMs: 180_000 });
-      loopReconciles.push({ code: result.code, summary: parseJson(result.stdout) });
+      const proc = procs.cli('reconcile-loop', ['reconcile', '--json', '--older-than', '1s'], { cwd: shop, env: loopEnv, wholeStdout: true, preload: [STORE_CALLS] });
+      loopPass = proc;
+      const timer = setTimeout(() => proc.child.kill('SIGKILL'), 180_000);
+      const { code, signal } = await proc.exited;
+      clearTimeout(timer);
+      loopReconciles.push({ code, summary: parseJson(proc.stdout()), killed: signal === 'SIGKILL' });
+      storeErrors.push(...storeErrorLines(proc.stderr()));
       const until = Date.now() + config.reconcileEveryMs;
       while (!loopsStop && Date.now() < until) await sleep(200);
     }
   })();
+  // The reconcile killer: once half the buyers' work is done (the first half has reconcile working
+  // beside serve), a pass that has taken the lock and not given it back is SIGKILLed after a moment
+  // (0 to 1.5 s), `reconcileKills` times.
+  const reconcileKills: Kill[] = [];
+  const holdsLock = (pid: number) => {
+    const calls = readStoreCalls(lockCalls).filter((call) => call.pid === pid && call.subject === RECONCILE_LOCK && call.ok);
+    return calls.some((call) => call.method === 'acquireLock' && call.value === true) && !calls.some((call) => call.method === 'releaseLock');
+  };
+  // Its own random numbers: the draws of the workload and the serve killer stay as the seed makes them.
+  const reconcileRandom = createRng(config.seed + 1);
+  const reconcileKiller = (async () => {
+    while (reconcileKills.length < (config.reconcileKills ?? 0) && !loopsStop && !control.aborted) {
+      const pass = loopPass;
+      if (progress.done < plans.length / 2 || !pass?.alive() || !holdsLock(pass.pid)) {
+        await sleep(100);
+        continue;
+      }
+      await sleep(reconcileRandom() * 1_500);
+      if (!pass.alive() || !holdsLock(pass.pid)) continue;
+      await procs.kill(pass);
+      reconcileKills.push({ pid: pass.pid, at: Date.now() });
+    }
+  })();
+  control.cleanups.push(() => reconcileKiller);
 
-  // The buyers.
-  const plans = planPayments(config.events, random, `storm${config.seed}`);
-  let workloadDone = false;
-  const progress = { done: 0 };
-  const workloadStarted = Date.now();
   const workload = runWorkload({
     progress,
     plans,
@@ -222,6 +287,7 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
   const idle = await waitForDeliveriesIdle(deliveries, sandbox.url, webhookUrls, 240_000);
   loopsStop = true;
   await reconcileLoop;
+  await reconcileKiller;
   await deliveries.stop();
   await deliveries.poll();
   const sandboxEvents = await getJson<SandboxEvent[]>(`${sandbox.url}/sandbox/events`);
@@ -234,7 +300,8 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
   await store.open();
   try {
     const livePids = () => slots.map((slot) => slot.proc!.pid);
-    const killedPids = new Set(kills.map((kill) => kill.pid));
+    const allKills = [...kills, ...reconcileKills];
+    const killedPids = new Set(allKills.map((kill) => kill.pid));
     const ownerPid = (run: Run) => Number(run.owner?.split(':').at(-2));
     const listRuns = () => store.listRuns({ limit: 10_000_000 });
 
@@ -260,7 +327,9 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
     const faketime = hasFaketime();
     for (let pass = 0; pass < 2; pass++) {
       const stranded = (await listRuns()).filter((run) => run.kind === 'fulfillment' && run.status === 'running' && killedPids.has(ownerPid(run)) && run.leaseUntil);
-      let shift = Math.max(0, ...stranded.map((run) => Math.ceil((Date.parse(run.leaseUntil!) - Date.now()) / 1000) + 3));
+      // Past the leases killed processes held, and past the reconcile lock a killed pass held.
+      const lockHeldUntil = reconcileKills.map((kill) => kill.at + RECONCILE_LOCK_TTL_MS);
+      let shift = Math.max(0, ...[...stranded.map((run) => Date.parse(run.leaseUntil!)), ...lockHeldUntil].map((until) => Math.ceil((until - Date.now()) / 1000) + 3));
       if (shift > 0 && (!faketime || shift > MAX_SHIFT_S)) {
         const wait = faketime ? shift - MAX_SHIFT_S : shift;
         say(`waiting ${wait} s of real time for the leases of killed serves to run out${faketime ? '' : ' (no faketime here)'}`);
@@ -269,7 +338,8 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
       }
       const result = await procs.run('reconcile-final', ['reconcile', '--json', '--older-than', '0'], { cwd: shop, env, timeoutMs: 240_000, faketime: shift > 0 ? `+${shift}` : undefined });
       reconciles.push({ code: result.code, summary: parseJson(result.stdout), shift, stderr: result.stderr.slice(-2000) });
-      say(`reconcile pass ${pass + 1} (clock +${shift} s, ${stranded.length} run(s) stranded by kills): exit ${result.code} ${JSON.stringify(parseJson(result.stdout) ?? result.stdout.slice(0, 300))}`);
+      storeErrors.push(...storeErrorLines(result.stderr));
+      say(`reconcile pass ${pass + 1} (clock +${shift} s, ${stranded.length} run(s) stranded by kills${lockHeldUntil.length > 0 ? ', past a killed pass\'s lock' : ''}): exit ${result.code} ${JSON.stringify(parseJson(result.stdout) ?? result.stdout.slice(0, 300))}`);
       await waitQuiet(`after reconcile ${pass + 1}`, 60_000);
     }
 
@@ -292,7 +362,7 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
       stored,
       runs,
       lines: readHandlerLog(handlerLog),
-      kills,
+      kills: allKills,
       payments: final.payments,
     });
     const sum = (key: string) => [...reconciles, ...loopReconciles].reduce((total, r) => total + (Number(r.summary?.[key]) || 0), 0);
@@ -305,16 +375,20 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
       checkoutRetries: workloadResult.checkoutRetries,
       notCreated: workloadResult.notCreated.length,
       stepErrors: workloadResult.stepErrors.length,
+      serveKills: kills.length,
+      reconcileKills: reconcileKills.length,
       loopReconciles: loopReconciles.length,
       loopReconcilesSkipped: loopReconciles.filter((r) => r.summary?.skipped === true).length,
+      loopReconcilesFailed: loopReconciles.filter((r) => !r.killed && r.code !== 0).length,
       reconcileMissedByWebhooks: sum('missedByWebhooks'),
       reconcileFulfilled: sum('fulfilled'),
       reconcileRetried: sum('retried'),
       finalClockShiftS: Math.max(...reconciles.map((r) => r.shift)),
       serveErrorLines: serveErrors.length,
+      storeErrorLines: storeErrors.length,
       sandboxCpuS,
     };
-    return { ...result, info, workload: workloadResult, reconciles, loopReconciles, serveErrors };
+    return { ...result, info, workload: workloadResult, reconciles, loopReconciles, serveErrors, storeErrors };
   } finally {
     await store.close();
   }
