@@ -209,9 +209,9 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
       while (!loopsStop && Date.now() < until) await sleep(200);
     }
   })();
-  // The reconcile killer: once half the buyers' work is done (the first half has reconcile working
-  // beside serve), a pass that has taken the lock and not given it back is SIGKILLed after a moment
-  // (0 to 1.5 s), `reconcileKills` times.
+  // The reconcile killer: once half the buyers' work is done and three passes have worked beside
+  // serve (a killed pass's lock keeps the next ones out for up to 2 minutes), a pass that has taken
+  // the lock and not given it back is SIGKILLed after a moment (0 to 1.5 s), `reconcileKills` times.
   const reconcileKills: Kill[] = [];
   const holdsLock = (pid: number) => {
     const calls = readStoreCalls(lockCalls).filter((call) => call.pid === pid && call.subject === RECONCILE_LOCK && call.ok);
@@ -222,7 +222,8 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
   const reconcileKiller = (async () => {
     while (reconcileKills.length < (config.reconcileKills ?? 0) && !loopsStop && !control.aborted) {
       const pass = loopPass;
-      if (progress.done < plans.length / 2 || !pass?.alive() || !holdsLock(pass.pid)) {
+      const worked = loopReconciles.filter((r) => r.summary?.skipped === false).length;
+      if (progress.done < plans.length / 2 || worked < 3 || !pass?.alive() || !holdsLock(pass.pid)) {
         await sleep(100);
         continue;
       }
