@@ -203,6 +203,9 @@ export interface ServeProcess {
   dir: string;
   /** What `serve` printed as its store. */
   storeDescription: string;
+  /** `performance.now()` just before the process was spawned, and when its listening line was read. */
+  spawnedAt: number;
+  listeningAt: number;
   /** Handler calls so far. */
   handlerCalls(): Promise<HandlerCalls>;
   /** Warnings and errors serve logged (pino JSON lines on stderr, kept in a file), most frequent messages first. */
@@ -227,6 +230,12 @@ export interface ServeOptions {
    * allows, as a merchant configures it. @default serve's own default
    */
   maxRps?: number;
+  /** Another CLI than BENCH_SERVE_CLI or this checkout's bin (a `.ts` one runs through tsx), e.g. another commit's build. */
+  cli?: string | undefined;
+  /** More environment for serve (e.g. `CHECKOUT_DISPATCH_CONCURRENCY`), over what the bench sets. */
+  env?: Record<string, string> | undefined;
+  /** How long serve may take to open its store and listen. @default 30 */
+  listenTimeoutSeconds?: number | undefined;
 }
 
 /** The fulfillment module: every handler appends `<id> <outcome> <attempt>` to `callsFile` once it returns. */
@@ -272,7 +281,8 @@ function extraFlags(): string[] | undefined {
  * directory, so no `.env` of the repo is read), and wait until it listens.
  */
 export async function startServe(options: ServeOptions): Promise<ServeProcess> {
-  await buildOnce();
+  const cli = options.cli ?? CLI;
+  if (options.cli === undefined) await buildOnce();
   const dir = await mkdtemp(join(tmpdir(), 'checkout-kit-serve-bench-'));
   const callsFile = join(dir, 'handler-calls.log');
   const handlers = join(dir, 'fulfillment.mjs');
@@ -281,6 +291,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
   await writeFile(callsFile, '');
   const logFd = openSync(logFile, 'a');
   let child: ChildProcess;
+  let spawnedAt = 0;
   try {
     // BENCH_SERVE_CPU_PROF=dir writes a V8 CPU profile of each serve there (for finding where it waits).
     const profile = process.env.BENCH_SERVE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVE_CPU_PROF}`] : [];
@@ -288,10 +299,11 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     const heap = process.env.BENCH_SERVE_HEAP_SIGNAL ? ['--heapsnapshot-signal=SIGUSR2'] : [];
     // BENCH_SERVE_NODE_FLAGS='--trace-gc …': more Node/V8 flags for serve; what it prints after start goes to serve.stdout in its folder.
     const extra = extraFlags();
-    const loader = CLI.endsWith('.ts') ? ['--import', TSX] : [];
-    child = spawn(process.execPath, [...profile, ...heap, ...(extra ?? []), ...loader, CLI, 'serve', '--port', '0'], {
+    const loader = cli.endsWith('.ts') ? ['--import', TSX] : [];
+    spawnedAt = performance.now();
+    child = spawn(process.execPath, [...profile, ...heap, ...(extra ?? []), ...loader, cli, 'serve', '--port', '0'], {
       cwd: dir,
-      env: serveEnv(dir, options.servicePort, options.store ?? 'file', handlers, options.maxRps),
+      env: { ...serveEnv(dir, options.servicePort, options.store ?? 'file', handlers, options.maxRps), ...options.env },
       stdio: ['ignore', 'pipe', logFd],
     });
   } finally {
@@ -305,11 +317,12 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     const text = existsSync(logFile) ? await readFile(logFile, 'utf8') : '';
     return text.trim().split('\n').slice(-3).join(' | ').slice(0, 600);
   };
-  let listening: { port: number; store: string };
+  let listening: { port: number; store: string; at: number };
   try {
-    listening = await new Promise<{ port: number; store: string }>((resolve, reject) => {
+    listening = await new Promise<{ port: number; store: string; at: number }>((resolve, reject) => {
       let out = '';
-      const timer = setTimeout(() => reject(new Error('serve did not listen within 30 s')), 30_000);
+      const limit = options.listenTimeoutSeconds ?? 30;
+      const timer = setTimeout(() => reject(new Error(`serve did not listen within ${limit} s`)), limit * 1000);
       child.stdout!.setEncoding('utf8');
       const onData = (chunk: string) => {
         out += chunk;
@@ -317,7 +330,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
         if (match) {
           clearTimeout(timer);
           child.stdout!.off('data', onData);
-          resolve({ port: Number(match[1]), store: match[2]! });
+          resolve({ port: Number(match[1]), store: match[2]!, at: performance.now() });
         }
       };
       child.stdout!.on('data', onData);
@@ -347,6 +360,8 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     port: listening.port,
     dir,
     storeDescription: listening.store,
+    spawnedAt,
+    listeningAt: listening.at,
     async handlerCalls() {
       const text = await readFile(callsFile, 'utf8');
       const perPayment = new Map<string, number>();
