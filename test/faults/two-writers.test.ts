@@ -18,8 +18,8 @@
  * Checked to fail when a protection is removed (each on a copy of the repo, never on src/ here):
  * - the claim's lease guard (statements.ts `claimableAt`: any running run claimable) →
  *   claimedTwice=30, completedTwice=30;
- * - the busy timeout (sqlite-database.ts: 0 instead of 5000 ms) → storeErrors=69 ("database is
- *   locked"), answered503=15.
+ * - the busy timeout (sqlite-database.ts: 0 instead of 5000 ms, so a write gives up at once when
+ *   another process holds the lock) → storeErrors=361 ("is busy"), answered503=107.
  */
 import { randomInt } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
