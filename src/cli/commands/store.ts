@@ -3,6 +3,7 @@ import { loadConfig } from '../../config/index.js';
 import { copyStore } from '../../store/sql/copy.js';
 import { SqlStore } from '../../store/sql/sql-store.js';
 import { fileStoreDir, openStore } from '../../store/open.js';
+import { sqliteErrorCode } from '../../store/sqlite/driver.js';
 import { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, type CliIO } from '../io.js';
@@ -45,7 +46,13 @@ export const registerStore: Register = (program, io, setExit) => {
     .option('--json', 'JSON output')
     .action(async (options: { dir?: string; json?: boolean }) => {
       const dir = storeDir(io, options.dir, 'check');
-      const problems = await withStore(dir, (opened) => opened.integrityCheck());
+      // Damage that keeps the file from opening at all is a finding of the check, not its failure.
+      const problems = await withStore(dir, (opened) => opened.integrityCheck()).catch((error: unknown) => {
+        const cause = (error as Error).cause;
+        const code = sqliteErrorCode(cause);
+        if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') return [(cause as Error).message];
+        throw error;
+      });
       const healthy = problems.length === 1 && problems[0] === 'ok';
       const report = { dir, status: healthy ? 'healthy' : 'damaged', problems: healthy ? [] : problems };
       output(io, options.json ?? false, report, () =>

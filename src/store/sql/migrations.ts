@@ -31,7 +31,8 @@ export const MIGRATIONS: readonly Migration[] = [
         body text,
         body_escaped ${t.bool} NOT NULL
       )`,
-      `CREATE INDEX events_received_at_idx ON ${p}events (received_at DESC, seq)`,
+      // Newest first for the lists, and `type` inside it, so the overview counts a day by type from the index alone.
+      `CREATE INDEX events_received_at_idx ON ${p}events (received_at DESC, seq, type)`,
       `CREATE INDEX events_resource_id_idx ON ${p}events (resource_id)`,
       // The run queue: each event's dispatch (`event:<id>`, queued with the event) and each
       // fulfillment handler (`payment:<id>:paid`). `seq` is the order runs were queued in.
@@ -50,9 +51,9 @@ export const MIGRATIONS: readonly Migration[] = [
         updated_at ${t.time} NOT NULL,
         completed_at ${t.time}
       )`,
-      // Workers poll what is still to do; finished runs (nearly all of them) stay out of it.
-      `CREATE INDEX runs_active_idx ON ${p}runs (next_attempt_at) WHERE status IN ('pending', 'running')`,
-      `CREATE INDEX runs_active_seq_idx ON ${p}runs (kind, seq) WHERE status IN ('pending', 'running')`,
+      // Workers poll what is still to do, oldest first; finished runs (nearly all of them) stay out
+      // of it. Queries name the statuses as literals: SQLite uses a partial index only then.
+      `CREATE INDEX runs_active_idx ON ${p}runs (kind, seq) WHERE status IN ('pending', 'running')`,
       `CREATE INDEX runs_failed_idx ON ${p}runs (kind, seq) WHERE status = 'failed'`,
       // `advanced_by` names the update that last moved the outcome forward, so the one statement
       // that applies an update can also say whether it was that update.
@@ -75,7 +76,7 @@ export const MIGRATIONS: readonly Migration[] = [
         updated_at ${t.time} NOT NULL,
         UNIQUE (kind, id)
       )`,
-      `CREATE INDEX resources_open_idx ON ${p}resources (last_news_at) WHERE open`,
+      `CREATE INDEX resources_open_idx ON ${p}resources (kind, last_news_at) WHERE open`,
       `CREATE INDEX resources_reconcile_idx ON ${p}resources (kind) WHERE outcome_source = 'reconcile'`,
       `CREATE INDEX resources_order_id_idx ON ${p}resources (order_id)`,
       `CREATE TABLE ${p}checkout_attempts (

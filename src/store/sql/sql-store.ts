@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { StoreError } from '../../errors/index.js';
 import { enqueuedWithEvent } from './event-run-guard.js';
-import { EVENT_RUN_PREFIX } from '../../domain/index.js';
+import { EVENT_RUN_PREFIX, RUN_STATUSES } from '../../domain/index.js';
 import {
   OUTCOME_RANK,
   type Activity,
@@ -263,7 +263,7 @@ export class SqlStore implements Store {
   private runsWhere(filter: RunCountFilter): Where {
     const where = new Where();
     if (filter.kind !== undefined) where.add('kind = ?', filter.kind);
-    if (filter.status !== undefined) where.in('status', Array.isArray(filter.status) ? filter.status : [filter.status]);
+    if (filter.status !== undefined) where.statuses(Array.isArray(filter.status) ? filter.status : [filter.status]);
     if (filter.dueBy !== undefined) where.add(claimableAt('?'), iso(filter.dueBy));
     return where;
   }
@@ -311,7 +311,8 @@ export class SqlStore implements Store {
   async listResources(filter: ResourceFilter = {}): Promise<ResourceRecord[]> {
     const where = new Where();
     if (filter.kind !== undefined) where.add('kind = ?', filter.kind);
-    if (filter.open !== undefined) where.add('open = ?', filter.open);
+    // As it stands in the partial index's definition, so SQLite uses that index.
+    if (filter.open !== undefined) where.raw(filter.open ? 'open' : 'NOT open');
     if (filter.lastNewsBefore !== undefined) where.add('last_news_at <= ?', iso(filter.lastNewsBefore));
     if (filter.outcomeSource !== undefined) where.add('outcome_source = ?', filter.outcomeSource);
     const { rows } = await this.database.query<ResourceRow>({
@@ -441,8 +442,20 @@ class Where {
     this.conditions.push(condition.replaceAll('?', placeholder));
   }
 
-  in(column: string, values: unknown[]): void {
-    this.conditions.push(values.length === 0 ? '1 = 0' : `${column} IN (${values.map((value) => this.param(value)).join(', ')})`);
+  /**
+   * Runs of these statuses, named as literals (each checked against `RUN_STATUSES`): SQLite uses
+   * the partial indexes of the active and failed runs only for a condition it can read in the SQL.
+   */
+  statuses(statuses: readonly string[]): void {
+    const known = statuses.filter((status) => (RUN_STATUSES as readonly string[]).includes(status));
+    if (known.length !== statuses.length) throw new StoreError(`Unknown run status in ${JSON.stringify(statuses)}: use ${RUN_STATUSES.join(', ')}.`);
+    const literals = known.map((status) => `'${status}'`);
+    this.conditions.push(literals.length === 0 ? '1 = 0' : literals.length === 1 ? `status = ${literals[0]}` : `status IN (${literals.join(', ')})`);
+  }
+
+  /** A condition with no parameter. */
+  raw(condition: string): void {
+    this.conditions.push(condition);
   }
 
   get sql(): string {

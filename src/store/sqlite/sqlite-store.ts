@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { StoreError } from '../../errors/index.js';
 import { sqliteDialect } from '../sql/dialect.js';
@@ -60,7 +60,14 @@ export class SqliteStore extends SqlStore {
    */
   async backup(destination: string): Promise<void> {
     mkdirSync(dirname(destination), { recursive: true });
-    await this.sqlite.connection.backup(destination);
+    // Written beside it, then renamed into place: a backup cut short never damages the last good one.
+    const partial = `${destination}.partial-${process.pid}`;
+    try {
+      await this.sqlite.connection.backup(partial);
+      renameSync(partial, destination);
+    } finally {
+      for (const leftover of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) rmSync(leftover, { force: true });
+    }
   }
 
   /** SQLite's own check of the file: `['ok']` when it is sound, else what is damaged. */
