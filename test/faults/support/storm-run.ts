@@ -286,6 +286,10 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
   // Let the sandbox finish (deliver or give up) everything, then stop its deliveries for good:
   // restart it on the same data without --webhook-url.
   const idle = await waitForDeliveriesIdle(deliveries, sandbox.url, webhookUrls, 240_000);
+  // On a busy machine the buyers can be done before three passes have worked: the loop goes on
+  // (and the killer strikes) until the reconcile kills asked for have happened, for 3 minutes at most.
+  const reconcileKillsBy = Date.now() + 180_000;
+  while (reconcileKills.length < (config.reconcileKills ?? 0) && Date.now() < reconcileKillsBy && !control.aborted) await sleep(200);
   loopsStop = true;
   await reconcileLoop;
   await reconcileKiller;
