@@ -1,11 +1,9 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../../src/log/index.js';
-import type { Store } from '../../src/store/index.js';
 import type { RaceResult, WorkerArgs } from './fixtures/store-worker.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -64,37 +62,4 @@ export interface Worker {
   exited: Promise<number | null>;
   lines: AsyncIterator<string>;
   nextLine(): Promise<string>;
-}
-
-/** Every file of a folder and its bytes (to assert that nothing was touched). */
-export async function filesOf(dir: string): Promise<Record<string, Buffer>> {
-  const out: Record<string, Buffer> = {};
-  for (const name of (await readdir(dir)).sort()) if ((await stat(join(dir, name))).isFile()) out[name] = await readFile(join(dir, name));
-  return out;
-}
-
-/** A logger that keeps warnings and errors for assertions. */
-export function recordingLogger(): Logger & { warnings: string[]; errors: string[] } {
-  const warnings: string[] = [];
-  const errors: string[] = [];
-  const message = (obj: object | string, msg?: string) => msg ?? (typeof obj === 'string' ? obj : JSON.stringify(obj));
-  return {
-    warnings,
-    errors,
-    debug() {},
-    info() {},
-    warn: (obj, msg) => warnings.push(message(obj, msg)),
-    error: (obj, msg) => errors.push(message(obj, msg)),
-  };
-}
-
-/** Everything a store holds, in a comparable order. */
-export async function everything(store: Store) {
-  const byKey = <T>(items: T[], key: (item: T) => string) => [...items].sort((a, b) => key(a).localeCompare(key(b)));
-  return {
-    events: byKey(await store.listEvents({ limit: 1_000_000 }), (event) => event.id),
-    runs: byKey(await store.listRuns({ limit: 1_000_000 }), (run) => run.key),
-    resources: byKey(await store.listResources({ limit: 1_000_000 }), (record) => `${record.kind}:${record.id}`),
-    deadLetters: await store.listDeadLetters(1_000_000),
-  };
 }
