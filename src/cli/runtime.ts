@@ -56,7 +56,8 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   observers.add(timeline);
   // The configured outcome rules, in every command: a tolerance known to `serve` but not to the
   // `reconcile` cron job would decide the same payment two ways (issue 11).
-  const engine = new FulfillmentEngine({ ...options.engine, store, client, handlers, logger, classify: config.outcomeRules, observer: observers });
+  const leaseMs = config.handlerLeaseSeconds === undefined ? undefined : config.handlerLeaseSeconds * 1000;
+  const engine = new FulfillmentEngine({ leaseMs, ...options.engine, store, client, handlers, logger, classify: config.outcomeRules, observer: observers });
   return {
     config,
     store,

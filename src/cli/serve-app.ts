@@ -13,8 +13,6 @@ import type { Runtime } from './runtime.js';
 export interface ServeAppOptions {
   /** The shop's public URL, for success/cancel links. @default http://HOST:PORT */
   publicUrl: string;
-  /** How often due fulfillment runs (retries, crashed workers) are picked up. @default 5000 */
-  runDueEveryMs?: number;
   /** Serve the operator console under `/checkout-kit` (`serve --console`). @default false */
   console?: boolean;
   /** How often verification failure counts are written for the console and alerts. @default 30000 */
@@ -62,21 +60,16 @@ export async function buildServeApp(runtime: Runtime, options: ServeAppOptions):
   }
   await operations.register(app);
 
-  const stopDueRuns = engine.startDueRuns(options.runDueEveryMs);
-  // As close() begins: the sweep gives up reads waiting on the service (and waits for a handler
-  // running: the store closes after onClose, and a handler that returned into a closed store would
-  // be called again once its lease ran out); keep-alive connections close after their answer, or
-  // a sender's connection kept open would hold the close for fastify's 72 s keep-alive.
+  // As close() begins: the receiver's run loop gives up reads waiting on the service and waits for
+  // a handler running (the store closes after onClose, and a handler that returned into a closed
+  // store would be called again once its lease ran out); keep-alive connections close after their
+  // answer, or a sender's connection kept open would hold the close for fastify's 72 s keep-alive.
   app.addHook('preClose', async () => {
     closing.abort(new Error('the server is closing'));
-    // Both stop at once: a sweep's handler still running must not hold the receiver's stop back
-    // (fastify runs this app's preClose before the webhook plugin's).
-    await Promise.all([stopDueRuns(), receiver.stop?.()]);
+    await receiver.stop?.();
   });
   app.addHook('onSend', async (_request, reply) => {
     if (closing.signal.aborted) reply.header('connection', 'close');
   });
-  // Again (idempotent) for a close before the app was ready, which runs no preClose.
-  app.addHook('onClose', async () => stopDueRuns());
   return { app, receiver, operations };
 }

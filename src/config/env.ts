@@ -45,6 +45,12 @@ export interface CheckoutKitConfig {
   maxRps: number | undefined;
   /** `CHECKOUT_DISPATCH_CONCURRENCY`: stored events dispatched at once by `serve`. @default 16 */
   dispatchConcurrency: number | undefined;
+  /**
+   * `CHECKOUT_HANDLER_LEASE`: seconds a worker holds a handler's run before another may take it
+   * over (renewed every third of it while the handler runs; after a crash, the wait before the
+   * handler is called again). @default 300
+   */
+  handlerLeaseSeconds: number | undefined;
   /** Environment of the configured keys (all must agree). */
   environment: Environment | undefined;
   port: number | undefined;
@@ -177,6 +183,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
 
   const maxRps = positiveNumber(get('CHECKOUT_MAX_RPS'), 'CHECKOUT_MAX_RPS', 'calls a second, e.g. 50 or 0.5', false);
   const dispatchConcurrency = positiveNumber(get('CHECKOUT_DISPATCH_CONCURRENCY'), 'CHECKOUT_DISPATCH_CONCURRENCY', 'a whole number of events, e.g. 16', true);
+  const handlerLeaseSeconds = positiveNumber(get('CHECKOUT_HANDLER_LEASE'), 'CHECKOUT_HANDLER_LEASE', 'seconds, e.g. 300', true);
 
   const alertUrl = get('CHECKOUT_ALERT_URL');
   if (alertUrl !== undefined && !(URL.canParse(alertUrl) && /^https?:$/.test(new URL(alertUrl).protocol))) {
@@ -204,6 +211,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
     outcomeRules,
     maxRps,
     dispatchConcurrency,
+    handlerLeaseSeconds,
     environment,
     port: port === undefined ? undefined : Number(port),
     host: get('HOST'),

@@ -1,9 +1,11 @@
 import { isSampleEvent, resourceKindOf, type CheckoutEvent } from '../schemas/index.js';
+import type { Task } from '../runs/index.js';
 import type { FulfillmentEngine } from './engine.js';
 
-/** Anything with `onAny`, like the webhook receiver. */
+/** Anything with `onAny`, like the webhook receiver; with `runTask`, its run loop runs the handler runs too. */
 export interface EventSource {
-  onAny(handler: (event: CheckoutEvent, delivery: { storedAt: string; signal?: AbortSignal } | undefined) => unknown): () => void;
+  onAny(handler: (event: CheckoutEvent, delivery: { storedAt: string; signal?: AbortSignal; runNext?: (key: string) => void } | undefined) => unknown): () => void;
+  runTask?(kind: 'fulfillment', task: Task): void;
 }
 
 /**
@@ -11,11 +13,16 @@ export interface EventSource {
  * engine confirms with the service and decides; event names alone never fulfil anything. Errors
  * reading the service make the event's dispatch fail, so the receiver retries it.
  *
+ * The receiver's one run loop then runs the engine's handler runs too: the handler run an event
+ * queues runs right after the event's own run is stored, under its own lease, and due handler
+ * runs (retries, a crashed worker's) are picked up by the same loop's poll.
+ *
  * A sample event (`isSampleEvent`: `checkout-kit trigger` with no sandbox) names a resource the
  * service has never heard of: it stays stored and acknowledged, its dispatch completes, and the
  * engine never sees it (no confirm read that would fail for good, no resource left open).
  */
 export function attachFulfillment(source: EventSource, engine: FulfillmentEngine): () => void {
+  source.runTask?.('fulfillment', engine.task);
   return source.onAny(async (event, delivery) => {
     const kind = resourceKindOf(event.type);
     const id = (event.data as { id?: unknown } | undefined)?.id;
@@ -24,6 +31,6 @@ export function attachFulfillment(source: EventSource, engine: FulfillmentEngine
       engine.logger.info({ eventId: event.id, type: event.type }, `Event ${event.id} (${event.type}) is a sample: stored and acknowledged; no confirm read, no handler.`);
       return;
     }
-    await engine.process({ kind, id, source: 'webhook', hint: event.data, storedAt: delivery?.storedAt, signal: delivery?.signal });
+    await engine.process({ kind, id, source: 'webhook', hint: event.data, storedAt: delivery?.storedAt, signal: delivery?.signal, runNext: delivery?.runNext });
   });
 }

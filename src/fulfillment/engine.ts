@@ -1,9 +1,8 @@
 import { isAbortedBy, messageOf, SchemaValidationError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { executeRun, retryFailed, runKeys, type RunSettings } from '../runs/index.js';
+import { executeRun, retryFailed, runKeys, type RunSettings, type Task } from '../runs/index.js';
 import { InvoiceDetailSchema, PaymentSchema, type InvoiceDetail, type Payment } from '../schemas/index.js';
 import { OUTCOME_RANK, type NewsSource, type ResourceKind, type ResourceRecord } from '../store/index.js';
-import { every } from '../timers/index.js';
 import type { EngineObserver, HandlerObservation } from './engine-observer.js';
 import { normalizeEngineOptions, type FulfillmentEngineOptions, type NormalizedEngineOptions } from './engine-options.js';
 import { handlerFor } from './handlers.js';
@@ -11,7 +10,7 @@ import { classify, type Classifiable, type Classification, type HandlerOutcome }
 import { ReadCoalescer } from './read-coalescer.js';
 
 /** What happened to the handler run for a resource's outcome. */
-export type RunResult = 'completed' | 'no-handler' | 'superseded' | 'retrying' | 'failed' | 'already-done' | 'in-progress' | 'none';
+export type RunResult = 'completed' | 'no-handler' | 'superseded' | 'retrying' | 'failed' | 'already-done' | 'in-progress' | 'queued' | 'none';
 
 export interface ProcessInput {
   kind: ResourceKind;
@@ -30,6 +29,11 @@ export interface ProcessInput {
    * signal's reason, nothing is stored, and the news is left to whoever dispatches it next.
    */
   signal?: AbortSignal | undefined;
+  /**
+   * Called from a run loop (the receiver's, through `attachFulfillment`): the handler run is queued
+   * and handed to this to run next under its own lease, instead of being run here (`run: 'queued'`).
+   */
+  runNext?: ((key: string) => void) | undefined;
 }
 
 export interface ProcessResult {
@@ -153,6 +157,8 @@ export class FulfillmentEngine {
     const pastLateWindow =
       resource.expiresAt != null && now.getTime() > Date.parse(resource.expiresAt) + this.options.lateWindowMs;
     const settled = classification.outcome === 'paid' || classification.outcome === 'overpaid';
+    // One write: the outcome (forward only), its handler run, and the close of a resource settled
+    // or past its late window (closed only with its run queued, and never reopened by older news).
     const { record, advanced } = await this.options.store.updateResource(
       {
         kind: input.kind,
@@ -164,9 +170,22 @@ export class FulfillmentEngine {
         late: classification.late,
         snapshot: resource,
         expiresAt: resource.expiresAt ?? undefined,
+        open: settled || pastLateWindow ? false : undefined,
       },
       now,
+      {
+        queue: (decided) =>
+          decided.outcome === 'pending'
+            ? undefined
+            : {
+                key: runKeys.fulfillment(input.kind, input.id, decided.outcome),
+                kind: 'fulfillment',
+                nextAttemptAt: now.toISOString(),
+                data: { kind: input.kind, id: input.id, outcome: decided.outcome, source: input.source, late: decided.late ?? classification.late },
+              },
+      },
     );
+    stored?.();
     const late = record.late ?? classification.late;
     this.observe('news', { ok: true, kind: input.kind, id: input.id, source: input.source, outcome: record.outcome, advanced, classification: { ...classification, late }, at: now });
     const result: ProcessResult = {
@@ -180,23 +199,13 @@ export class FulfillmentEngine {
     };
     if (record.outcome !== 'pending') {
       const key = runKeys.fulfillment(input.kind, input.id, record.outcome);
-      await this.options.store.enqueueRun(
-        {
-          key,
-          kind: 'fulfillment',
-          nextAttemptAt: now.toISOString(),
-          data: { kind: input.kind, id: input.id, outcome: record.outcome, source: input.source, late },
-        },
-        now,
-      );
-      stored?.();
-      result.run = await this.execute(key, resource);
-    } else {
-      stored?.();
+      if (input.runNext) {
+        input.runNext(key);
+        result.run = 'queued';
+      } else {
+        result.run = await this.execute(key, resource);
+      }
     }
-    // Closed only once its run is queued (a crash in between must leave it open for reconcile),
-    // and never reopened by older news.
-    if (record.open && (settled || pastLateWindow)) await this.options.store.updateResource({ kind: input.kind, id: input.id, open: false }, this.clock());
     return result;
   }
 
@@ -206,17 +215,15 @@ export class FulfillmentEngine {
    * runs left stay due for the next sweep.
    */
   async runDue(limit = 100, signal?: AbortSignal): Promise<Record<RunResult, number>> {
-    const counts: Record<RunResult, number> = { completed: 0, 'no-handler': 0, superseded: 0, retrying: 0, failed: 0, 'already-done': 0, 'in-progress': 0, none: 0 };
+    const counts: Record<RunResult, number> = { completed: 0, 'no-handler': 0, superseded: 0, retrying: 0, failed: 0, 'already-done': 0, 'in-progress': 0, queued: 0, none: 0 };
     const due = await this.options.store.listRuns({ kind: 'fulfillment', status: ['pending', 'running'], dueBy: this.clock().toISOString(), limit });
     for (const run of due) {
       if (signal?.aborted) break;
-      const { kind, id } = run.data as { kind: ResourceKind; id: string };
       try {
-        const resource = await this.read(kind, id, (await this.options.store.getResource(kind, id))?.snapshot, signal);
-        counts[await this.execute(run.key, resource)] += 1;
+        counts[await this.execute(run.key, undefined, signal)] += 1;
       } catch (error) {
         if (isAbortedBy(error, signal)) break;
-        this.logger.warn({ key: run.key, err: error }, 'could not re-read the resource of a due run; will try again');
+        this.logger.warn({ key: run.key, err: error }, 'could not run a due handler run; will try again');
         counts.retrying += 1;
       }
     }
@@ -224,22 +231,13 @@ export class FulfillmentEngine {
   }
 
   /**
-   * Run due runs every `everyMs` in the background (never two sweeps at once; the timer does not
-   * keep the process alive). Returns a function that stops it and resolves once a sweep in progress
-   * has finished: a handler running is waited for, a read waiting on the service is given up.
+   * The run loop's task for handler runs (`receiver.runTask('fulfillment', engine.task)`, as
+   * `attachFulfillment` does): claim the run, load the resource as it was decided, call the handler.
    */
-  startDueRuns(everyMs = 5000): () => Promise<void> {
-    const stopping = new AbortController();
-    const stop = every(
-      everyMs,
-      () => this.runDue(100, stopping.signal),
-      (error) => this.logger.error({ err: error }, 'due fulfillment runs failed'),
-    );
-    return async () => {
-      stopping.abort(new Error('the due-run sweep is stopping'));
-      await stop();
-    };
-  }
+  readonly task: Task = async (key, context) => {
+    const result = await this.execute(key, undefined, context.signal, false);
+    return result === 'retrying' ? 'retry' : result === 'failed' ? 'failed' : result === 'in-progress' ? 'skipped' : 'done';
+  };
 
   /** Put failed runs (all of them, or one key) back to pending; returns how many. */
   async retryFailed(key?: string): Promise<number> {
@@ -257,8 +255,17 @@ export class FulfillmentEngine {
     }
   }
 
-  /** Read the resource: from the service when confirming, else from the hint (validated). */
-  private async read(kind: ResourceKind, id: string, hint: unknown, signal?: AbortSignal): Promise<Payment | InvoiceDetail> {
+  /**
+   * Read the resource: from the service when confirming, else from the hint (validated).
+   * `hintFirst`: the hint is the resource as stored when its outcome was decided; the service is
+   * asked only when it is missing or no longer valid.
+   */
+  private async read(kind: ResourceKind, id: string, hint: unknown, signal?: AbortSignal, hintFirst = false): Promise<Payment | InvoiceDetail> {
+    const schema = kind === 'payment' ? PaymentSchema : InvoiceDetailSchema;
+    if (hintFirst) {
+      const stored = schema.safeParse(hint);
+      if (stored.success && stored.data.id === id) return stored.data;
+    }
     if (this.options.confirm && this.options.client) {
       const options = signal ? { signal } : undefined;
       const resource = kind === 'payment' ? await this.options.client.payments.get(id, options) : await this.options.client.invoices.get(id, options);
@@ -266,15 +273,18 @@ export class FulfillmentEngine {
       if (resource.id !== id) throw new SchemaValidationError(`${kind} ${id}: the service answered with ${kind} ${resource.id}; nothing was decided (retried later)`, []);
       return resource;
     }
-    const schema = kind === 'payment' ? PaymentSchema : InvoiceDetailSchema;
     const parsed = schema.safeParse(hint);
     if (!parsed.success) throw new SchemaValidationError(`${kind} ${id}: no valid data to decide from (configure an API key to confirm with the service)`, parsed.error.issues);
     if (parsed.data.id !== id) throw new SchemaValidationError(`${kind} ${id}: the data is for ${parsed.data.id}`, []);
     return parsed.data;
   }
 
-  /** Claim the run and call the handler (through `executeRun`); at most one completed call per key. */
-  private async execute(key: string, resource: Payment | InvoiceDetail): Promise<RunResult> {
+  /**
+   * Claim the run and call the handler (through `executeRun`); at most one completed call per key.
+   * The handler gets `given` (the resource just read), else the resource as stored when decided.
+   * `explainSkip`: say why a run that could not be claimed was not (one more read).
+   */
+  private async execute(key: string, given?: Payment | InvoiceDetail, signal?: AbortSignal, explainSkip = true): Promise<RunResult> {
     const store = this.options.store;
     const logger = this.logger.child?.({ key }) ?? this.logger;
     const runs: RunSettings = { ...this.options.runs, logger };
@@ -283,7 +293,7 @@ export class FulfillmentEngine {
     const result = await executeRun<'completed' | 'superseded' | 'no-handler'>(
       store,
       key,
-      { ...runs, onLeaseLost: (reason) => logger.warn({ key, reason }, 'lost the lease of a running handler: another worker may run it too') },
+      { ...runs, signal, onLeaseLost: (reason) => logger.warn({ key, reason }, 'lost the lease of a running handler: another worker may run it too') },
       async (claimed) => {
         const data = claimed.data as { kind: ResourceKind; id: string; outcome: HandlerOutcome; source: NewsSource; late: boolean };
         // An older outcome's retry after a newer one (underpaid, then topped up to paid): the order
@@ -297,6 +307,13 @@ export class FulfillmentEngine {
         if (!handler) {
           this.logger.info({ key }, `no ${data.outcome} handler: nothing to do`);
           return { ok: true, value: 'no-handler' };
+        }
+        let resource: Payment | InvoiceDetail;
+        try {
+          resource = given ?? (await this.read(data.kind, data.id, stored?.snapshot, signal, true));
+        } catch (error) {
+          if (isAbortedBy(error, signal)) throw error;
+          return { ok: false, error };
         }
         // Fixed when the resource was first paid: a top-up after expiry does not make it late.
         const late = stored?.late ?? data.late;
@@ -322,7 +339,10 @@ export class FulfillmentEngine {
       if (call) this.observe('handler', { ...call.observed, result: outcome, error: error === undefined ? undefined : messageOf(error), durationMs: performance.now() - call.started, at: this.clock() });
     };
     switch (result.status) {
+      case 'stopped':
+        throw signal?.reason ?? new Error('stopped');
       case 'not-claimed': {
+        if (!explainSkip) return 'in-progress';
         const run = await store.getRun(key);
         return run?.status === 'done' ? 'already-done' : run?.status === 'failed' ? 'failed' : 'in-progress';
       }

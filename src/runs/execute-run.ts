@@ -43,6 +43,11 @@ export interface ExecuteRunOptions extends RunSettings {
   /** Told once when the lease could not be renewed while the work ran. */
   onLeaseLost?: (reason: string) => void;
   /**
+   * The stop signal of the loop the run is worked in. Work that throws once it is aborted gave up
+   * because of it: no failure is stored, the lease is given back, and the result is `stopped`.
+   */
+  signal?: AbortSignal | undefined;
+  /**
    * What a failed attempt is stored (its message) and returned as, once the retry is decided.
    * @default the work's error as it is
    */
@@ -64,6 +69,7 @@ export type AttemptResult<T> = { ok: true; value: T } | { ok: false; error: unkn
  */
 export type RunResult<T> =
   | { status: 'not-claimed' }
+  | { status: 'stopped'; run: Run }
   | { status: 'finished'; run: Run; value: T; completion: 'stored' | 'lease-lost' | 'unstored' }
   | { status: 'retrying' | 'failed'; run: Run; error: unknown; retryAt: string | undefined };
 
@@ -79,8 +85,19 @@ export async function executeRun<T>(store: Store, key: string, options: ExecuteR
   if (!run) return { status: 'not-claimed' };
   // Renewed every third of its length while the work runs, so a handler slower than `leaseMs` is not taken over (and run twice).
   const stopRenewing = keepRenewing({ ttlMs: leaseMs, renew: () => store.renewLease(key, owner, leaseMs, clock()), onLost: options.onLeaseLost });
+  let attempt: AttemptResult<T>;
   try {
-    const attempt = await work(run);
+    attempt = await work(run);
+  } catch (error) {
+    stopRenewing();
+    if (!options.signal?.aborted) throw error;
+    // Give the lease back (it ends now): the next start, or another process, runs it at once
+    // instead of after `leaseMs`. The claim counted as an attempt, as a crash's does.
+    const givenBack = await store.renewLease(key, owner, 0, clock()).catch(() => false);
+    options.logger.info({ key }, `Stopped while running ${key}: it runs again at the next start${givenBack ? '' : ` (once its lease runs out, within ${leaseMs} ms)`}.`);
+    return { status: 'stopped', run };
+  }
+  try {
     if (attempt.ok) return { status: 'finished', run, value: attempt.value, completion: await storeCompletion(store, key, options) };
     const now = clock();
     const willRetry = !attempt.giveUp && run.attempts < options.maxAttempts;

@@ -11,3 +11,5 @@ export { defaultOwner } from './default-owner.js';
 export { keepRenewing } from './keep-renewing.js';
 export type { KeepRenewingOptions } from './keep-renewing.js';
 export { numberOption } from './number-option.js';
+export { createRunLoop } from './run-loop.js';
+export type { RunLoop, RunLoopOptions, Task, TaskContext, UnitOutcome } from './run-loop.js';

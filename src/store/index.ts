@@ -9,6 +9,7 @@ export type {
   ResourceKind,
   ResourceRecord,
   ResourceUpdate,
+  ResourceUpdateOptions,
   Outcome,
   NewsSource,
   CheckoutAttempt,

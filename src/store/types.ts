@@ -96,6 +96,15 @@ export interface ResourceUpdate {
   open?: boolean | undefined;
 }
 
+export interface ResourceUpdateOptions {
+  /**
+   * The run to queue, in the same transaction, given the record as the update left it (none:
+   * undefined). A run already queued under its key stays as it is. So an outcome and its handler
+   * run are stored together, and a resource closed by the same update is never closed without it.
+   */
+  queue?: ((record: ResourceRecord) => NewRun | undefined) | undefined;
+}
+
 /**
  * The order's current checkout create attempt: written before the request so a retry reuses the
  * key. A create the service refused for good is `refused`; the order's next attempt replaces it
@@ -307,7 +316,7 @@ export interface RunQueue {
 /** What is known of each payment and invoice: its outcome only moves forward. */
 export interface Resources {
   /** Apply an update that only moves the outcome forward. Returns the record and whether it advanced. */
-  updateResource(update: ResourceUpdate, now?: Date): Promise<{ record: ResourceRecord; advanced: boolean }>;
+  updateResource(update: ResourceUpdate, now?: Date, options?: ResourceUpdateOptions): Promise<{ record: ResourceRecord; advanced: boolean }>;
   getResource(kind: ResourceKind, id: string): Promise<ResourceRecord | undefined>;
   listResources(filter?: ResourceFilter): Promise<ResourceRecord[]>;
 

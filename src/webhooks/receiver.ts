@@ -1,9 +1,10 @@
 import type { CheckoutEvent } from '../schemas/event.js';
-import { createDispatcher } from './dispatcher.js';
+import type { Run } from '../store/types.js';
+import { createRunLoop, retryFailed, runKeys, type Task } from '../runs/index.js';
+import { eventTask } from './event-task.js';
 import { createDoctor } from './doctor/create-doctor.js';
 import { createHandlerRegistry, type HandlerRegistry } from './event-handlers.js';
 import { handleDelivery, type WebhookInput } from './handle-delivery.js';
-import { parseDelivery } from './parse-delivery.js';
 import { normalizeReceiverOptions, pruneCutoffs, type ReceiverOptions } from './receiver-options.js';
 import type { WebhookResult } from './responses.js';
 import { createVerifier } from './verify.js';
@@ -37,6 +38,11 @@ export interface WebhookReceiver extends WebhookEndpoint, Pick<HandlerRegistry, 
   prune(now?: Date): Promise<{ payloadsPruned: number; eventsForgotten: number }>;
   /** Resolves once no dispatch is in flight (handy in tests). */
   idle(): Promise<void>;
+  /**
+   * Run the store's runs of `kind` in this receiver's loop too, through `task` (its due runs, and
+   * those a handler asks to run next): how `attachFulfillment` has one loop run the engine's handlers.
+   */
+  runTask(kind: Run['kind'], task: Task): void;
 }
 
 /**
@@ -55,26 +61,26 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
   const doctor = options.doctor ? createDoctor({ ...options, doctor: options.doctor }) : undefined;
   const handlers = createHandlerRegistry();
 
-  async function loadEvent(eventId: string): Promise<CheckoutEvent | string> {
-    const stored = await store.getEvent(eventId);
-    if (!stored) return 'the event is not in the store';
-    if (stored.body === undefined) return 'its payload was pruned (retention.payloadDays)';
-    const parsed = parseDelivery(stored.body, options.mapEnvelope);
-    return parsed.ok ? parsed.event : parsed.message;
-  }
-
-  const dispatcher = createDispatcher({
+  // The one run loop: this receiver's event dispatch, and whatever tasks are added (`runTask`).
+  const loop = createRunLoop({
     store,
-    handlers,
     logger,
-    owner: options.owner,
-    leaseMs: options.leaseMs,
-    maxAttempts: options.maxAttempts,
-    backoffMs: options.backoffMs,
-    maxBackoffMs: options.maxBackoffMs,
     clock: options.clock,
     concurrency: options.dispatchConcurrency,
-    loadEvent,
+    tasks: {
+      event: eventTask({
+        store,
+        handlers,
+        logger,
+        owner: options.owner,
+        leaseMs: options.leaseMs,
+        maxAttempts: options.maxAttempts,
+        backoffMs: options.backoffMs,
+        maxBackoffMs: options.maxBackoffMs,
+        clock: options.clock,
+        mapEnvelope: options.mapEnvelope,
+      }),
+    },
   });
 
   let stopped = false;
@@ -87,7 +93,7 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
         ms,
         task,
         (error) => logger.error({ err: String(error) }, `Webhook receiver background task failed: ${String(error)}`),
-        (run) => dispatcher.track(run),
+        (run) => loop.track(run),
       ),
     );
   }
@@ -95,7 +101,7 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
   function onStored(event: CheckoutEvent): void {
     if (!options.dispatch || stopped) return;
     // Nothing on the ack path but a wake-up: the event is dispatched from the store in its turn.
-    dispatcher.notify(event);
+    loop.notify(runKeys.event(event.id), event);
   }
 
   async function prune(now = options.clock()) {
@@ -111,29 +117,30 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
     onError: handlers.onError,
     async start() {
       stopped = false;
-      dispatcher.resume();
+      loop.resume();
       if (timers.length > 0) return 0;
       if (options.retention) background(options.retention.intervalMs, () => prune());
       if (!options.dispatch) return 0;
       // The timer only starts what is due (retries, crashed workers' events); completions keep the pump going.
-      background(options.pollIntervalMs, () => dispatcher.kick());
+      background(options.pollIntervalMs, () => loop.kick());
       // Start the backlog a crash left, without waiting for it: the adapter must listen at once.
-      return dispatcher.kick();
+      return loop.kick();
     },
     async stop() {
       stopped = true;
       // Dispatches waiting on something slow (a read held back by the service's Retry-After) give up.
-      dispatcher.stop();
+      loop.stop();
       for (const stopTimer of timers.splice(0)) stopTimer();
-      await dispatcher.idle();
+      await loop.idle();
     },
-    dispatchDue: () => dispatcher.dispatchDue(),
+    dispatchDue: () => loop.drain(),
+    runTask: (kind, task) => loop.addTask(kind, task),
     async retryFailed(eventId) {
-      const count = await dispatcher.retryFailed(eventId);
-      if (count > 0 && options.dispatch && !stopped) void dispatcher.track(dispatcher.kick());
+      const count = await retryFailed(store, { kind: 'event', key: eventId === undefined ? undefined : runKeys.event(eventId), clock: options.clock });
+      if (count > 0 && options.dispatch && !stopped) void loop.track(loop.kick());
       return count;
     },
     prune,
-    idle: () => dispatcher.idle(),
+    idle: () => loop.idle(),
   };
 }

@@ -10,6 +10,12 @@ export interface DeliveryInfo {
    * the receiver; optional so that tests may call a handler without it.
    */
   signal?: AbortSignal;
+  /**
+   * Run this queued run (by its key) right after the event's own run is stored, in the same
+   * worker slot and under its own lease: how `attachFulfillment` has the engine's handler run
+   * follow the event that brought the news, without holding the event's lease meanwhile.
+   */
+  runNext?: (key: string) => void;
 }
 
 /** Make every call concurrently; resolves with what the failing ones threw. */

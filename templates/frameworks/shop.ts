@@ -33,8 +33,6 @@ export interface ShopOptions {
   /** The shop's public URL, for the buyer's success and cancel links. @default http://HOST:PORT */
   publicUrl?: string;
   logger?: Logger;
-  /** How often fulfillment runs that threw are retried. @default 5000 */
-  retryEveryMs?: number;
 }
 
 export interface Shop {
@@ -67,6 +65,7 @@ export async function openShop(options: ShopOptions = {}): Promise<Shop> {
   const client = clientFromConfig(config, logger);
   const engine = new FulfillmentEngine({ store, client, handlers, logger });
   const receiver = createReceiver({ store, secrets: config.webhookSecrets, scheme: config.webhookScheme, environment: config.environment, logger });
+  // Webhooks feed the engine; the receiver's run loop also runs its handlers and their retries.
   attachFulfillment(receiver, engine);
   await receiver.start();
 
@@ -80,8 +79,6 @@ export async function openShop(options: ShopOptions = {}): Promise<Shop> {
     logger,
   };
 
-  // Handlers that threw are retried with backoff; this picks up the ones that are due.
-  const stopDueRuns = engine.startDueRuns(options.retryEveryMs ?? 5000);
   return {
     config,
     logger,
@@ -89,8 +86,7 @@ export async function openShop(options: ShopOptions = {}): Promise<Shop> {
     receiver,
     checkout,
     async close() {
-      stopDueRuns();
-      await receiver.stop();
+        await receiver.stop();
       await store.close();
     },
   };

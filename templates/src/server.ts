@@ -35,8 +35,6 @@ export interface ServerOptions {
   /** The shop's public URL, for the buyer's success and cancel links. @default http://HOST:PORT */
   publicUrl?: string;
   logger?: Logger;
-  /** How often fulfillment runs that threw are retried. @default 5000 */
-  retryEveryMs?: number;
 }
 
 /** Build the app (not listening yet). Closing the app stops the receiver and closes the store. */
@@ -55,6 +53,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
 
   // POST /webhooks/checkout: verify, store once, then let the engine decide (an event is only a hint).
   const receiver = createReceiver({ store, secrets: config.webhookSecrets, scheme: config.webhookScheme, environment: config.environment, logger });
+  // Webhooks feed the engine; the receiver's run loop also runs its handlers and their retries.
   attachFulfillment(receiver, engine);
 
   const app = Fastify();
@@ -74,11 +73,8 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
 
   app.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').send(homePage(randomUUID().slice(0, 8), client !== undefined)));
 
-  // Handlers that threw are retried with backoff; this picks up the ones that are due.
-  const stopDueRuns = engine.startDueRuns(options.retryEveryMs ?? 5000);
 
   app.addHook('onClose', async () => {
-    stopDueRuns();
     await store.close();
   });
   return app;

@@ -10,12 +10,12 @@ import { eventually, freePort } from '../support/ports.js';
 import { createdPaymentId, postCheckout } from '../support/post-checkout.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 
-// A handler running longer than a third of the receiver's 30 s dispatch lease has its lease
-// renewed; every other process on the store (`payments list`, `runs`, `reconcile`) and `serve`
-// after a restart must read what that renewal wrote. Everything here runs as real CLI processes:
+// A handler running longer than a third of its run's lease (30 s here) has its lease renewed;
+// every other process on the store (`payments list`, `runs`, `reconcile`) and `serve` after a
+// restart must read what that renewal wrote. Everything here runs as real CLI processes:
 // the sandbox, serve, and the commands beside it.
 
-/** Its handler runs until the test creates the release file: past a third of the receiver's 30 s dispatch lease, so the lease is renewed. */
+/** Its handler runs until the test creates the release file: past a third of its 30 s lease, so the lease is renewed. */
 const HANDLERS = fileURLToPath(new URL('./fixtures/slow-fulfillment.mjs', import.meta.url));
 
 const children: ChildProcess[] = [];
@@ -80,6 +80,7 @@ describe('a fulfillment handler slower than a third of the dispatch lease (child
         CHECKOUT_HANDLERS: HANDLERS,
         SLOW_HANDLER_LOG: log,
         SLOW_HANDLER_RELEASE: release,
+        CHECKOUT_HANDLER_LEASE: '30',
         LOG_LEVEL: 'warn',
       };
       /** Run a command beside serve on the same store; it must succeed. */
@@ -113,13 +114,14 @@ describe('a fulfillment handler slower than a third of the dispatch lease (child
       const started = await eventually(() => calls().find((call) => call.step === 'start'), 60_000);
       expect(started).toMatchObject({ id: paymentId, key: `payment:${paymentId}:paid`, source: 'webhook', attempt: 1 });
 
-      // After a third of the 30 s dispatch lease, the running event's lease is renewed: another
-      // process sees it reach past the 30 s it was first claimed for.
+      // The event's own run is done (the handler's run follows it, under its own lease); after a
+      // third of the handler's 30 s lease it is renewed: another process sees it reach past the
+      // 30 s it was first claimed for.
       type ListedRun = { key: string; status: string; createdAt: string; leaseUntil?: string };
       const renewed = await eventually(
         async () =>
           ((await cliJson(['runs', '--json'])) as ListedRun[]).find(
-            (run) => run.key.startsWith('event:') && run.status === 'running' && Date.parse(run.leaseUntil ?? '') - Date.parse(run.createdAt) > 35_000,
+            (run) => run.key === `payment:${paymentId}:paid` && run.status === 'running' && Date.parse(run.leaseUntil ?? '') - Date.parse(run.createdAt) > 35_000,
           ),
         90_000,
         500,
@@ -131,8 +133,8 @@ describe('a fulfillment handler slower than a third of the dispatch lease (child
       const runsDuring = (await cliJson(['runs', '--json'])) as Array<{ key: string; status: string }>;
       expect(runsDuring).toEqual(
         expect.arrayContaining([
+          expect.objectContaining({ key: expect.stringMatching(/^event:/), status: 'done' }),
           expect.objectContaining({ key: renewed.key, status: 'running' }),
-          expect.objectContaining({ key: `payment:${paymentId}:paid`, status: 'running' }),
         ]),
       );
       expect(calls().map((call) => call.step)).toEqual(['start']);
@@ -145,7 +147,7 @@ describe('a fulfillment handler slower than a third of the dispatch lease (child
         return runs.some((run) => run.status !== 'done') ? undefined : runs;
       }, 60_000, 500);
       expect(runsAfter).toEqual(
-        expect.arrayContaining([expect.objectContaining({ key: renewed.key }), expect.objectContaining({ key: `payment:${paymentId}:paid` })]),
+        expect.arrayContaining([expect.objectContaining({ key: expect.stringMatching(/^event:/) }), expect.objectContaining({ key: renewed.key })]),
       );
       expect(first.stderr()).not.toMatch(/lost the lease/i);
 

@@ -143,8 +143,11 @@ describe('trigger EVENT-TYPE with a sandbox running (real sandbox and serve proc
     expect(report).toMatchObject({ type, finalStatus: expected.status, event: { type }, sent: { delivered: 1 } });
 
     await waitUntil(async () => (await storeJson<{ run?: StoredRun }>(dir, env, ['events', 'show', report.event.id]))?.run?.status === 'done', DEADLINE_MS, `serve to dispatch ${report.event.id}`);
+    // The handler's run follows the event's, under its own lease.
+    const handlerKey = `${report.kind}:${report.resourceId}:${expected.outcome}`;
+    if (expected.handled) await waitUntil(async () => calls(dir).some((call) => call.key === handlerKey), DEADLINE_MS, `serve to call the handler of ${handlerKey}`);
     const handled = calls(dir).filter((call) => call.key.startsWith(`${report.kind}:${report.resourceId}:`));
-    expect(handled).toEqual(expected.handled ? [{ key: `${report.kind}:${report.resourceId}:${expected.outcome}`, source: 'webhook' }] : []);
+    expect(handled).toEqual(expected.handled ? [{ key: handlerKey, source: 'webhook' }] : []);
     expect(await storeJson(dir, env, [`${report.kind}s`, 'show', report.resourceId])).toMatchObject({ record: { outcome: expected.outcome, open: expected.open } });
     await expectNothingFailedOrAlerted(dir, env, alerts);
   });

@@ -86,7 +86,7 @@ beforeAll(async () => {
   };
   runtime = await openRuntime({ stdout: new PassThrough(), stderr: new PassThrough(), env, cwd: dir }, { handlers: true, engine: { maxAttempts: 1 } });
   // The due-run sweep is slow here: a retried run completes because the page asked for it.
-  ({ app } = await buildServeApp(runtime, { publicUrl: `http://127.0.0.1:${port}`, console: true, runDueEveryMs: 600_000, verificationFlushMs: 100 }));
+  ({ app } = await buildServeApp(runtime, { publicUrl: `http://127.0.0.1:${port}`, console: true, verificationFlushMs: 100 }));
   await app.listen({ port, host: '0.0.0.0' });
   base = `http://127.0.0.1:${port}`;
   sink = await startReceiver();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FulfillmentEngine, type FulfillmentContext, type FulfillmentHandlers } from '../../src/fulfillment/index.js';
 import type { Payment } from '../../src/schemas/index.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
-import { runKeys } from '../../src/runs/index.js';
+import { createRunLoop, runKeys } from '../../src/runs/index.js';
 import { captureLogger, waitFor } from '../webhooks/helpers.js';
 import { FakeReader } from '../support/fake-reader.js';
 import { sampleInvoiceDetail, samplePayment } from '../support/fixtures.js';
@@ -46,27 +46,18 @@ describe('FulfillmentEngine', () => {
     expect(calls).toEqual([]);
   });
 
-  it('stopping the due-run sweep gives up a read held back by the service: the stop does not wait for it, and the run stays due', async () => {
+  it('stopping the run loop gives up a read held back by the service: the stop does not wait for it, and the run is due again at once', async () => {
     const store = new MemoryStore();
     const reader = new FakeReader();
     const payment = reader.put(samplePayment({ amountReceived: '25.00', status: 'PAID' }));
-    let now = Date.parse('2030-01-01T00:00:00.000Z');
+    const now = new Date('2030-01-01T00:00:00.000Z');
     const logger = captureLogger();
     let calls = 0;
-    const engine = new FulfillmentEngine({
-      store,
-      client: reader,
-      clock: () => new Date(now),
-      logger,
-      handlers: {
-        paid: async () => {
-          calls += 1;
-          throw new Error('ERP down');
-        },
-      },
-    });
-    expect(await engine.process({ kind: 'payment', id: payment.id, source: 'webhook' })).toMatchObject({ run: 'retrying' });
-    now += 60_000; // its retry is due
+    const engine = new FulfillmentEngine({ store, client: reader, clock: () => now, logger, handlers: { paid: async () => void (calls += 1) } });
+    // A due handler run whose resource was stored without its data: the task must ask the service.
+    const key = runKeys.fulfillment('payment', payment.id, 'paid');
+    await store.updateResource({ kind: 'payment', id: payment.id, outcome: 'paid' }, now);
+    await store.enqueueRun({ key, kind: 'fulfillment', data: { kind: 'payment', id: payment.id, outcome: 'paid', source: 'webhook', late: false } }, now);
     let reading = false;
     reader.payments.get = (_id: string, options?: { signal?: AbortSignal }) =>
       new Promise<Payment>((_resolve, reject) => {
@@ -75,12 +66,15 @@ describe('FulfillmentEngine', () => {
         if (signal?.aborted) reject(signal.reason);
         signal?.addEventListener('abort', () => reject(signal.reason));
       });
-    const stop = engine.startDueRuns(10);
+    const loop = createRunLoop({ store, concurrency: 2, clock: () => now, logger, tasks: { fulfillment: engine.task } });
+    expect(await loop.kick()).toBe(1);
     await waitFor(() => reading);
-    await stop(); // without the signal, this waits for the read for ever
-    expect(calls).toBe(1);
-    expect(await store.getRun(runKeys.fulfillment('payment', payment.id, 'paid'))).toMatchObject({ status: 'pending', attempts: 1 });
-    expect(logger.lines.filter((line) => line.msg?.includes('could not re-read'))).toEqual([]);
+    loop.stop();
+    await loop.idle(); // without the signal, this waits for the read for ever
+    expect(calls).toBe(0);
+    expect(await store.listRuns({ status: ['pending', 'running'], dueBy: now.toISOString() })).toMatchObject([{ key, attempts: 1 }]);
+    expect(await store.getRun(key)).toMatchObject({ lastError: undefined });
+    expect(logger.lines).toContainEqual(expect.objectContaining({ level: 'info', msg: expect.stringContaining(`Stopped while running ${key}`) }));
   });
 
   it('runs the paid handler once whatever the source, with a stable key', async () => {
@@ -223,24 +217,32 @@ describe('FulfillmentEngine', () => {
     expect(calls[0]!.ctx).toMatchObject({ key, attempt: 2 });
   });
 
-  it('regression: a crash between storing paid and queueing its run leaves the payment open for reconcile', async () => {
+  it('stores the outcome, its handler run and the close in one transaction: a failure queueing the run leaves nothing stored, and the next news fulfils once', async () => {
     const reader = new FakeReader();
     const payment = reader.put(paid());
     const store = new MemoryStore();
-    const enqueue = store.enqueueRun.bind(store);
+    const update = store.updateResource.bind(store);
     let crash = true;
-    store.enqueueRun = async (run) => {
-      if (crash) throw new Error('process killed');
-      return enqueue(run);
+    store.updateResource = async (resource, now, options) => {
+      const queue = options?.queue;
+      if (!crash || !queue) return update(resource, now, options);
+      // Fails inside the transaction, once the run to queue is known.
+      return update(resource, now, {
+        queue: (record) => {
+          queue(record);
+          throw new Error('process killed');
+        },
+      });
     };
     const { calls, handlers } = recorder();
     const engine = new FulfillmentEngine({ store, handlers, client: reader });
     await expect(engine.process({ kind: 'payment', id: payment.id, source: 'reconcile' })).rejects.toThrow('process killed');
-    expect(await store.getResource('payment', payment.id)).toMatchObject({ outcome: 'paid', open: true });
+    expect(await store.getResource('payment', payment.id)).toBeUndefined();
+    expect(await store.listRuns({})).toEqual([]);
     crash = false;
     expect((await engine.process({ kind: 'payment', id: payment.id, source: 'reconcile' })).run).toBe('completed');
     expect(calls).toHaveLength(1);
-    expect((await store.getResource('payment', payment.id))?.open).toBe(false);
+    expect(await store.getResource('payment', payment.id)).toMatchObject({ outcome: 'paid', open: false });
   });
 
   it('regression: when the service cannot be read, the resource is still recorded for reconcile', async () => {

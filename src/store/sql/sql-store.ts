@@ -20,6 +20,7 @@ import {
   type ResourceKind,
   type ResourceRecord,
   type ResourceUpdate,
+  type ResourceUpdateOptions,
   type Run,
   type RunCountFilter,
   type RunFilter,
@@ -27,7 +28,7 @@ import {
   type StoredEvent,
   type StoreSummary,
 } from '../types.js';
-import type { Database } from './database.js';
+import type { Database, Queryable } from './database.js';
 import type { Dialect } from './dialect.js';
 import { GroupCommit } from './group-commit.js';
 import { appliedMigrations, runMigrations } from './migrate.js';
@@ -270,12 +271,26 @@ export class SqlStore implements Store {
 
   // Resources
 
-  async updateResource(update: ResourceUpdate, now = new Date()): Promise<{ record: ResourceRecord; advanced: boolean }> {
+  async updateResource(update: ResourceUpdate, now = new Date(), options: ResourceUpdateOptions = {}): Promise<{ record: ResourceRecord; advanced: boolean }> {
+    const { queue } = options;
+    if (!queue) return this.upsertResource(this.database, update, now);
+    return this.database.transaction(async (tx) => {
+      const result = await this.upsertResource(tx, update, now);
+      const run = queue(result.record);
+      if (run) {
+        const at = iso(now);
+        await tx.query({ ...this.sql.runs.enqueue, values: [run.key, run.kind, run.nextAttemptAt ? iso(run.nextAttemptAt) : at, JSON.stringify(run.data), at] });
+      }
+      return result;
+    });
+  }
+
+  private async upsertResource(db: Queryable, update: ResourceUpdate, now: Date): Promise<{ record: ResourceRecord; advanced: boolean }> {
     const rank = rankOf(update.outcome);
     // First sight of the resource: the record is the update applied to a pending one.
     const advancedFromNew = rank !== null && rank > OUTCOME_RANK.pending;
     const token = randomUUID();
-    const { rows } = await this.database.query<ResourceRow & { advanced_by: string | null }>({
+    const { rows } = await db.query<ResourceRow & { advanced_by: string | null }>({
       ...this.sql.upsertResource,
       values: [
         update.kind,
