@@ -20,6 +20,8 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchResult[]> }>> =
   'serve-postgres': () => import('./serve-postgres.bench.js'),
   flush: () => import('./flush.bench.js'),
   'slow-handler': () => import('./slow-handler.bench.js'),
+  // serve's acks with a reconcile pass, `events list` and the console beside it on one SQLite file.
+  beside: () => import('./beside.bench.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -16,7 +16,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { signWebhook } from '../../src/webhooks/index.js';
 import { percentile } from '../support/percentile.js';
-import { parsePrometheusStrict, sampleValue } from '../support/prometheus.js';
+import { parsePrometheusStrict, sampleValue, type PromFamily } from '../support/prometheus.js';
 import { WEBHOOK_PATH } from './load.js';
 import type { Delivery } from './serve-payloads.js';
 
@@ -149,6 +149,17 @@ export async function cpuDuring<T>(
   return { value, seconds, threads, machineBusy: (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total) };
 }
 
+/**
+ * CPU seconds (user + system) of this process's children that have exited and been waited for
+ * (`cutime` + `cstime` of /proc/self/stat): over a span in which only short-lived commands ended,
+ * what those commands used.
+ */
+export function exitedChildrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / ticksPerSecond();
+}
+
 /** Resident memory now and its peak so far (VmRSS, VmHWM), in MB; undefined once the process is gone. */
 export function memoryMb(pid: number): { rss: number; peak: number } | undefined {
   try {
@@ -212,10 +223,33 @@ export interface ServeProcess {
   logSummary(): Promise<{ warnings: number; errors: number; top: string[] }>;
   /** Serve's own view of its 200 acknowledgements (its `/metrics` histogram), beside the load generator's. */
   ackQuantiles(): Promise<AckQuantiles | undefined>;
+  /** Serve's `/metrics` text now, or undefined when it does not answer (for `ackQuantiles(text, since)` over a window). */
+  metrics(): Promise<string | undefined>;
+  /**
+   * Another `checkout-kit` command (`['reconcile', '--json']`, `['events', 'list']`) as its own
+   * process, as cron or an operator runs it beside serve: the same CLI, working directory and
+   * environment (store, service, keys, fulfillment module), so it shares serve's store.
+   */
+  runCli(args: string[], options?: { timeoutMs?: number }): Promise<CliRun>;
   /** V8's heap in MB by serve's `/metrics` (used includes garbage not yet collected; total is what the heap holds of the RSS). */
   heapMb(): Promise<{ used: number; total: number; newTotal: number; oldUsed: number; oldTotal: number; largeUsed: number } | undefined>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with whether it exited by itself. Removes the folder. */
   stop(graceMs?: number): Promise<{ graceful: boolean }>;
+}
+
+/** What a `runCli` command did. */
+export interface CliRun {
+  /** Exit code, or null when it ended by a signal (`signal`; SIGKILL when it outran its timeout). */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** From spawn to exit, ms. */
+  ms: number;
+  /** What it printed (the first MB of each). */
+  stdout: string;
+  stderr: string;
+  /** CPU seconds it used (user + system, all threads), as last read from /proc every 100 ms: short by at most that much. */
+  cpuSeconds: number;
 }
 
 export interface ServeOptions {
@@ -236,6 +270,8 @@ export interface ServeOptions {
   env?: Record<string, string> | undefined;
   /** How long serve may take to open its store and listen. @default 30 */
   listenTimeoutSeconds?: number | undefined;
+  /** More arguments after `serve --port 0` (e.g. `--console`). */
+  args?: string[] | undefined;
 }
 
 /** The fulfillment module: every handler appends `<id> <outcome> <attempt>` to `callsFile` once it returns. */
@@ -290,6 +326,8 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
   await writeFile(handlers, fulfillmentModule(callsFile, options.handlerSleepMs ?? 0));
   await writeFile(callsFile, '');
   const logFd = openSync(logFile, 'a');
+  const env = { ...serveEnv(dir, options.servicePort, options.store ?? 'file', handlers, options.maxRps), ...options.env };
+  const loader = cli.endsWith('.ts') ? ['--import', TSX] : [];
   let child: ChildProcess;
   let spawnedAt = 0;
   try {
@@ -299,11 +337,10 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     const heap = process.env.BENCH_SERVE_HEAP_SIGNAL ? ['--heapsnapshot-signal=SIGUSR2'] : [];
     // BENCH_SERVE_NODE_FLAGS='--trace-gc …': more Node/V8 flags for serve; what it prints after start goes to serve.stdout in its folder.
     const extra = extraFlags();
-    const loader = cli.endsWith('.ts') ? ['--import', TSX] : [];
     spawnedAt = performance.now();
-    child = spawn(process.execPath, [...profile, ...heap, ...(extra ?? []), ...loader, cli, 'serve', '--port', '0'], {
+    child = spawn(process.execPath, [...profile, ...heap, ...(extra ?? []), ...loader, cli, 'serve', '--port', '0', ...(options.args ?? [])], {
       cwd: dir,
-      env: { ...serveEnv(dir, options.servicePort, options.store ?? 'file', handlers, options.maxRps), ...options.env },
+      env,
       stdio: ['ignore', 'pipe', logFd],
     });
   } finally {
@@ -377,6 +414,40 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     async ackQuantiles() {
       const text = await metricsText();
       return text === undefined ? undefined : ackQuantiles(text);
+    },
+    metrics: metricsText,
+    runCli(args, { timeoutMs = 120_000 } = {}) {
+      return new Promise<CliRun>((resolve, reject) => {
+        const started = performance.now();
+        const command = spawn(process.execPath, [...loader, cli, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        running.add(command);
+        const out = { stdout: '', stderr: '' };
+        for (const stream of ['stdout', 'stderr'] as const) {
+          command[stream].setEncoding('utf8');
+          command[stream].on('data', (chunk: string) => {
+            if (out[stream].length < 2 ** 20) out[stream] += chunk;
+          });
+        }
+        let cpu = 0;
+        const sampler = setInterval(() => (cpu = cpuSeconds(command.pid!) ?? cpu), 100);
+        let timedOut = false;
+        const timer = setTimeout(() => {
+          timedOut = true;
+          command.kill('SIGKILL');
+        }, timeoutMs);
+        command.once('error', (error) => {
+          clearTimeout(timer);
+          clearInterval(sampler);
+          running.delete(command);
+          reject(error);
+        });
+        command.once('exit', () => clearInterval(sampler));
+        command.once('close', (code, signal) => {
+          clearTimeout(timer);
+          running.delete(command);
+          resolve({ code, signal, timedOut, ms: performance.now() - started, ...out, cpuSeconds: cpu });
+        });
+      });
     },
     async heapMb() {
       const text = await metricsText();
@@ -452,12 +523,20 @@ export interface AckQuantiles {
   loopLagMaxMs: number | undefined;
 }
 
-export function ackQuantiles(metrics: string): AckQuantiles | undefined {
+/**
+ * `since`: an earlier `/metrics` text of the same serve; the quantiles are then of the answers
+ * between the two (the histogram's counts subtracted), e.g. a load's window without its warm-up.
+ * The event-loop figures are always since the scrape before `metrics` (prom-client resets them).
+ */
+export function ackQuantiles(metrics: string, since?: string): AckQuantiles | undefined {
   const families = parsePrometheusStrict(metrics);
-  const buckets = (families.get('checkout_kit_webhook_ack_duration_seconds')?.samples ?? [])
-    .filter((sample) => sample.name.endsWith('_bucket') && sample.labels.status === '200')
-    .map((sample) => ({ le: Number(sample.labels.le?.replace('+Inf', 'Infinity')) * 1000, count: sample.value }))
-    .sort((a, b) => a.le - b.le);
+  const ackBuckets = (of: Map<string, PromFamily>) =>
+    (of.get('checkout_kit_webhook_ack_duration_seconds')?.samples ?? [])
+      .filter((sample) => sample.name.endsWith('_bucket') && sample.labels.status === '200')
+      .map((sample) => ({ le: Number(sample.labels.le?.replace('+Inf', 'Infinity')) * 1000, count: sample.value }))
+      .sort((a, b) => a.le - b.le);
+  const earlier = since === undefined ? [] : ackBuckets(parsePrometheusStrict(since));
+  const buckets = ackBuckets(families).map((bucket) => ({ le: bucket.le, count: bucket.count - (earlier.find((e) => e.le === bucket.le)?.count ?? 0) }));
   const count = buckets.at(-1)?.count ?? 0;
   if (count === 0) return undefined;
   const atMost = (q: number) => buckets.find((bucket) => bucket.count >= q * count)!.le;
@@ -548,6 +627,11 @@ export interface PacedResult {
   max: number;
   /** p99 of the deliveries sent in each `windowSeconds` of the load, in order: where in time the tail sits. */
   windowP99: number[];
+  /**
+   * Every answered delivery: when it was sent (ms after the load began), its latency (ms), and how
+   * much of that it waited for one of the `connections` to be free (ms), in answer order.
+   */
+  samples: Array<{ sentAt: number; ms: number; waitMs: number }>;
 }
 
 /**
@@ -559,6 +643,7 @@ export interface PacedResult {
 export async function pacedDeliver(options: { port: number; next: () => { msgId: string; body: string }; seconds: number; rate: number; connections?: number; windowSeconds?: number }): Promise<PacedResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections ?? CONNECTIONS });
   const latencies: number[] = [];
+  const samples: PacedResult['samples'] = [];
   const windowMs = (options.windowSeconds ?? 5) * 1000;
   const windows: number[][] = [];
   let non2xx = 0;
@@ -568,6 +653,7 @@ export async function pacedDeliver(options: { port: number; next: () => { msgId:
     new Promise<void>((resolve) => {
       const { body, headers } = signed(delivery);
       const started = performance.now();
+      let socketAt: number | undefined;
       // The last window ends with the load: a delivery sent in its final moments counts in it.
       const window = (windows[Math.min(Math.floor((started - loadStarted) / windowMs), Math.ceil((options.seconds * 1000) / windowMs) - 1)] ??= []);
       const request = httpRequest({ host: '127.0.0.1', port: options.port, path: WEBHOOK_PATH, method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (response) => {
@@ -575,11 +661,13 @@ export async function pacedDeliver(options: { port: number; next: () => { msgId:
         response.on('end', () => {
           const latency = performance.now() - started;
           latencies.push(latency);
+          samples.push({ sentAt: started - loadStarted, ms: latency, waitMs: (socketAt ?? started) - started });
           window.push(latency);
           if ((response.statusCode ?? 0) < 200 || (response.statusCode ?? 0) >= 300) non2xx += 1;
           resolve();
         });
       });
+      request.once('socket', () => (socketAt = performance.now()));
       request.on('error', () => {
         errors += 1;
         resolve();
@@ -602,7 +690,7 @@ export async function pacedDeliver(options: { port: number; next: () => { msgId:
   agent.destroy();
   const at = (p: number) => Math.round(percentile(latencies, p));
   const windowP99 = Array.from(windows, (window) => Math.round(percentile(window ?? [], 99)));
-  return { answered: latencies.length, non2xx, errors, p50: at(50), p99: at(99), p999: at(99.9), max: at(100), windowP99 };
+  return { answered: latencies.length, non2xx, errors, p50: at(50), p99: at(99), p999: at(99.9), max: at(100), windowP99, samples };
 }
 
 /** Deliveries taken in order from `list` (wrapping around if autocannon asks for more, e.g. after a timeout). */
