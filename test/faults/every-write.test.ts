@@ -141,6 +141,8 @@ describe('every kind of store write, through the real processes', () => {
         STORE_FAULTS_RELEASE: release,
         STORE_CALLS_LOG: storeCalls,
         STORE_CALLS_METHODS: WRITES.join(','),
+        // Handler runs leased for 30 s, so that the slow handler's lease is renewed 10 s in.
+        CHECKOUT_HANDLER_LEASE: '30',
         LOG_LEVEL: 'warn',
       };
       const preload = [STORE_CALLS];
@@ -295,25 +297,25 @@ describe('every kind of store write, through the real processes', () => {
         ({ deadLetters }) => expect(deadLetters).toEqual([expect.objectContaining({ reason: expect.stringMatching(/JSON/i), body: '{"id": "evt_broken", "type": "payment.paid", ' })]),
       );
 
-      // A handler running past a third of the 30 s dispatch lease: the event's lease is renewed, and
-      // a second process reads the renewed lease while the handler still runs.
+      // A handler running past a third of its run's 30 s lease: the lease is renewed, and a second
+      // process reads the renewed lease while the handler still runs.
       let slowId = '';
       await step(
         'slow handler',
         async () => {
           slowId = await pay('o-slow', '11');
-          // Claimed for 30 s at its receipt; renewed 10 s in, to 30 s from then. The handler runs
-          // until the release file exists, so the renewed lease is read while it surely runs.
-          const renewed = await runsHave((r) => r.kind === 'event' && r.status === 'running' && r.attempts === 1 && Date.parse(r.leaseUntil!) - Date.parse(r.createdAt) > 35_000, 60_000);
+          // Claimed for 30 s once its event's run is done; renewed 10 s in, to 30 s from then. The
+          // handler runs until the release file exists, so the renewed lease is read while it surely runs.
+          const key = `payment:${slowId}:paid`;
+          const renewed = await runsHave((r) => r.key === key && r.status === 'running' && r.attempts === 1 && Date.parse(r.leaseUntil!) - Date.parse(r.createdAt) > 35_000, 60_000);
           expect(writes().filter((call) => call.method === 'renewLease' && call.subject === renewed.key && call.ok).length).toBeGreaterThan(0);
           await writeFile(release, '');
-          await runsHave((r) => r.key === `payment:${slowId}:paid` && r.status === 'done', 60_000);
-          await runsHave((r) => r.key === renewed.key && r.status === 'done', 60_000);
+          await runsHave((r) => r.key === key && r.status === 'done', 60_000);
         },
         ({ runs: list }) => expect(list).toEqual(expect.arrayContaining([expect.objectContaining({ key: `payment:${slowId}:paid`, status: 'done', attempts: 1 })])),
       );
 
-      // A handler that throws once: fail with a retry time, then serve's due-run sweep runs it again.
+      // A handler that throws once: fail with a retry time, then serve's run loop runs it again.
       let flakyId = '';
       await step(
         'throwing handler',

@@ -126,7 +126,7 @@ describe('serve stopped while its reads wait for the service', () => {
     expect(JSON.parse(answered.body)).toMatchObject({ error: { code: 'service_unreachable' } });
     expect(readCalls(calls)).toEqual([]);
     expect(log).not.toMatch(/"level":(50|60)/);
-    expect(log).toContain(`Stopped while dispatching event ${eventId}: it is dispatched again at the next start.`);
+    expect(log).toContain(`Stopped while running ${runKeys.event(eventId)}: it runs again at the next start.`);
 
     // What the store holds after the stop, read by another process: the event's run is still to
     // do (not failed, no error recorded), and claimable now (its lease given back).
