@@ -37,11 +37,11 @@ function kick(context: ConsoleContext): void {
 
 /**
  * When a run put back in line runs, as this console can say it: handler runs start now where it
- * can start them (inside serve), else at the next sweep; event runs are dispatched by serve's
+ * can start them (inside serve), else serve's run loop does within a second; event runs are dispatched by serve's
  * receiver, which polls its queue every second, and by nothing else (a standalone console cannot).
  */
 function whenItRuns(context: ConsoleContext, kind: Run['kind'] | 'mixed'): string {
-  const handlers = context.runDue ? 'runs again now' : 'runs at the next sweep of serve (every 5 s) or reconcile';
+  const handlers = context.runDue ? 'runs again now' : 'runs within a second in serve, or at the next reconcile';
   const events = 'is dispatched again by serve, within a second while it runs';
   if (kind === 'fulfillment') return handlers;
   if (kind === 'event') return events;

@@ -210,7 +210,7 @@ describe('operator console (fastify, memory store)', () => {
       return (await post(app, '/checkout-kit/actions/retry', form)).body;
     };
     expect(await retry('event:evt_failed')).toContain('Run event:evt_failed is back in line: it is dispatched again by serve, within a second while it runs.');
-    expect(await retry('payment:p1:paid')).toContain('Run payment:p1:paid is back in line: it runs at the next sweep of serve (every 5 s) or reconcile.');
+    expect(await retry('payment:p1:paid')).toContain('Run payment:p1:paid is back in line: it runs within a second in serve, or at the next reconcile.');
     expect((await store.getRun('event:evt_failed'))?.status).toBe('pending');
   });
 
