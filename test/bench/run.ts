@@ -20,6 +20,8 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchResult[]> }>> =
   'serve-postgres': () => import('./serve-postgres.bench.js'),
   flush: () => import('./flush.bench.js'),
   'slow-handler': () => import('./slow-handler.bench.js'),
+  // `checkout-kit --version`, `--help` and `events list` (empty store), as the bin, beside `node -e 0`.
+  'cli-startup': () => import('./cli-startup.bench.js'),
 };
 
 const wanted = process.argv.slice(2);
