@@ -1,4 +1,4 @@
-import { runKeys, RUN_STATUSES } from '../../runs/index.js';
+import { runKeys, RUN_STATUSES } from '../../domain/index.js';
 import type { Run } from '../../store/index.js';
 import { notInStore, UsageError } from '../exit.js';
 import { wholeNumber } from '../flags.js';
