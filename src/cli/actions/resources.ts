@@ -1,4 +1,4 @@
-import { resourceRuns } from '../../runs/index.js';
+import { resourceRuns } from '../../runs/resource-runs.js';
 import type { ResourceKind } from '../../store/index.js';
 import { notInStore } from '../exit.js';
 import { wholeNumber } from '../flags.js';
