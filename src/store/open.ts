@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { MemoryStore } from './memory-store.js';
-import { PostgresStore } from './postgres/index.js';
 import { SqliteStore, STORE_FILE } from './sqlite/sqlite-store.js';
 import type { Store } from './types.js';
 
@@ -43,7 +42,7 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
       throw new ConfigError(`No store at ${dir} (CHECKOUT_STORE=${url}): nothing was ever stored there. Check CHECKOUT_STORE; a relative folder is read from the current directory.`);
     }
   }
-  const store = createStore(url, options);
+  const store = await createStore(url, options);
   try {
     await store.open();
   } catch (error) {
@@ -54,11 +53,15 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
   return store;
 }
 
-function createStore(url: string, { cwd = process.cwd(), warmPool = false, readonly = false, mustExist = false, logger }: OpenStoreOptions): Store {
+async function createStore(url: string, { cwd = process.cwd(), warmPool = false, readonly = false, mustExist = false, logger }: OpenStoreOptions): Promise<Store> {
   if (url.startsWith('memory:')) return new MemoryStore();
   if (url.startsWith('file:')) return new SqliteStore({ dir: fileStoreDir(url, cwd), readonly });
-  // The driver itself (pg) loads only when a PostgresStore connects (see postgres-store.ts).
-  if (/^postgres(ql)?:\/\//.test(url)) return new PostgresStore({ connectionString: url, logger, warmPool, migrate: !readonly, mustExist: mustExist || readonly });
+  // Loaded only for a PostgreSQL URL: a command on the embedded store starts without it (and the
+  // driver itself, pg, loads only when a PostgresStore connects: see postgres-store.ts).
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const { PostgresStore } = await import('./postgres/index.js');
+    return new PostgresStore({ connectionString: url, logger, warmPool, migrate: !readonly, mustExist: mustExist || readonly });
+  }
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? url.slice(0, 20);
   throw new ConfigError(`Store URL "${scheme}…" is not supported: use file:<dir> (embedded), postgres://… or memory: (tests).`);
 }

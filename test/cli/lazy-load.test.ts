@@ -10,6 +10,7 @@ import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 
 const RECORDER = fileURLToPath(new URL('./fixtures/record-loads.mjs', import.meta.url));
 const CLI_DIR = fileURLToPath(new URL('../../src/cli/', import.meta.url));
+const STORE_DIR = fileURLToPath(new URL('../../src/store/', import.meta.url));
 /** Packages only some commands need: the server, the drivers, the progress bars, metrics, tables, the logger and the schemas. */
 const HEAVY = ['fastify', 'pg', 'better-sqlite3', 'prom-client', 'cli-progress', 'cli-table3', 'pino', 'zod'];
 
@@ -26,8 +27,8 @@ async function loadedBy(args: string[], options: { cwd: string; env?: NodeJS.Pro
   });
   const urls = (await readFile(list, 'utf8')).split('\n').filter(Boolean).map((line) => line.split(' ')[0]!);
   const packages = new Set(urls.map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1]));
-  const cli = [...new Set(urls.filter((url) => url.startsWith('file://') && fileURLToPath(url).startsWith(CLI_DIR)).map((url) => fileURLToPath(url).slice(CLI_DIR.length)))];
-  return { stdout, heavy: HEAVY.filter((name) => packages.has(name)), commander: packages.has('commander'), cli: cli.sort() };
+  const under = (dir: string) => [...new Set(urls.filter((url) => url.startsWith('file://') && fileURLToPath(url).startsWith(dir)).map((url) => fileURLToPath(url).slice(dir.length)))].sort();
+  return { stdout, heavy: HEAVY.filter((name) => packages.has(name)), commander: packages.has('commander'), cli: under(CLI_DIR), store: under(STORE_DIR) };
 }
 
 describe('the CLI loads only the command it runs', () => {
@@ -61,5 +62,8 @@ describe('the CLI loads only the command it runs', () => {
     expect(loaded.heavy).not.toContain('cli-progress');
     expect(loaded.heavy).not.toContain('cli-table3');
     expect(loaded.heavy).toContain('better-sqlite3');
+    // On the embedded store, nothing of the PostgreSQL backend, and no logger.
+    expect(loaded.store.filter((file) => file.startsWith('postgres/'))).toEqual([]);
+    expect(loaded.heavy).not.toContain('pino');
   });
 });
