@@ -161,7 +161,9 @@ export function createRunLoop(options: RunLoopOptions): RunLoop {
       if (paused || active.size >= concurrency || read || (trustLastRead && readAll)) return started;
       const limit = pageSize + active.size;
       const noticesBefore = notices;
-      const due = await store.listRuns({ kind: kinds.length === 1 ? kinds[0] : undefined, status: ['pending', 'running'], dueBy: dueBy ?? clock().toISOString(), limit });
+      // The kinds named, never left out: the active runs' index leads with the kind, and without
+      // it every read of the queue would scan every run ever made.
+      const due = await store.listRuns({ kind: kinds, status: ['pending', 'running'], dueBy: dueBy ?? clock().toISOString(), limit });
       // stop() may have come while the queue was being read.
       if (paused) return started;
       ahead = due.filter((run) => tasks[run.kind] && !active.has(run.key)).map((run) => run.key);

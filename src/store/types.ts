@@ -151,7 +151,8 @@ export interface EventFilter {
 }
 
 export interface RunFilter {
-  kind?: Run['kind'];
+  /** One kind, or any of several (the run loop reads the due runs of every kind it has a task for). */
+  kind?: Run['kind'] | ReadonlyArray<Run['kind']>;
   status?: Run['status'] | Array<Run['status']>;
   /** Only runs due (nextAttemptAt <= dueBy, or lease expired for running ones). */
   dueBy?: string;

@@ -65,6 +65,15 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         expect(await store.listRuns({ kind: 'event' })).toHaveLength(1);
       });
 
+      it('lists the runs of several kinds at once, in the order they were queued, and of no kind none', async () => {
+        await store.insertEvent(sampleEvent('evt_1'));
+        await store.enqueueRun({ key: 'payment:p1:paid', kind: 'fulfillment', data: {} });
+        await store.insertEvent(sampleEvent('evt_2'));
+        expect((await store.listRuns({ kind: ['event', 'fulfillment'], status: ['pending', 'running'] })).map((run) => run.key)).toEqual(['event:evt_1', 'payment:p1:paid', 'event:evt_2']);
+        expect((await store.listRuns({ kind: ['fulfillment'] })).map((run) => run.key)).toEqual(['payment:p1:paid']);
+        expect(await store.listRuns({ kind: [] })).toEqual([]);
+      });
+
       it('lists events newest first, filtered by type, since, resource, dispatch status and limit', async () => {
         const t0 = Date.parse('2025-03-01T00:00:00.000Z');
         await store.insertEvent(sampleEvent('a', { receivedAt: iso(t0), type: 'payment.created', resourceId: 'pay_1' }));

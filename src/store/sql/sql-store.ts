@@ -263,7 +263,9 @@ export class SqlStore implements Store {
 
   private runsWhere(filter: RunCountFilter): Where {
     const where = new Where();
-    if (filter.kind !== undefined) where.add('kind = ?', filter.kind);
+    // Several kinds as `kind IN (…)`, not no condition: the active runs' index leads with the kind.
+    if (typeof filter.kind === 'string') where.add('kind = ?', filter.kind);
+    else if (filter.kind !== undefined) where.raw(filter.kind.length === 0 ? '1 = 0' : `kind IN (${filter.kind.map((kind) => where.param(kind)).join(', ')})`);
     if (filter.status !== undefined) where.statuses(Array.isArray(filter.status) ? filter.status : [filter.status]);
     if (filter.dueBy !== undefined) where.add(claimableAt('?'), iso(filter.dueBy));
     return where;
