@@ -150,17 +150,17 @@ export class SqlStore implements Store {
     });
     return this.database.transaction(async (tx) => {
       const { rows } = await tx.query<{ id: string }>({ ...this.sql.insertEvents(events.length), values });
-      const inserted = new Set(rows.map((row) => row.id));
-      const queued = events.filter((event) => inserted.has(event.id) && (inserted.delete(event.id), true));
+      const stored = new Set(rows.map((row) => row.id));
+      // The first of several deliveries of one id in the batch is the one that inserted it.
+      const results = events.map((event) => ({ inserted: stored.delete(event.id) }));
+      const queued = events.filter((_, i) => results[i]!.inserted);
       if (queued.length > 0) {
         await tx.query({
           ...this.sql.insertEventRuns(queued.length),
           values: [at, ...queued.flatMap((event) => [`${EVENT_RUN_PREFIX}${event.id}`, JSON.stringify({ eventId: event.id, type: event.type })])],
         });
       }
-      // The first of several deliveries of one id in the batch is the one that inserted it.
-      const first = new Set(queued.map((event) => event.id));
-      return events.map((event) => ({ inserted: first.delete(event.id) }));
+      return results;
     });
   }
 
