@@ -1,33 +1,20 @@
+import { ACTIVITY_COLUMNS, ATTEMPT_COLUMNS, DEAD_LETTER_COLUMNS, EVENT_COLUMNS, RESOURCE_COLUMNS, RUN_COLUMNS } from './rows.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
  * The tables a copy moves, each with the column that identifies a row (a copied row is never
  * copied twice) and the column it is read in order of. Locks are not copied: they are leases of
- * the processes running now. `satisfies` keeps each table's columns beside its name.
+ * the processes running now. The columns are those the store reads, and resources' two it keeps
+ * for its own upsert.
  */
 const TABLES = [
-  { table: 'events', key: ['id'], order: 'seq', columns: ['id', 'type', 'environment', 'created_at', 'received_at', 'resource_kind', 'resource_id', 'body', 'body_escaped'] },
-  {
-    table: 'runs',
-    key: ['key'],
-    order: 'seq',
-    columns: ['key', 'kind', 'status', 'attempts', 'owner', 'lease_until', 'next_attempt_at', 'last_error', 'data', 'created_at', 'updated_at', 'completed_at'],
-  },
-  {
-    table: 'resources',
-    key: ['kind', 'id'],
-    order: 'seq',
-    columns: ['kind', 'id', 'environment', 'order_id', 'outcome', 'outcome_rank', 'outcome_source', 'late', 'snapshot', 'expires_at', 'last_news_at', 'open', 'advanced_by', 'created_at', 'updated_at'],
-  },
-  {
-    table: 'checkout_attempts',
-    key: ['order_id'],
-    order: 'order_id',
-    columns: ['order_id', 'kind', 'number', 'idempotency_key', 'request_hash', 'status', 'resource_id', 'checkout_url', 'created_at', 'updated_at'],
-  },
-  { table: 'dead_letters', key: ['id'], order: 'seq', columns: ['id', 'received_at', 'reason', 'body', 'body_escaped', 'headers'] },
+  { table: 'events', key: ['id'], order: 'seq', columns: EVENT_COLUMNS },
+  { table: 'runs', key: ['key'], order: 'seq', columns: RUN_COLUMNS },
+  { table: 'resources', key: ['kind', 'id'], order: 'seq', columns: [...RESOURCE_COLUMNS, 'outcome_rank', 'advanced_by'] },
+  { table: 'checkout_attempts', key: ['order_id'], order: 'order_id', columns: ATTEMPT_COLUMNS },
+  { table: 'dead_letters', key: ['id'], order: 'seq', columns: DEAD_LETTER_COLUMNS },
   // Timeline entries have no identity of their own: they are copied only into an empty timeline.
-  { table: 'activity', key: undefined, order: 'seq', columns: ['subject', 'kind', 'at', 'data'] },
+  { table: 'activity', key: undefined, order: 'seq', columns: ACTIVITY_COLUMNS },
 ] as const satisfies ReadonlyArray<{ table: string; key: readonly string[] | undefined; order: string; columns: readonly string[] }>;
 
 export type CopiedTable = (typeof TABLES)[number]['table'];

@@ -206,6 +206,8 @@ export function toDeadLetter(row: DeadLetterRow): DeadLetter {
   return { id: row.id, receivedAt: iso(row.received_at), reason: row.reason, body: decodeBody(row.body, row.body_escaped), headers: json(row.headers) };
 }
 
+export const ACTIVITY_COLUMNS = ['subject', 'kind', 'at', 'data'] as const;
+
 export interface ActivityRow {
   subject: string;
   kind: string;

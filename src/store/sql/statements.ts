@@ -3,7 +3,7 @@ import { EVENT_RUN_PREFIX } from '../../domain/index.js';
 import { OUTCOME_RANK } from '../types.js';
 import type { Statement } from './database.js';
 import type { Dialect } from './dialect.js';
-import { ATTEMPT_COLUMNS, DEAD_LETTER_COLUMNS, EVENT_COLUMNS, RESOURCE_COLUMNS, RUN_COLUMNS } from './rows.js';
+import { ACTIVITY_COLUMNS, ATTEMPT_COLUMNS, DEAD_LETTER_COLUMNS, EVENT_COLUMNS, RESOURCE_COLUMNS, RUN_COLUMNS } from './rows.js';
 
 /** A statement without its values: the store adds them per call. */
 export type Prepared = Required<Pick<Statement, 'name' | 'text'>>;
@@ -184,7 +184,7 @@ export function buildStatements(d: Dialect) {
     ),
 
     appendActivity: prepare('activity_append', `INSERT INTO ${p}activity (subject, kind, at, data) VALUES ($1, $2, $3, ${d.cast('$4', 'json')})`),
-    listActivity: prepare('activity_list', `SELECT subject, kind, at, data FROM ${p}activity WHERE subject = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3`),
+    listActivity: prepare('activity_list', `SELECT ${list(ACTIVITY_COLUMNS)} FROM ${p}activity WHERE subject = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3`),
 
     // The overview's counts: each from an index (received_at, the active and failed partial
     // indexes, open resources, resources learned by reconcile), never a scan of every event.
