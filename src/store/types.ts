@@ -252,16 +252,6 @@ export interface PruneOptions {
   eventsBefore?: string;
 }
 
-/**
- * The storage seam. `SqlStore` implements it once for SQLite (embedded, memory) and PostgreSQL,
- * checked by one contract test suite. Every method that resolves has made its change durable
- * (committed; on SQLite with `synchronous = FULL`).
- *
- * Time: every method that stamps or compares a time takes the caller's `now` (its last argument,
- * or `now` in its options), so that the engine, the receiver, reconcile and the checkout helper
- * all run on one injected clock. Omitted, it is the wall clock. A store never reads a clock of its
- * own for a value that a caller's clock is compared with.
- */
 /** The event log: each verified delivery once, with its dispatch run; letters that could not be parsed. */
 export interface EventLog {
   /**
@@ -277,7 +267,6 @@ export interface EventLog {
   listDeadLetters(limit?: number, offset?: number): Promise<DeadLetter[]>;
 
   prune(options: PruneOptions): Promise<{ payloadsPruned: number; eventsForgotten: number }>;
-
 }
 
 /**
@@ -311,7 +300,6 @@ export interface RunQueue {
   listRuns(filter?: RunFilter): Promise<Run[]>;
   /** How many runs match, however many (a count, not a list: `summarize` gives the overview's). */
   countRuns(filter?: RunCountFilter): Promise<number>;
-
 }
 
 /** What is known of each payment and invoice: its outcome only moves forward. */
@@ -320,19 +308,12 @@ export interface Resources {
   updateResource(update: ResourceUpdate, now?: Date, options?: ResourceUpdateOptions): Promise<{ record: ResourceRecord; advanced: boolean }>;
   getResource(kind: ResourceKind, id: string): Promise<ResourceRecord | undefined>;
   listResources(filter?: ResourceFilter): Promise<ResourceRecord[]>;
-
 }
 
 /** The create-once record of each order's checkout. */
 export interface CheckoutAttempts {
   /** Insert the attempt for an order if none exists; returns the stored one either way. */
-  putCheckoutAttempt(
-    attempt: NewCheckoutAttempt,
-    now?: Date,
-  ): Promise<{
-    inserted: boolean;
-    attempt: CheckoutAttempt;
-  }>;
+  putCheckoutAttempt(attempt: NewCheckoutAttempt, now?: Date): Promise<{ inserted: boolean; attempt: CheckoutAttempt }>;
   completeCheckoutAttempt(orderId: string, result: { resourceId: string; checkoutUrl: string | undefined }, now?: Date): Promise<CheckoutAttempt>;
   /**
    * The service refused the order's create for good (a 4xx other than 409/429): mark the attempt
@@ -341,15 +322,13 @@ export interface CheckoutAttempts {
    */
   releaseCheckoutAttempt(orderId: string, number: number, now?: Date): Promise<boolean>;
   getCheckoutAttempt(orderId: string): Promise<CheckoutAttempt | undefined>;
-
 }
 
 /** Named leases, e.g. one reconcile pass at a time. */
 export interface Locks {
-  /** A named lease, e.g. one reconcile pass at a time. True when acquired. */
+  /** True when acquired: free, expired, or already `owner`'s (a renewal). */
   acquireLock(name: string, owner: string, ttlMs: number, now?: Date): Promise<boolean>;
   releaseLock(name: string, owner: string, now?: Date): Promise<void>;
-
 }
 
 /** What the operator reads: timelines and the overview's counts. */
@@ -368,10 +347,19 @@ export interface OperatorViews {
   summarize(options?: { now?: Date }): Promise<StoreSummary>;
 }
 
+/**
+ * The storage seam. `SqlStore` implements it once for SQLite (embedded, memory) and PostgreSQL,
+ * checked by one contract test suite. Every method that resolves has made its change durable
+ * (committed; on SQLite with `synchronous = FULL`).
+ *
+ * Time: every method that stamps or compares a time takes the caller's `now` (its last argument,
+ * or `now` in its options), so that the engine, the receiver, reconcile and the checkout helper
+ * all run on one injected clock. Omitted, it is the wall clock. A store never reads a clock of its
+ * own for a value that a caller's clock is compared with.
+ */
 export interface Store extends EventLog, RunQueue, Resources, CheckoutAttempts, Locks, OperatorViews {
   /** Human description for logs and `doctor` (never contains credentials). */
   readonly description: string;
   open(): Promise<void>;
   close(): Promise<void>;
-
 }
