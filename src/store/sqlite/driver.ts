@@ -77,24 +77,39 @@ export function sqliteErrorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** `$1`… bound from `values`: both drivers take `{ 1: value }` for `$1`. Booleans are stored as 1/0, `undefined` as NULL. */
-function bind(values: readonly unknown[]): Record<number, unknown> {
-  const bound: Record<number, unknown> = {};
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    bound[i + 1] = value === true ? 1 : value === false ? 0 : value === undefined ? null : value;
-  }
-  return bound;
+/** Either driver's prepared statement: both take `{ 1: value }` for `$1`. */
+interface DriverStatement {
+  all(...named: [Record<number, unknown>] | []): unknown[];
+  run(...named: [Record<number, unknown>] | []): { changes: number | bigint };
+}
+
+/** `$1`… bound from `values`. Booleans are stored as 1/0, `undefined` as NULL. */
+function bind(values: readonly unknown[] = []): [Record<number, unknown>] | [] {
+  // No argument at all when there are no values: node:sqlite would bind an `undefined` to `?1`.
+  if (values.length === 0) return [];
+  return [Object.fromEntries(values.map((value, i) => [i + 1, typeof value === 'boolean' ? Number(value) : (value ?? null)]))];
+}
+
+function statement(prepared: DriverStatement, returnsRows: boolean): SqliteStatement {
+  return {
+    returnsRows,
+    all: (values) => prepared.all(...bind(values)) as Array<Record<string, unknown>>,
+    run: (values) => ({ changes: Number(prepared.run(...bind(values)).changes) }),
+  };
+}
+
+/** A driver whose connections `open` makes, with the version of SQLite a connection in memory reports. */
+function driver(name: SqliteDriverName, open: (path: string, readonly: boolean) => SqliteConnection): SqliteDriver {
+  const probe = open(':memory:', false);
+  const sqliteVersion = String(probe.prepare('SELECT sqlite_version() AS v').all()[0]!.v);
+  probe.close();
+  return { name, sqliteVersion, open: (path, options = {}) => open(path, Boolean(options.readonly)) };
 }
 
 // --- node:sqlite --------------------------------------------------------------------------------
 // Typed here rather than from @types/node, whose Node 20 types have no node:sqlite.
 
-interface NodeStatement {
-  all(named: Record<number, unknown>): Array<Record<string, unknown>>;
-  all(): Array<Record<string, unknown>>;
-  run(named: Record<number, unknown>): { changes: number | bigint };
-  run(): { changes: number | bigint };
+interface NodeStatement extends DriverStatement {
   columns(): unknown[];
 }
 interface NodeDatabase {
@@ -144,72 +159,55 @@ function nodeSqlite(): NodeSqlite | undefined {
   }
 }
 
-function nodeSqliteDriver(sqlite: NodeSqlite): SqliteDriver {
+function nodeSqliteDriver(): SqliteDriver {
+  const sqlite = nodeSqlite();
+  if (!sqlite) throw new Error(`node:sqlite is not available (or not complete) in Node ${process.version}`);
   const Database = sqlite.Database ?? sqlite.DatabaseSync;
   const backup = sqlite.backup!;
-  const statement = (prepared: NodeStatement): SqliteStatement => ({
-    returnsRows: prepared.columns().length > 0,
-    all: (values) => (values && values.length > 0 ? prepared.all(bind(values)) : prepared.all()),
-    // No argument at all when there are no values: node:sqlite would bind an `undefined` to `?1`.
-    run: (values) => ({ changes: Number((values && values.length > 0 ? prepared.run(bind(values)) : prepared.run()).changes) }),
+  return driver('node:sqlite', (path, readonly) => {
+    const db = new Database(path, { readOnly: readonly });
+    return {
+      driver: 'node:sqlite',
+      prepare(sql) {
+        const prepared = db.prepare(sql);
+        return statement(prepared, prepared.columns().length > 0);
+      },
+      exec: (sql) => db.exec(sql),
+      pragma: (text) => db.prepare(`PRAGMA ${text}`).all() as Array<Record<string, unknown>>,
+      get inTransaction() {
+        return db.isTransaction;
+      },
+      backup: async (destination) => {
+        await backup(db, destination);
+      },
+      close: () => db.close(),
+    };
   });
-  const probe = new Database(':memory:');
-  const sqliteVersion = String(probe.prepare('SELECT sqlite_version() AS v').all()[0]!.v);
-  probe.close();
-  return {
-    name: 'node:sqlite',
-    sqliteVersion,
-    open(path, options = {}) {
-      const db = new Database(path, { readOnly: Boolean(options.readonly) });
-      return {
-        driver: 'node:sqlite',
-        prepare: (sql) => statement(db.prepare(sql)),
-        exec: (sql) => db.exec(sql),
-        pragma: (text) => db.prepare(`PRAGMA ${text}`).all(),
-        get inTransaction() {
-          return db.isTransaction;
-        },
-        backup: async (destination) => {
-          await backup(db, destination);
-        },
-        close: () => db.close(),
-      };
-    },
-  };
 }
 
 // --- better-sqlite3 -----------------------------------------------------------------------------
 
-function betterSqlite3Driver(Driver: typeof BetterSqlite3): SqliteDriver {
-  const statement = (prepared: BetterSqlite3.Statement): SqliteStatement => ({
-    returnsRows: prepared.reader,
-    all: (values) => (values && values.length > 0 ? prepared.all(bind(values)) : prepared.all()) as Array<Record<string, unknown>>,
-    run: (values) => ({ changes: (values && values.length > 0 ? prepared.run(bind(values)) : prepared.run()).changes }),
+function betterSqlite3Driver(): SqliteDriver {
+  const Driver = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+  return driver('better-sqlite3', (path, readonly) => {
+    const db = new Driver(path, { readonly, fileMustExist: readonly });
+    return {
+      driver: 'better-sqlite3',
+      prepare(sql) {
+        const prepared = db.prepare(sql);
+        return statement(prepared, prepared.reader);
+      },
+      exec: (sql) => void db.exec(sql),
+      pragma: (text) => db.pragma(text) as Array<Record<string, unknown>>,
+      get inTransaction() {
+        return db.inTransaction;
+      },
+      backup: async (destination) => {
+        await db.backup(destination);
+      },
+      close: () => void db.close(),
+    };
   });
-  const probe = new Driver(':memory:');
-  const sqliteVersion = String((probe.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v);
-  probe.close();
-  return {
-    name: 'better-sqlite3',
-    sqliteVersion,
-    open(path, options = {}) {
-      const readonly = Boolean(options.readonly);
-      const db = new Driver(path, { readonly, fileMustExist: readonly });
-      return {
-        driver: 'better-sqlite3',
-        prepare: (sql) => statement(db.prepare(sql)),
-        exec: (sql) => void db.exec(sql),
-        pragma: (text) => db.pragma(text) as Array<Record<string, unknown>>,
-        get inTransaction() {
-          return db.inTransaction;
-        },
-        backup: async (destination) => {
-          await db.backup(destination);
-        },
-        close: () => void db.close(),
-      };
-    },
-  };
 }
 
 // --- choosing ------------------------------------------------------------------------------------
@@ -217,21 +215,14 @@ function betterSqlite3Driver(Driver: typeof BetterSqlite3): SqliteDriver {
 const loaded = new Map<SqliteDriverName, SqliteDriver | Error>();
 
 function tryLoad(name: SqliteDriverName): SqliteDriver | Error {
-  let driver = loaded.get(name);
-  if (driver === undefined) {
+  if (!loaded.has(name)) {
     try {
-      if (name === 'node:sqlite') {
-        const sqlite = nodeSqlite();
-        driver = sqlite ? nodeSqliteDriver(sqlite) : new Error(`node:sqlite is not available (or not complete) in Node ${process.version}`);
-      } else {
-        driver = betterSqlite3Driver(createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3);
-      }
+      loaded.set(name, name === 'node:sqlite' ? nodeSqliteDriver() : betterSqlite3Driver());
     } catch (error) {
-      driver = error as Error;
+      loaded.set(name, error as Error);
     }
-    loaded.set(name, driver);
   }
-  return driver;
+  return loaded.get(name)!;
 }
 
 // 12: 13 needs Node 22 (on Node 20 it crashes on loading).
