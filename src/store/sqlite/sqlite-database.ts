@@ -20,7 +20,6 @@ export interface SqliteDatabase extends Database {
   readonly connection: SqliteConnection;
 }
 
-type Connection = SqliteConnection;
 interface Unit {
   work(tx: Queryable): unknown;
   /** A transaction of several statements (a savepoint of its own), rather than one statement. */
@@ -28,6 +27,7 @@ interface Unit {
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
+type Settled = { unit: Unit; ok: boolean; value: unknown };
 
 const READ = /^\s*SELECT\b/i;
 
@@ -52,12 +52,12 @@ export function storeError(path: string, error: unknown): StoreError {
 /**
  * SQLite (node:sqlite, or better-sqlite3 on a Node without it: see `driver.ts`), shaped for a
  * receiver. Both drivers are synchronous: a statement runs on the event loop, so what matters is
- * how many commits a burst costs. Every write of one turn
- * (each delivery's insert, each claim and completion) waits for the turn's end and is committed
- * with the others in one transaction: one fsync for all of them. A promise settles only after its
- * commit. While another process holds the write lock, the turn's writes wait for it off the event
- * loop (see `beginWrite`), so acknowledgements and timers go on. Reads go to a second connection, which sees only what is committed (WAL); `:memory:`
- * has one connection, and a read waits while a commit is being made.
+ * how many commits a burst costs. Every write of one turn (each delivery's insert, each claim and
+ * completion) waits for the turn's end and is committed with the others in one transaction: one
+ * fsync for all of them. A promise settles only after its commit. While another process holds the
+ * write lock, the turn's writes wait for it off the event loop (see `beginWrite`), so
+ * acknowledgements and timers go on. Reads go to a second connection, which sees only what is
+ * committed (WAL); `:memory:` has one connection, and a read waits while a commit is being made.
  *
  * Every connection is set up alike: WAL, `synchronous = FULL` (a commit is on disk before it is
  * acknowledged; better-sqlite3 reopens a WAL file with NORMAL, so it is set on each), and a busy
@@ -67,7 +67,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   const driver = loadDriver(options.driver);
   const memory = options.path === ':memory:';
   const busyTimeout = options.busyTimeoutMs ?? 5000;
-  const setUp = (connection: Connection, reading: boolean): Connection => {
+  const setUp = (connection: SqliteConnection, reading: boolean): SqliteConnection => {
     // Set-up may wait for another process (switching a new file to WAL takes the lock for a moment).
     connection.pragma(`busy_timeout = ${busyTimeout}`);
     if (!memory && !options.readonly && !reading) connection.pragma('journal_mode = WAL');
@@ -88,35 +88,28 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   };
   const writer = open(Boolean(options.readonly));
   const reader = memory ? writer : open(true);
-  const prepared = new Map<Connection, Map<string, SqliteStatement>>([
+  const prepared = new Map<SqliteConnection, Map<string, SqliteStatement>>([
     [writer, new Map()],
     [reader, new Map()],
   ]);
 
-  const run = <R>(connection: Connection, statement: Statement): QueryResult<R> => {
+  const run = <R>(connection: SqliteConnection, { text, values = [] }: Statement): QueryResult<R> => {
+    const cache = prepared.get(connection)!;
     try {
-      return execute<R>(connection, statement);
+      const statement = cache.get(text) ?? connection.prepare(text);
+      cache.set(text, statement);
+      if (statement.returnsRows) {
+        const rows = statement.all(values) as R[];
+        return { rows, rowCount: rows.length };
+      }
+      return { rows: [], rowCount: statement.run(values).changes };
     } catch (error) {
       throw sqliteErrorCode(error) === undefined ? error : storeError(options.path, error);
     }
   };
-  const execute = <R>(connection: Connection, statement: Statement): QueryResult<R> => {
-    const cache = prepared.get(connection)!;
-    let prepared_ = cache.get(statement.text);
-    if (!prepared_) {
-      prepared_ = connection.prepare(statement.text);
-      cache.set(statement.text, prepared_);
-    }
-    const values = statement.values ?? [];
-    if (prepared_.returnsRows) {
-      const rows = prepared_.all(values) as R[];
-      return { rows, rowCount: rows.length };
-    }
-    return { rows: [], rowCount: prepared_.run(values).changes };
-  };
   const tx: Queryable = { query: async (statement) => run(writer, statement) };
 
-  let queue: Unit[] = [];
+  const queue: Unit[] = [];
   let scheduled = false;
   let committing: Promise<void> | undefined;
   let closed = false;
@@ -151,22 +144,13 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     }
   }
 
-  async function flush(): Promise<void> {
-    if (committing) await committing;
-    scheduled = false;
-    const units = queue;
-    queue = [];
-    if (units.length === 0) return;
-    let done!: () => void;
-    committing = new Promise((resolve) => (done = resolve));
-    const settled: Array<{ unit: Unit; ok: boolean; value: unknown }> = [];
+  /**
+   * Run `units` in one write transaction, each one's outcome into `settled`. Resolves what undid
+   * them all, if anything did: the lock not taken, the transaction rolled back, the commit refused.
+   */
+  async function write(units: Unit[], settled: Settled[]): Promise<unknown> {
     const began = await beginWrite(units);
-    if (began !== true) {
-      for (const unit of units) unit.reject(storeError(options.path, began));
-      committing = undefined;
-      done();
-      return;
-    }
+    if (began !== true) return storeError(options.path, began);
     for (const unit of units) {
       if (unit.several) writer.exec('SAVEPOINT unit');
       try {
@@ -178,25 +162,31 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
         settled.push({ unit, ok: false, value: error });
       }
       // A full disk or an I/O error may roll back the whole transaction, not just the statement.
-      if (!writer.inTransaction) break;
+      if (!writer.inTransaction) return settled.at(-1)?.value ?? new StoreError('The transaction was rolled back.');
     }
-    let failure: unknown;
-    if (!writer.inTransaction) failure = settled.at(-1)?.value ?? new StoreError('The transaction was rolled back.');
-    else {
-      try {
-        writer.exec('COMMIT');
-      } catch (error) {
-        failure = storeError(options.path, error);
-        if (writer.inTransaction) writer.exec('ROLLBACK');
-      }
+    try {
+      writer.exec('COMMIT');
+    } catch (error) {
+      const failure = storeError(options.path, error);
+      if (writer.inTransaction) writer.exec('ROLLBACK');
+      return failure;
     }
+    return undefined;
+  }
+
+  async function flush(): Promise<void> {
+    if (committing) await committing;
+    scheduled = false;
+    const units = queue.splice(0);
+    if (units.length === 0) return;
+    let done!: () => void;
+    committing = new Promise((resolve) => (done = resolve));
+    const settled: Settled[] = [];
+    const failure = await write(units, settled);
     committing = undefined;
     done();
-    if (failure !== undefined) {
-      for (const unit of units) unit.reject(failure);
-      return;
-    }
-    for (const { unit, ok, value } of settled) (ok ? unit.resolve : unit.reject)(value);
+    if (failure !== undefined) for (const unit of units) unit.reject(failure);
+    else for (const { unit, ok, value } of settled) (ok ? unit.resolve : unit.reject)(value);
   }
 
   return {
