@@ -46,8 +46,6 @@ export interface SqliteOpenOptions {
 
 export interface SqliteDriver {
   readonly name: SqliteDriverName;
-  /** Version of the SQLite library the driver runs. */
-  readonly sqliteVersion: string;
   /** Open `path` (or `:memory:`); throws the driver's error (see `sqliteErrorCode`) when it cannot. */
   open(path: string, options?: SqliteOpenOptions): SqliteConnection;
 }
@@ -98,12 +96,13 @@ function statement(prepared: DriverStatement, returnsRows: boolean): SqliteState
   };
 }
 
-/** A driver whose connections `open` makes, with the version of SQLite a connection in memory reports. */
+/**
+ * A driver whose connections `open` makes, once a first one (in memory) has opened: better-sqlite3
+ * loads its native addon only then, and one that cannot load is a driver not to choose.
+ */
 function driver(name: SqliteDriverName, open: (path: string, readonly: boolean) => SqliteConnection): SqliteDriver {
-  const probe = open(':memory:', false);
-  const sqliteVersion = String(probe.prepare('SELECT sqlite_version() AS v').all()[0]!.v);
-  probe.close();
-  return { name, sqliteVersion, open: (path, options = {}) => open(path, Boolean(options.readonly)) };
+  open(':memory:', false).close();
+  return { name, open: (path, options = {}) => open(path, Boolean(options.readonly)) };
 }
 
 // --- node:sqlite --------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ export interface SqliteDatabaseOptions {
 
 /** A database that gathers the writes of one event-loop turn into one transaction. */
 export interface SqliteDatabase extends Database {
-  readonly path: string;
   /** The writer connection, for what only SQLite has (backup, integrity check). */
   readonly connection: SqliteConnection;
 }
@@ -191,7 +190,6 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
 
   return {
     description: memory ? 'SQLite in memory (nothing is kept after exit)' : `SQLite ${options.path}`,
-    path: options.path,
     connection: writer,
     async query<R>(statement: Statement): Promise<QueryResult<R>> {
       if (READ.test(statement.text)) {
