@@ -107,7 +107,6 @@ export class PostgresStore extends SqlStore {
   readonly schema: string;
   /** Connections `open()` opens up front (`warmPool`, own pool only). */
   private readonly warmConnections: number;
-  private readonly pgDatabase: Database;
   private readonly mustExist: boolean;
 
   constructor(options: PostgresStoreOptions) {
@@ -119,7 +118,6 @@ export class PostgresStore extends SqlStore {
     // Half the connections write events at most; the rest stay free for dispatch and reads.
     super({ database, description: `${database.description}, schema ${schema}`, dialect: postgresDialect(schema), schema, migrate: options.migrate, insertLanes: Math.max(1, Math.ceil(connections / 2)) });
     this.schema = schema;
-    this.pgDatabase = database;
     this.mustExist = options.mustExist ?? false;
     this.warmConnections = options.warmPool && options.connectionString !== undefined ? connections : 0;
   }
@@ -131,7 +129,7 @@ export class PostgresStore extends SqlStore {
         throw new ConfigError(`No checkout-kit store in ${this.description}: nothing was ever stored there. Check CHECKOUT_STORE (its schema), or run \`checkout-kit migrate\` first.`);
       }
       await super.open();
-      if (this.warmConnections > 0) await this.pgDatabase.warm?.(this.warmConnections);
+      if (this.warmConnections > 0) await this.database.warm?.(this.warmConnections);
     } catch (error) {
       if (error instanceof StoreError || error instanceof ConfigError) throw error;
       throw new StoreError(`Could not open the store ${this.description}: ${(error as Error).message}. Check CHECKOUT_STORE and that the server accepts connections.`, {
