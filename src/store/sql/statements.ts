@@ -23,53 +23,44 @@ export const claimableAt = (at: string) => `((status = 'pending' AND next_attemp
 const eventRunKey = (id: string) => `'${EVENT_RUN_PREFIX}' || ${id}`;
 
 /**
- * Every fixed statement of the store, for one dialect. Names carry a hash of the dialect's prefix:
- * two PostgreSQL stores in different schemas may share a pool, and a connection must never see one
- * name with two texts.
+ * Every fixed statement of the store, for one dialect, named after its key. Names carry a hash of
+ * the dialect's prefix: two PostgreSQL stores in different schemas may share a pool, and a
+ * connection must never see one name with two texts.
  */
 export function buildStatements(d: Dialect) {
   const tag = createHash('sha256').update(`${d.name} ${d.prefix}`).digest('hex').slice(0, 8);
   const prepare = (key: string, text: string): Prepared => ({ name: `checkout_kit_${tag}_${key}`, text });
+  /** Each text as a statement named `group` + its key. */
+  const named = <K extends string>(group: string, texts: Record<K, string>) =>
+    Object.fromEntries(Object.entries<string>(texts).map(([key, text]) => [key, prepare(`${group}${key}`, text)])) as Record<K, Prepared>;
   const p = d.prefix;
   const PAID_RANK = OUTCOME_RANK.paid;
 
   return {
     // The run queue: each statement is one guarded write, and only the lease holder may finish.
-    runs: {
-      get: prepare('run_get', `SELECT ${RUN_LIST} FROM ${p}runs WHERE key = $1`),
+    runs: named('run_', {
+      get: `SELECT ${RUN_LIST} FROM ${p}runs WHERE key = $1`,
       // Of concurrent claims exactly one matches the guard: PostgreSQL re-checks it on the row the
       // previous claimer committed; SQLite has one writer at a time.
-      claim: prepare(
-        'run_claim',
-        `UPDATE ${p}runs
+      claim: `UPDATE ${p}runs
         SET status = 'running', owner = $2, lease_until = $4, attempts = attempts + 1, updated_at = $3
         WHERE key = $1 AND ${claimableAt('$3')}
         RETURNING ${RUN_LIST}`,
-      ),
-      renew: prepare('run_renew', `UPDATE ${p}runs SET lease_until = $4, updated_at = $3 WHERE key = $1 AND status = 'running' AND owner = $2`),
-      complete: prepare(
-        'run_complete',
-        `UPDATE ${p}runs
+      renew: `UPDATE ${p}runs SET lease_until = $4, updated_at = $3 WHERE key = $1 AND status = 'running' AND owner = $2`,
+      complete: `UPDATE ${p}runs
         SET status = 'done', lease_until = NULL, last_error = NULL, completed_at = $3, updated_at = $3
         WHERE key = $1 AND status = 'running' AND owner = $2`,
-      ),
-      fail: prepare(
-        'run_fail',
-        `UPDATE ${p}runs
+      fail: `UPDATE ${p}runs
         SET status = CASE WHEN ${d.cast('$4', 'time')} IS NULL THEN 'failed' ELSE 'pending' END,
             next_attempt_at = COALESCE(${d.cast('$4', 'time')}, next_attempt_at),
             lease_until = NULL, owner = NULL, last_error = $5, updated_at = $3
         WHERE key = $1 AND status = 'running' AND owner = $2`,
-      ),
-      retry: prepare('run_retry', `UPDATE ${p}runs SET status = 'pending', attempts = 0, next_attempt_at = $2, updated_at = $2 WHERE key = $1 AND status = 'failed'`),
-      enqueue: prepare(
-        'run_enqueue',
-        `INSERT INTO ${p}runs (key, kind, status, attempts, next_attempt_at, data, created_at, updated_at)
+      retry: `UPDATE ${p}runs SET status = 'pending', attempts = 0, next_attempt_at = $2, updated_at = $2 WHERE key = $1 AND status = 'failed'`,
+      enqueue: `INSERT INTO ${p}runs (key, kind, status, attempts, next_attempt_at, data, created_at, updated_at)
         VALUES ($1, $2, 'pending', 0, $3, ${d.cast('$4', 'json')}, $5, $5)
         ON CONFLICT (key) DO NOTHING
         RETURNING ${RUN_LIST}`,
-      ),
-    },
+    }),
 
     /**
      * `count` events in one statement (9 values each): an id already stored, or met earlier in the
@@ -90,120 +81,86 @@ export function buildStatements(d: Dialect) {
         `INSERT INTO ${p}runs (key, kind, status, attempts, next_attempt_at, data, created_at, updated_at)
         VALUES ${Array.from({ length: count }, (_, i) => `($${2 + i * 2}, 'event', 'pending', 0, $1, ${d.cast(`$${3 + i * 2}`, 'json')}, $1, $1)`).join(', ')}`,
       ),
-    getEvent: prepare('event_get', `SELECT ${list(EVENT_COLUMNS)} FROM ${p}events WHERE id = $1`),
     /** Events with their dispatch run (`run_` columns), for `listEvents` to add its filter to. */
     eventsWithRuns: `SELECT ${list(EVENT_COLUMNS, 'e')}, ${RUN_COLUMNS.map((column) => `r.${column} AS run_${column}`).join(', ')}
       FROM ${p}events e LEFT JOIN ${p}runs r ON r.key = ${eventRunKey('e.id')}`,
 
-    insertDeadLetter: prepare(
-      'dead_letter_insert',
-      `INSERT INTO ${p}dead_letters (id, received_at, reason, body, body_escaped, headers)
-      VALUES ($1, $2, $3, $4, $5, ${d.cast('$6', 'json')})
-      RETURNING ${list(DEAD_LETTER_COLUMNS)}`,
-    ),
-    listDeadLetters: prepare('dead_letter_list', `SELECT ${list(DEAD_LETTER_COLUMNS)} FROM ${p}dead_letters ORDER BY seq DESC LIMIT $1 OFFSET $2`),
+    ...named('', {
+      getEvent: `SELECT ${list(EVENT_COLUMNS)} FROM ${p}events WHERE id = $1`,
+      insertDeadLetter: `INSERT INTO ${p}dead_letters (id, received_at, reason, body, body_escaped, headers)
+        VALUES ($1, $2, $3, $4, $5, ${d.cast('$6', 'json')})
+        RETURNING ${list(DEAD_LETTER_COLUMNS)}`,
+      listDeadLetters: `SELECT ${list(DEAD_LETTER_COLUMNS)} FROM ${p}dead_letters ORDER BY seq DESC LIMIT $1 OFFSET $2`,
 
-    /**
-     * The forward-only rule, in one statement: a resource seen for the first time is inserted as
-     * the caller computed it; a known one takes only what moves it forward. `$13` is the proposed
-     * outcome's rank (NULL when none is proposed): it wins only when strictly higher, and a
-     * snapshot or expiry comes along only when the proposal is not behind the stored outcome.
-     * `$14` names this update: `advanced_by` returns it when this update moved the outcome.
-     */
-    upsertResource: prepare(
-      'resource_upsert',
-      `INSERT INTO ${p}resources AS r (kind, id, environment, order_id, outcome, outcome_rank, outcome_source, snapshot, expires_at, last_news_at, open, late, advanced_by, created_at, updated_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, ${d.cast('$8', 'json')}, $9, $10, $11, $12, $15, $10, $10)
-      ON CONFLICT (kind, id) DO UPDATE SET
-        outcome = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN $16 ELSE r.outcome END,
-        outcome_source = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN $7 ELSE r.outcome_source END,
-        late = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank AND ${d.cast('$13', 'smallint')} = ${PAID_RANK} THEN COALESCE(${d.cast('$17', 'bool')}, false) ELSE r.late END,
-        advanced_by = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN $14 ELSE r.advanced_by END,
-        outcome_rank = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN ${d.cast('$13', 'smallint')} ELSE r.outcome_rank END,
-        snapshot = CASE WHEN ${d.cast('$8', 'json')} IS NOT NULL AND (${d.cast('$13', 'smallint')} IS NULL OR ${d.cast('$13', 'smallint')} >= r.outcome_rank) THEN ${d.cast('$8', 'json')} ELSE r.snapshot END,
-        expires_at = CASE WHEN ${d.cast('$9', 'text')} IS NOT NULL AND (${d.cast('$13', 'smallint')} IS NULL OR ${d.cast('$13', 'smallint')} >= r.outcome_rank) THEN ${d.cast('$9', 'text')} ELSE r.expires_at END,
-        environment = COALESCE(${d.cast('$3', 'text')}, r.environment),
-        order_id = COALESCE(${d.cast('$4', 'text')}, r.order_id),
-        open = COALESCE(${d.cast('$18', 'bool')}, r.open),
-        last_news_at = $10,
-        updated_at = $10
-      RETURNING ${list(RESOURCE_COLUMNS)}, advanced_by`,
-    ),
-    getResource: prepare('resource_get', `SELECT ${list(RESOURCE_COLUMNS)} FROM ${p}resources WHERE kind = $1 AND id = $2`),
+      /**
+       * The forward-only rule, in one statement: a resource seen for the first time is inserted as
+       * the caller computed it; a known one takes only what moves it forward. `$13` is the proposed
+       * outcome's rank (NULL when none is proposed): it wins only when strictly higher, and a
+       * snapshot or expiry comes along only when the proposal is not behind the stored outcome.
+       * `$14` names this update: `advanced_by` returns it when this update moved the outcome.
+       */
+      upsertResource: `INSERT INTO ${p}resources AS r (kind, id, environment, order_id, outcome, outcome_rank, outcome_source, snapshot, expires_at, last_news_at, open, late, advanced_by, created_at, updated_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, ${d.cast('$8', 'json')}, $9, $10, $11, $12, $15, $10, $10)
+        ON CONFLICT (kind, id) DO UPDATE SET
+          outcome = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN $16 ELSE r.outcome END,
+          outcome_source = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN $7 ELSE r.outcome_source END,
+          late = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank AND ${d.cast('$13', 'smallint')} = ${PAID_RANK} THEN COALESCE(${d.cast('$17', 'bool')}, false) ELSE r.late END,
+          advanced_by = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN $14 ELSE r.advanced_by END,
+          outcome_rank = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN ${d.cast('$13', 'smallint')} ELSE r.outcome_rank END,
+          snapshot = CASE WHEN ${d.cast('$8', 'json')} IS NOT NULL AND (${d.cast('$13', 'smallint')} IS NULL OR ${d.cast('$13', 'smallint')} >= r.outcome_rank) THEN ${d.cast('$8', 'json')} ELSE r.snapshot END,
+          expires_at = CASE WHEN ${d.cast('$9', 'text')} IS NOT NULL AND (${d.cast('$13', 'smallint')} IS NULL OR ${d.cast('$13', 'smallint')} >= r.outcome_rank) THEN ${d.cast('$9', 'text')} ELSE r.expires_at END,
+          environment = COALESCE(${d.cast('$3', 'text')}, r.environment),
+          order_id = COALESCE(${d.cast('$4', 'text')}, r.order_id),
+          open = COALESCE(${d.cast('$18', 'bool')}, r.open),
+          last_news_at = $10,
+          updated_at = $10
+        RETURNING ${list(RESOURCE_COLUMNS)}, advanced_by`,
+      getResource: `SELECT ${list(RESOURCE_COLUMNS)} FROM ${p}resources WHERE kind = $1 AND id = $2`,
 
-    // A refused attempt gives way to the order's next one; any other stands.
-    putCheckoutAttempt: prepare(
-      'attempt_put',
-      `INSERT INTO ${p}checkout_attempts AS a (order_id, kind, idempotency_key, request_hash, number, status, created_at, updated_at)
-      VALUES ($1, $2, $3, $4, $6, 'sending', $5, $5)
-      ON CONFLICT (order_id) DO UPDATE
-        SET kind = excluded.kind, idempotency_key = excluded.idempotency_key, request_hash = excluded.request_hash, number = excluded.number,
-            status = 'sending', resource_id = NULL, checkout_url = NULL, created_at = excluded.created_at, updated_at = excluded.updated_at
-        WHERE a.status = 'refused' AND a.number + 1 = excluded.number
-      RETURNING ${list(ATTEMPT_COLUMNS)}`,
-    ),
-    // Only the sending attempt of that number: a late refusal never releases a newer attempt.
-    releaseCheckoutAttempt: prepare(
-      'attempt_release',
-      `UPDATE ${p}checkout_attempts SET status = 'refused', updated_at = $3 WHERE order_id = $1 AND status = 'sending' AND number = $2`,
-    ),
-    completeCheckoutAttempt: prepare(
-      'attempt_complete',
-      `UPDATE ${p}checkout_attempts SET status = 'created', resource_id = $2, checkout_url = $3, updated_at = $4 WHERE order_id = $1
-      RETURNING ${list(ATTEMPT_COLUMNS)}`,
-    ),
-    getCheckoutAttempt: prepare('attempt_get', `SELECT ${list(ATTEMPT_COLUMNS)} FROM ${p}checkout_attempts WHERE order_id = $1`),
+      // A refused attempt gives way to the order's next one; any other stands.
+      putCheckoutAttempt: `INSERT INTO ${p}checkout_attempts AS a (order_id, kind, idempotency_key, request_hash, number, status, created_at, updated_at)
+        VALUES ($1, $2, $3, $4, $6, 'sending', $5, $5)
+        ON CONFLICT (order_id) DO UPDATE
+          SET kind = excluded.kind, idempotency_key = excluded.idempotency_key, request_hash = excluded.request_hash, number = excluded.number,
+              status = 'sending', resource_id = NULL, checkout_url = NULL, created_at = excluded.created_at, updated_at = excluded.updated_at
+          WHERE a.status = 'refused' AND a.number + 1 = excluded.number
+        RETURNING ${list(ATTEMPT_COLUMNS)}`,
+      // Only the sending attempt of that number: a late refusal never releases a newer attempt.
+      releaseCheckoutAttempt: `UPDATE ${p}checkout_attempts SET status = 'refused', updated_at = $3 WHERE order_id = $1 AND status = 'sending' AND number = $2`,
+      completeCheckoutAttempt: `UPDATE ${p}checkout_attempts SET status = 'created', resource_id = $2, checkout_url = $3, updated_at = $4 WHERE order_id = $1
+        RETURNING ${list(ATTEMPT_COLUMNS)}`,
+      getCheckoutAttempt: `SELECT ${list(ATTEMPT_COLUMNS)} FROM ${p}checkout_attempts WHERE order_id = $1`,
 
-    // Taken when free, expired, or already ours (a renewal).
-    acquireLock: prepare(
-      'lock_acquire',
-      `INSERT INTO ${p}locks AS l (name, owner, expires_at) VALUES ($1, $2, $4)
-      ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-      WHERE l.owner = excluded.owner OR l.expires_at <= ${d.cast('$3', 'time')}
-      RETURNING name`,
-    ),
-    releaseLock: prepare('lock_release', `DELETE FROM ${p}locks WHERE name = $1 AND owner = $2`),
+      // Taken when free, expired, or already ours (a renewal).
+      acquireLock: `INSERT INTO ${p}locks AS l (name, owner, expires_at) VALUES ($1, $2, $4)
+        ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+        WHERE l.owner = excluded.owner OR l.expires_at <= ${d.cast('$3', 'time')}
+        RETURNING name`,
+      releaseLock: `DELETE FROM ${p}locks WHERE name = $1 AND owner = $2`,
 
-    // Prune never touches an event whose dispatch is unfinished: its run goes first, guarded by
-    // its status, and an event goes only once its run has.
-    forgetEventRuns: prepare(
-      'prune_event_runs',
-      `DELETE FROM ${p}runs WHERE kind = 'event' AND status IN ('done', 'failed')
-      AND key IN (SELECT ${eventRunKey('id')} FROM ${p}events WHERE received_at < $1)`,
-    ),
-    forgetEvents: prepare(
-      'prune_events',
-      `DELETE FROM ${p}events WHERE received_at < $1 AND NOT EXISTS (SELECT 1 FROM ${p}runs r WHERE r.key = ${eventRunKey(`${p}events.id`)})`,
-    ),
-    forgetActivity: prepare('prune_activity', `DELETE FROM ${p}activity WHERE at < $1`),
-    prunePayloads: prepare(
-      'prune_payloads',
-      `UPDATE ${p}events SET body = NULL, body_escaped = $2
-      WHERE received_at < $1 AND body IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM ${p}runs r WHERE r.key = ${eventRunKey(`${p}events.id`)} AND r.status IN ('pending', 'running'))`,
-    ),
+      // Prune never touches an event whose dispatch is unfinished: its run goes first, guarded by
+      // its status, and an event goes only once its run has.
+      forgetEventRuns: `DELETE FROM ${p}runs WHERE kind = 'event' AND status IN ('done', 'failed')
+        AND key IN (SELECT ${eventRunKey('id')} FROM ${p}events WHERE received_at < $1)`,
+      forgetEvents: `DELETE FROM ${p}events WHERE received_at < $1 AND NOT EXISTS (SELECT 1 FROM ${p}runs r WHERE r.key = ${eventRunKey(`${p}events.id`)})`,
+      forgetActivity: `DELETE FROM ${p}activity WHERE at < $1`,
+      prunePayloads: `UPDATE ${p}events SET body = NULL, body_escaped = $2
+        WHERE received_at < $1 AND body IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM ${p}runs r WHERE r.key = ${eventRunKey(`${p}events.id`)} AND r.status IN ('pending', 'running'))`,
 
-    appendActivity: prepare('activity_append', `INSERT INTO ${p}activity (subject, kind, at, data) VALUES ($1, $2, $3, ${d.cast('$4', 'json')})`),
-    listActivity: prepare('activity_list', `SELECT ${list(ACTIVITY_COLUMNS)} FROM ${p}activity WHERE subject = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3`),
+      appendActivity: `INSERT INTO ${p}activity (subject, kind, at, data) VALUES ($1, $2, $3, ${d.cast('$4', 'json')})`,
+      listActivity: `SELECT ${list(ACTIVITY_COLUMNS)} FROM ${p}activity WHERE subject = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3`,
 
-    // The overview's counts: each from an index (received_at, the active and failed partial
-    // indexes, open resources, resources learned by reconcile), never a scan of every event.
-    summarizeEvents: prepare(
-      'summary_events',
-      `SELECT type, count(*) FILTER (WHERE received_at >= $1) AS last_hour, count(*) AS last_day
-      FROM ${p}events WHERE received_at >= $2 GROUP BY type`,
-    ),
-    summarizeBacklog: prepare(
-      'summary_backlog',
-      `SELECT kind, status, count(*) AS n, min(next_attempt_at) AS oldest FROM ${p}runs WHERE status IN ('pending', 'running') GROUP BY kind, status
-      UNION ALL SELECT kind, 'failed', count(*), NULL FROM ${p}runs WHERE status = 'failed' GROUP BY kind`,
-    ),
-    summarizeResources: prepare(
-      'summary_resources',
-      `SELECT 'open' AS what, kind, count(*) AS n FROM ${p}resources WHERE open GROUP BY kind
-      UNION ALL SELECT 'reconcile', kind, count(*) FROM ${p}resources WHERE outcome_source = 'reconcile' GROUP BY kind
-      UNION ALL SELECT 'dead', 'letters', count(*) FROM ${p}dead_letters`,
-    ),
+      // The overview's counts: each from an index (received_at, the active and failed partial
+      // indexes, open resources, resources learned by reconcile), never a scan of every event.
+      summarizeEvents: `SELECT type, count(*) FILTER (WHERE received_at >= $1) AS last_hour, count(*) AS last_day
+        FROM ${p}events WHERE received_at >= $2 GROUP BY type`,
+      summarizeBacklog: `SELECT kind, status, count(*) AS n, min(next_attempt_at) AS oldest FROM ${p}runs WHERE status IN ('pending', 'running') GROUP BY kind, status
+        UNION ALL SELECT kind, 'failed', count(*), NULL FROM ${p}runs WHERE status = 'failed' GROUP BY kind`,
+      summarizeResources: `SELECT 'open' AS what, kind, count(*) AS n FROM ${p}resources WHERE open GROUP BY kind
+        UNION ALL SELECT 'reconcile', kind, count(*) FROM ${p}resources WHERE outcome_source = 'reconcile' GROUP BY kind
+        UNION ALL SELECT 'dead', 'letters', count(*) FROM ${p}dead_letters`,
+    }),
   };
 }
 
