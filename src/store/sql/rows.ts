@@ -1,3 +1,4 @@
+import { StoreError } from '../../errors/index.js';
 import type { Environment } from '../../schemas/index.js';
 import type { CheckoutAttempt, DeadLetter, NewsSource, Outcome, ResourceKind, ResourceRecord, Run, StoredEvent } from '../types.js';
 
@@ -10,9 +11,13 @@ type Time = Date | string;
 type Bool = boolean | number;
 type Json<T> = T | string;
 
-const iso = (value: Time): string => (value instanceof Date ? value : new Date(value)).toISOString();
+/** A time as the store keeps it: one ISO format, which sorts as time does (SQLite compares text). */
+export function iso(time: Time | number): string {
+  const date = new Date(time);
+  if (Number.isNaN(date.getTime())) throw new StoreError(`"${String(time)}" is not a time: give an ISO 8601 time such as 2030-01-01T00:00:00.000Z.`);
+  return date.toISOString();
+}
 const isoOrUndefined = (value: Time | null): string | undefined => (value === null ? undefined : iso(value));
-const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 const bool = (value: Bool): boolean => value === true || value === 1;
 const json = <T>(value: Json<T>): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
@@ -34,10 +39,10 @@ export const EVENT_COLUMNS = ['id', 'type', 'environment', 'created_at', 'receiv
 export interface EventRow {
   id: string;
   type: string;
-  environment: string | null;
+  environment: Environment | null;
   created_at: string;
   received_at: Time;
-  resource_kind: string | null;
+  resource_kind: ResourceKind | null;
   resource_id: string | null;
   body: string | null;
   body_escaped: Bool;
@@ -47,11 +52,11 @@ export function toEvent(row: EventRow): StoredEvent {
   return {
     id: row.id,
     type: row.type,
-    environment: orUndefined(row.environment) as Environment | undefined,
+    environment: row.environment ?? undefined,
     createdAt: row.created_at,
     receivedAt: iso(row.received_at),
-    resourceKind: orUndefined(row.resource_kind) as ResourceKind | undefined,
-    resourceId: orUndefined(row.resource_id),
+    resourceKind: row.resource_kind ?? undefined,
+    resourceId: row.resource_id ?? undefined,
     body: row.body === null ? undefined : decodeBody(row.body, row.body_escaped),
   };
 }
@@ -92,10 +97,10 @@ export function toRun(row: RunRow): Run {
     kind: row.kind,
     status: row.status,
     attempts: Number(row.attempts),
-    owner: orUndefined(row.owner),
+    owner: row.owner ?? undefined,
     leaseUntil: isoOrUndefined(row.lease_until),
     nextAttemptAt: iso(row.next_attempt_at),
-    lastError: orUndefined(row.last_error),
+    lastError: row.last_error ?? undefined,
     data: json(row.data),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
@@ -130,10 +135,10 @@ export const RESOURCE_COLUMNS = [
 export interface ResourceRow {
   kind: ResourceKind;
   id: string;
-  environment: string | null;
+  environment: Environment | null;
   order_id: string | null;
   outcome: Outcome;
-  outcome_source: string | null;
+  outcome_source: NewsSource | null;
   late: Bool | null;
   snapshot: Json<Record<string, unknown>> | null;
   expires_at: string | null;
@@ -147,13 +152,13 @@ export function toResource(row: ResourceRow): ResourceRecord {
   return {
     kind: row.kind,
     id: row.id,
-    environment: orUndefined(row.environment) as Environment | undefined,
-    orderId: orUndefined(row.order_id),
+    environment: row.environment ?? undefined,
+    orderId: row.order_id ?? undefined,
     outcome: row.outcome,
-    outcomeSource: orUndefined(row.outcome_source) as NewsSource | undefined,
+    outcomeSource: row.outcome_source ?? undefined,
     late: row.late === null ? undefined : bool(row.late),
     snapshot: row.snapshot === null ? undefined : json(row.snapshot),
-    expiresAt: orUndefined(row.expires_at),
+    expiresAt: row.expires_at ?? undefined,
     lastNewsAt: iso(row.last_news_at),
     open: bool(row.open),
     createdAt: iso(row.created_at),
@@ -184,8 +189,8 @@ export function toAttempt(row: AttemptRow): CheckoutAttempt {
     idempotencyKey: row.idempotency_key,
     requestHash: row.request_hash,
     status: row.status,
-    resourceId: orUndefined(row.resource_id),
-    checkoutUrl: orUndefined(row.checkout_url),
+    resourceId: row.resource_id ?? undefined,
+    checkoutUrl: row.checkout_url ?? undefined,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };

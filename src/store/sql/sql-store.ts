@@ -35,6 +35,7 @@ import { appliedMigrations, runMigrations } from './migrate.js';
 import { LATEST_VERSION, type MigrationReport } from './migrations.js';
 import {
   encodeBody,
+  iso,
   RESOURCE_COLUMNS,
   toActivity,
   toAttempt,
@@ -72,12 +73,6 @@ export interface SqlStoreOptions {
 /** Most events written by one statement. */
 const MAX_INSERT_BATCH = 200;
 const rankOf = (outcome: ResourceUpdate['outcome']) => (outcome === undefined ? null : OUTCOME_RANK[outcome]);
-/** A time as the store keeps it: one ISO format, which sorts as time does (SQLite compares text). */
-function iso(time: string | Date | number): string {
-  const date = new Date(time);
-  if (Number.isNaN(date.getTime())) throw new StoreError(`"${String(time)}" is not a time: give an ISO 8601 time such as 2030-01-01T00:00:00.000Z.`);
-  return date.toISOString();
-}
 
 /**
  * The store on SQL: one implementation of every rule for SQLite (the embedded default) and
