@@ -45,7 +45,7 @@ async function count(store: SqlStore, table: string): Promise<number> {
  * be run again. Stop the processes writing to `source` first: what they write during the copy may
  * be missed (run it again to pick it up).
  */
-export async function copyStore(source: SqlStore, target: SqlStore, onProgress?: (table: CopiedTable, copied: number) => void): Promise<CopyReport> {
+export async function copyStore(source: SqlStore, target: SqlStore): Promise<CopyReport> {
   const tables: CopyReport['tables'] = [];
   for (const spec of TABLES) {
     const before = await count(target, spec.table);
@@ -72,7 +72,6 @@ export async function copyStore(source: SqlStore, target: SqlStore, onProgress?:
           tx.query({ text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${spec.columns.join(', ')}) VALUES ${tuples.join(', ')}${conflict}`, values }),
         );
         copied += inserted.rowCount;
-        onProgress?.(spec.table, copied);
         if (rows.length < PAGE) break;
       }
     }
