@@ -81,20 +81,13 @@ export class SqliteStore extends SqlStore {
   }
 }
 
-/** Apply every migration to a new database in memory, at once. */
+/** Apply every migration to a new database in memory, at once (no transaction: nothing else can see it). */
 function migrateNow(connection: SqliteConnection): void {
-  connection.exec('BEGIN');
-  try {
-    connection.exec(migrationsTable(sqliteDialect));
-    const applied = connection.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)');
-    for (const migration of MIGRATIONS) {
-      for (const statement of migration.statements(sqliteDialect)) connection.exec(statement);
-      applied.run([migration.version, migration.name, new Date().toISOString()]);
-    }
-    connection.exec('COMMIT');
-  } catch (error) {
-    if (connection.inTransaction) connection.exec('ROLLBACK');
-    throw error;
+  connection.exec(migrationsTable(sqliteDialect));
+  const applied = connection.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)');
+  for (const migration of MIGRATIONS) {
+    for (const statement of migration.statements(sqliteDialect)) connection.exec(statement);
+    applied.run([migration.version, migration.name, new Date().toISOString()]);
   }
 }
 
