@@ -5,11 +5,15 @@ import { loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriverNa
 export interface SqliteDatabaseOptions {
   /** The database file, or `:memory:` (nothing kept, one connection). */
   path: string;
+  /** Open an existing store for reading only: refuse one that does not exist, create nothing. @default false */
+  readonly?: boolean | undefined;
   /** How long a write waits for another process's transaction before it fails. @default 5000 */
   busyTimeoutMs?: number | undefined;
-  /** Open an existing file for reading only (the read-only commands): no writes, nothing created. @default false */
-  readonly?: boolean | undefined;
-  /** The SQLite driver: node:sqlite where this Node has it (22.16 and later), else better-sqlite3. */
+  /**
+   * The SQLite driver. @default node:sqlite where this Node has it (22.16 and later), else
+   * better-sqlite3 (not advised where node:sqlite is there: better-sqlite3 12 on Node 24 can abort
+   * the process when a statement is garbage-collected).
+   */
   driver?: SqliteDriverName | undefined;
 }
 

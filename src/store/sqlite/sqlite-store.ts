@@ -6,24 +6,15 @@ import { migrationsTable } from '../sql/migrate.js';
 import { MIGRATIONS } from '../sql/migrations.js';
 import { SqlStore } from '../sql/sql-store.js';
 import type { SqliteConnection, SqliteDriverName } from './driver.js';
-import { sqliteDatabase, type SqliteDatabase } from './sqlite-database.js';
+import { sqliteDatabase, type SqliteDatabase, type SqliteDatabaseOptions } from './sqlite-database.js';
 
 /** The file inside an embedded store's folder. */
 export const STORE_FILE = 'store.sqlite';
 
-export interface SqliteStoreOptions {
+/** Where the store is, and how its database is opened. */
+export interface SqliteStoreOptions extends Omit<SqliteDatabaseOptions, 'path'> {
   /** The store's folder (created on open unless `readonly`), holding `store.sqlite`; omit for a store in memory. */
   dir?: string | undefined;
-  /** Open an existing store for reading only: refuse one that does not exist, create nothing. @default false */
-  readonly?: boolean | undefined;
-  /** How long a write waits for another process's transaction. @default 5000 */
-  busyTimeoutMs?: number | undefined;
-  /**
-   * The SQLite driver. @default node:sqlite where this Node has it (22.16 and later), else
-   * better-sqlite3 (not advised where node:sqlite is there: better-sqlite3 12 on Node 24 can abort
-   * the process when a statement is garbage-collected).
-   */
-  driver?: SqliteDriverName | undefined;
 }
 
 /**
@@ -45,7 +36,7 @@ export class SqliteStore extends SqlStore {
   constructor(options: SqliteStoreOptions = {}) {
     const file = options.dir === undefined ? ':memory:' : join(options.dir, STORE_FILE);
     if (options.dir !== undefined) prepareFolder(options.dir, file, Boolean(options.readonly));
-    const database = sqliteDatabase({ path: file, readonly: options.readonly, busyTimeoutMs: options.busyTimeoutMs, driver: options.driver });
+    const database = sqliteDatabase({ ...options, path: file });
     super({ database, dialect: sqliteDialect, schema: file, migrate: !options.readonly });
     this.file = file;
     this.driver = database.connection.driver;
