@@ -122,7 +122,7 @@ export class PostgresStore extends SqlStore {
     this.warmConnections = options.warmPool && options.connectionString !== undefined ? connections : 0;
   }
 
-  /** Apply pending migrations (default), or check that the schema is current (`migrate: false`). */
+  /** SqlStore's `open()`, after refusing a schema never set up (`mustExist`); then warms the pool. */
   override async open(): Promise<void> {
     try {
       if (this.mustExist && (await appliedMigrations(this.database, this.dialect)).length === 0) {

@@ -78,10 +78,7 @@ const rankOf = (outcome: ResourceUpdate['outcome']) => (outcome === undefined ? 
  * The store on SQL: one implementation of every rule for SQLite (the embedded default) and
  * PostgreSQL (several instances on one database). The database arbitrates: inserts are `ON
  * CONFLICT DO NOTHING`, a claim, renewal, completion or failure is one guarded `UPDATE`, an
- * outcome moves forward in one upsert. Every promise resolves once its write has committed.
- *
- * Time: every stamp and comparison uses the caller's `now` (the wall clock when omitted), never
- * the database's. A lease written from one caller's `now` is compared with the next claimer's.
+ * outcome moves forward in one upsert. Every time is the caller's `now`, never the database's clock.
  */
 export class SqlStore implements Store {
   readonly description: string;
