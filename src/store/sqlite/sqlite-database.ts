@@ -70,21 +70,20 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   const driver = loadDriver(options.driver);
   const memory = options.path === ':memory:';
   const busyTimeout = options.busyTimeoutMs ?? 5000;
-  const setUp = (connection: SqliteConnection, reading: boolean): SqliteConnection => {
-    // Set-up may wait for another process (switching a new file to WAL takes the lock for a moment).
-    connection.pragma(`busy_timeout = ${busyTimeout}`);
-    if (!memory && !options.readonly && !reading) connection.pragma('journal_mode = WAL');
-    connection.pragma('synchronous = FULL');
-    if (reading) connection.pragma('query_only = ON');
-    // From then on the writer never waits inside SQLite for another process's lock: that wait would
-    // hold the event loop (no acknowledgement, no timer) for as long as the other transaction lasts.
-    // `beginWrite` waits for it between tries instead. Readers rarely wait at all (WAL).
-    else connection.pragma('busy_timeout = 0');
-    return connection;
-  };
-  const open = (readonly: boolean) => {
+  /** A connection set up for writing, or (`reading`) opened read-only and kept from writing. */
+  const open = (reading: boolean): SqliteConnection => {
     try {
-      return setUp(driver.open(options.path, { readonly }), readonly);
+      const connection = driver.open(options.path, { readonly: reading });
+      // Set-up may wait for another process (switching a new file to WAL takes the lock for a moment).
+      connection.pragma(`busy_timeout = ${busyTimeout}`);
+      if (!memory && !reading) connection.pragma('journal_mode = WAL');
+      connection.pragma('synchronous = FULL');
+      if (reading) connection.pragma('query_only = ON');
+      // From then on the writer never waits inside SQLite for another process's lock: that wait would
+      // hold the event loop (no acknowledgement, no timer) for as long as the other transaction lasts.
+      // `beginWrite` waits for it between tries instead. Readers rarely wait at all (WAL).
+      else connection.pragma('busy_timeout = 0');
+      return connection;
     } catch (error) {
       throw storeError(options.path, error);
     }
