@@ -420,7 +420,8 @@ export class SqlStore implements Store {
       const counts = row.kind === 'event' ? summary.dispatch : summary.fulfillment;
       counts[row.status] = Number(row.n);
       if (row.kind === 'event' && row.oldest !== null) {
-        const oldest = dueBy(iso(row.oldest), now);
+        // Never later than `now`: a retry due later is not waiting yet.
+        const oldest = iso(Math.min(new Date(row.oldest).getTime(), at));
         if (summary.dispatch.oldestQueuedAt === undefined || oldest < summary.dispatch.oldestQueuedAt) summary.dispatch.oldestQueuedAt = oldest;
       }
     }
@@ -431,9 +432,6 @@ export class SqlStore implements Store {
     return summary;
   }
 }
-
-/** A backlog's oldest due time, never later than `now` (a retry due later is not waiting yet). */
-const dueBy = (at: string, now: Date): string => (Date.parse(at) > now.getTime() ? now.toISOString() : at);
 
 /** A WHERE clause with `?` placeholders numbered as they are added. */
 class Where {
