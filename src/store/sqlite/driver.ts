@@ -39,15 +39,13 @@ export interface SqliteConnection {
   close(): void;
 }
 
-export interface SqliteOpenOptions {
-  /** Open an existing file for reading only: nothing is created or written. @default false */
-  readonly?: boolean | undefined;
-}
-
 export interface SqliteDriver {
   readonly name: SqliteDriverName;
-  /** Open `path` (or `:memory:`); throws the driver's error (see `sqliteErrorCode`) when it cannot. */
-  open(path: string, options?: SqliteOpenOptions): SqliteConnection;
+  /**
+   * Open `path` (or `:memory:`); `readonly`: an existing file, for reading only (nothing created or
+   * written). Throws the driver's error (see `sqliteErrorCode`) when it cannot.
+   */
+  open(path: string, options?: { readonly?: boolean | undefined }): SqliteConnection;
 }
 
 // SQLite's primary result codes, by number (https://sqlite.org/rescode.html): node:sqlite gives the number.
