@@ -74,12 +74,9 @@ export class SqliteStore extends SqlStore {
 
 /** Apply every migration to a new database in memory, at once (no transaction: nothing else can see it). */
 function migrateNow(connection: SqliteConnection): void {
-  connection.exec(migrationsTable(sqliteDialect));
+  connection.exec([migrationsTable(sqliteDialect), ...MIGRATIONS.flatMap((migration) => migration.statements(sqliteDialect))].join(';\n'));
   const applied = connection.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)');
-  for (const migration of MIGRATIONS) {
-    for (const statement of migration.statements(sqliteDialect)) connection.exec(statement);
-    applied.run([migration.version, migration.name, new Date().toISOString()]);
-  }
+  for (const migration of MIGRATIONS) applied.run([migration.version, migration.name, new Date().toISOString()]);
 }
 
 /** Make the store's folder (or, read-only, make sure the store is there), with a clear error when that cannot be. */
