@@ -3,10 +3,8 @@ import { StoreError } from '../../errors/index.js';
 import type { NewRun, Run } from '../types.js';
 
 /**
- * The store's rule for `enqueueRun` of an event's dispatch run: that run is made with its event
- * (`insertEvent`, in the same write), never on its own. Resolves undefined for any other run (the
- * store enqueues it); the existing run when asked again for an event's stored dispatch run; and
- * throws for any other run of kind `event` or keyed `event:<id>`.
+ * `enqueueRun`'s rule for event dispatch runs (see `RunQueue.enqueueRun`): undefined for any other
+ * run, which the store enqueues; the stored run when an event's is asked for again; else it throws.
  */
 export async function enqueuedWithEvent(run: NewRun, getRun: (key: string) => Promise<Run | undefined>): Promise<{ inserted: false; run: Run } | undefined> {
   const eventKey = parseRunKey(run.key)?.kind === 'event';

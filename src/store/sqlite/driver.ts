@@ -3,16 +3,12 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { StoreError } from '../../errors/index.js';
 
 /**
- * The seam between the embedded store and a SQLite driver: the few calls `sqliteDatabase` makes.
- * Two drivers fit it. `node:sqlite` is built into Node (22.16 and later have every call used
- * here): nothing to install, compile or approve, and as fast for the store (test/bench/HISTORY.md,
- * "SQLite drivers"). better-sqlite3 12 (a native addon with an install script; an optional peer
- * dependency, installed by the merchant) is for a Node without it: Node 20, or 22 before 22.16.
- * Both are synchronous and run SQLite in the process; the store behaves the same on either.
- *
- * better-sqlite3 is not used where node:sqlite is there: 12 built for Node 24 aborts the process
- * when a statement is garbage-collected (`Assertion failed: (env) != nullptr`), and 13, which
- * does not, cannot load on Node 20.
+ * The seam between the embedded store and a SQLite driver: the few calls `sqliteDatabase` makes,
+ * which both drivers answer alike. `node:sqlite` (Node 22.16 and later) needs nothing installed,
+ * compiled or approved, and is as fast for the store (test/bench/HISTORY.md, "SQLite drivers").
+ * better-sqlite3 12, an optional peer dependency with a native addon, is for an older Node and only
+ * there: 12 built for Node 24 aborts the process when a statement is garbage-collected
+ * (`Assertion failed: (env) != nullptr`), and 13, which does not, cannot load on Node 20.
  */
 export type SqliteDriverName = 'node:sqlite' | 'better-sqlite3';
 

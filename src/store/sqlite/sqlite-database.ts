@@ -61,10 +61,6 @@ export function storeError(path: string, error: unknown): StoreError {
  * write lock, the turn's writes wait for it off the event loop (see `beginWrite`), so
  * acknowledgements and timers go on. Reads go to a second connection, which sees only what is
  * committed (WAL); `:memory:` has one connection, and a read waits while a commit is being made.
- *
- * Every connection is set up alike: WAL, `synchronous = FULL` (a commit is on disk before it is
- * acknowledged; better-sqlite3 reopens a WAL file with NORMAL, so it is set on each), and a busy
- * timeout for the moments another process (a cron `reconcile`, the CLI) holds the write lock.
  */
 export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   const driver = loadDriver(options.driver);
@@ -77,6 +73,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
       // Set-up may wait for another process (switching a new file to WAL takes the lock for a moment).
       connection.pragma(`busy_timeout = ${busyTimeout}`);
       if (!memory && !reading) connection.pragma('journal_mode = WAL');
+      // A commit is on disk before it is acknowledged; set on each (better-sqlite3 reopens WAL with NORMAL).
       connection.pragma('synchronous = FULL');
       if (reading) connection.pragma('query_only = ON');
       // From then on the writer never waits inside SQLite for another process's lock: that wait would
