@@ -40,8 +40,8 @@ async function count(store: SqlStore, table: string): Promise<number> {
 }
 
 /**
- * Copy every row of `source` into `target` (both open), table by table in pages, each page in one
- * transaction of the target. A row already in the target is left as it is, so a copy cut short can
+ * Copy every row of `source` into `target` (both open), table by table in pages, each page one
+ * statement of the target. A row already in the target is left as it is, so a copy cut short can
  * be run again. Stop the processes writing to `source` first: what they write during the copy may
  * be missed (run it again to pick it up).
  */
@@ -68,9 +68,7 @@ export async function copyStore(source: SqlStore, target: SqlStore): Promise<Cop
         // In an INSERT's VALUES each parameter takes its column's type: no casts needed.
         const tuples = rows.map((_, r) => `(${spec.columns.map((_, c) => `$${r * spec.columns.length + c + 1}`).join(', ')})`);
         const conflict = spec.key === undefined ? '' : ` ON CONFLICT (${spec.key.join(', ')}) DO NOTHING`;
-        const inserted = await target.database.transaction((tx) =>
-          tx.query({ text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${spec.columns.join(', ')}) VALUES ${tuples.join(', ')}${conflict}`, values }),
-        );
+        const inserted = await target.database.query({ text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${spec.columns.join(', ')}) VALUES ${tuples.join(', ')}${conflict}`, values });
         copied += inserted.rowCount;
         if (rows.length < PAGE) break;
       }
