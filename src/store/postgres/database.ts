@@ -24,12 +24,8 @@ export function poolDatabase(pool: Pool, description: string, ownsPool: boolean)
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        try {
-          await client.query('ROLLBACK');
-        } catch (rollbackError) {
-          // The connection itself is gone: do not hand it to the next caller.
-          broken = rollbackError as Error;
-        }
+        // A connection that cannot even roll back is gone: do not hand it to the next caller.
+        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
         throw error;
       } finally {
         client.release(broken);
