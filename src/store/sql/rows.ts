@@ -2,11 +2,7 @@ import { StoreError } from '../../errors/index.js';
 import type { Environment } from '../../schemas/index.js';
 import type { CheckoutAttempt, DeadLetter, NewsSource, Outcome, ResourceKind, ResourceRecord, Run, StoredEvent } from '../types.js';
 
-/**
- * Rows as either database returns them, and their mapping to the store's records: NULL becomes
- * `undefined`; a time (PostgreSQL's `Date`, SQLite's text) an ISO string; JSON (parsed, or text)
- * a value; a boolean (PostgreSQL's, or SQLite's 0/1) a boolean.
- */
+/** Rows as either database returns them (see `Database`), and their mapping to the store's records. */
 type Time = Date | string;
 type Bool = boolean | number;
 type Json<T> = T | string;
