@@ -57,13 +57,9 @@ const PRIMARY_CODES = [
  * a closed connection).
  */
 export function sqliteErrorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
   // node:sqlite: code ERR_SQLITE_ERROR, errcode the (extended) result code.
-  if (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number') {
-    const name = PRIMARY_CODES[errcode & 0xff];
-    return name === undefined ? 'SQLITE_ERROR' : `SQLITE_${name}`;
-  }
+  if (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number') return `SQLITE_${PRIMARY_CODES[errcode & 0xff] ?? 'ERROR'}`;
   // better-sqlite3: a SqliteError whose code is the (extended) result code's name.
   if (typeof code === 'string' && (error as Error).name === 'SqliteError') return /^SQLITE_[A-Z]+/.exec(code)?.[0];
   return undefined;
