@@ -48,10 +48,9 @@ async function count(store: SqlStore, table: string): Promise<number> {
 export async function copyStore(source: SqlStore, target: SqlStore): Promise<CopyReport> {
   const tables: CopyReport['tables'] = [];
   for (const spec of TABLES) {
-    const before = await count(target, spec.table);
     let copied = 0;
     let skipped: string | undefined;
-    if (spec.key === undefined && before > 0) {
+    if (spec.key === undefined && (await count(target, spec.table)) > 0) {
       skipped = 'the target already has a timeline';
     } else {
       let after: unknown = null;
