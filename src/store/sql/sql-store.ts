@@ -257,7 +257,7 @@ export class SqlStore implements Store {
     const where = new Where();
     // Several kinds as `kind IN (…)`, not no condition: the active runs' index leads with the kind.
     if (typeof filter.kind === 'string') where.add('kind = ?', filter.kind);
-    else if (filter.kind !== undefined) where.raw(filter.kind.length === 0 ? '1 = 0' : `kind IN (${filter.kind.map((kind) => where.param(kind)).join(', ')})`);
+    else if (filter.kind !== undefined) where.add(filter.kind.length === 0 ? '1 = 0' : `kind IN (${filter.kind.map((kind) => where.param(kind)).join(', ')})`);
     if (filter.status !== undefined) where.statuses(Array.isArray(filter.status) ? filter.status : [filter.status]);
     if (filter.dueBy !== undefined) where.add(claimableAt('?'), iso(filter.dueBy));
     return where;
@@ -321,7 +321,7 @@ export class SqlStore implements Store {
     const where = new Where();
     if (filter.kind !== undefined) where.add('kind = ?', filter.kind);
     // As it stands in the partial index's definition, so SQLite uses that index.
-    if (filter.open !== undefined) where.raw(filter.open ? 'open' : 'NOT open');
+    if (filter.open !== undefined) where.add(filter.open ? 'open' : 'NOT open');
     if (filter.lastNewsBefore !== undefined) where.add('last_news_at <= ?', iso(filter.lastNewsBefore));
     if (filter.outcomeSource !== undefined) where.add('outcome_source = ?', filter.outcomeSource);
     const { rows } = await this.database.query<ResourceRow>({
@@ -444,9 +444,9 @@ class Where {
     return `$${this.values.length}`;
   }
 
-  add(condition: string, value: unknown): void {
-    const placeholder = this.param(value);
-    this.conditions.push(condition.replaceAll('?', placeholder));
+  /** Add a condition; every `?` in it stands for `value`, when there is one. */
+  add(condition: string, ...value: [unknown] | []): void {
+    this.conditions.push(value.length === 0 ? condition : condition.replaceAll('?', this.param(value[0])));
   }
 
   /**
@@ -458,11 +458,6 @@ class Where {
     if (known.length !== statuses.length) throw new StoreError(`Unknown run status in ${JSON.stringify(statuses)}: use ${RUN_STATUSES.join(', ')}.`);
     const literals = known.map((status) => `'${status}'`);
     this.conditions.push(literals.length === 0 ? '1 = 0' : literals.length === 1 ? `status = ${literals[0]}` : `status IN (${literals.join(', ')})`);
-  }
-
-  /** A condition with no parameter. */
-  raw(condition: string): void {
-    this.conditions.push(condition);
   }
 
   get sql(): string {
