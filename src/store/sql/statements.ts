@@ -34,7 +34,6 @@ export function buildStatements(d: Dialect) {
   const named = <K extends string>(group: string, texts: Record<K, string>) =>
     Object.fromEntries(Object.entries<string>(texts).map(([key, text]) => [key, prepare(`${group}${key}`, text)])) as Record<K, Prepared>;
   const p = d.prefix;
-  const PAID_RANK = OUTCOME_RANK.paid;
 
   return {
     // The run queue: each statement is one guarded write, and only the lease holder may finish.
@@ -104,7 +103,7 @@ export function buildStatements(d: Dialect) {
         ON CONFLICT (kind, id) DO UPDATE SET
           outcome = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN $16 ELSE r.outcome END,
           outcome_source = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN $7 ELSE r.outcome_source END,
-          late = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank AND ${d.cast('$13', 'smallint')} = ${PAID_RANK} THEN COALESCE(${d.cast('$17', 'bool')}, false) ELSE r.late END,
+          late = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank AND ${d.cast('$13', 'smallint')} = ${OUTCOME_RANK.paid} THEN COALESCE(${d.cast('$17', 'bool')}, false) ELSE r.late END,
           advanced_by = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN $14 ELSE r.advanced_by END,
           outcome_rank = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN ${d.cast('$13', 'smallint')} ELSE r.outcome_rank END,
           snapshot = CASE WHEN ${d.cast('$8', 'json')} IS NOT NULL AND (${d.cast('$13', 'smallint')} IS NULL OR ${d.cast('$13', 'smallint')} >= r.outcome_rank) THEN ${d.cast('$8', 'json')} ELSE r.snapshot END,
