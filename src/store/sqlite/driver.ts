@@ -114,8 +114,6 @@ interface NodeSqlite {
   backup?: (source: NodeDatabase, destination: string) => Promise<number>;
 }
 
-const SQLITE_IS_EXPERIMENTAL = /^SQLite is an experimental feature/;
-
 /**
  * node:sqlite, when this Node has it and everything the store uses (`backup`, `isTransaction`,
  * `columns()`: Node 22.16 and later). Node 22 warns on loading it (`ExperimentalWarning: SQLite is
@@ -126,7 +124,7 @@ function nodeSqlite(): NodeSqlite | undefined {
   const emitWarning = process.emitWarning;
   process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
     const text = typeof warning === 'string' ? warning : warning.message;
-    if (SQLITE_IS_EXPERIMENTAL.test(text)) return;
+    if (/^SQLite is an experimental feature/.test(text)) return;
     return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   } as typeof process.emitWarning;
   let loaded: NodeSqlite | undefined;
