@@ -196,12 +196,17 @@ export class SqlStore implements Store {
     // An event's dispatch run is queued with its event, or the event is unknown.
     const withEvent = await enqueuedWithEvent(run, (key) => this.getRun(key));
     if (withEvent) return withEvent;
-    const at = iso(now);
-    const values = [run.key, run.kind, run.nextAttemptAt ? iso(run.nextAttemptAt) : at, JSON.stringify(run.data), at];
-    const inserted = await this.database.query<RunRow>({ ...this.sql.runs.enqueue, values });
-    if (inserted.rows[0]) return { inserted: true, run: toRun(inserted.rows[0]) };
+    const inserted = await this.insertRun(this.database, run, now);
+    if (inserted) return { inserted: true, run: toRun(inserted) };
     // Fulfillment runs are never deleted: a conflict means the row is there to read.
     return { inserted: false, run: (await this.getRun(run.key)) as Run };
+  }
+
+  /** Insert `run` unless its key is taken, due at `now` unless it says when; its row when inserted. */
+  private async insertRun(db: Queryable, run: NewRun, now: Date): Promise<RunRow | undefined> {
+    const at = iso(now);
+    const { rows } = await db.query<RunRow>({ ...this.sql.runs.enqueue, values: [run.key, run.kind, run.nextAttemptAt ? iso(run.nextAttemptAt) : at, JSON.stringify(run.data), at] });
+    return rows[0];
   }
 
   async getRun(key: string): Promise<Run | undefined> {
@@ -271,10 +276,7 @@ export class SqlStore implements Store {
     return this.database.transaction(async (tx) => {
       const result = await this.upsertResource(tx, update, now);
       const run = queue(result.record);
-      if (run) {
-        const at = iso(now);
-        await tx.query({ ...this.sql.runs.enqueue, values: [run.key, run.kind, run.nextAttemptAt ? iso(run.nextAttemptAt) : at, JSON.stringify(run.data), at] });
-      }
+      if (run) await this.insertRun(tx, run, now);
       return result;
     });
   }
