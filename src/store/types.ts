@@ -44,13 +44,8 @@ export interface Run {
   completedAt: string | undefined;
 }
 
-export interface NewRun {
-  key: string;
-  kind: Run['kind'];
-  data: Record<string, unknown>;
-  /** @default now */
-  nextAttemptAt?: string;
-}
+/** What `enqueueRun` takes: the run is due at `nextAttemptAt`, or at `now` when that is omitted. */
+export type NewRun = Pick<Run, 'key' | 'kind' | 'data'> & { nextAttemptAt?: string };
 
 /** Per-resource state the fulfillment engine and reconciler keep. */
 export interface ResourceRecord {
