@@ -33,6 +33,8 @@ export function buildStatements(d: Dialect) {
   /** Each text as a statement named `group` + its key. */
   const named = <K extends string>(group: string, texts: Record<K, string>) =>
     Object.fromEntries(Object.entries<string>(texts).map(([key, text]) => [key, prepare(`${group}${key}`, text)])) as Record<K, Prepared>;
+  /** A statement of `count` rows at once, named after `key` and the count. */
+  const batch = (key: string, text: (count: number) => string) => (count: number) => prepare(`${key}_${count}`, text(count));
   const p = d.prefix;
 
   return {
@@ -65,21 +67,13 @@ export function buildStatements(d: Dialect) {
      * `count` events in one statement (9 values each): an id already stored, or met earlier in the
      * same statement, inserts nothing and returns nothing.
      */
-    insertEvents: (count: number) =>
-      prepare(
-        `insert_events_${count}`,
-        `INSERT INTO ${p}events (${list(EVENT_COLUMNS)})
-        VALUES ${Array.from({ length: count }, (_, i) => `(${placeholders(1 + i * 9, 9)})`).join(', ')}
-        ON CONFLICT (id) DO NOTHING
-        RETURNING id`,
-      ),
+    insertEvents: batch('insert_events', (count) => `INSERT INTO ${p}events (${list(EVENT_COLUMNS)})
+      VALUES ${Array.from({ length: count }, (_, i) => `(${placeholders(1 + i * 9, 9)})`).join(', ')}
+      ON CONFLICT (id) DO NOTHING
+      RETURNING id`),
     /** The dispatch runs of `count` events just inserted, due at `$1` (then key and data of each). */
-    insertEventRuns: (count: number) =>
-      prepare(
-        `insert_event_runs_${count}`,
-        `INSERT INTO ${p}runs (key, kind, status, attempts, next_attempt_at, data, created_at, updated_at)
-        VALUES ${Array.from({ length: count }, (_, i) => `($${2 + i * 2}, 'event', 'pending', 0, $1, ${d.cast(`$${3 + i * 2}`, 'json')}, $1, $1)`).join(', ')}`,
-      ),
+    insertEventRuns: batch('insert_event_runs', (count) => `INSERT INTO ${p}runs (key, kind, status, attempts, next_attempt_at, data, created_at, updated_at)
+      VALUES ${Array.from({ length: count }, (_, i) => `($${2 + i * 2}, 'event', 'pending', 0, $1, ${d.cast(`$${3 + i * 2}`, 'json')}, $1, $1)`).join(', ')}`),
     /** Events with their dispatch run (`run_` columns), for `listEvents` to add its filter to. */
     eventsWithRuns: `SELECT ${list(EVENT_COLUMNS, 'e')}, ${RUN_COLUMNS.map((column) => `r.${column} AS run_${column}`).join(', ')}
       FROM ${p}events e LEFT JOIN ${p}runs r ON r.key = ${eventRunKey('e.id')}`,
