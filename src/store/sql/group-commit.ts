@@ -1,9 +1,3 @@
-interface Waiting<T, R> {
-  item: T;
-  resolve(result: R): void;
-  reject(error: unknown): void;
-}
-
 /**
  * Group commit: writes that arrive while `lanes` statements are already in flight wait, and the
  * next free lane writes all of them (up to `maxBatch`) in one statement, one transaction. Alone, a
@@ -14,7 +8,8 @@ interface Waiting<T, R> {
  * failed batch is retried item by item, so one bad item fails alone.
  */
 export class GroupCommit<T, R> {
-  private readonly queue: Array<Waiting<T, R>> = [];
+  /** Items waiting for a lane, each with its caller's promise. */
+  private readonly queue: Array<{ item: T; resolve(result: R): void; reject(error: unknown): void }> = [];
   private busy = 0;
 
   constructor(
