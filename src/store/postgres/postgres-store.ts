@@ -5,10 +5,10 @@ import { silentLogger, type Logger } from '../../log/index.js';
 import type { Database } from '../sql/database.js';
 import { postgresDialect } from '../sql/dialect.js';
 import { appliedMigrations } from '../sql/migrate.js';
-import { SqlStore } from '../sql/sql-store.js';
+import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { poolDatabase } from './database.js';
 
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends Pick<SqlStoreOptions, 'migrate'> {
   /**
    * `postgres://user:password@host:5432/database`. A `schema` query parameter picks the schema
    * (`…/shop?schema=checkout`) when the `schema` option is not given. One of `connectionString`,
@@ -33,8 +33,6 @@ export interface PostgresStoreOptions {
   warmPool?: boolean | undefined;
   /** Server-side limit on each statement of the pool made from `connectionString`. @default 10000 */
   statementTimeoutMs?: number | undefined;
-  /** Apply pending schema migrations in `open()`; when false, `open()` refuses an outdated schema. @default true */
-  migrate?: boolean | undefined;
   /**
    * `open()` refuses, with a `ConfigError`, a schema checkout-kit never set up (no migration
    * recorded) instead of creating it: for work that only reads what is stored. @default false
