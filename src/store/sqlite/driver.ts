@@ -87,11 +87,17 @@ function statement(prepared: DriverStatement, returnsRows: boolean): SqliteState
 }
 
 /**
- * A driver whose connections `open` makes, once a first one (in memory) has opened: better-sqlite3
- * loads its native addon only then, and one that cannot load is a driver not to choose.
+ * A driver whose connections `open` makes, once a first one (in memory) shows it whole:
+ * better-sqlite3 loads its native addon only then, and an older node:sqlite lacks
+ * `isTransaction` and statements' `columns()`.
  */
 function driver(name: SqliteDriverName, open: (path: string, readonly: boolean) => SqliteConnection): SqliteDriver {
-  open(':memory:', false).close();
+  const probe = open(':memory:', false);
+  try {
+    if (typeof probe.inTransaction !== 'boolean' || !probe.prepare('SELECT 1').returnsRows) throw new Error(`${name} is not complete in Node ${process.version}`);
+  } finally {
+    probe.close();
+  }
   return { name, open: (path, options = {}) => open(path, Boolean(options.readonly)) };
 }
 
@@ -115,8 +121,7 @@ interface NodeSqlite {
 }
 
 /**
- * node:sqlite, when this Node has it and everything the store uses (`backup`, `isTransaction`,
- * `columns()`: Node 22.16 and later). Node 22 warns on loading it (`ExperimentalWarning: SQLite is
+ * node:sqlite, when this Node has it. Node 22 warns on loading it (`ExperimentalWarning: SQLite is
  * an experimental feature…`, once per process; 24 and later do not): that one warning is not passed
  * on, since the merchant did not choose the module and has nothing to do about it.
  */
@@ -127,30 +132,22 @@ function nodeSqlite(): NodeSqlite | undefined {
     if (/^SQLite is an experimental feature/.test(text)) return;
     return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   } as typeof process.emitWarning;
-  let loaded: NodeSqlite | undefined;
   try {
     // Node 20 has no such module; 22.5 to 22.12 only behind --experimental-sqlite.
-    loaded = process.getBuiltinModule?.('node:sqlite') as NodeSqlite | undefined;
+    return process.getBuiltinModule?.('node:sqlite') as NodeSqlite | undefined;
   } catch {
-    loaded = undefined;
+    return undefined;
   } finally {
     process.emitWarning = emitWarning;
-  }
-  if (!loaded || typeof loaded.backup !== 'function' || typeof loaded.DatabaseSync?.prototype?.prepare !== 'function') return undefined;
-  const probe = new (loaded.Database ?? loaded.DatabaseSync)(':memory:');
-  try {
-    const complete = typeof probe.isTransaction === 'boolean' && typeof probe.prepare('SELECT 1').columns === 'function';
-    return complete ? loaded : undefined;
-  } finally {
-    probe.close();
   }
 }
 
 function nodeSqliteDriver(): SqliteDriver {
   const sqlite = nodeSqlite();
-  if (!sqlite) throw new Error(`node:sqlite is not available (or not complete) in Node ${process.version}`);
+  // `backup` came with Node 22.16 (and 23.8); `driver` checks the rest.
+  if (typeof sqlite?.backup !== 'function') throw new Error(`node:sqlite is not available (or not complete) in Node ${process.version}`);
   const Database = sqlite.Database ?? sqlite.DatabaseSync;
-  const backup = sqlite.backup!;
+  const backup = sqlite.backup;
   return driver('node:sqlite', (path, readonly) => {
     const db = new Database(path, { readOnly: readonly });
     return {
