@@ -32,8 +32,6 @@ interface Unit {
 }
 type Settled = { unit: Unit; ok: boolean; value: unknown };
 
-const READ = /^\s*SELECT\b/i;
-
 /** What went wrong with the file, and what to do about it, in one line. */
 export function storeError(path: string, error: unknown): StoreError {
   const code = sqliteErrorCode(error);
@@ -192,7 +190,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     description: memory ? 'SQLite in memory (nothing is kept after exit)' : `SQLite ${options.path}`,
     connection: writer,
     async query<R>(statement: Statement): Promise<QueryResult<R>> {
-      if (READ.test(statement.text)) {
+      if (/^\s*SELECT\b/i.test(statement.text)) {
         if (closed) throw closedError();
         if (memory && committing) await committing;
         return run<R>(reader, statement);
