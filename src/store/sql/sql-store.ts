@@ -86,11 +86,9 @@ export class SqlStore implements Store {
   readonly database: Database;
   readonly dialect: Dialect;
   private readonly sql: Statements;
-  private readonly options: SqlStoreOptions;
   private readonly inserts: GroupCommit<{ event: NewEvent; at: number }, { inserted: boolean }> | undefined;
 
-  constructor(options: SqlStoreOptions) {
-    this.options = options;
+  constructor(private readonly options: SqlStoreOptions) {
     this.database = options.database;
     this.dialect = options.dialect;
     this.sql = buildStatements(options.dialect);
