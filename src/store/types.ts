@@ -260,7 +260,6 @@ export interface EventLog {
   insertDeadLetter(letter: Omit<DeadLetter, 'id'>, now?: Date): Promise<DeadLetter>;
   /** Newest first; `offset` skips that many first (paging). */
   listDeadLetters(limit?: number, offset?: number): Promise<DeadLetter[]>;
-
   prune(options: PruneOptions): Promise<{ payloadsPruned: number; eventsForgotten: number }>;
 }
 
