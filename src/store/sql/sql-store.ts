@@ -449,10 +449,7 @@ class Where {
     this.conditions.push(value.length === 0 ? condition : condition.replaceAll('?', this.param(value[0])));
   }
 
-  /**
-   * Runs of these statuses, named as literals (each checked against `RUN_STATUSES`): SQLite uses
-   * the partial indexes of the active and failed runs only for a condition it can read in the SQL.
-   */
+  /** Runs of these statuses, written as literals (checked against `RUN_STATUSES`): SQLite uses a partial index only for a condition it can read. */
   statuses(statuses: readonly string[]): void {
     const known = statuses.filter((status) => (RUN_STATUSES as readonly string[]).includes(status));
     if (known.length !== statuses.length) throw new StoreError(`Unknown run status in ${JSON.stringify(statuses)}: use ${RUN_STATUSES.join(', ')}.`);

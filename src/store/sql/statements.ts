@@ -13,10 +13,7 @@ const placeholders = (from: number, count: number) => Array.from({ length: count
 
 export const RUN_LIST = list(RUN_COLUMNS);
 
-/**
- * A run is claimable when it is pending and due, or running with its lease run out (a crashed or
- * stalled worker's), at time `at`.
- */
+/** Claimable at `at`: pending and due, or running with its lease run out (a crashed or stalled worker's). */
 export const claimableAt = (at: string) => `((status = 'pending' AND next_attempt_at <= ${at}) OR (status = 'running' AND (lease_until IS NULL OR lease_until <= ${at})))`;
 
 /** The key of event `id`'s dispatch run, in SQL. */
