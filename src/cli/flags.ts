@@ -1,4 +1,4 @@
-import { checkKey } from '../config/index.js';
+import { checkKey } from '../config/keys.js';
 import { registerSecret } from '../errors/index.js';
 import { UsageError } from './exit.js';
 

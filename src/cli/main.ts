@@ -1,9 +1,22 @@
 #!/usr/bin/env node
-import { messageOf } from '../errors/index.js';
-import { run } from './program.js';
+import { messageOf } from '../errors/message-of.js';
+import { kitVersion, VERSION_FLAGS } from './version.js';
+
+/**
+ * `checkout-kit --version` alone is answered here, as the program would answer it, before commander
+ * and the commands' definitions load; everything else goes through the program.
+ */
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 3 && VERSION_FLAGS.includes(argv[2]!)) {
+    process.stdout.write(`${kitVersion()}\n`);
+    return 0;
+  }
+  const { run } = await import('./program.js');
+  return run(argv);
+}
 
 // The only place that exits the process: everything else returns or throws.
-run(process.argv).then(
+main(process.argv).then(
   (code) => {
     process.exitCode = code;
   },

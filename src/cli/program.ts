@@ -19,19 +19,10 @@ import { registerStore } from './commands/store.js';
 import { registerConsole } from './commands/console.js';
 import { registerCheck } from './commands/check.js';
 import type { Register } from './register.js';
-import { findKitPackage } from '../scaffold/package-root.js';
+import { kitVersion, VERSION_FLAGS } from './version.js';
 
 /** Every command, in the order `--help` lists them. */
 const COMMANDS: Register[] = [registerInit, registerServe, registerReconcile, registerSandbox, registerEvents, registerResources, registerRuns, registerDoctor, registerDemo, registerMigrate, registerReplay, registerTrigger, registerCapture, registerProbeSignature, registerStore, registerConsole, registerCheck];
-
-/** This package's version, for `--version`: a missing manifest must not stop every command. */
-function kitVersion(): string {
-  try {
-    return findKitPackage(import.meta.url).manifest.version;
-  } catch {
-    return 'unknown (checkout-kit\'s package.json was not found)';
-  }
-}
 
 /** Build the program (exposed for tests). */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -39,7 +30,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .name('checkout-kit')
     .description('Take crypto payments through the hosted checkout without losing or double-fulfilling an order.')
     .option('--verbose', 'print stack traces with errors')
-    .version(kitVersion(), '-V, --version', 'print the version of checkout-kit')
+    .version(kitVersion(), VERSION_FLAGS.join(', '), 'print the version of checkout-kit')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),

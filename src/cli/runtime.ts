@@ -72,18 +72,3 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
     },
   };
 }
-
-/**
- * Open the configured store for one piece of work, then close it: for the commands that read or
- * act on what is stored (`events`, `payments`, `invoices`, `runs`, `retry`). A store that does not
- * exist is refused (exit 2), never created: a mistyped CHECKOUT_STORE must not look like an empty shop.
- */
-export async function withStore<T>(io: CliIO, work: (store: Store) => Promise<T>): Promise<T> {
-  const config = loadConfig({ env: io.env, cwd: io.cwd });
-  const store = await openStore(config.store, { cwd: io.cwd, mustExist: true });
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
-}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/exit.js';
 import { duration, portNumber, sinceTime, wholeNumber } from '../../src/cli/flags.js';
-import { runCli } from '../support/cli.js';
+import { execCli, runCli } from '../support/cli.js';
 
 describe('numeric flags', () => {
   it('wholeNumber takes digits within the range, and names the flag and the range otherwise', () => {
@@ -69,6 +69,16 @@ describe('numeric flags', () => {
     const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
     const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(await runCli(['--version'], { cwd })).toMatchObject({ code: 0, stdout: `${version}\n` });
+    await rm(cwd, { recursive: true, force: true });
+  });
+
+  it('the bin answers --version and -V alone before loading the program, as the program answers them', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      expect(await execCli([flag], { cwd })).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+      expect(await runCli([flag], { cwd })).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    }
     await rm(cwd, { recursive: true, force: true });
   });
 

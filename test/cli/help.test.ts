@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
+import { EVENT_TYPES } from '../../src/schemas/index.js';
 import { execCli } from '../support/cli.js';
 
 /** Every command of the program, its options and arguments, found by walking it: a new one is checked too. */
@@ -24,6 +25,12 @@ describe('help text', () => {
   it('describes every command, option and argument', () => {
     const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {}, cwd: process.cwd() };
     expect(undescribed(buildProgram(io, () => {}))).toEqual([]);
+  });
+
+  it("trigger's argument lists every event type, in EVENT_TYPES' order (the definition writes them out to load no schema)", () => {
+    const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {}, cwd: process.cwd() };
+    const trigger = buildProgram(io, () => {}).commands.find((command) => command.name() === 'trigger');
+    expect(trigger?.registeredArguments[0]?.description).toMatch(new RegExp(`: ${EVENT_TYPES.join(', ').replaceAll('.', '\\.')}$`));
   });
 
   it('payments --help and payments show --help say what each does', async () => {

@@ -42,7 +42,11 @@ describe('what importing an entry loads, in a fresh process', () => {
     });
   }
 
-  it('sees what an entry does load: the CLI loads fastify (serve, capture, console, demo), and still no pg', async () => {
-    expect(await heavyPackagesLoadedBy('src/cli/program.ts')).toEqual(['fastify']);
+  it('sees what an entry does load: serve\'s app loads fastify, and still no pg', async () => {
+    expect(await heavyPackagesLoadedBy('src/cli/serve-app.ts')).toEqual(['fastify']);
+  });
+
+  it('the CLI\'s program (every command\'s definition) loads none: each action loads what it runs', async () => {
+    expect(await heavyPackagesLoadedBy('src/cli/program.ts')).toEqual([]);
   });
 });

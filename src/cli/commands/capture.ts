@@ -1,23 +1,7 @@
-import { relative, resolve } from 'node:path';
-import Fastify from 'fastify';
-import { loadConfig } from '../../config/index.js';
-import { saveCapture } from '../../devtools/index.js';
-import { UsageError } from '../exit.js';
+import type { CaptureFlags } from '../actions/capture.js';
+import { DEFAULT_CAPTURE_DIR, DEFAULT_CAPTURE_PORT } from '../defaults.js';
 import { portNumber } from '../flags.js';
-import { writeLine } from '../io.js';
 import type { Register } from '../register.js';
-import { listenOn } from '../../fastify/listen-on.js';
-import { untilSignal } from '../signals.js';
-
-/** Default port: next to the sandbox's 4010. */
-export const DEFAULT_CAPTURE_PORT = 4020;
-export const DEFAULT_CAPTURE_DIR = '.checkout-kit/captures';
-
-interface CaptureFlags {
-  port: number;
-  out: string;
-  json?: boolean;
-}
 
 /**
  * `checkout-kit capture`: record real deliveries, byte-exact, to discover how the service signs
@@ -30,31 +14,5 @@ export const registerCapture: Register = (program, io) => {
     .option('--port <n>', `port on 127.0.0.1 (0: any free port)`, portNumber('--port'), DEFAULT_CAPTURE_PORT)
     .option('--out <dir>', 'folder the captures are written to', DEFAULT_CAPTURE_DIR)
     .option('--json', 'print the startup line and each capture as JSON lines')
-    .action(async (flags: CaptureFlags) => {
-      const config = loadConfig({ env: io.env, cwd: io.cwd });
-      if (config.environment === 'live') {
-        throw new UsageError('capture runs in the test environment only, and the configured keys (CHECKOUT_API_KEY) are live: use the test keys while discovering the signature.');
-      }
-      const dir = resolve(io.cwd, flags.out);
-      const stopped = untilSignal();
-      const app = Fastify({ forceCloseConnections: true });
-      // Every content type, unparsed: the body is kept exactly as it arrived.
-      app.removeAllContentTypeParsers();
-      app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-      app.post('/*', async (request) => {
-        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        const file = await saveCapture(dir, { method: request.method, url: request.url, rawHeaders: request.raw.rawHeaders, body });
-        if (flags.json) writeLine(io.stdout, JSON.stringify({ captured: file, method: request.method, url: request.url, bytes: body.length }));
-        else writeLine(io.stdout, `captured ${request.method} ${request.url} (${body.length} bytes) -> ${relative(io.cwd, file)}`);
-        return { received: true };
-      });
-      const address = await listenOn(app, { port: flags.port, host: '127.0.0.1' }, '--port');
-      if (flags.json) writeLine(io.stdout, JSON.stringify({ url: address, dir }));
-      else {
-        writeLine(io.stdout, `capture listening on ${address}, saving deliveries to ${dir}`);
-        writeLine(io.stdout, 'point a test webhook endpoint here (through a tunnel), send deliveries, then run `checkout-kit probe-signature --secret …`; Ctrl+C to stop');
-      }
-      await stopped;
-      await app.close();
-    });
+    .action(async (flags: CaptureFlags) => (await import('../actions/capture.js')).capture(flags, io));
 };

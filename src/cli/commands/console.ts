@@ -1,21 +1,7 @@
-import Fastify from 'fastify';
-import { isLoopbackHost } from '../../access/index.js';
-import { loadConfig } from '../../config/index.js';
-import { ConfigError } from '../../errors/index.js';
-import { errorObject } from '../../schemas/error.js';
-import { SPEC_ERROR_OPTIONS, specErrorHandler } from '../../fastify/error-replies.js';
-import { consoleAccess } from '../console-access.js';
-import { UsageError } from '../exit.js';
+import type { ConsoleFlags } from '../actions/console.js';
+import { DEFAULT_CONSOLE_PORT } from '../defaults.js';
 import { listenHost, portNumber } from '../flags.js';
-import { writeLine } from '../io.js';
-import { CONSOLE_PREFIX, createOperations } from '../operations.js';
 import type { Register } from '../register.js';
-import { openRuntime } from '../runtime.js';
-import { listenOn } from '../../fastify/listen-on.js';
-import { untilSignal } from '../signals.js';
-
-/** `checkout-kit console`'s port without --port (serve keeps PORT, 3000 by default). */
-export const DEFAULT_CONSOLE_PORT = 3100;
 
 export const registerConsole: Register = (program, io) => {
   program
@@ -24,38 +10,5 @@ export const registerConsole: Register = (program, io) => {
     .option('--port <n>', `port (default ${DEFAULT_CONSOLE_PORT})`, portNumber('--port'))
     .option('--host <host>', 'interface to listen on; anything but loopback needs CHECKOUT_CONSOLE_TOKEN', listenHost('--host'), '127.0.0.1')
     .option('--handlers <file>', 'the fulfillment module, for "Reconcile now" and immediate retries (default: CHECKOUT_HANDLERS or ./fulfillment.*, when present)')
-    .action(async (options: { port?: number; host: string; handlers?: string }) => {
-      const port = options.port ?? DEFAULT_CONSOLE_PORT;
-      const loopback = isLoopbackHost(options.host);
-      if (!loopback && loadConfig({ env: io.env, cwd: io.cwd }).consoleToken === undefined) {
-        throw new UsageError(`the console listens on ${options.host} only with CHECKOUT_CONSOLE_TOKEN set (a long random string); or keep the default --host 127.0.0.1 and use an SSH tunnel`);
-      }
-      // The fulfillment module is optional here: without it the console still shows and retries (serve runs them).
-      let handlersLoaded = true;
-      let runtime;
-      try {
-        runtime = await openRuntime(io, { handlers: true, handlersFile: options.handlers });
-      } catch (error) {
-        if (options.handlers !== undefined || !(error instanceof ConfigError)) throw error;
-        handlersLoaded = false;
-        // Opened without the module first: a configuration error that is not the module's (the
-        // store, LOG_LEVEL) then stops the console as itself, with no word of running without it.
-        runtime = await openRuntime(io, { handlers: false });
-        writeLine(io.stderr, `checkout-kit: ${(error as Error).message.split('\n')[0]} The console runs without it: "Reconcile now" is off and retried runs wait for serve.`);
-      }
-      const app = Fastify({ ...SPEC_ERROR_OPTIONS });
-      app.setErrorHandler(specErrorHandler(runtime.logger, 'console'));
-      app.setNotFoundHandler(async (request, reply) =>
-        reply.code(404).send(errorObject('not_found', `No route ${request.method} ${request.url.split('?')[0]}: the console is at ${CONSOLE_PREFIX}/.`)),
-      );
-      app.get('/', async (_request, reply) => reply.redirect(`${CONSOLE_PREFIX}/`, 303));
-      const publicUrl = runtime.config.publicUrl ?? `http://127.0.0.1:${runtime.config.port ?? 3000}`;
-      const operations = createOperations(runtime, { console: true, alerts: false, publicUrl, handlersLoaded });
-      await operations.register(app);
-      const address = await listenOn(app, { port, host: options.host }, '--port');
-      writeLine(io.stdout, `checkout-kit console on ${address}${CONSOLE_PREFIX}/ (${consoleAccess(options.host, runtime.config.consoleToken)}; store: ${runtime.store.description})`);
-      await untilSignal();
-      await app.close();
-      await runtime.close();
-    });
+    .action(async (options: ConsoleFlags) => (await import('../actions/console.js')).runConsole(options, io));
 };

@@ -1,27 +1,5 @@
-import cliProgress from 'cli-progress';
-import { reconcile, type ReconcileSummary } from '../../reconcile/index.js';
-import { EXIT } from '../exit.js';
-import { output, table } from '../io.js';
-import { duration, wholeNumber } from '../flags.js';
-import { LIST_FAILED_RUNS } from './runs.js';
+import type { ReconcileFlags } from '../actions/reconcile.js';
 import type { Register } from '../register.js';
-import { openRuntime } from '../runtime.js';
-
-function human(summary: ReconcileSummary): string {
-  if (summary.skipped) return 'another reconcile pass is running on this store; nothing done';
-  const lines = [
-    table(
-      [
-        { checked: summary.checked, advanced: summary.advanced, fulfilled: summary.fulfilled, 'missed by webhooks': summary.missedByWebhooks, discovered: summary.discovered, retried: summary.retried, failed: summary.failed, 'awaiting retry': summary.awaitingRetry },
-      ],
-      ['checked', 'advanced', 'fulfilled', 'missed by webhooks', 'discovered', 'retried', 'failed', 'awaiting retry'],
-    ),
-  ];
-  for (const error of summary.errors.slice(0, 20)) lines.push(`error: ${error.kind} ${error.id}: ${error.error}`);
-  if (summary.unknownToService > 0) lines.push(`${summary.unknownToService} resource(s) the service does not know (404): closed, so reconcile stops asking (see the log for which)`);
-  if (summary.awaitingRetry > 0) lines.push(`${summary.awaitingRetry} handler run(s) failed for good: see \`${LIST_FAILED_RUNS}\`, then \`checkout-kit retry --all\``);
-  return lines.join('\n');
-}
 
 export const registerReconcile: Register = (program, io, setExit) => {
   program
@@ -30,37 +8,5 @@ export const registerReconcile: Register = (program, io, setExit) => {
     .option('--json', 'print the summary as JSON')
     .option('--older-than <duration>', 'poll resources whose last news is older than this', '10m')
     .option('--concurrency <n>', 'polls in flight at once', '8')
-    .action(async (options: { json?: boolean; olderThan: string; concurrency: string }) => {
-      const olderThanMs = duration('--older-than')(options.olderThan);
-      const concurrency = wholeNumber('--concurrency', { min: 1, max: 256 })(options.concurrency);
-      const runtime = await openRuntime(io, {
-        handlers: true,
-        requireService: 'reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY/CHECKOUT_SIGNING_SECRET (and CHECKOUT_INVOICE_KEY for invoices)',
-      });
-      // requireService: the configuration names the service, so the runtime has its client.
-      const client = runtime.client!;
-      const bar = !options.json && io.stderr.isTTY ? new cliProgress.SingleBar({ stream: io.stderr, format: 'reconcile [{bar}] {value}/{total}' }, cliProgress.Presets.shades_classic) : undefined;
-      try {
-        const summary = await reconcile({
-          store: runtime.store,
-          engine: runtime.engine,
-          listInvoices: runtime.config.invoiceKey ? () => client.invoices.list() : undefined,
-          olderThanMs,
-          concurrency,
-          logger: runtime.logger,
-          onProgress: bar
-            ? (done, total) => {
-                if (done === 0) bar.start(total, 0);
-                else bar.update(done);
-              }
-            : undefined,
-        });
-        bar?.stop();
-        output(io, options.json ?? false, summary, human);
-        if (summary.failed > 0 || summary.awaitingRetry > 0) setExit(EXIT.failures);
-      } finally {
-        bar?.stop();
-        await runtime.close();
-      }
-    });
+    .action(async (options: ReconcileFlags) => (await import('../actions/reconcile.js')).reconcileOnce(options, io, setExit));
 };

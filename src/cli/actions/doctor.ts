@@ -1,0 +1,104 @@
+import { PassThrough } from 'node:stream';
+import { ApiError } from '../../errors/index.js';
+import { describeOutcomeRules, loadConfig, type CheckoutKitConfig } from '../../config/index.js';
+import { loadHandlers, NoFulfillmentModuleError } from '../../fulfillment/index.js';
+import { createLogger, silentLogger } from '../../log/index.js';
+import { openStore } from '../../store/open.js';
+import { EXIT } from '../exit.js';
+import { output, table, type CliIO } from '../io.js';
+import { clientFromConfig } from '../../client/index.js';
+
+interface Check {
+  check: string;
+  result: 'ok' | 'warn' | 'fail';
+  detail: string;
+}
+
+const NIL_UUID = '00000000-0000-4000-8000-000000000000';
+
+async function serviceChecks(config: CheckoutKitConfig): Promise<Check[]> {
+  const client = clientFromConfig(config);
+  if (!client) return [{ check: 'service', result: 'warn', detail: 'not checked: CHECKOUT_BASE_URL and a key are needed' }];
+  const checks: Check[] = [];
+  if (config.apiKey && config.signingSecret) {
+    try {
+      await client.payments.get(NIL_UUID);
+      checks.push({ check: 'merchant key', result: 'ok', detail: 'accepted' });
+    } catch (error) {
+      // A 404 for a payment that cannot exist means the key and signature were accepted.
+      if (error instanceof ApiError && error.status === 404) checks.push({ check: 'merchant key', result: 'ok', detail: 'accepted (probe answered 404)' });
+      else checks.push({ check: 'merchant key', result: 'fail', detail: (error as Error).message });
+    }
+  }
+  if (config.invoiceKey) {
+    try {
+      const invoices = await client.invoices.list();
+      checks.push({ check: 'invoice key', result: 'ok', detail: `accepted (${invoices.length} recent invoices)` });
+    } catch (error) {
+      checks.push({ check: 'invoice key', result: 'fail', detail: (error as Error).message });
+    }
+  }
+  return checks;
+}
+
+/** Every check, in order; a failing configuration stops the ones that need it. */
+async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> {
+  let config: CheckoutKitConfig;
+  try {
+    config = loadConfig({ env, cwd });
+  } catch (error) {
+    return [{ check: 'configuration', result: 'fail', detail: (error as Error).message }];
+  }
+  const checks: Check[] = [{ check: 'configuration', result: 'ok', detail: `environment ${config.environment ?? 'unknown (no keys)'}` }];
+  checks.push(config.baseUrl ? { check: 'base URL', result: 'ok', detail: config.baseUrl } : { check: 'base URL', result: 'fail', detail: 'CHECKOUT_BASE_URL is not set' });
+  checks.push(
+    config.apiKey && config.signingSecret
+      ? { check: 'merchant credentials', result: 'ok', detail: 'CHECKOUT_API_KEY and CHECKOUT_SIGNING_SECRET set' }
+      : { check: 'merchant credentials', result: 'fail', detail: 'set CHECKOUT_API_KEY and CHECKOUT_SIGNING_SECRET (payments, confirmation)' },
+  );
+  checks.push(config.invoiceKey ? { check: 'invoice key', result: 'ok', detail: 'set' } : { check: 'invoice key', result: 'warn', detail: 'CHECKOUT_INVOICE_KEY not set: no invoices' });
+  checks.push(
+    config.webhookSecrets.length > 0
+      ? { check: 'webhook secrets', result: 'ok', detail: `${config.webhookSecrets.length} secret(s)` }
+      : { check: 'webhook secrets', result: 'fail', detail: 'CHECKOUT_WEBHOOK_SECRET is not set: the receiver cannot verify deliveries' },
+  );
+  checks.push(
+    config.redirectHosts.length > 0
+      ? { check: 'redirect hosts', result: 'ok', detail: config.redirectHosts.join(', ') }
+      : { check: 'redirect hosts', result: 'fail', detail: 'no host allowed: set CHECKOUT_REDIRECT_HOSTS or CHECKOUT_BASE_URL' },
+  );
+  checks.push({ check: 'outcome rules', result: 'ok', detail: describeOutcomeRules(config.outcomeRules) });
+  // Its own row: every command's logger reads it, and the store's would otherwise fail on it.
+  try {
+    createLogger({ level: env.LOG_LEVEL, destination: new PassThrough() });
+    checks.push({ check: 'log level', result: 'ok', detail: env.LOG_LEVEL?.trim() || 'info (default)' });
+  } catch (error) {
+    checks.push({ check: 'log level', result: 'fail', detail: (error as Error).message });
+  }
+  try {
+    const store = await openStore(config.store, { cwd, logger: silentLogger });
+    checks.push({ check: 'store', result: 'ok', detail: store.description });
+    await store.close();
+  } catch (error) {
+    checks.push({ check: 'store', result: 'fail', detail: (error as Error).message });
+  }
+  try {
+    const handlers = await loadHandlers(config.handlers, cwd);
+    checks.push({ check: 'fulfillment module', result: 'ok', detail: `handlers: ${Object.keys(handlers).join(', ') || 'none'}` });
+  } catch (error) {
+    // serve and reconcile refuse all of these; only having no module at all can be meant (a backend
+    // that wires the engine into its own code), so that alone is a warning.
+    const missing = error instanceof NoFulfillmentModuleError;
+    const detail = missing ? `${(error as Error).message} serve and reconcile need one; a backend that wires the engine into its own code does not.` : (error as Error).message;
+    checks.push({ check: 'fulfillment module', result: missing ? 'warn' : 'fail', detail });
+  }
+  checks.push(...(await serviceChecks(config)));
+  return checks;
+}
+
+/** `checkout-kit doctor`: every check, as a table or JSON; exit 1 when one fails. */
+export async function doctor(options: { json?: boolean }, io: CliIO, setExit: (code: number) => void): Promise<void> {
+  const checks = await runChecks(io.env, io.cwd);
+  output(io, options.json ?? false, checks, (list) => table(list.map((c) => ({ ...c })), ['check', 'result', 'detail']));
+  if (checks.some((c) => c.result === 'fail')) setExit(EXIT.failures);
+}

@@ -1,0 +1,49 @@
+import { resolve } from 'node:path';
+import { parseFramework, scaffold, ScaffoldError, type ScaffoldReport } from '../../scaffold/index.js';
+import { UsageError } from '../exit.js';
+import { output, type CliIO } from '../io.js';
+
+export interface InitFlags {
+  force?: boolean;
+  json?: boolean;
+  framework: string;
+}
+
+const list = (entries: Record<string, string>) =>
+  Object.entries(entries)
+    .map(([name, value]) => `${name}@${value}`)
+    .join(', ');
+
+function human(report: ScaffoldReport): string {
+  const lines = [`checkout-kit init (${report.framework}): ${report.dir}${report.createdDir ? ' (created)' : ''}`];
+  for (const file of report.files.written) lines.push(`  wrote       ${file}`);
+  for (const file of report.files.overwritten) lines.push(`  overwrote   ${file}`);
+  for (const file of report.files.skipped) lines.push(`  skipped     ${file} (exists; --force overwrites)`);
+
+  const { action, added, kept, warnings } = report.packageJson;
+  lines.push(`  ${action.padEnd(11)} package.json`);
+  const scripts = Object.keys(added.scripts);
+  if (scripts.length) lines.push(`    scripts: ${scripts.join(', ')}`);
+  if (Object.keys(added.dependencies).length) lines.push(`    dependencies: ${list(added.dependencies)}`);
+  if (Object.keys(added.devDependencies).length) lines.push(`    devDependencies: ${list(added.devDependencies)}`);
+  if (kept.scripts.length) lines.push(`    kept your scripts: ${kept.scripts.join(', ')}`);
+  if (kept.dependencies.length) lines.push(`    kept your versions of: ${kept.dependencies.join(', ')}`);
+  for (const warning of warnings) lines.push(`  warning: ${warning}`);
+
+  lines.push('', 'Next steps:', ...report.nextSteps.map((step, i) => `  ${i + 1}. ${step}`));
+  return lines.join('\n');
+}
+
+/** `checkout-kit init [dir]`: scaffold a merchant backend into `dir`. */
+export async function init(dir: string | undefined, options: InitFlags, io: CliIO): Promise<void> {
+  let report: ScaffoldReport;
+  try {
+    const framework = parseFramework(options.framework);
+    report = await scaffold({ dir: resolve(io.cwd, dir ?? '.'), force: options.force ?? false, cwd: io.cwd, framework });
+  } catch (error) {
+    // The target is not usable as given (a file, a broken package.json): a usage error, exit 2.
+    if (error instanceof ScaffoldError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+  output(io, options.json ?? false, report, human);
+}

@@ -1,0 +1,28 @@
+import { retryFailed } from '../../runs/index.js';
+import { LIST_FAILED_RUNS } from '../defaults.js';
+import { notInStore, UsageError } from '../exit.js';
+import { clip, ERROR_COLUMN_WIDTH, output, table, type CliIO } from '../io.js';
+import { withStore } from '../with-store.js';
+
+/** `checkout-kit runs`: handler runs (fulfillment and event dispatch). */
+export async function listRuns(options: { failed?: boolean; json?: boolean }, io: CliIO): Promise<void> {
+  const runs = await withStore(io, (store) => store.listRuns({ status: options.failed ? 'failed' : undefined, limit: 1000 }));
+  output(io, options.json ?? false, runs, (list) => table(list.map((r) => ({ key: r.key, status: r.status, attempts: r.attempts, next: r.nextAttemptAt, error: clip(r.lastError, ERROR_COLUMN_WIDTH) })), ['key', 'status', 'attempts', 'next', 'error']));
+}
+
+/** `checkout-kit retry [key] | --all`: put failed runs back in line. */
+export async function retry(key: string | undefined, options: { all?: boolean; json?: boolean }, io: CliIO): Promise<void> {
+  if (!key && !options.all) throw new UsageError(`give a run key (see \`${LIST_FAILED_RUNS}\`) or --all`);
+  // Every failed run, page by page, however many (`key` undefined with --all).
+  const { retried, status } = await withStore(io, async (store) => {
+    const retried = await retryFailed(store, { key });
+    // Nothing put back for one key: say why (a typo'd key is not "0 runs", it is no run).
+    if (!key || retried > 0) return { retried, status: undefined };
+    const run = await store.getRun(key);
+    if (!run) throw notInStore('run', key, `\`${LIST_FAILED_RUNS}\` for the keys of failed runs`);
+    return { retried, status: run.status };
+  });
+  output(io, options.json ?? false, { retried, ...(status ? { status } : {}) }, ({ retried: n }) =>
+    status ? `run ${key} is ${status}, not failed: nothing to put back` : `${n} run(s) put back in line`,
+  );
+}

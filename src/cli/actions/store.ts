@@ -1,0 +1,90 @@
+import { resolve } from 'node:path';
+import { loadConfig } from '../../config/index.js';
+import { copyStore } from '../../store/sql/copy.js';
+import { SqlStore } from '../../store/sql/sql-store.js';
+import { fileStoreDir, openStore } from '../../store/open.js';
+import { sqliteErrorCode } from '../../store/sqlite/driver.js';
+import { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { EXIT, UsageError } from '../exit.js';
+import { output, type CliIO } from '../io.js';
+
+/**
+ * The embedded store's folder: `--dir`, else CHECKOUT_STORE's `file:` folder. Other stores are a
+ * usage error: PostgreSQL has its own tools (pg_amcheck, pg_dump).
+ */
+function storeDir(io: CliIO, dir: string | undefined, command: string): string {
+  if (dir !== undefined) return resolve(io.cwd, dir);
+  const url = loadConfig({ env: io.env, cwd: io.cwd }).store;
+  if (url.startsWith('file:')) return fileStoreDir(url, io.cwd);
+  // Only the scheme: a store URL may carry credentials.
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? 'that';
+  const why = /^postgres(ql)?:$/.test(scheme) ? 'use PostgreSQL\'s own tools (pg_amcheck, pg_dump)' : 'it keeps nothing on disk';
+  throw new UsageError(`store ${command} is for the embedded store (CHECKOUT_STORE=file:<dir>), not a ${scheme} store: ${why}.`);
+}
+
+/** Open the embedded store in `dir` for reading only, run `work`, close it. */
+async function withReadonlyStore<T>(dir: string, work: (store: SqliteStore) => Promise<T> | T): Promise<T> {
+  const store = new SqliteStore({ dir, readonly: true });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** A store URL for messages: only its scheme and place, never credentials. */
+const shown = (url: string) => url.replace(/\/\/[^@/]*@/, '//');
+
+/** `checkout-kit store check`: SQLite's integrity check; exit 1 when damaged. */
+export async function checkStore(options: { dir?: string; json?: boolean }, io: CliIO, setExit: (code: number) => void): Promise<void> {
+  const dir = storeDir(io, options.dir, 'check');
+  // Damage that keeps the file from opening at all is a finding of the check, not its failure.
+  const problems = await withReadonlyStore(dir, (opened) => opened.integrityCheck()).catch((error: unknown) => {
+    const cause = (error as Error).cause;
+    const code = sqliteErrorCode(cause);
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') return [(cause as Error).message];
+    throw error;
+  });
+  const healthy = problems.length === 1 && problems[0] === 'ok';
+  const report = { dir, status: healthy ? 'healthy' : 'damaged', problems: healthy ? [] : problems };
+  output(io, options.json ?? false, report, () =>
+    healthy
+      ? `store ${dir}: healthy`
+      : [`store ${dir}: DAMAGED`, ...problems.slice(0, 20).map((line) => `  ${line}`), 'Restore the latest `checkout-kit store backup`, then run `checkout-kit reconcile` to catch up.'].join('\n'),
+  );
+  if (!healthy) setExit(EXIT.failures);
+}
+
+/** `checkout-kit store backup <file>`: an online copy of the embedded store. */
+export async function backupStore(file: string, options: { dir?: string; json?: boolean }, io: CliIO): Promise<void> {
+  const dir = storeDir(io, options.dir, 'backup');
+  const destination = resolve(io.cwd, file);
+  await withReadonlyStore(dir, (opened) => opened.backup(destination));
+  output(io, options.json ?? false, { dir, backup: destination }, () => `store ${dir}: backed up to ${destination}`);
+}
+
+/** `checkout-kit store copy --to <url>`: every row of one SQL store into another; exit 1 when not every row made it. */
+export async function copyStoreTo(options: { to: string; from?: string; json?: boolean }, io: CliIO, setExit: (code: number) => void): Promise<void> {
+  const from = options.from ?? loadConfig({ env: io.env, cwd: io.cwd }).store;
+  if (from === options.to) throw new UsageError('store copy: --to names the source store itself: give another store.');
+  const source = await openStore(from, { cwd: io.cwd, readonly: true });
+  try {
+    const target = await openStore(options.to, { cwd: io.cwd });
+    try {
+      if (!(source instanceof SqlStore) || !(target instanceof SqlStore)) throw new UsageError('store copy works between SQL stores (file:, postgres://).');
+      const report = await copyStore(source, target);
+      output(io, options.json ?? false, report, () =>
+        [
+          `copied ${shown(from)} -> ${shown(options.to)}`,
+          ...report.tables.map((row) => `  ${row.table.padEnd(18)} ${String(row.source).padStart(8)} in source, ${String(row.target).padStart(8)} in target, ${row.copied} copied now${row.skipped ? ` (skipped: ${row.skipped})` : ''}`),
+          report.complete ? 'every row of the source is in the target' : 'NOT every row of the source is in the target: run the copy again',
+        ].join('\n'),
+      );
+      if (!report.complete) setExit(EXIT.failures);
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await source.close();
+  }
+}

@@ -1,0 +1,21 @@
+import { loadConfig } from '../config/index.js';
+import { openStore } from '../store/open.js';
+import type { Store } from '../store/index.js';
+import type { CliIO } from './io.js';
+
+/**
+ * Open the configured store for one piece of work, then close it: for the commands that read or
+ * act on what is stored (`events`, `payments`, `invoices`, `runs`, `retry`). A store that does not
+ * exist is refused (exit 2), never created: a mistyped CHECKOUT_STORE must not look like an empty shop.
+ * Its own module, apart from `runtime.ts`: these commands load the configuration and the store, not
+ * the client, the engine or the metrics.
+ */
+export async function withStore<T>(io: CliIO, work: (store: Store) => Promise<T>): Promise<T> {
+  const config = loadConfig({ env: io.env, cwd: io.cwd });
+  const store = await openStore(config.store, { cwd: io.cwd, mustExist: true });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
