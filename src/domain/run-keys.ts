@@ -30,6 +30,12 @@ export const runKeys = {
   fulfillment: (kind: ResourceKind, id: string, outcome: HandlerOutcome): FulfillmentRunKey => `${kind}:${id}:${outcome}`,
 };
 
+/**
+ * `runKeys.fulfillment` in SQL, over the columns (or expressions) holding the kind, id and outcome:
+ * the key of the handler run of a resource's current outcome, for joining resources to their runs.
+ */
+export const fulfillmentKeySql = (kind: string, id: string, outcome: string) => `${kind} || ':' || ${id} || ':' || ${outcome}`;
+
 /** What a run key names. */
 export type ParsedRunKey =
   | { kind: 'event'; eventId: string }

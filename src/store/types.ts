@@ -177,6 +177,38 @@ export interface ResourceFilter {
   newestFirst?: boolean;
 }
 
+/** How a resource's handler stands: the status of its current outcome's run, `none` without one (pending, or not queued yet). */
+export type HandlerState = Run['status'] | 'none';
+
+/** What the operator's search and lists ask for; every field narrows. Newest first. */
+export interface ResourceSearch {
+  kind?: ResourceKind;
+  /** Exact match on the resource's id, its order id, its e-mail (in any case) or the id of one of its events. */
+  find?: string;
+  outcome?: Outcome;
+  handler?: HandlerState;
+  open?: boolean;
+  /** Only resources whose current outcome was first learned from this source. */
+  outcomeSource?: NewsSource;
+  /** First seen by the store at or after this ISO time. */
+  since?: string;
+  /** First seen by the store before this ISO time. */
+  before?: string;
+  /** Amount at least this (a decimal string). */
+  amountMin?: string;
+  /** Amount at most this (a decimal string). */
+  amountMax?: string;
+  /** @default 100 */
+  limit?: number;
+  /** @default 0 */
+  offset?: number;
+}
+
+/** A resource as the operator's lists show it: with its handler's state. */
+export interface ResourceListing extends ResourceRecord {
+  handler: HandlerState;
+}
+
 /**
  * One entry of a timeline kept for the operator (issue 15): news the engine learned of a resource,
  * a handler attempt, a reconcile pass, a console action, an alert. Nothing decides from it: it is
@@ -332,6 +364,8 @@ export interface OperatorViews {
    * `eventsBefore`.
    */
   appendActivity(entry: NewActivity, now?: Date): Promise<void>;
+  /** Payments and invoices found by the operator's search and filters, newest first, from indexes. */
+  searchResources(search: ResourceSearch): Promise<ResourceListing[]>;
   /** A subject's timeline, newest first (entries of one instant in the order they were added, reversed). */
   listActivity(filter: ActivityFilter): Promise<Activity[]>;
   /**

@@ -48,6 +48,7 @@ const READS = [
   'countRuns',
   'getResource',
   'listResources',
+  'searchResources',
   'getCheckoutAttempt',
   'listActivity',
   'summarize',

@@ -41,6 +41,44 @@ export function operatorViewsContract(store: () => Store): void {
       expect(await ids({ outcomeSource: 'reconcile', kind: 'payment', limit: 1, offset: 1 })).toEqual(['payment:p2']);
     });
 
+    it('finds a resource by id, order id, e-mail in any case or event id, and filters by outcome, handler state, date and amount', async () => {
+      const snapshot = (amount: string, email?: string) => ({ amount, amountReceived: amount, ...(email ? { email } : {}) });
+      await store().updateResource({ kind: 'payment', id: 'pay_a', orderId: 'A-1001', outcome: 'paid', source: 'webhook', snapshot: snapshot('42.10', ' Buyer@Example.com ') }, at(T0));
+      await store().updateResource({ kind: 'payment', id: 'pay_b', orderId: 'A-1002', outcome: 'overpaid', source: 'reconcile', snapshot: snapshot('9.5') }, at(T0 + MINUTE));
+      await store().updateResource({ kind: 'invoice', id: 'inv_c', orderId: 'A-1003', outcome: 'pending', snapshot: snapshot('1000', 'other@example.com') }, at(T0 + 2 * MINUTE));
+      await store().updateResource({ kind: 'payment', id: 'pay_d', outcome: 'paid', snapshot: snapshot('not a number', 'buyer@example.com') }, at(T0 + 3 * MINUTE));
+      await store().insertEvent(sampleEvent('evt_b', { resourceKind: 'payment', resourceId: 'pay_b' }), at(T0));
+      // Handler runs of the current outcomes: a's done, b's failed for good, d's running; c has none.
+      await store().enqueueRun({ key: 'payment:pay_a:paid', kind: 'fulfillment', data: {} }, at(T0));
+      await store().claimRun('payment:pay_a:paid', { owner: 'w', leaseMs: MINUTE, now: at(T0) });
+      await store().completeRun('payment:pay_a:paid', 'w', at(T0));
+      await store().enqueueRun({ key: 'payment:pay_b:overpaid', kind: 'fulfillment', data: {} }, at(T0));
+      await store().claimRun('payment:pay_b:overpaid', { owner: 'w', leaseMs: MINUTE, now: at(T0) });
+      await store().failRun('payment:pay_b:overpaid', 'w', { error: 'no stock', now: at(T0) });
+      await store().enqueueRun({ key: 'payment:pay_d:paid', kind: 'fulfillment', data: {} }, at(T0));
+      await store().claimRun('payment:pay_d:paid', { owner: 'w', leaseMs: MINUTE, now: at(T0) });
+
+      const found = async (search: Parameters<Store['searchResources']>[0]) => (await store().searchResources(search)).map((row) => `${row.id} ${row.handler}`);
+      expect(await found({})).toEqual(['pay_d running', 'inv_c none', 'pay_b failed', 'pay_a done']);
+      expect(await found({ find: 'pay_a' })).toEqual(['pay_a done']);
+      expect(await found({ find: 'A-1003' })).toEqual(['inv_c none']);
+      expect(await found({ find: 'BUYER@example.COM' })).toEqual(['pay_d running', 'pay_a done']);
+      expect(await found({ find: 'evt_b' })).toEqual(['pay_b failed']);
+      expect(await found({ find: 'A-1003', kind: 'payment' })).toEqual([]);
+      expect(await found({ find: 'nothing' })).toEqual([]);
+      expect(await found({ handler: 'failed' })).toEqual(['pay_b failed']);
+      expect(await found({ handler: 'running' })).toEqual(['pay_d running']);
+      expect(await found({ handler: 'done' })).toEqual(['pay_a done']);
+      expect(await found({ handler: 'none' })).toEqual(['inv_c none']);
+      expect(await found({ outcome: 'paid' })).toEqual(['pay_d running', 'pay_a done']);
+      expect(await found({ since: iso(T0 + MINUTE), before: iso(T0 + 3 * MINUTE) })).toEqual(['inv_c none', 'pay_b failed']);
+      expect(await found({ amountMin: '9.5', amountMax: '42.1' })).toEqual(['pay_b failed', 'pay_a done']);
+      expect(await found({ amountMin: '100' })).toEqual(['inv_c none']);
+      expect(await found({ kind: 'payment', limit: 1, offset: 1 })).toEqual(['pay_b failed']);
+      const [listed] = await store().searchResources({ find: 'pay_a' });
+      expect(listed).toMatchObject({ kind: 'payment', id: 'pay_a', orderId: 'A-1001', outcome: 'paid', snapshot: { amount: '42.10' } });
+    });
+
     it('pages dead letters newest first', async () => {
       for (let i = 0; i < 4; i++) await store().insertDeadLetter({ receivedAt: iso(T0 + i), reason: `r${i}`, body: '{', headers: {} }, at(T0 + i));
       expect((await store().listDeadLetters(2, 1)).map((letter) => letter.reason)).toEqual(['r2', 'r1']);

@@ -28,6 +28,7 @@ const NOW_AT: Record<keyof Store, NowAt> = {
   updateResource: { arg: 1 },
   getResource: 'none',
   listResources: 'none',
+  searchResources: 'none',
   putCheckoutAttempt: { arg: 1 },
   completeCheckoutAttempt: { arg: 2 },
   releaseCheckoutAttempt: { arg: 2 },

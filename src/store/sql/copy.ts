@@ -10,7 +10,7 @@ import type { SqlStore } from './sql-store.js';
 const TABLES = [
   { table: 'events', key: ['id'], order: 'seq', columns: EVENT_COLUMNS },
   { table: 'runs', key: ['key'], order: 'seq', columns: RUN_COLUMNS },
-  { table: 'resources', key: ['kind', 'id'], order: 'seq', columns: [...RESOURCE_COLUMNS, 'outcome_rank', 'advanced_by'] },
+  { table: 'resources', key: ['kind', 'id'], order: 'seq', columns: [...RESOURCE_COLUMNS, 'outcome_rank', 'advanced_by', 'email', 'amount_value'] },
   { table: 'checkout_attempts', key: ['order_id'], order: 'order_id', columns: ATTEMPT_COLUMNS },
   { table: 'dead_letters', key: ['id'], order: 'seq', columns: DEAD_LETTER_COLUMNS },
   // Timeline entries have no identity of their own: they are copied only into an empty timeline.

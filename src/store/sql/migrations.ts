@@ -1,3 +1,4 @@
+import { fulfillmentKeySql } from '../../domain/index.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -115,6 +116,20 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
       `CREATE INDEX activity_subject_idx ON ${p}activity (subject, seq DESC)`,
       `CREATE INDEX activity_at_idx ON ${p}activity (at)`,
+    ],
+  },
+  {
+    version: 2,
+    name: 'resources found by e-mail, amount and handler state',
+    statements: ({ prefix: p, types: t, jsonText, decimalOf }) => [
+      // From the latest snapshot, kept beside it by the same statement: the e-mail in lower case
+      // (found whatever case is typed), the amount as a number (compared, never summed).
+      `ALTER TABLE ${p}resources ADD COLUMN email text`,
+      `ALTER TABLE ${p}resources ADD COLUMN amount_value ${t.decimal}`,
+      `UPDATE ${p}resources SET email = NULLIF(lower(trim(${jsonText('snapshot', 'email')})), ''), amount_value = ${decimalOf(jsonText('snapshot', 'amount'))} WHERE snapshot IS NOT NULL`,
+      `CREATE INDEX resources_email_idx ON ${p}resources (email)`,
+      // The key of the current outcome's handler run: from the few failed or running runs to their resources.
+      `CREATE INDEX resources_handler_key_idx ON ${p}resources ((${fulfillmentKeySql('kind', 'id', 'outcome')}))`,
     ],
   },
 ];

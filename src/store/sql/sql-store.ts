@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { StoreError } from '../../errors/index.js';
 import { enqueuedWithEvent } from './event-run-guard.js';
-import { EVENT_RUN_PREFIX, RUN_STATUSES } from '../../domain/index.js';
+import { EVENT_RUN_PREFIX, fulfillmentKeySql, RESOURCE_KINDS, RUN_STATUSES } from '../../domain/index.js';
 import {
   OUTCOME_RANK,
   type Activity,
@@ -18,7 +18,9 @@ import {
   type PruneOptions,
   type ResourceFilter,
   type ResourceKind,
+  type ResourceListing,
   type ResourceRecord,
+  type ResourceSearch,
   type ResourceUpdate,
   type ResourceUpdateOptions,
   type Run,
@@ -73,6 +75,16 @@ export interface SqlStoreOptions {
 /** Most events written by one statement. */
 const MAX_INSERT_BATCH = 200;
 const rankOf = (outcome: ResourceUpdate['outcome']) => (outcome === undefined ? null : OUTCOME_RANK[outcome]);
+
+/**
+ * What the operator's search finds a resource by, from its snapshot: the e-mail in lower case and
+ * the amount where it is a decimal (as the schema's second migration reads stored snapshots).
+ */
+function searchableOf(snapshot: Record<string, unknown> | undefined): [email: string | null, amount: string | null] {
+  const email = typeof snapshot?.email === 'string' ? snapshot.email.trim().toLowerCase() : '';
+  const amount = typeof snapshot?.amount === 'string' && /^[0-9]+(\.[0-9]+)?$/.test(snapshot.amount) ? snapshot.amount : null;
+  return [email === '' ? null : email, amount];
+}
 
 /**
  * The store on SQL: one implementation of every rule for SQLite (the embedded default) and
@@ -306,6 +318,7 @@ export class SqlStore implements Store {
         update.outcome ?? null,
         update.late ?? null,
         update.open ?? null,
+        ...searchableOf(update.snapshot),
       ],
     });
     const row = one(rows);
@@ -330,6 +343,42 @@ export class SqlStore implements Store {
       values: where.values,
     });
     return rows.map(toResource);
+  }
+
+  async searchResources(search: ResourceSearch): Promise<ResourceListing[]> {
+    const where = new Where();
+    const handlerKey = fulfillmentKeySql('res.kind', 'res.id', 'res.outcome');
+    if (search.kind !== undefined) where.add('res.kind = ?', search.kind);
+    if (search.find !== undefined) {
+      // Each way of finding it through its own index, as one list of rows.
+      const find = where.param(search.find);
+      const p = this.dialect.prefix;
+      where.add(`res.seq IN (
+        SELECT seq FROM ${p}resources WHERE kind IN (${RESOURCE_KINDS.map((kind) => `'${kind}'`).join(', ')}) AND id = ${find}
+        UNION SELECT seq FROM ${p}resources WHERE order_id = ${find}
+        UNION SELECT seq FROM ${p}resources WHERE email = ${where.param(search.find.trim().toLowerCase())}
+        UNION SELECT found.seq FROM ${p}events e JOIN ${p}resources found ON found.kind = e.resource_kind AND found.id = e.resource_id WHERE e.id = ${find})`);
+    }
+    if (search.outcome !== undefined) where.add('res.outcome = ?', search.outcome);
+    if (search.open !== undefined) where.add(search.open ? 'res.open' : 'NOT res.open');
+    if (search.outcomeSource !== undefined) where.add('res.outcome_source = ?', search.outcomeSource);
+    if (search.since !== undefined) where.add('res.created_at >= ?', iso(search.since));
+    if (search.before !== undefined) where.add('res.created_at < ?', iso(search.before));
+    if (search.amountMin !== undefined) where.add(`res.amount_value >= ${this.dialect.cast('?', 'decimal')}`, search.amountMin);
+    if (search.amountMax !== undefined) where.add(`res.amount_value <= ${this.dialect.cast('?', 'decimal')}`, search.amountMax);
+    const handler = search.handler;
+    if (handler === 'none') where.add('r.key IS NULL');
+    else if (handler === 'done' || handler === 'pending') where.add('r.status = ?', handler);
+    // Failed and running handlers are few: from the runs' partial indexes to their resources.
+    else if (handler !== undefined) where.add(`${handlerKey} IN (SELECT key FROM ${this.dialect.prefix}runs WHERE kind = 'fulfillment' AND status = '${handler === 'failed' ? 'failed' : 'running'}')`);
+    const { rows } = await this.database.query<ResourceRow & { handler_status: Run['status'] | null }>({
+      text: `SELECT ${RESOURCE_COLUMNS.map((column) => `res.${column}`).join(', ')}, r.status AS handler_status
+        FROM ${this.dialect.prefix}resources res LEFT JOIN ${this.dialect.prefix}runs r ON r.key = ${handlerKey}
+        ${where.sql}
+        ORDER BY res.seq DESC LIMIT ${where.param(search.limit ?? 100)} OFFSET ${where.param(search.offset ?? 0)}`,
+      values: where.values,
+    });
+    return rows.map((row) => ({ ...toResource(row), handler: row.handler_status ?? 'none' }));
   }
 
   // Checkout attempts

@@ -1,0 +1,74 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { postgresDialect, sqliteDialect, type Dialect } from '../../src/store/sql/dialect.js';
+import { migrationsTable } from '../../src/store/sql/migrate.js';
+import { MIGRATIONS } from '../../src/store/sql/migrations.js';
+import { sqliteDatabase } from '../../src/store/sqlite/sqlite-database.js';
+import { SqliteStore, STORE_FILE, type Store } from '../../src/store/index.js';
+import { tempDir } from '../support/temp-dirs.js';
+import { randomSchema, TestDatabases } from './postgres/test-database.js';
+
+const databases = new TestDatabases();
+afterAll(() => databases.dispose());
+
+/** The statements that leave a new database at schema version 1, holding two payments as that version wrote them. */
+function atVersionOne(dialect: Dialect): string[] {
+  const p = dialect.prefix;
+  const payment = (seq: number, id: string, snapshot: string) =>
+    `INSERT INTO ${p}resources (kind, id, order_id, outcome, outcome_rank, snapshot, last_news_at, open, created_at, updated_at)
+     VALUES ('payment', '${id}', 'A-${seq}', 'paid', 2, '${snapshot}', '2030-01-01T00:00:0${seq}.000Z', ${dialect.name === 'sqlite' ? 1 : 'true'}, '2030-01-01T00:00:0${seq}.000Z', '2030-01-01T00:00:0${seq}.000Z')`;
+  return [
+    ...dialect.migrationPrelude(),
+    migrationsTable(dialect),
+    ...MIGRATIONS[0]!.statements(dialect),
+    `INSERT INTO ${p}schema_migrations (version, name, applied_at) VALUES (1, '${MIGRATIONS[0]!.name}', '2030-01-01T00:00:00.000Z')`,
+    payment(1, 'pay_old', JSON.stringify({ amount: '42.10', email: ' Buyer@Example.com ' })),
+    payment(2, 'pay_odd', JSON.stringify({ amount: 'n/a' })),
+  ];
+}
+
+/** What every later version must find in a store written at version 1. */
+async function findsWhatVersionOneWrote(store: Store): Promise<void> {
+  expect((await store.searchResources({ find: 'buyer@example.com' })).map((row) => row.id)).toEqual(['pay_old']);
+  expect((await store.searchResources({ amountMin: '42.1', amountMax: '42.1' })).map((row) => row.id)).toEqual(['pay_old']);
+  expect((await store.searchResources({})).map((row) => `${row.id} ${row.handler}`)).toEqual(['pay_odd none', 'pay_old none']);
+  // Written after the migration, by the same statement as ever.
+  await store.updateResource({ kind: 'payment', id: 'pay_new', outcome: 'paid', snapshot: { amount: '5', email: 'NEW@example.com' } });
+  expect((await store.searchResources({ find: 'new@EXAMPLE.com' })).map((row) => row.id)).toEqual(['pay_new']);
+}
+
+describe('a store written by schema version 1', () => {
+  it('SQLite file: the next open migrates it, finds its payments by e-mail and amount, and a second instance and a restart read the same', async () => {
+    const dir = await tempDir('ck-migrate-v1-');
+    const database = sqliteDatabase({ path: `${dir}/${STORE_FILE}` });
+    await database.transaction(async (tx) => {
+      for (const text of atVersionOne(sqliteDialect)) await tx.query({ text });
+    });
+    await database.close();
+
+    const store = new SqliteStore({ dir });
+    await store.open();
+    await findsWhatVersionOneWrote(store);
+    const beside = new SqliteStore({ dir, readonly: true });
+    await beside.open();
+    expect((await beside.searchResources({ find: 'new@example.com' })).map((row) => row.id)).toEqual(['pay_new']);
+    await beside.close();
+    await store.close();
+    const restarted = new SqliteStore({ dir });
+    await restarted.open();
+    expect((await restarted.searchResources({ find: 'buyer@example.com' })).map((row) => row.id)).toEqual(['pay_old']);
+    await restarted.close();
+  });
+
+  it('PostgreSQL: the next open migrates it and finds its payments by e-mail and amount', async () => {
+    const schema = randomSchema();
+    try {
+      for (const text of atVersionOne(postgresDialect(schema))) await databases.query(text);
+      const store = await databases.store({ schema });
+      await store.open();
+      await findsWhatVersionOneWrote(store);
+      await store.close();
+    } finally {
+      await databases.drop(schema);
+    }
+  });
+});
