@@ -281,6 +281,6 @@ describe.skipIf(!DATABASE_URL)('PostgresStore shared by several processes', () =
       );
       for (const member of [...receivers.slice(1), ...reconcilers]) expect(member.child.exitCode, member.stderr()).toBeNull();
     },
-    90_000,
+    240_000,
   );
 });
