@@ -1,5 +1,4 @@
 import { relative, resolve } from 'node:path';
-import Fastify from 'fastify';
 import { loadConfig } from '../../config/index.js';
 import { saveCapture } from '../../devtools/index.js';
 import { UsageError } from '../exit.js';
@@ -7,6 +6,7 @@ import { portNumber } from '../flags.js';
 import { writeLine } from '../io.js';
 import type { Register } from '../register.js';
 import { listenOn } from '../../fastify/listen-on.js';
+import { loadFastify } from '../../fastify/load-fastify.js';
 import { untilSignal } from '../signals.js';
 
 /** Default port: next to the sandbox's 4010. */
@@ -37,6 +37,7 @@ export const registerCapture: Register = (program, io) => {
       }
       const dir = resolve(io.cwd, flags.out);
       const stopped = untilSignal();
+      const Fastify = await loadFastify('checkout-kit capture');
       const app = Fastify({ forceCloseConnections: true });
       // Every content type, unparsed: the body is kept exactly as it arrived.
       app.removeAllContentTypeParsers();

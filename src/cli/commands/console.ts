@@ -1,4 +1,3 @@
-import Fastify from 'fastify';
 import { isLoopbackHost } from '../../access/index.js';
 import { loadConfig } from '../../config/index.js';
 import { ConfigError } from '../../errors/index.js';
@@ -12,6 +11,7 @@ import { CONSOLE_PREFIX, createOperations } from '../operations.js';
 import type { Register } from '../register.js';
 import { openRuntime } from '../runtime.js';
 import { listenOn } from '../../fastify/listen-on.js';
+import { loadFastify } from '../../fastify/load-fastify.js';
 import { untilSignal } from '../signals.js';
 
 /** `checkout-kit console`'s port without --port (serve keeps PORT, 3000 by default). */
@@ -43,6 +43,7 @@ export const registerConsole: Register = (program, io) => {
         runtime = await openRuntime(io, { handlers: false });
         writeLine(io.stderr, `checkout-kit: ${(error as Error).message.split('\n')[0]} The console runs without it: "Reconcile now" is off and retried runs wait for serve.`);
       }
+      const Fastify = await loadFastify('checkout-kit console');
       const app = Fastify({ ...SPEC_ERROR_OPTIONS });
       app.setErrorHandler(specErrorHandler(runtime.logger, 'console'));
       app.setNotFoundHandler(async (request, reply) =>
