@@ -1,6 +1,6 @@
 import { CheckoutKitError, ConfigError, InvalidRequestError } from '../errors/index.js';
 
-/** Exit codes of contract.md section 4. */
+/** Exit codes: 0 done, 1 something failed (a run, a request, a check), 2 a usage or configuration error. */
 export const EXIT = { ok: 0, failures: 1, usage: 2 } as const;
 
 /** A usage problem found by a command (bad flag value, missing argument): exit 2. */

@@ -1,10 +1,11 @@
 import { setMaxListeners } from 'node:events';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { checkoutRoutes } from '../checkout/index.js';
 import { ConfigError } from '../errors/index.js';
 import { attachFulfillment } from '../fulfillment/index.js';
 import { observeDeliveries } from '../metrics/index.js';
 import { SPEC_ERROR_OPTIONS, specErrorHandler } from '../fastify/error-replies.js';
+import { loadFastify } from '../fastify/load-fastify.js';
 import { errorObject } from '../schemas/error.js';
 import { createReceiver, checkoutWebhooks, type WebhookReceiver } from '../webhooks/index.js';
 import { createOperations, type Operations } from './operations.js';
@@ -39,6 +40,7 @@ export async function buildServeApp(runtime: Runtime, options: ServeAppOptions):
   });
   // Every error answers with the spec's error object: unknown routes, fastify's own (bad JSON,
   // media type, size: `POST /checkout`), and those before any route (a URL that does not decode).
+  const Fastify = await loadFastify('checkout-kit serve');
   const app = Fastify({ ...SPEC_ERROR_OPTIONS });
   app.setNotFoundHandler(async (request, reply) => reply.code(404).send(errorObject('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)));
   app.setErrorHandler(specErrorHandler(logger, 'serve'));

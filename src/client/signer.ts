@@ -20,7 +20,7 @@ export interface SignableRequest {
 export type RequestSigner = (request: SignableRequest) => string;
 
 /**
- * Default scheme (contract.md 3b): `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<METHOD>.<path>.<body>")>`.
+ * The default `X-Request-Signature`: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<METHOD>.<path>.<body>")>`.
  */
 export const defaultRequestSigner: RequestSigner = ({ method, path, body, secret, timestamp }) => {
   const t = timestamp ?? Math.floor(Date.now() / 1000);

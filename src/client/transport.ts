@@ -23,7 +23,7 @@ export interface TransportOptions {
   minRetryDelayMs?: number;
   /** Longest `Retry-After` honoured, in milliseconds. @default 60000 */
   maxRetryAfterMs?: number;
-  /** Produces `X-Request-Signature`. @default contract.md 3b (`defaultRequestSigner`) */
+  /** Produces `X-Request-Signature`. @default defaultRequestSigner (`t=<unix seconds>,v1=<hex HMAC-SHA256>`) */
   signer?: RequestSigner;
   /**
    * Send requests through this `fetch` instead. By default they go through Node's `http`/`https`

@@ -10,7 +10,7 @@ import { checkKey, environmentOf } from './keys.js';
 import { parseStatusMap, parseUnderpayTolerance, type OutcomeRules } from './outcome-rules.js';
 import { parseWebhookScheme } from './webhook-scheme.js';
 
-/** Everything `contract.md` section 2 configures, normalised. */
+/** Everything the `CHECKOUT_*` environment variables configure, normalised. */
 export interface CheckoutKitConfig {
   /** `CHECKOUT_BASE_URL`, without a trailing slash. */
   baseUrl: string | undefined;
@@ -107,7 +107,7 @@ function readDotenv(cwd: string): Record<string, string> {
 }
 
 /**
- * Read and check the configuration of contract.md section 2. Throws `ConfigError` for malformed
+ * Read and check the `CHECKOUT_*` configuration. Throws `ConfigError` for malformed
  * keys, keys of the wrong kind, or keys of mixed environments. Secrets are registered for redaction.
  */
 /**

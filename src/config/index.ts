@@ -1,4 +1,4 @@
-/** Configuration from environment variables and `.env` (contract.md section 2). */
+/** Configuration from `CHECKOUT_*` environment variables and `.env` (the environment wins over the file). */
 export { loadConfig, publicUrlOf, DEFAULT_STORE } from './env.js';
 export type { CheckoutKitConfig, LoadConfigOptions } from './env.js';
 export { checkKey, environmentOf, describeKey } from './keys.js';

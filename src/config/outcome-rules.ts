@@ -4,8 +4,8 @@ import { DEFAULT_STATUS_MAP, type ClassifyOptions, type StatusMeaning } from '..
 import { compareAmounts } from '../money/index.js';
 
 /**
- * The outcome rules of contract.md section 5 as configuration (`CHECKOUT_UNDERPAY_TOLERANCE`,
- * `CHECKOUT_STATUS_MAP`): what every command hands the fulfillment engine as its `classify`
+ * The outcome rules as configuration: how much less than the amount still counts as paid
+ * (`CHECKOUT_UNDERPAY_TOLERANCE`) and what the service's status words mean (`CHECKOUT_STATUS_MAP`): what every command hands the fulfillment engine as its `classify`
  * option, so `serve`, `reconcile` and the return page decide a payment alike (issue 11).
  */
 export type OutcomeRules = Required<Pick<ClassifyOptions, 'statusMap'>> & Pick<ClassifyOptions, 'underpayTolerance'>;

@@ -1,14 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Fastify from 'fastify';
 import { createCheckout } from '../checkout/index.js';
 import { CheckoutClient } from '../client/index.js';
+import { loadFastify } from '../fastify/load-fastify.js';
 import { attachFulfillment, FulfillmentEngine, type FulfillmentHandler } from '../fulfillment/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { ExactDecimal } from '../money/index.js';
 import { reconcile, type ReconcileSummary } from '../reconcile/index.js';
 import { startSandbox, type WebhookFaults } from '../sandbox/index.js';
+import { loadDriver } from '../store/sqlite/driver.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { NewsSource } from '../store/index.js';
 import { checkoutWebhooks, createReceiver, type WebhookEndpoint, type WebhookReceiver } from '../webhooks/index.js';
@@ -70,6 +71,10 @@ function lateEndpoint(): WebhookEndpoint & { target?: WebhookReceiver } {
  */
 export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const started = Date.now();
+  // Before anything is made or listens: without fastify, or without SQLite (Node 20 with no
+  // better-sqlite3), the demo stops with its one-line error instead of leaving servers running.
+  const Fastify = await loadFastify('The demo');
+  loadDriver();
   const say = options.onLine ?? (() => {});
   const logger = options.logger ?? silentLogger;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'checkout-kit-demo-')));

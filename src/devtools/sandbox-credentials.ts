@@ -12,7 +12,7 @@ const Environment = z.looseObject({
 const CredentialsSchema = z.looseObject({ baseUrl: z.string(), webhookSecret: z.string(), test: Environment, live: Environment });
 
 /**
- * `DIR/credentials.json`, which a running sandbox writes on start (contract.md 6). Throws
+ * `DIR/credentials.json`, which a running sandbox writes on start. Throws
  * `ConfigError` when it is missing or not in that shape.
  */
 export async function readSandboxCredentials(dataDir: string): Promise<SandboxCredentials> {

@@ -8,6 +8,7 @@ export { messageOf } from './message-of.js';
 export { describeFetchError, isBadPort } from './fetch-error.js';
 export { isAbortedBy } from './aborted-by.js';
 export { printable } from './printable.js';
+export { importOptionalPeer, MissingPeerError, OPTIONAL_PEERS, type OptionalPeer } from './optional-peer.js';
 export {
   CheckoutKitError,
   ConfigError,

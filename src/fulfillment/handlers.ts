@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConfigError } from '../errors/index.js';
+import { ConfigError, importOptionalPeer, MissingPeerError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { HANDLER_OUTCOMES, isHandlerOutcome } from '../runs/index.js';
 import type { InvoiceDetail, Payment } from '../schemas/index.js';
 import type { NewsSource, ResourceKind } from '../store/index.js';
 import type { Classification, HandlerOutcome } from './outcome.js';
 
-/** What a fulfillment handler is told besides the resource (contract.md section 5). */
+/** What a fulfillment handler is told besides the resource. */
 export interface FulfillmentContext {
   kind: ResourceKind;
   outcome: HandlerOutcome;
@@ -53,7 +53,7 @@ export function assertHandlers(value: unknown, source: string): FulfillmentHandl
   return value as FulfillmentHandlers;
 }
 
-/** The default module names, tried in order (contract.md section 2). */
+/** The module names tried, in this order, when neither `CHECKOUT_HANDLERS` nor `--handlers` names one. */
 export const DEFAULT_HANDLER_FILES = ['fulfillment.ts', 'fulfillment.mjs', 'fulfillment.js'];
 
 /**
@@ -70,11 +70,12 @@ export async function loadHandlers(file: string | undefined, cwd = process.cwd()
   try {
     module = (await unlessStuck(path, async () => {
       if (!/\.[cm]?tsx?$/.test(path)) return import(pathToFileURL(path).href);
-      const { tsImport } = await import('tsx/esm/api');
+      const { tsImport } = await importOptionalPeer('tsx', `The TypeScript fulfillment module ${path}`, () => import('tsx/esm/api'));
       return tsImport(pathToFileURL(path).href, import.meta.url);
     })) as { default?: unknown };
   } catch (error) {
-    if (error instanceof StuckModuleError) throw error;
+    // Already one line that says what to do: not wrapped in "Could not load".
+    if (error instanceof StuckModuleError || error instanceof MissingPeerError) throw error;
     throw new ConfigError(`Could not load the fulfillment module ${path}: ${loadFailure(error)}`, { cause: error });
   }
   // tsx may wrap a CommonJS-style default once more.

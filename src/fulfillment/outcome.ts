@@ -65,8 +65,10 @@ function allowance(amount: ExactDecimal, tolerance: ClassifyOptions['underpayTol
 }
 
 /**
- * The outcome of a payment or invoice from its amounts and `expiresAt` (contract.md section 5),
- * in exact decimals. Status words only refine it through `statusMap`.
+ * The outcome of a payment or invoice from its amounts and `expiresAt`, in exact decimals: more
+ * than the amount received is overpaid; the amount (less `underpayTolerance`) is paid; less is
+ * pending until `expiresAt`, then underpaid, or expired when nothing arrived. Status words only
+ * refine it through `statusMap`.
  */
 export function classify(resource: Classifiable, options: ClassifyOptions = {}): Classification {
   const now = (options.now ?? new Date()).getTime();

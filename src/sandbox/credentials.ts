@@ -10,7 +10,7 @@ export interface EnvironmentCredentials {
   merchant: { merchantId: string; apiKey: string; signingSecret: string; invoiceKey: string };
 }
 
-/** `DATA/credentials.json`, in the shape of contract.md section 6. */
+/** `DATA/credentials.json`: the sandbox's URL, its webhook secret and the keys of its seeded test and live accounts. */
 export interface SandboxCredentials {
   baseUrl: string;
   webhookSecret: string;

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import { importOptionalPeer } from '../errors/index.js';
 import { listenOn } from '../fastify/listen-on.js';
 import type { SandboxContext } from './context.js';
 import { credentialsOf, writeCredentials, type SandboxCredentials } from './credentials.js';
@@ -67,8 +68,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       },
     });
     const context: SandboxContext = { options: resolved, state, webhooks, idempotency: new Idempotency(() => state.data, resolved.createDelayMs), baseUrl: '' };
-    // fastify loads when a sandbox starts: importing checkout-kit (which exports runCheck) loads none (issue 14).
-    const { buildServer } = await import('./server.js');
+    // fastify loads when a sandbox starts: importing checkout-kit (which exports runCheck) loads none (issue 14),
+    // and without fastify, an optional peer, only starting a sandbox fails.
+    const { buildServer } = await importOptionalPeer('fastify', 'The sandbox', () => import('./server.js'));
     const app = buildServer(context);
     await listenOn(app, { port: resolved.port, host: resolved.host }, 'the port option; on the command line --port or PORT');
     const { port } = app.server.address() as AddressInfo;

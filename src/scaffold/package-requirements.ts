@@ -18,7 +18,12 @@ export const SCAFFOLD_SCRIPTS: Readonly<Record<string, string>> = {
   test: 'vitest run',
 };
 
-const DEV_DEPENDENCIES = ['typescript', 'tsx', 'vitest', '@types/node'] as const;
+/**
+ * tsx is a dependency, not a dev one: `checkout-kit serve` and `reconcile` load the scaffold's
+ * `fulfillment.ts` through it in production too, and checkout-kit only names it as an optional peer.
+ */
+const DEPENDENCIES = ['tsx'] as const;
+const DEV_DEPENDENCIES = ['typescript', 'vitest', '@types/node'] as const;
 
 /**
  * The scripts and dependencies of the scaffold for `framework`. `checkout-kit` is pinned to the
@@ -35,7 +40,7 @@ export function packageRequirements(kit: KitManifest, framework: Framework = 'fa
   const ranges = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, rangeOf(name)]));
   return {
     scripts: { ...SCAFFOLD_SCRIPTS, ...scaffold.scripts },
-    dependencies: { 'checkout-kit': `^${kit.version}`, ...ranges(scaffold.dependencies) },
+    dependencies: { 'checkout-kit': `^${kit.version}`, ...ranges([...DEPENDENCIES, ...scaffold.dependencies]) },
     devDependencies: ranges([...DEV_DEPENDENCIES, ...scaffold.devDependencies]),
   };
 }

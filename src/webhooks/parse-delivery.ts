@@ -3,7 +3,7 @@ import { parseEventEnvelope, type CheckoutEvent } from '../schemas/event.js';
 import { utf8Text } from './utf8.js';
 
 /**
- * Turns another service's envelope into contract.md 3c's `{ id, type, createdAt, environment, data }`.
+ * Turns another service's envelope into the event envelope checkout-kit reads: `{ id, type, createdAt, environment, data }`.
  * @example (json) => ({ id: json.event_id, type: json.kind, createdAt: json.at, data: json.object })
  */
 export type EnvelopeMapper = (parsed: unknown) => unknown;

@@ -24,7 +24,7 @@ export interface RetentionOptions {
 export interface ReceiverOptions {
   /** Where events, dispatch runs and dead letters are kept. */
   store: Store;
-  /** One or more secrets; several during a rotation (contract.md 2: CHECKOUT_WEBHOOK_SECRET). */
+  /** One or more secrets; several during a rotation (`CHECKOUT_WEBHOOK_SECRET`, split on spaces and commas). */
   secrets: string | readonly string[];
   /** @default { kind: 'standard-webhooks' } */
   scheme?: WebhookScheme;

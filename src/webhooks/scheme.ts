@@ -3,7 +3,7 @@ import type { WebhookScheme } from './schemes/registry.js';
 
 /**
  * What every signature scheme shares. Each scheme is one entry of `schemes/registry.ts` (its
- * configuration, key form, headers and rules); Standard Webhooks is the default (contract.md 3a),
+ * configuration, key form, headers and rules); Standard Webhooks is the default,
  * the others exist for services that sign differently.
  */
 

@@ -1,5 +1,5 @@
 import { relative, resolve } from 'node:path';
-import Fastify from 'fastify';
+import { loadFastify } from '../../fastify/load-fastify.js';
 import { loadConfig } from '../../config/index.js';
 import { saveCapture } from '../../devtools/index.js';
 import { UsageError } from '../exit.js';
@@ -21,6 +21,7 @@ export async function capture(flags: CaptureFlags, io: CliIO): Promise<void> {
   }
   const dir = resolve(io.cwd, flags.out);
   const stopped = untilSignal();
+  const Fastify = await loadFastify('checkout-kit capture');
   const app = Fastify({ forceCloseConnections: true });
   // Every content type, unparsed: the body is kept exactly as it arrived.
   app.removeAllContentTypeParsers();

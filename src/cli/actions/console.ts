@@ -1,4 +1,4 @@
-import Fastify from 'fastify';
+import { loadFastify } from '../../fastify/load-fastify.js';
 import { isLoopbackHost } from '../../access/index.js';
 import { loadConfig } from '../../config/index.js';
 import { ConfigError } from '../../errors/index.js';
@@ -41,6 +41,7 @@ export async function runConsole(options: ConsoleFlags, io: CliIO): Promise<void
     runtime = await openRuntime(io, { handlers: false });
     writeLine(io.stderr, `checkout-kit: ${(error as Error).message.split('\n')[0]} The console runs without it: "Reconcile now" is off and retried runs wait for serve.`);
   }
+  const Fastify = await loadFastify('checkout-kit console');
   const app = Fastify({ ...SPEC_ERROR_OPTIONS });
   app.setErrorHandler(specErrorHandler(runtime.logger, 'console'));
   app.setNotFoundHandler(async (request, reply) =>

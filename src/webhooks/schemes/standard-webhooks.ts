@@ -68,7 +68,7 @@ const StandardWebhooksConfig = z.object({ kind: z.literal('standard-webhooks') }
  */
 export type StandardWebhooksScheme = z.infer<typeof StandardWebhooksConfig>;
 
-/** Standard Webhooks (contract.md 3a), the default scheme: base64 HMAC-SHA256 over `<id>.<timestamp>.<raw body>`. */
+/** Standard Webhooks, the default scheme: base64 HMAC-SHA256 over `<id>.<timestamp>.<raw body>`. */
 export const standardWebhooks = defineScheme(StandardWebhooksConfig, {
   text: { usage: 'standard-webhooks', parse: () => ({}) },
   keyForm: 'whsec-base64',
