@@ -12,6 +12,7 @@ import { logPage } from './pages/log.js';
 import { loginPage } from './pages/login.js';
 import { overviewPage } from './pages/overview.js';
 import { resourcePage, resourcesPage } from './pages/resources.js';
+import { search } from './pages/search.js';
 import { runsPage } from './pages/runs.js';
 import { ConsoleRequestError } from './request-error.js';
 
@@ -63,6 +64,10 @@ function routes(scope: FastifyInstance, context: ConsoleContext): void {
     scope.get(`/${kind}s`, async (request, reply) => sendHtml(reply, 200, await resourcesPage(context, kind, request.query)));
     scope.get<{ Params: { id: string } }>(`/${kind}s/:id`, async (request, reply) => sendHtml(reply, 200, await resourcePage(context, kind, request.params.id, request.query)));
   }
+  scope.get('/search', async (request, reply) => {
+    const found = await search(context, request.query);
+    return 'redirect' in found ? reply.redirect(found.redirect, 303) : sendHtml(reply, 200, found.html);
+  });
   scope.get('/runs', async (request, reply) => sendHtml(reply, 200, await runsPage(context, request.query)));
   scope.get('/dead-letters', async (request, reply) => sendHtml(reply, 200, await deadLettersPage(context, request.query)));
   scope.get('/log', async (request, reply) => sendHtml(reply, 200, await logPage(context, request.query)));

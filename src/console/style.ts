@@ -29,6 +29,9 @@ code, pre { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
 pre { background: #0f1420; color: #e6e9ef; padding: 12px; border-radius: 6px; overflow: auto; white-space: pre-wrap; word-break: break-all; }
 form.inline { display: inline; }
 form.filters { display: flex; gap: 8px; align-items: end; margin-bottom: 12px; flex-wrap: wrap; }
+form.search { display: flex; gap: 8px; align-items: center; margin-bottom: 16px; flex-wrap: wrap; }
+form.search input { flex: 1 1 240px; max-width: 520px; }
+input[inputmode=decimal] { min-width: 0; width: 7em; }
 label { display: block; font-size: 12px; color: var(--muted); }
 input, select { font: inherit; padding: 4px 6px; border: 1px solid var(--line); border-radius: 4px; }
 input[type=url], input[type=text] { min-width: 360px; }

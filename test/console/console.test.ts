@@ -67,6 +67,44 @@ describe('operator console (fastify, memory store)', () => {
     expect(response.headers['content-security-policy']).toContain("default-src 'none'");
   });
 
+  it('finds an order from one search box by order id, payment id, e-mail in any case or event id, and lists with amount, received and the handler state', async () => {
+    const store = new MemoryStore();
+    const { engine, clock } = testEngine(store, { paid: async () => {}, overpaid: async () => Promise.reject(new Error('no stock')) });
+    const found = await paidPayment(store, engine, clock, { email: 'Ada@Example.com', amount: '42.10' });
+    await store.updateResource({ kind: 'payment', id: found.payment.id, orderId: 'A-1001' }, new Date(T0));
+    const failed = await paidPayment(store, engine, clock, { email: 'bob@example.com', amount: '10.00', received: '12.00' });
+    const app = await consoleApp(store);
+    const page = `/checkout-kit/payments/${found.payment.id}`;
+
+    for (const q of ['A-1001', found.payment.id, 'ada@example.COM', found.eventId]) {
+      const response = await app.inject(`/checkout-kit/search?q=${encodeURIComponent(` ${q} `)}`);
+      expect(response.statusCode, q).toBe(303);
+      expect(response.headers.location, q).toBe(page);
+    }
+    const none = await app.inject('/checkout-kit/search?q=A-9999');
+    expect(none.statusCode).toBe(200);
+    expect(none.body).toContain('nothing found for “A-9999”');
+    expect((await app.inject('/checkout-kit/search')).statusCode).toBe(400);
+
+    const list = await app.inject('/checkout-kit/payments');
+    const row = (id: string) => new RegExp(`<tr data-id="${id}" data-handler="([a-z]+)">([\\s\\S]*?)</tr>`).exec(list.body);
+    expect(row(found.payment.id)?.[1]).toBe('done');
+    expect(row(found.payment.id)?.[2]).toContain('42.10');
+    expect(row(failed.payment.id)?.[1]).toBe('failed');
+    expect(row(failed.payment.id)?.[2]).toMatch(/12\.00[\s\S]*overpaid[\s\S]*failed for good/);
+    const onlyFailed = await app.inject('/checkout-kit/payments?handler=failed');
+    expect(onlyFailed.body).toContain(failed.payment.id);
+    expect(onlyFailed.body).not.toContain(found.payment.id);
+    const byAmount = await app.inject('/checkout-kit/payments?amountMin=40&amountMax=50&outcome=paid&from=2031-03-04&to=2031-03-04');
+    expect(byAmount.body).toContain(found.payment.id);
+    expect(byAmount.body).not.toContain(failed.payment.id);
+    expect((await app.inject('/checkout-kit/payments?orderId=A-1001')).statusCode).toBe(400);
+    const badAmount = await app.inject('/checkout-kit/payments?amountMin=forty');
+    expect(badAmount.statusCode).toBe(400);
+    expect(badAmount.json()).toMatchObject({ error: { code: 'invalid_request', message: expect.stringContaining('amounts are decimals') } });
+    expect((await app.inject('/checkout-kit/')).body).toContain('action="/checkout-kit/search"');
+  });
+
   it('renders markup in a stored event as text: in the list, the event, the payment timeline and a dead letter', async () => {
     const store = new MemoryStore();
     const payload = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';

@@ -52,6 +52,7 @@ export async function overviewPage(context: ConsoleContext): Promise<string> {
     : html`<p class="muted" id="last-pass">No reconcile pass recorded yet: schedule <code>checkout-kit reconcile</code> from cron.</p>`;
 
   const body = html`
+<form class="search" id="search" method="get" action="${href(context, '/search')}"><label for="q">Find an order</label><input id="q" name="q" type="search" placeholder="order id, payment or invoice id, e-mail or event id" required><button type="submit">Search</button></form>
 ${incidents.length > 0 ? html`<div class="notice error" id="incidents"><strong>Open alerts</strong><ul>${incidents.map((incident) => html`<li>${incident.title} <span class="muted">(since ${when(incident.at)})</span><br><span class="muted">Next: ${incident.next}</span></li>`)}</ul></div>` : ''}
 <div class="grid">
 <section class="card double"><h2>Events received</h2>

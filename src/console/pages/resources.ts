@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { classify, type Classifiable, type Classification } from '../../fulfillment/outcome.js';
-import type { NewsSource, ResourceKind, ResourceRecord } from '../../store/index.js';
+import type { HandlerState, NewsSource, Outcome, ResourceKind, ResourceListing, ResourceRecord, ResourceSearch } from '../../store/index.js';
+import { HANDLER_OUTCOMES } from '../../domain/index.js';
 import { readTimeline } from '../../timeline/index.js';
 import type { ConsoleContext } from '../context.js';
 import { age, when } from '../format.js';
-import { html } from '../html.js';
+import { html, type SafeHtml } from '../html.js';
 import { href, page } from '../layout.js';
 import { maskEmails } from '../mask.js';
 import { blankAsAbsent, PageSchema, pageWindow, pager, parseInput, RevealSchema } from '../query.js';
@@ -13,41 +14,96 @@ import { logReveal, statusTone } from './events.js';
 
 const SOURCES = Object.keys({ webhook: true, reconcile: true, return: true, checkout: true } satisfies Record<NewsSource, true>) as NewsSource[];
 
-const ResourcesQuery = z.strictObject({
-  open: blankAsAbsent(z.enum(['yes', 'no'], { error: 'open must be yes or no' })),
-  learnedBy: blankAsAbsent(z.enum(SOURCES as [NewsSource, ...NewsSource[]], { error: `learnedBy must be one of ${SOURCES.join(', ')}` })),
+const OUTCOMES: readonly Outcome[] = ['pending', ...HANDLER_OUTCOMES];
+const HANDLER_STATES = Object.keys({ failed: true, running: true, pending: true, done: true, none: true } satisfies Record<HandlerState, true>) as HandlerState[];
+/** What the handler column and filter call each state. */
+const HANDLER_LABEL: Record<HandlerState, string> = { failed: 'failed for good', running: 'running', pending: 'waiting to run', done: 'done', none: 'none' };
+const handlerTone = (state: HandlerState) => (state === 'failed' ? 'error' : state === 'done' ? 'ok' : state === 'none' ? 'muted' : 'info');
+
+const choice = <T extends string>(name: string, values: readonly T[]) => blankAsAbsent(z.enum(values as [T, ...T[]], { error: `${name} must be one of ${values.join(', ')}` }));
+const DAY = blankAsAbsent(z.iso.date({ error: 'dates are YYYY-MM-DD' }));
+const AMOUNT = blankAsAbsent(z.string().regex(/^[0-9]+(\.[0-9]+)?$/, 'amounts are decimals such as 42.10'));
+
+/** The list's filters; `q` finds by id, order id, e-mail or event id, as the overview's search does. */
+export const ResourcesQuery = z.strictObject({
+  q: blankAsAbsent(z.string().trim().min(1).max(200, 'q is at most 200 characters')),
+  outcome: choice('outcome', OUTCOMES),
+  handler: choice('handler', HANDLER_STATES),
+  open: choice('open', ['yes', 'no'] as const),
+  learnedBy: choice('learnedBy', SOURCES),
+  from: DAY,
+  to: DAY,
+  amountMin: AMOUNT,
+  amountMax: AMOUNT,
   page: PageSchema,
 });
+type ResourcesFilters = z.infer<typeof ResourcesQuery>;
 
 const outcomeTone = (outcome: string) => (outcome === 'paid' || outcome === 'overpaid' ? 'ok' : outcome === 'pending' ? 'info' : 'warn');
 
-/** Payments or invoices, newest first, filtered and paged on the store. */
+/** The store's search for a list's filters: days are whole UTC days, `to` included. */
+export function searchOf(filter: ResourcesFilters): ResourceSearch {
+  const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString();
+  return {
+    find: filter.q,
+    outcome: filter.outcome,
+    handler: filter.handler,
+    open: filter.open === undefined ? undefined : filter.open === 'yes',
+    outcomeSource: filter.learnedBy,
+    since: filter.from === undefined ? undefined : `${filter.from}T00:00:00.000Z`,
+    before: filter.to === undefined ? undefined : nextDay(filter.to),
+    amountMin: filter.amountMin,
+    amountMax: filter.amountMax,
+  };
+}
+
+/** A table of payments and invoices as the lists and the search show them. */
+export function listingTable(context: ConsoleContext, rows: ResourceListing[], empty: string): SafeHtml {
+  const now = context.clock();
+  return html`<table id="resources" class="listing"><thead><tr><th>id</th><th>order</th><th class="num">amount</th><th class="num">received</th><th>outcome</th><th>handler</th><th>learned by</th><th>open</th><th>last news</th></tr></thead><tbody>
+${rows.map((record) => {
+  const snapshot = record.snapshot ?? {};
+  return html`<tr data-id="${record.id}" data-handler="${record.handler}">
+<td><a href="${href(context, `/${record.kind}s/${encodeURIComponent(record.id)}`)}">${record.id}</a>${record.kind === 'invoice' ? html` <span class="muted">invoice</span>` : ''}</td>
+<td>${record.orderId ?? ''}</td>
+<td class="num">${text(snapshot.amount) ?? ''} ${text(snapshot.currency) ?? ''}</td>
+<td class="num">${text(snapshot.amountReceived) ?? ''}</td>
+<td class="${outcomeTone(record.outcome)}">${record.outcome}${record.late ? ' (late)' : ''}</td>
+<td class="${handlerTone(record.handler)}" data-field="handler">${record.handler === 'failed' ? '✗ ' : ''}${HANDLER_LABEL[record.handler]}</td>
+<td class="${record.outcomeSource === 'reconcile' ? 'warn' : ''}">${record.outcomeSource ?? ''}</td>
+<td>${record.open ? 'open' : 'closed'}</td>
+<td title="${record.lastNewsAt}">${age(record.lastNewsAt, now)} ago</td></tr>`;
+})}
+${rows.length === 0 ? html`<tr><td colspan="9" class="muted">${empty}</td></tr>` : ''}
+</tbody></table>`;
+}
+
+const select = <T extends string>(name: string, label: string, values: readonly T[], chosen: T | undefined, labelOf: (value: T) => string = (value) => value) =>
+  html`<div><label for="${name}">${label}</label><select id="${name}" name="${name}"><option value="">any</option>${values.map((value) => html`<option value="${value}" ${value === chosen ? 'selected' : ''}>${labelOf(value)}</option>`)}</select></div>`;
+const input = (name: string, label: string, type: string, value: string | undefined, extra = '') =>
+  html`<div><label for="${name}">${label}</label><input id="${name}" name="${name}" type="${type}" value="${value ?? ''}" ${extra}></div>`;
+
+/** Payments or invoices, newest first, found and filtered on the store's indexes, paged. */
 export async function resourcesPage(context: ConsoleContext, kind: ResourceKind, query: unknown): Promise<string> {
   const filter = parseInput(ResourcesQuery, query);
-  const now = context.clock();
-  const open = filter.open === undefined ? undefined : filter.open === 'yes';
-  const rows = await context.store.listResources({ kind, open, outcomeSource: filter.learnedBy, newestFirst: true, ...pageWindow(context, filter.page) });
-  const shown = rows.slice(0, context.pageSize);
+  const rows = await context.store.searchResources({ kind, ...searchOf(filter), ...pageWindow(context, filter.page) });
   const plural = `${kind}s`;
+  const { page: pageNumber, ...kept } = filter;
+  const filtered = Object.values(kept).some((value) => value !== undefined);
   const body = html`
 <form class="filters" method="get">
-<div><label for="open">open</label><select id="open" name="open"><option value="">any</option>${(['yes', 'no'] as const).map((value) => html`<option ${value === filter.open ? 'selected' : ''}>${value}</option>`)}</select></div>
-<div><label for="learnedBy">outcome learned by</label><select id="learnedBy" name="learnedBy"><option value="">any</option>${SOURCES.map((source) => html`<option ${source === filter.learnedBy ? 'selected' : ''}>${source}</option>`)}</select></div>
+${input('q', 'order, id, e-mail or event', 'search', filter.q, 'placeholder="A-1001, pay_…, buyer@…"')}
+${select('outcome', 'outcome', OUTCOMES, filter.outcome)}
+${select('handler', 'handler', HANDLER_STATES, filter.handler, (state) => HANDLER_LABEL[state])}
+${select('open', 'open', ['yes', 'no'] as const, filter.open)}
+${select('learnedBy', 'outcome learned by', SOURCES, filter.learnedBy)}
+${input('from', 'first seen from', 'date', filter.from)}
+${input('to', 'to', 'date', filter.to)}
+${input('amountMin', 'amount from', 'text', filter.amountMin, 'inputmode="decimal" size="8"')}
+${input('amountMax', 'to', 'text', filter.amountMax, 'inputmode="decimal" size="8"')}
 <button type="submit">Filter</button></form>
-<table id="${plural}"><thead><tr><th>${kind}</th><th>order</th><th>outcome</th><th>learned by</th><th>late</th><th>open</th><th>last news</th></tr></thead><tbody>
-${shown.map(
-  (record) => html`<tr data-id="${record.id}">
-<td><a href="${href(context, `/${plural}/${encodeURIComponent(record.id)}`)}">${record.id}</a></td>
-<td>${record.orderId ?? ''}</td>
-<td class="${outcomeTone(record.outcome)}">${record.outcome}</td>
-<td class="${record.outcomeSource === 'reconcile' ? 'warn' : ''}">${record.outcomeSource ?? ''}</td>
-<td>${record.late ? 'late' : ''}</td>
-<td>${record.open ? 'open' : 'closed'}</td>
-<td title="${record.lastNewsAt}">${age(record.lastNewsAt, now)} ago</td></tr>`,
-)}
-${shown.length === 0 ? html`<tr><td colspan="7" class="muted">no ${plural}${filter.open || filter.learnedBy ? ' match these filters' : ''}</td></tr>` : ''}
-</tbody></table>
-${pager(context, `/${plural}`, { open: filter.open, learnedBy: filter.learnedBy }, filter.page, rows.length > context.pageSize)}`;
+${listingTable(context, rows.slice(0, context.pageSize), `no ${plural}${filtered ? ' match these filters' : ''}`)}
+${pager(context, `/${plural}`, kept, pageNumber, rows.length > context.pageSize)}`;
   return page(context, { title: kind === 'payment' ? 'Payments' : 'Invoices', section: plural as 'payments' | 'invoices', body });
 }
 
