@@ -22,6 +22,8 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchResult[]> }>> =
   'slow-handler': () => import('./slow-handler.bench.js'),
   // serve's acks with a reconcile pass, `events list` and the console beside it on one SQLite file.
   beside: () => import('./beside.bench.js'),
+  // The console's search and list filters over 100,000 payments, SQLite and PostgreSQL, through serve --console.
+  'console-search': () => import('./console-search.bench.js'),
   // `checkout-kit --version`, `--help` and `events list` (empty store), as the bin, beside `node -e 0`.
   'cli-startup': () => import('./cli-startup.bench.js'),
 };
