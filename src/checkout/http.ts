@@ -78,9 +78,12 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
   }
 }
 
-/** `GET /checkout/return?orderId=…`: confirm and report the order's state, as JSON or a small page. */
+/**
+ * `GET /checkout/return?orderId=…`: confirm and report the order's state, as JSON or a small page
+ * that links back to the shop (`publicUrl`, else the site's root).
+ */
 export async function handleReturnRequest(
-  options: Pick<CheckoutHttpOptions, 'store' | 'engine' | 'logger' | 'redirect' | 'signal'>,
+  options: Pick<CheckoutHttpOptions, 'store' | 'engine' | 'logger' | 'redirect' | 'signal'> & Partial<Pick<CheckoutHttpOptions, 'publicUrl'>>,
   query: { orderId?: unknown },
   wantsJson: boolean,
 ): Promise<HttpAnswer> {
@@ -94,7 +97,7 @@ export async function handleReturnRequest(
   // Only a URL that passes the guard is ever shown to the buyer.
   status = { ...status, checkoutUrl: safeUrl(status.checkoutUrl, options.redirect) };
   if (wantsJson) return json(200, status);
-  return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body: returnPage(status) };
+  return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body: returnPage(status, shopUrl(options.publicUrl)) };
 }
 
 function safeUrl(url: string | undefined, guard: CheckoutHttpOptions['redirect']): string | undefined {
@@ -108,14 +111,36 @@ function safeUrl(url: string | undefined, guard: CheckoutHttpOptions['redirect']
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function returnPage(status: OrderStatus): string {
+/** The shop's home page: its public URL with one trailing slash, or the root of this site. */
+const shopUrl = (publicUrl: string | undefined) => (publicUrl ? `${publicUrl.replace(/\/+$/, '')}/` : '/');
+
+/**
+ * The look of the shop's own pages (the scaffolded shop's home page), so the buyer coming back
+ * from the payment page lands somewhere familiar, on a phone too.
+ */
+const RETURN_STYLE = [
+  'body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1d2330}',
+  'h1{font-size:1.5rem;margin-bottom:.5rem}',
+  '.order{color:#5d6677;overflow-wrap:break-word}',
+  '.state{display:inline-block;padding:.1rem .6rem;border-radius:1rem;font-size:.9rem;border:1px solid currentColor}',
+  '.paid{color:#1f7a4d}.pending{color:#a35f00}.failed{color:#b3261e}',
+  'nav{margin-top:2rem;display:flex;flex-wrap:wrap;gap:.5rem 1.5rem}',
+].join('');
+
+function returnPage(status: OrderStatus, shop: string): string {
   const message = {
     paid: 'Thank you: your payment arrived and your order is confirmed.',
     pending: 'We are waiting for your payment to arrive. This page updates when it does.',
     failed: 'This payment expired before the full amount arrived. Please contact us or order again.',
   }[status.state];
+  const heading = { paid: 'Order confirmed', pending: 'Waiting for your payment', failed: 'Payment not completed' }[status.state];
   const refresh = status.state === 'pending' ? '<meta http-equiv="refresh" content="5">' : '';
-  const link = status.state === 'pending' && status.checkoutUrl ? `<p><a href="${escape(status.checkoutUrl)}">Back to the payment page</a></p>` : '';
+  const payment = status.state === 'pending' && status.checkoutUrl ? `<a href="${escape(status.checkoutUrl)}">Back to the payment page</a>` : '';
   const note = status.note ? `<p data-confirmed="false">${escape(status.note)}</p>` : '';
-  return `<!doctype html><html><head><meta charset="utf-8">${refresh}<title>Order ${escape(status.orderId)}</title></head><body><h1 data-state="${status.state}">Order ${escape(status.orderId)}: ${status.state}</h1>${note}<p>${message}</p>${link}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${refresh}<title>Order ${escape(status.orderId)}</title><style>${RETURN_STYLE}</style></head><body>
+<h1 data-state="${status.state}">${heading}</h1>
+<p class="order">Order ${escape(status.orderId)} <span class="state ${status.state}">${status.state}</span></p>
+<p>${message}</p>${note}
+<nav>${payment}<a href="${escape(shop)}" id="back-to-shop">Back to the shop</a></nav>
+</body></html>`;
 }

@@ -5,6 +5,7 @@ import { formBody } from '../fastify/form-body.js';
 import { errorObject } from '../schemas/error.js';
 import { ACTIONS, isActionName } from './actions.js';
 import { consoleContext, type ConsoleContext, type ConsoleOptions } from './context.js';
+import { LOCAL_TIMES_SCRIPT_SOURCE } from './local-times.js';
 import { confirmPage, resultPage } from './pages/action-pages.js';
 import { deadLettersPage } from './pages/dead-letters.js';
 import { eventPage, eventsPage } from './pages/events.js';
@@ -16,9 +17,9 @@ import { search } from './pages/search.js';
 import { runsPage } from './pages/runs.js';
 import { ConsoleRequestError } from './request-error.js';
 
-/** Pages are built from untrusted stored data: even a missed escape could not run a script here. */
+/** Pages are built from untrusted stored data: even a missed escape could run no script but the console's own. */
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy': `default-src 'none'; script-src ${LOCAL_TIMES_SCRIPT_SOURCE}; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   // Nothing leaves for other sites; same-origin form posts keep their Origin header.

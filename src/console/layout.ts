@@ -1,6 +1,8 @@
 import { redact } from '../errors/index.js';
 import type { ConsoleContext } from './context.js';
+import { prose } from './format.js';
 import { html, raw, type HtmlValue, type SafeHtml } from './html.js';
+import { LOCAL_TIMES_SCRIPT } from './local-times.js';
 import { STYLE } from './style.js';
 
 /** The sections of the navigation bar. */
@@ -39,12 +41,13 @@ export function page(context: ConsoleContext, input: PageInput): string {
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="same-origin">
 <title>${input.title} · checkout-kit</title><style>${raw(STYLE)}</style></head>
 <body>
-<header><span class="brand">checkout-kit</span>${input.public ? '' : html`<nav>${(Object.keys(NAV) as Section[]).map(link)}</nav><span class="store">${context.store.description}</span>`}</header>
+<header><span class="brand">checkout-kit</span>${input.public ? '' : html`<nav>${(Object.keys(NAV) as Section[]).map(link)}</nav><span class="store" title="${context.store.description}">${context.store.description}</span>`}</header>
 <main>
-<h1>${input.title}</h1>
+<h1>${prose(input.title)}</h1>
 ${input.notice ? html`<div class="notice ${input.notice.tone}" id="notice">${input.notice.text}</div>` : ''}
 ${input.body}
 </main>
+<script>${raw(LOCAL_TIMES_SCRIPT)}</script>
 </body>
 </html>`;
   return redact(document.value);

@@ -237,6 +237,9 @@ describe('checkout routes (fastify)', () => {
     const page = await app.inject({ method: 'GET', url: '/checkout/return?orderId=r-1' });
     expect(page.headers['content-type']).toContain('text/html');
     expect(page.body).toContain('data-state="paid"');
+    // Styled for a phone like the shop's pages, with the way back to the shop.
+    expect(page.body).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    expect(page.body).toContain('<a href="https://shop.example/" id="back-to-shop">Back to the shop</a>');
     await app.close();
   });
 

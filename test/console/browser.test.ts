@@ -9,6 +9,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime, type Runtime } from '../../src/cli/runtime.js';
 import { buildServeApp } from '../../src/cli/serve-app.js';
+import { LOCAL_TIMES_SCRIPT } from '../../src/console/local-times.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { createVerifier, signWebhook } from '../../src/webhooks/index.js';
 import { cleanup, openSandbox, simulate, startReceiver, tempDir, type Receiver } from '../sandbox/helpers.js';
@@ -30,10 +31,11 @@ async function screenshot(target: { screenshot(options: { path: string; fullPage
 const TOKEN = 'console-token-for-the-browser-test-7c1f03d9a2';
 
 const HANDLERS = `
-import { appendFileSync, existsSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+const broken = new URL('./broken', import.meta.url);
 export default {
   async paid(payment, ctx) {
-    if (existsSync(new URL('./broken', import.meta.url))) throw new Error('warehouse API offline (HTTP 503)');
+    if (existsSync(broken)) throw new Error(readFileSync(broken, 'utf8') || 'warehouse API offline (HTTP 503)');
     appendFileSync(new URL('./calls.log', import.meta.url), ctx.key + '\\n');
   },
 };
@@ -117,13 +119,55 @@ afterAll(async () => {
 });
 
 async function open(url: string): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
   page.on('dialog', (dialog) => {
     throw new Error(`a stored body ran a script: ${dialog.message()}`);
   });
   const response = await page.goto(url);
   expect(response?.status(), url).toBe(200);
   return page;
+}
+
+const LONG_ERROR =
+  'warehouse API offline (HTTP 503) while reserving stock: POST https://warehouse.internal.example/api/v2/reservations/order-2031-03-04-EU-web-shop-basket-7f3a9c2e?include=lines,shipping ' +
+  'timed out after 30000 ms; the carrier said "no capacity in region eu-central-1 until the next dispatch window", request 0f3c9a7e-5b21-4d8e-9a61-2c7d4e8b1f90';
+
+/**
+ * The layout promises, read from the rendered page: it is no wider than the window; no word is
+ * split over two lines (a break after a hyphen is a word's own); every table is in its scroll box
+ * and nothing spills out of its card;
+ * every id is one box with its whole value in `title`.
+ */
+async function fits(page: Page, label: string): Promise<void> {
+  // Closed <details> (dead letters' bodies) are opened: their content must fit too.
+  await page.locator('details').evaluateAll((elements) => elements.forEach((element) => element.setAttribute('open', '')));
+  const layout = await page.evaluate(() => {
+    const split: string[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+      // Ids are one line by construction; their ellipsised text is measured as two pieces.
+      if (node.parentElement?.closest('pre, script, style, .id')) continue;
+      for (const word of node.data.matchAll(/[^\s-]+-?/g)) {
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        if (Array.from(range.getClientRects()).filter((rect) => rect.width > 0).length > 1) split.push(word[0]);
+      }
+    }
+    return {
+      scrollWidth: document.documentElement.scrollWidth,
+      innerWidth: window.innerWidth,
+      split,
+      loose: document.querySelectorAll('table:not(.scroll > table)').length,
+      spilling: Array.from(document.querySelectorAll('.card, .notice'), (box) => (box.scrollWidth > box.clientWidth ? box.textContent?.slice(0, 60) : undefined)).filter(Boolean),
+      idsWithoutTitle: Array.from(document.querySelectorAll('.id')).filter((element) => element.getAttribute('title') !== element.textContent || element.getClientRects().length !== 1).length,
+    };
+  });
+  expect(layout.scrollWidth, label).toBeLessThanOrEqual(layout.innerWidth);
+  expect(layout.split, label).toEqual([]);
+  expect(layout.loose, label).toBe(0);
+  expect(layout.spilling, label).toEqual([]);
+  expect(layout.idsWithoutTitle, label).toBe(0);
 }
 
 const count = async (page: Page, name: string) => Number(((await page.locator(`[data-count="${name}"]`).textContent()) ?? '').replace(/,/g, ''));
@@ -159,7 +203,6 @@ describe('operator console in Chromium', () => {
     await page.goto(`${base}/checkout-kit/`);
     expect(await page.locator('[data-field="pass-result"]').textContent()).toBe('ok');
     expect(await page.locator('[data-field="pass-checked"]').textContent()).toBe('0');
-    await screenshot(page, 'console-overview.png');
     await page.close();
   });
 
@@ -196,7 +239,6 @@ describe('operator console in Chromium', () => {
     expect(await timeline.locator('[data-field="received"]').textContent()).toBe('40.00');
     expect(await timeline.locator('[data-field="email"]').textContent()).toContain('a•••@e•••.com');
     expect(await timeline.locator(`tr[data-key="${key}"] [data-field="run-status"]`).textContent()).toBe('done');
-    await screenshot(timeline, 'console-payment-timeline.png');
     const log = await open(`${base}/checkout-kit/log`);
     expect(await log.locator('#log').textContent()).toContain(`Run ${key} is back in line`);
     await Promise.all([page.close(), timeline.close(), log.close()]);
@@ -228,7 +270,8 @@ describe('operator console in Chromium', () => {
     for (const url of [`${base}/checkout-kit/events/evt_xss`, `${base}/checkout-kit/events`, `${base}/checkout-kit/payments/${payments.failed}?reveal=1`, `${base}/checkout-kit/`]) {
       const page = await open(url);
       expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), url).toBeUndefined();
-      expect(await page.locator('script').count(), url).toBe(0);
+      // The console's own script is the only one.
+      expect(await page.locator('script').allTextContents(), url).toEqual([LOCAL_TIMES_SCRIPT]);
       expect(await page.locator('img').count(), url).toBe(0);
       await page.close();
     }
@@ -263,5 +306,88 @@ describe('operator console in Chromium', () => {
     expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([['checkout_kit_console', true, 'Strict']]);
     expect(cookies[0]?.value).not.toContain(TOKEN);
     await page.close();
+  });
+  it('fits every page from 390 px to 1366 px: nothing scrolls sideways, no word breaks, one time format in the viewer\'s zone', async () => {
+    // Real data at its widest: a long order id, a long error, an event body, a dead letter, an invoice.
+    await writeFile(join(dir, 'broken'), LONG_ERROR);
+    const long = await payment('19.99', 'order-2031-03-04-EU-web-shop-basket-7f3a9c2e', '19.99');
+    const longKey = `payment:${long}:paid`;
+    await eventually(async () => ((await runtime.store.getRun(longKey))?.status === 'failed' ? true : undefined));
+    await rm(join(dir, 'broken'));
+    const invoice = await runtime.client!.invoices.create({ amount: '8.00', referenceId: 'inv-2031-03-04-EU-web-shop-7f3a9c2e' });
+    expect((await simulate(sandbox, `/sandbox/invoices/${invoice.id}/deposit`, { amount: '8.00' })).status).toBe(200);
+    await eventually(async () => (await runtime.store.getResource('invoice', invoice.id)) ?? undefined);
+    await runtime.store.insertDeadLetter({ receivedAt: new Date().toISOString(), reason: 'invalid_json: Unexpected end of JSON input', body: `{"id":"evt_cut_short","type":"payment.paid","data":{"note":"${'lorem ipsum '.repeat(60)}`, headers: {} });
+    const [paidEvent] = await runtime.store.listEvents({ resourceId: payments.paid, type: 'payment.paid' });
+    // An order the buyer left unpaid, for the return page.
+    const order = 'order-2031-03-04-EU-web-shop-basket-unpaid';
+    const checkout = await fetch(`${base}/checkout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ orderId: order, amount: '5.00' }), redirect: 'manual' });
+    expect(checkout.status).toBe(303);
+
+    const root = `${base}/checkout-kit`;
+    const pages = [
+      `${root}/`,
+      `${root}/events`,
+      `${root}/events/${paidEvent!.id}`,
+      `${root}/events/evt_xss`,
+      `${root}/payments`,
+      `${root}/payments/${long}`,
+      `${root}/payments/${payments.failed}`,
+      `${root}/invoices`,
+      `${root}/invoices/${invoice.id}`,
+      `${root}/runs`,
+      `${root}/runs?status=failed`,
+      `${root}/dead-letters`,
+      `${root}/log`,
+      `${root}/log?subject=reconcile`,
+      `${root}/actions/retry?key=${encodeURIComponent(longKey)}`,
+      `${root}/actions/retry-all`,
+      `${root}/actions/replay?event=${paidEvent!.id}`,
+      `${root}/actions/reconcile`,
+    ];
+    for (const width of [390, 1366]) {
+      // A zone without summer time, so the expected local text is fixed.
+      const context = await browser.newContext({ viewport: { width, height: 900 }, timezoneId: 'Asia/Kolkata' });
+      try {
+        const page = await context.newPage();
+        for (const url of pages) {
+          const response = await page.goto(url);
+          expect(response?.status(), url).toBe(200);
+          await fits(page, `${url} at ${width} px`);
+        }
+        // The result page of an action, and the sign-in page a stranger gets.
+        await page.goto(`${root}/actions/reconcile`);
+        await page.locator('#confirm').click();
+        await page.waitForSelector('#result');
+        await fits(page, `an action's result at ${width} px`);
+        const stranger = await context.newPage();
+        await stranger.setExtraHTTPHeaders({ 'x-forwarded-for': '198.51.100.23' });
+        expect((await stranger.goto(`${root}/`))?.status()).toBe(401);
+        await fits(stranger, `the sign-in page at ${width} px`);
+
+        // Times: written in UTC by the server, shown in the viewer's zone, UTC on hover.
+        await page.goto(`${root}/payments/${payments.failed}`);
+        const times = await page.locator('time[data-local]').evaluateAll((elements) => elements.map((element) => ({ at: element.getAttribute('datetime') ?? '', text: element.textContent, title: element.getAttribute('title') })));
+        expect(times.length).toBeGreaterThan(3);
+        for (const time of times) {
+          const utc = new Date(time.at);
+          expect(time.title).toBe(`${utc.toISOString().slice(0, 19).replace('T', ' ')} UTC`);
+          expect(time.text).toBe(`${new Date(utc.getTime() + 5.5 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ')} GMT+5:30`);
+        }
+        await screenshot(page, `console-payment-${width}.png`);
+        await page.goto(`${root}/`);
+        await screenshot(page, `console-overview-${width}.png`);
+
+        // The buyer's return page: the shop's look, fitting a phone, with the way back.
+        expect((await page.goto(`${base}/checkout/return?orderId=${encodeURIComponent(order)}`))?.status()).toBe(200);
+        expect(await page.locator('h1').getAttribute('data-state')).toBe('pending');
+        expect(await page.locator('nav a').first().textContent()).toBe('Back to the payment page');
+        expect(await page.locator('#back-to-shop').getAttribute('href')).toBe(`${base}/`);
+        await fits(page, `the return page at ${width} px`);
+        if (width === 390) await screenshot(page, 'return-page-390.png');
+      } finally {
+        await context.close();
+      }
+    }
   });
 });

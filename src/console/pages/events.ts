@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { runKeys, RUN_STATUSES } from '../../runs/index.js';
 import type { Run } from '../../store/index.js';
 import type { ConsoleContext } from '../context.js';
-import { age, when } from '../format.js';
+import { ago, clip, id as idText, indentJson, prose, when } from '../format.js';
 import { html } from '../html.js';
 import { href, page } from '../layout.js';
 import { maskEmails } from '../mask.js';
@@ -35,19 +35,19 @@ export async function eventsPage(context: ConsoleContext, query: unknown): Promi
 <div><label for="status">dispatch</label><select id="status" name="status"><option value="">any</option>${STATUSES.map((status) => html`<option ${status === filter.status ? 'selected' : ''}>${status}</option>`)}</select></div>
 <div><label for="resource">payment / invoice id</label><input id="resource" name="resource" value="${resource ?? ''}"></div>
 <button type="submit">Filter</button></form>
-<table id="events"><thead><tr><th>received</th><th>event</th><th>type</th><th>resource</th><th>dispatch</th><th class="num">attempts</th><th>error</th></tr></thead><tbody>
+<div class="scroll"><table id="events"><thead><tr><th>received</th><th>event</th><th>type</th><th>resource</th><th>dispatch</th><th class="num">attempts</th><th>error</th></tr></thead><tbody>
 ${shown.map(
   (event) => html`<tr data-id="${event.id}">
-<td title="${event.receivedAt}">${age(event.receivedAt, now)} ago</td>
-<td><a href="${href(context, `/events/${encodeURIComponent(event.id)}`)}">${event.id}</a></td>
+<td class="when">${ago(event.receivedAt, now)}</td>
+<td><a href="${href(context, `/events/${encodeURIComponent(event.id)}`)}">${idText(event.id)}</a></td>
 <td>${event.type}</td>
-<td>${event.resourceId && event.resourceKind ? html`<a href="${href(context, `/${event.resourceKind}s/${encodeURIComponent(event.resourceId)}`)}">${event.resourceId}</a>` : (event.resourceId ?? '')}</td>
+<td>${event.resourceId && event.resourceKind ? html`<a href="${href(context, `/${event.resourceKind}s/${encodeURIComponent(event.resourceId)}`)}">${idText(event.resourceId)}</a>` : event.resourceId ? idText(event.resourceId) : ''}</td>
 <td class="${statusTone(event.run?.status)}">${event.run?.status ?? '—'}</td>
 <td class="num">${event.run?.attempts ?? 0}</td>
-<td>${maskEmails(event.run?.lastError?.slice(0, 120) ?? '')}</td></tr>`,
+<td>${clip(maskEmails(event.run?.lastError ?? ''), 120)}</td></tr>`,
 )}
 ${shown.length === 0 ? html`<tr><td colspan="7" class="muted">no events${type || filter.status || resource ? ' match these filters' : ''}</td></tr>` : ''}
-</tbody></table>
+</tbody></table></div>
 ${pager(context, '/events', { type, status: filter.status, resource }, filter.page, rows.length > context.pageSize)}`;
   return page(context, { title: 'Events', section: 'events', body });
 }
@@ -62,19 +62,19 @@ export async function eventPage(context: ConsoleContext, id: string, query: unkn
   if (revealed) await logReveal(context, `event ${id}`);
   const body = html`
 <div class="grid"><section class="card wide"><dl class="facts">
-<dt>id</dt><dd>${event.id}</dd>
+<dt>id</dt><dd>${idText(event.id)}</dd>
 <dt>type</dt><dd id="event-type">${event.type}</dd>
 <dt>environment</dt><dd>${event.environment ?? '—'}</dd>
-<dt>created (by the service)</dt><dd>${event.createdAt}</dd>
+<dt>created (by the service)</dt><dd>${when(event.createdAt)}</dd>
 <dt>received</dt><dd>${when(event.receivedAt)}</dd>
-<dt>resource</dt><dd>${event.resourceId && event.resourceKind ? html`<a href="${href(context, `/${event.resourceKind}s/${encodeURIComponent(event.resourceId)}`)}">${event.resourceKind} ${event.resourceId}</a>` : '—'}</dd>
+<dt>resource</dt><dd>${event.resourceId && event.resourceKind ? html`<a href="${href(context, `/${event.resourceKind}s/${encodeURIComponent(event.resourceId)}`)}">${event.resourceKind} ${idText(event.resourceId)}</a>` : '—'}</dd>
 <dt>dispatch</dt><dd class="${statusTone(run?.status)}">${run ? `${run.status}, ${run.attempts} attempt(s)` : '—'}</dd>
-${run?.lastError ? html`<dt>last error</dt><dd class="error">${maskEmails(run.lastError, revealed)}</dd>` : ''}
+${run?.lastError ? html`<dt>last error</dt><dd class="error">${prose(maskEmails(run.lastError, revealed))}</dd>` : ''}
 </dl>
 <p>${run?.status === 'failed' ? html`<a class="button danger" href="${href(context, '/actions/retry', { key: runKeys.event(id) })}">Retry dispatch</a> ` : ''}<a class="button" id="replay" href="${href(context, '/actions/replay', { event: id })}">Replay to a URL…</a>
 ${revealed ? '' : html` <a class="button secondary" id="reveal" href="${href(context, `/events/${encodeURIComponent(id)}`, { reveal: '1' })}">Reveal e-mail addresses</a>`}</p></section>
-<section class="card wide"><h2>Raw body ${event.body === undefined ? '' : html`<span class="muted">(${Buffer.byteLength(event.body)} bytes, shown as text)</span>`}</h2>
-${event.body === undefined ? html`<p class="muted">pruned by retention (only the id is kept, for dedupe)</p>` : html`<pre id="raw-body">${maskEmails(event.body, revealed)}</pre>`}
+<section class="card wide"><h2>Body ${event.body === undefined ? '' : html`<span class="muted">(${Buffer.byteLength(event.body)} bytes as received, indented here for reading, shown as text)</span>`}</h2>
+${event.body === undefined ? html`<p class="muted">pruned by retention (only the id is kept, for dedupe)</p>` : html`<pre id="raw-body">${maskEmails(indentJson(event.body), revealed)}</pre>`}
 </section></div>`;
   return page(context, { title: `Event ${id}`, section: 'events', body });
 }

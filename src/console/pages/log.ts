@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ALERTS_SUBJECT } from '../../alerts/monitor.js';
 import { RECONCILE_SUBJECT } from '../../reconcile/passes.js';
 import type { ConsoleContext } from '../context.js';
-import { when } from '../format.js';
+import { prose, when } from '../format.js';
 import { html } from '../html.js';
 import { href, page } from '../layout.js';
 import { maskEmails } from '../mask.js';
@@ -17,6 +17,12 @@ const LogQuery = z.strictObject({
   page: PageSchema,
 });
 
+/** `target: payment:…:paid · ok: true`: one line that wraps between fields, never inside a value. */
+const details = (data: Record<string, unknown>) =>
+  Object.entries(data)
+    .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join(' · ');
+
 export async function logPage(context: ConsoleContext, query: unknown): Promise<string> {
   const filter = parseInput(LogQuery, query);
   const { offset, limit } = pageWindow(context, filter.page);
@@ -24,14 +30,14 @@ export async function logPage(context: ConsoleContext, query: unknown): Promise<
   const shown = rows.slice(0, context.pageSize);
   const body = html`
 <p>${(Object.keys(SUBJECTS) as Subject[]).map((subject) => html`<a class="button ${subject === filter.subject ? '' : 'secondary'}" href="${href(context, '/log', { subject })}">${SUBJECTS[subject]}</a> `)}</p>
-<table id="log"><thead><tr><th>when</th><th>what</th><th>details</th></tr></thead><tbody>
+<div class="scroll"><table id="log"><thead><tr><th>when</th><th>what</th><th>details</th></tr></thead><tbody>
 ${shown.map((entry) => {
   const { message, title, ...rest } = entry.data;
   const headline = typeof message === 'string' ? message : typeof title === 'string' ? title : '';
-  return html`<tr><td class="when">${when(entry.at)}</td><td>${entry.kind}</td><td>${maskEmails(headline)}${Object.keys(rest).length > 0 ? html`<br><code class="muted">${maskEmails(JSON.stringify(rest))}</code>` : ''}</td></tr>`;
+  return html`<tr><td class="when">${when(entry.at)}</td><td>${entry.kind}</td><td>${prose(maskEmails(headline))}${Object.keys(rest).length > 0 ? html`<br><span class="muted">${prose(maskEmails(details(rest)))}</span>` : ''}</td></tr>`;
 })}
 ${shown.length === 0 ? html`<tr><td colspan="3" class="muted">nothing recorded</td></tr>` : ''}
-</tbody></table>
+</tbody></table></div>
 ${pager(context, '/log', { subject: filter.subject }, filter.page, rows.length > context.pageSize)}`;
   return page(context, { title: 'Log', section: 'log', body });
 }

@@ -2,7 +2,7 @@ import { ALERTS_SUBJECT } from '../../alerts/monitor.js';
 import { verificationFailuresSince } from '../../metrics/verification-log.js';
 import { recentPasses } from '../../reconcile/passes.js';
 import type { ConsoleContext } from '../context.js';
-import { age, count, when } from '../format.js';
+import { age, count, prose, when } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { href, page } from '../layout.js';
 
@@ -44,7 +44,7 @@ export async function overviewPage(context: ConsoleContext): Promise<string> {
   const lastPass: SafeHtml = last
     ? html`<dl class="facts" id="last-pass">
 <dt>finished</dt><dd>${when(last.at)} (${age(last.at, now)} ago)</dd>
-<dt>result</dt><dd class="${last.ok && last.failed === 0 ? 'ok' : 'error'}" data-field="pass-result">${last.ok ? (last.failed === 0 ? 'ok' : `${last.failed} failure(s)`) : `stopped: ${last.error ?? 'error'}`}</dd>
+<dt>result</dt><dd class="${last.ok && last.failed === 0 ? 'ok' : 'error'}" data-field="pass-result">${last.ok ? (last.failed === 0 ? 'ok' : `${last.failed} failure(s)`) : prose(`stopped: ${last.error ?? 'error'}`)}</dd>
 <dt>checked</dt><dd data-field="pass-checked">${count(last.checked)}</dd>
 <dt>fulfilled</dt><dd>${count(last.fulfilled)}</dd>
 <dt>missed by webhooks</dt><dd class="${last.missedByWebhooks > 0 ? 'warn' : ''}" data-field="pass-missed">${count(last.missedByWebhooks)}</dd>
@@ -53,21 +53,21 @@ export async function overviewPage(context: ConsoleContext): Promise<string> {
 
   const body = html`
 <form class="search" id="search" method="get" action="${href(context, '/search')}"><label for="q">Find an order</label><input id="q" name="q" type="search" placeholder="order id, payment or invoice id, e-mail or event id" required><button type="submit">Search</button></form>
-${incidents.length > 0 ? html`<div class="notice error" id="incidents"><strong>Open alerts</strong><ul>${incidents.map((incident) => html`<li>${incident.title} <span class="muted">(since ${when(incident.at)})</span><br><span class="muted">Next: ${incident.next}</span></li>`)}</ul></div>` : ''}
+${incidents.length > 0 ? html`<div class="notice error" id="incidents"><strong>Open alerts</strong><ul>${incidents.map((incident) => html`<li>${prose(incident.title)} <span class="muted">(since ${when(incident.at)})</span><br><span class="muted">Next: ${prose(incident.next)}</span></li>`)}</ul></div>` : ''}
 <div class="grid">
 <section class="card double"><h2>Events received</h2>
 <div>${figure('events-last-hour', totalHour)} <span class="muted">last hour</span> · ${figure('events-last-day', totalDay)} <span class="muted">last 24 h</span></div>
-<table id="events-by-type"><thead><tr><th>type</th><th class="num">hour</th><th class="num">24 h</th></tr></thead><tbody>
+<div class="scroll"><table id="events-by-type"><thead><tr><th>type</th><th class="num">hour</th><th class="num">24 h</th></tr></thead><tbody>
 ${summary.eventsByType.map((row) => html`<tr data-type="${row.type}"><td><a href="${href(context, '/events', { type: row.type })}">${row.type}</a></td><td class="num">${count(row.lastHour)}</td><td class="num">${count(row.lastDay)}</td></tr>`)}
 ${summary.eventsByType.length === 0 ? html`<tr><td colspan="3" class="muted">none in the last 24 hours</td></tr>` : ''}
-</tbody></table></section>
+</tbody></table></div></section>
 
 <section class="card"><h2>Verification failures</h2>
 <div>${figure('verification-last-hour', verifiedHour.total, verifiedHour.total > 0 ? 'warn' : '')} <span class="muted">last hour</span> · ${figure('verification-last-day', verifiedDay.total)} <span class="muted">last 24 h</span></div>
-<table id="verification-by-reason"><thead><tr><th>reason</th><th class="num">hour</th><th class="num">24 h</th></tr></thead><tbody>
+<div class="scroll"><table id="verification-by-reason"><thead><tr><th>reason</th><th class="num">hour</th><th class="num">24 h</th></tr></thead><tbody>
 ${reasons.map((reason) => html`<tr data-reason="${reason}"><td>${reason}</td><td class="num">${count(verifiedHour.byReason[reason] ?? 0)}</td><td class="num">${count(verifiedDay.byReason[reason] ?? 0)}</td></tr>`)}
 ${reasons.length === 0 ? html`<tr><td colspan="3" class="muted">none</td></tr>` : ''}
-</tbody></table>
+</tbody></table></div>
 <p class="muted">bad_signature after a secret rotation: add the new secret to CHECKOUT_WEBHOOK_SECRET.</p></section>
 
 <section class="card"><h2>Dispatch backlog</h2>
@@ -76,11 +76,11 @@ ${reasons.length === 0 ? html`<tr><td colspan="3" class="muted">none</td></tr>` 
 <p><a href="${href(context, '/events', { status: 'pending' })}">pending events</a> · dispatch failed for good: <a href="${href(context, '/runs', { status: 'failed', kind: 'event' })}" data-count="dispatch-failed">${count(summary.dispatch.failed)}</a></p></section>
 
 <section class="card"><h2>Handler runs</h2>
-<table><tbody>
+<div class="scroll"><table><tbody>
 <tr><td>pending</td><td class="num" data-count="runs-pending">${count(summary.fulfillment.pending)}</td></tr>
 <tr><td>running</td><td class="num" data-count="runs-running">${count(summary.fulfillment.running)}</td></tr>
 <tr><td><a href="${href(context, '/runs', { status: 'failed' })}">failed for good</a></td><td class="num ${summary.fulfillment.failed > 0 ? 'error' : ''}" data-count="runs-failed">${count(summary.fulfillment.failed)}</td></tr>
-</tbody></table>
+</tbody></table></div>
 ${failed > 0 ? html`<p><a class="button danger" id="retry-all" href="${href(context, '/actions/retry-all')}">Retry all failed (${count(failed)})</a></p>` : ''}</section>
 
 <section class="card"><h2>Open</h2>

@@ -4,7 +4,7 @@ import type { HandlerState, NewsSource, Outcome, ResourceKind, ResourceListing, 
 import { HANDLER_OUTCOMES } from '../../domain/index.js';
 import { readTimeline } from '../../timeline/index.js';
 import type { ConsoleContext } from '../context.js';
-import { age, when } from '../format.js';
+import { ago, clip, id as idText, prose, when } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { href, page } from '../layout.js';
 import { maskEmails } from '../mask.js';
@@ -60,22 +60,22 @@ export function searchOf(filter: ResourcesFilters): ResourceSearch {
 /** A table of payments and invoices as the lists and the search show them. */
 export function listingTable(context: ConsoleContext, rows: ResourceListing[], empty: string): SafeHtml {
   const now = context.clock();
-  return html`<table id="resources" class="listing"><thead><tr><th>id</th><th>order</th><th class="num">amount</th><th class="num">received</th><th>outcome</th><th>handler</th><th>learned by</th><th>open</th><th>last news</th></tr></thead><tbody>
+  return html`<div class="scroll"><table id="resources" class="listing"><thead><tr><th>id</th><th>order</th><th class="num">amount</th><th class="num">received</th><th>outcome</th><th>handler</th><th>learned by</th><th>open</th><th>last news</th></tr></thead><tbody>
 ${rows.map((record) => {
   const snapshot = record.snapshot ?? {};
   return html`<tr data-id="${record.id}" data-handler="${record.handler}">
-<td><a href="${href(context, `/${record.kind}s/${encodeURIComponent(record.id)}`)}">${record.id}</a>${record.kind === 'invoice' ? html` <span class="muted">invoice</span>` : ''}</td>
-<td>${record.orderId ?? ''}</td>
+<td><a href="${href(context, `/${record.kind}s/${encodeURIComponent(record.id)}`)}">${idText(record.id)}</a>${record.kind === 'invoice' ? html` <span class="muted">invoice</span>` : ''}</td>
+<td>${record.orderId === undefined ? '' : idText(record.orderId)}</td>
 <td class="num">${text(snapshot.amount) ?? ''} ${text(snapshot.currency) ?? ''}</td>
 <td class="num">${text(snapshot.amountReceived) ?? ''}</td>
 <td class="${outcomeTone(record.outcome)}">${record.outcome}${record.late ? ' (late)' : ''}</td>
 <td class="${handlerTone(record.handler)}" data-field="handler">${record.handler === 'failed' ? '✗ ' : ''}${HANDLER_LABEL[record.handler]}</td>
 <td class="${record.outcomeSource === 'reconcile' ? 'warn' : ''}">${record.outcomeSource ?? ''}</td>
 <td>${record.open ? 'open' : 'closed'}</td>
-<td title="${record.lastNewsAt}">${age(record.lastNewsAt, now)} ago</td></tr>`;
+<td class="when">${ago(record.lastNewsAt, now)}</td></tr>`;
 })}
 ${rows.length === 0 ? html`<tr><td colspan="9" class="muted">${empty}</td></tr>` : ''}
-</tbody></table>`;
+</tbody></table></div>`;
 }
 
 const select = <T extends string>(name: string, label: string, values: readonly T[], chosen: T | undefined, labelOf: (value: T) => string = (value) => value) =>
@@ -137,7 +137,7 @@ export async function resourcePage(context: ConsoleContext, kind: ResourceKind, 
   const plural = `${kind}s`;
   const body = html`
 <div class="grid">
-<section class="card"><h2>Classification</h2><dl class="facts" id="classification">
+<section class="card double"><h2>Classification</h2><dl class="facts" id="classification">
 <dt>outcome</dt><dd class="${outcomeTone(record.outcome)}" data-field="outcome">${record.outcome}${record.outcomeSource ? ` (learned by ${record.outcomeSource})` : ''}</dd>
 <dt>amount</dt><dd data-field="amount">${text(snapshot.amount) ?? verdict?.amount ?? '—'}</dd>
 <dt>received</dt><dd data-field="received">${text(snapshot.amountReceived) ?? verdict?.amountReceived ?? '—'}</dd>
@@ -146,31 +146,31 @@ ${verdict && verdict.surplus !== '0' ? html`<dt>surplus</dt><dd class="warn" dat
 <dt>late</dt><dd data-field="late">${verdict?.late ? 'yes (paid after expiry)' : 'no'}</dd>
 <dt>now classified</dt><dd>${verdict?.outcome ?? '—'}</dd>
 </dl></section>
-<section class="card"><h2>${kind === 'payment' ? 'Payment' : 'Invoice'}</h2><dl class="facts">
-<dt>id</dt><dd>${record.id}</dd>
-<dt>order</dt><dd>${record.orderId ?? '—'}</dd>
+<section class="card double"><h2>${kind === 'payment' ? 'Payment' : 'Invoice'}</h2><dl class="facts">
+<dt>id</dt><dd>${idText(record.id)}</dd>
+<dt>order</dt><dd>${record.orderId === undefined ? '—' : idText(record.orderId)}</dd>
 <dt>status (service)</dt><dd>${text(snapshot.status) ?? '—'}</dd>
 <dt>e-mail</dt><dd data-field="email">${email === undefined ? '—' : maskEmails(email, revealed)} ${email !== undefined && !revealed ? html`<a id="reveal" href="${href(context, `/${plural}/${encodeURIComponent(id)}`, { reveal: '1' })}">reveal</a>` : ''}</dd>
-<dt>expires</dt><dd>${record.expiresAt ? `${when(record.expiresAt)}` : '—'}</dd>
+<dt>expires</dt><dd>${when(record.expiresAt || undefined)}</dd>
 <dt>environment</dt><dd>${record.environment ?? '—'}</dd>
 <dt>state</dt><dd>${record.open ? 'open (still polled by reconcile)' : 'closed'}</dd>
-<dt>last news</dt><dd>${age(record.lastNewsAt, now)} ago</dd>
+<dt>last news</dt><dd>${ago(record.lastNewsAt, now)}</dd>
 </dl></section>
 <section class="card wide"><h2>Timeline</h2>
-<table class="timeline" id="timeline"><thead><tr><th>when</th><th>what</th><th>details</th></tr></thead><tbody>
+<div class="scroll"><table class="timeline" id="timeline"><thead><tr><th>when</th><th>what</th><th>details</th></tr></thead><tbody>
 ${timeline.entries.map(
-  (entry) => html`<tr data-kind="${entry.kind}"><td class="when">${when(entry.at)}</td><td class="${entry.tone}">${entry.eventId ? html`<a href="${href(context, `/events/${encodeURIComponent(entry.eventId)}`)}">${entry.title}</a>` : entry.title}</td><td>${entry.detail === undefined ? '' : maskEmails(entry.detail, revealed)}</td></tr>`,
+  (entry) => html`<tr data-kind="${entry.kind}"><td class="when">${when(entry.at)}</td><td class="${entry.tone}">${entry.eventId ? html`<a href="${href(context, `/events/${encodeURIComponent(entry.eventId)}`)}">${entry.title}</a>` : entry.title}</td><td>${entry.detail === undefined ? '' : prose(maskEmails(entry.detail, revealed))}</td></tr>`,
 )}
 ${timeline.entries.length === 0 ? html`<tr><td colspan="3" class="muted">nothing recorded yet</td></tr>` : ''}
-</tbody></table></section>
+</tbody></table></div></section>
 <section class="card wide"><h2>Handler runs</h2>
-<table id="runs"><thead><tr><th>run</th><th>status</th><th class="num">attempts</th><th>error</th><th></th></tr></thead><tbody>
+<div class="scroll"><table id="runs"><thead><tr><th>run</th><th>status</th><th class="num">attempts</th><th>error</th><th></th></tr></thead><tbody>
 ${timeline.runs.map(
-  (run) => html`<tr data-key="${run.key}"><td>${run.key}</td><td class="${statusTone(run.status)}" data-field="run-status">${run.status}</td><td class="num">${run.attempts}</td><td>${maskEmails(run.lastError ?? '', revealed)}</td>
+  (run) => html`<tr data-key="${run.key}"><td>${idText(run.key)}</td><td class="${statusTone(run.status)}" data-field="run-status">${run.status}</td><td class="num">${run.attempts}</td><td>${clip(maskEmails(run.lastError ?? '', revealed), 160)}</td>
 <td>${run.status === 'failed' ? html`<a class="button danger" href="${href(context, '/actions/retry', { key: run.key })}">Retry</a>` : ''}</td></tr>`,
 )}
 ${timeline.runs.length === 0 ? html`<tr><td colspan="5" class="muted">no handler run (the outcome is still pending)</td></tr>` : ''}
-</tbody></table>
+</tbody></table></div>
 ${failedRuns.length > 0 ? html`<p class="error">${failedRuns.length} run(s) failed for good: fix the cause, then retry.</p>` : ''}</section>
 </div>`;
   return page(context, { title: `${kind === 'payment' ? 'Payment' : 'Invoice'} ${id}`, section: plural as 'payments' | 'invoices', body });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseRunKey, RUN_STATUSES } from '../../runs/index.js';
 import type { Run } from '../../store/index.js';
 import type { ConsoleContext } from '../context.js';
-import { age } from '../format.js';
+import { age, clip, id as idText } from '../format.js';
 import { html } from '../html.js';
 import { href, page } from '../layout.js';
 import { maskEmails } from '../mask.js';
@@ -38,19 +38,19 @@ export async function runsPage(context: ConsoleContext, query: unknown): Promise
 <div><label for="kind">kind</label><select id="kind" name="kind"><option value="">any</option>${KINDS.map((kind) => html`<option ${kind === filter.kind ? 'selected' : ''}>${kind}</option>`)}</select></div>
 <button type="submit">Filter</button>
 ${filter.status === 'failed' && shown.length > 0 ? html`<a class="button danger" id="retry-all" href="${href(context, '/actions/retry-all')}">Retry all failed</a>` : ''}</form>
-<table id="runs"><thead><tr><th>run</th><th>kind</th><th>status</th><th class="num">attempts</th><th>next attempt</th><th>error</th><th></th></tr></thead><tbody>
+<div class="scroll"><table id="runs"><thead><tr><th>run</th><th>kind</th><th>status</th><th class="num">attempts</th><th>next attempt</th><th>error</th><th></th></tr></thead><tbody>
 ${shown.map((run) => {
   const link = subjectLink(context, run);
   return html`<tr data-key="${run.key}">
-<td>${link ? html`<a href="${link}">${run.key}</a>` : run.key}</td><td>${run.kind}</td>
+<td>${link ? html`<a href="${link}">${idText(run.key)}</a>` : idText(run.key)}</td><td>${run.kind}</td>
 <td class="${statusTone(run.status)}" data-field="status">${run.status}</td>
 <td class="num">${run.attempts}</td>
-<td>${run.status === 'pending' ? `in ${age(now.toISOString(), new Date(Date.parse(run.nextAttemptAt)))}` : ''}</td>
-<td>${maskEmails(run.lastError?.slice(0, 160) ?? '')}</td>
+<td class="when">${run.status === 'pending' ? `in ${age(now.toISOString(), new Date(Date.parse(run.nextAttemptAt)))}` : ''}</td>
+<td>${clip(maskEmails(run.lastError ?? ''), 160)}</td>
 <td>${run.status === 'failed' ? html`<a class="button danger retry" href="${href(context, '/actions/retry', { key: run.key })}">Retry</a>` : ''}</td></tr>`;
 })}
 ${shown.length === 0 ? html`<tr><td colspan="7" class="muted">no runs${filter.status || filter.kind ? ' match these filters' : ''}</td></tr>` : ''}
-</tbody></table>
+</tbody></table></div>
 ${pager(context, '/runs', { status: filter.status, kind: filter.kind }, filter.page, rows.length > context.pageSize)}`;
   return page(context, { title: 'Runs', section: 'runs', body });
 }
