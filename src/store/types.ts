@@ -52,7 +52,7 @@ export interface ResourceRecord {
   kind: ResourceKind;
   id: string;
   environment: Environment | undefined;
-  /** The shop's order id, when created through the checkout helper. */
+  /** The shop's order id: the checkout helper's, else the service's `referenceId` (as POST /checkout sends it). */
   orderId: string | undefined;
   outcome: Outcome;
   /** Source that first established the current outcome. */

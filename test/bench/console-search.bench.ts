@@ -39,7 +39,7 @@ const GOAL_MS = 100;
 
 interface Seeded {
   tag: string;
-  /** A payment in the middle of the history, and one whose handler failed. */
+  /** A payment in the middle of the history, and the newest whose handler failed. */
   middle: number;
   failed: number;
   /** The UTC day the history starts on. */
@@ -83,7 +83,8 @@ async function seed(store: Store, finish: (statements: string[]) => Promise<void
       .map((n) => `'payment:${paymentId(tag, n)}:paid'`)
       .join(', ')})`,
   ]);
-  return { tag, middle: Math.floor(PAYMENTS / 2), failed: 7, firstDay: new Date(started).toISOString().slice(0, 10) };
+  // The newest failed handler: the first row of the failed list.
+  return { tag, middle: Math.floor(PAYMENTS / 2), failed: Math.floor((PAYMENTS - 8) / 1000) * 1000 + 7, firstDay: new Date(started).toISOString().slice(0, 10) };
 }
 
 interface Probe {

@@ -262,6 +262,26 @@ describe('operator console in Chromium', () => {
     await page.close();
   });
 
+  it('finds an order from the overview in one search: by its order id it opens the payment, by the e-mail it lists every order of that buyer', async () => {
+    const page = await open(`${base}/checkout-kit/`);
+    await page.locator('#q').fill('order-1003');
+    await Promise.all([page.waitForURL(`**/checkout-kit/payments/${payments.partial}`), page.locator('#search button').click()]);
+    expect(await page.locator('[data-field="outcome"]').textContent()).toContain('pending');
+
+    await page.goto(`${base}/checkout-kit/`);
+    // Shown masked everywhere, found by the whole address typed in any case.
+    await page.locator('#q').fill('Alice.Buyer@Example.com');
+    await Promise.all([page.waitForURL('**/checkout-kit/search?q=*'), page.locator('#search button').click()]);
+    const rows = page.locator('#resources tbody tr[data-id]');
+    expect(new Set(await rows.evaluateAll((list) => list.map((row) => row.getAttribute('data-id'))))).toEqual(new Set([payments.paid, payments.failed, payments.partial]));
+    // The handler column says what the store says (the retry test before this one may have run it again).
+    const run = await runtime.store.getRun(`payment:${payments.failed}:paid`);
+    expect(await page.locator(`#resources tr[data-id="${payments.failed}"]`).getAttribute('data-handler')).toBe(run?.status);
+    expect(await page.locator(`#resources tr[data-id="${payments.paid}"] [data-field="handler"]`).textContent()).toContain('done');
+    expect(await page.content()).not.toContain('alice.buyer@example.com</td>');
+    await page.close();
+  });
+
   it('renders markup from stored events as text', async () => {
     // An event of a type the toolkit does not know, with markup in its type and body: stored as sent.
     const body = JSON.stringify({ id: 'evt_xss', type: 'note.added<img src=x onerror="window.__pwned=2">', createdAt: new Date().toISOString(), environment: 'test', data: { text: '</pre><script>window.__pwned = 3</script>' } });
@@ -331,6 +351,8 @@ describe('operator console in Chromium', () => {
       `${root}/events/${paidEvent!.id}`,
       `${root}/events/evt_xss`,
       `${root}/payments`,
+      `${root}/payments?handler=failed&amountMin=1&outcome=paid`,
+      `${root}/search?q=alice.buyer%40example.com`,
       `${root}/payments/${long}`,
       `${root}/payments/${payments.failed}`,
       `${root}/invoices`,

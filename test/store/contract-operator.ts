@@ -46,7 +46,7 @@ export function operatorViewsContract(store: () => Store): void {
       await store().updateResource({ kind: 'payment', id: 'pay_a', orderId: 'A-1001', outcome: 'paid', source: 'webhook', snapshot: snapshot('42.10', ' Buyer@Example.com ') }, at(T0));
       await store().updateResource({ kind: 'payment', id: 'pay_b', orderId: 'A-1002', outcome: 'overpaid', source: 'reconcile', snapshot: snapshot('9.5') }, at(T0 + MINUTE));
       await store().updateResource({ kind: 'invoice', id: 'inv_c', orderId: 'A-1003', outcome: 'pending', snapshot: snapshot('1000', 'other@example.com') }, at(T0 + 2 * MINUTE));
-      await store().updateResource({ kind: 'payment', id: 'pay_d', outcome: 'paid', snapshot: snapshot('not a number', 'buyer@example.com') }, at(T0 + 3 * MINUTE));
+      await store().updateResource({ kind: 'payment', id: 'pay_d', outcome: 'paid', snapshot: { ...snapshot('not a number', 'buyer@example.com'), referenceId: 'B-1' } }, at(T0 + 3 * MINUTE));
       await store().insertEvent(sampleEvent('evt_b', { resourceKind: 'payment', resourceId: 'pay_b' }), at(T0));
       // Handler runs of the current outcomes: a's done, b's failed for good, d's running; c has none.
       await store().enqueueRun({ key: 'payment:pay_a:paid', kind: 'fulfillment', data: {} }, at(T0));
@@ -62,6 +62,8 @@ export function operatorViewsContract(store: () => Store): void {
       expect(await found({})).toEqual(['pay_d running', 'inv_c none', 'pay_b failed', 'pay_a done']);
       expect(await found({ find: 'pay_a' })).toEqual(['pay_a done']);
       expect(await found({ find: 'A-1003' })).toEqual(['inv_c none']);
+      // Made without the checkout helper: the service's referenceId is its order id.
+      expect(await found({ find: 'B-1' })).toEqual(['pay_d running']);
       expect(await found({ find: 'BUYER@example.COM' })).toEqual(['pay_d running', 'pay_a done']);
       expect(await found({ find: 'evt_b' })).toEqual(['pay_b failed']);
       expect(await found({ find: 'A-1003', kind: 'payment' })).toEqual([]);

@@ -23,6 +23,8 @@ function atVersionOne(dialect: Dialect): string[] {
     `INSERT INTO ${p}schema_migrations (version, name, applied_at) VALUES (1, '${MIGRATIONS[0]!.name}', '2030-01-01T00:00:00.000Z')`,
     payment(1, 'pay_old', JSON.stringify({ amount: '42.10', email: ' Buyer@Example.com ' })),
     payment(2, 'pay_odd', JSON.stringify({ amount: 'n/a' })),
+    `INSERT INTO ${p}resources (kind, id, outcome, outcome_rank, snapshot, last_news_at, open, created_at, updated_at)
+     VALUES ('payment', 'pay_elsewhere', 'paid', 2, '${JSON.stringify({ amount: '1', referenceId: 'B-7' })}', '2030-01-01T00:00:03.000Z', ${dialect.name === 'sqlite' ? 1 : 'true'}, '2030-01-01T00:00:03.000Z', '2030-01-01T00:00:03.000Z')`,
   ];
 }
 
@@ -30,7 +32,10 @@ function atVersionOne(dialect: Dialect): string[] {
 async function findsWhatVersionOneWrote(store: Store): Promise<void> {
   expect((await store.searchResources({ find: 'buyer@example.com' })).map((row) => row.id)).toEqual(['pay_old']);
   expect((await store.searchResources({ amountMin: '42.1', amountMax: '42.1' })).map((row) => row.id)).toEqual(['pay_old']);
-  expect((await store.searchResources({})).map((row) => `${row.id} ${row.handler}`)).toEqual(['pay_odd none', 'pay_old none']);
+  expect((await store.searchResources({})).map((row) => `${row.id} ${row.handler}`)).toEqual(['pay_elsewhere none', 'pay_odd none', 'pay_old none']);
+  // Made without the checkout helper: its referenceId is its order id.
+  expect((await store.searchResources({ find: 'B-7' })).map((row) => row.orderId)).toEqual(['B-7']);
+  expect((await store.searchResources({ find: 'A-1' })).map((row) => row.id)).toEqual(['pay_old']);
   // Written after the migration, by the same statement as ever.
   await store.updateResource({ kind: 'payment', id: 'pay_new', outcome: 'paid', snapshot: { amount: '5', email: 'NEW@example.com' } });
   expect((await store.searchResources({ find: 'new@EXAMPLE.com' })).map((row) => row.id)).toEqual(['pay_new']);

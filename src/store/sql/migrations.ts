@@ -123,10 +123,11 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'resources found by e-mail, amount and handler state',
     statements: ({ prefix: p, types: t, jsonText, decimalOf }) => [
       // From the latest snapshot, kept beside it by the same statement: the e-mail in lower case
-      // (found whatever case is typed), the amount as a number (compared, never summed).
+      // (found whatever case is typed), the amount as a number (compared, never summed), and the
+      // service's referenceId as the order id of a payment made without the checkout helper.
       `ALTER TABLE ${p}resources ADD COLUMN email text`,
       `ALTER TABLE ${p}resources ADD COLUMN amount_value ${t.decimal}`,
-      `UPDATE ${p}resources SET email = NULLIF(lower(trim(${jsonText('snapshot', 'email')})), ''), amount_value = ${decimalOf(jsonText('snapshot', 'amount'))} WHERE snapshot IS NOT NULL`,
+      `UPDATE ${p}resources SET email = NULLIF(lower(trim(${jsonText('snapshot', 'email')})), ''), order_id = COALESCE(order_id, NULLIF(${jsonText('snapshot', 'referenceId')}, '')), amount_value = ${decimalOf(jsonText('snapshot', 'amount'))} WHERE snapshot IS NOT NULL`,
       `CREATE INDEX resources_email_idx ON ${p}resources (email)`,
       // The key of the current outcome's handler run: from the few failed or running runs to their resources.
       `CREATE INDEX resources_handler_key_idx ON ${p}resources ((${fulfillmentKeySql('kind', 'id', 'outcome')}))`,

@@ -302,7 +302,8 @@ export class SqlStore implements Store {
         update.kind,
         update.id,
         update.environment ?? null,
-        update.orderId ?? null,
+        // A payment made elsewhere than the checkout helper carries its order id as the service's referenceId.
+        update.orderId ?? (typeof update.snapshot?.referenceId === 'string' && update.snapshot.referenceId !== '' ? update.snapshot.referenceId : null),
         advancedFromNew ? update.outcome : 'pending',
         advancedFromNew ? rank : OUTCOME_RANK.pending,
         advancedFromNew ? (update.source ?? null) : null,
