@@ -223,6 +223,6 @@ describe('end to end', () => {
       }
       console.info(`init end to end, seconds: ${JSON.stringify(timings)}`);
     },
-    240_000,
+    600_000,
   );
 });
