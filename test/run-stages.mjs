@@ -4,6 +4,7 @@
 // went, and the exit code is 1 when any stage failed (130 when interrupted).
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { forwardSignals } from './support/child-signals.mjs';
 
 const stages = process.argv.slice(2);
 if (stages.length === 0) {
@@ -18,29 +19,22 @@ function runStage(stage) {
   return spawn(command, args, { stdio: 'inherit' });
 }
 
-let current;
-let interrupted;
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    interrupted = signal;
-    current?.kill(signal);
-  });
-}
+const steps = forwardSignals();
 
 const results = [];
 for (const stage of stages) {
-  if (interrupted) {
+  if (steps.interrupted) {
     results.push({ stage, line: 'not run (interrupted)', ok: false });
     continue;
   }
   console.log(`\n=== npm test: ${stage} ===`);
   const started = performance.now();
-  current = runStage(stage);
+  steps.current = runStage(stage);
   const { code, signal } = await new Promise((resolve) => {
-    current.once('exit', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal }));
-    current.once('error', (error) => resolve({ code: null, signal: null, error }));
+    steps.current.once('exit', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal }));
+    steps.current.once('error', (error) => resolve({ code: null, signal: null, error }));
   });
-  current = undefined;
+  steps.current = undefined;
   const seconds = Math.round((performance.now() - started) / 1000);
   const ok = code === 0;
   const how = ok ? 'passed' : signal ? `failed (stopped by ${signal})` : `failed (exit ${code ?? 'unknown: it did not start'})`;
@@ -52,4 +46,4 @@ console.log('\nnpm test, stage by stage:');
 for (const { stage, line } of results) console.log(`  ${stage.padEnd(width)}  ${line}`);
 const failed = results.filter((result) => !result.ok).length;
 console.log(failed === 0 ? `all ${results.length} stages passed` : `${failed} of ${results.length} stages failed`);
-process.exit(interrupted ? 130 : failed === 0 ? 0 : 1);
+process.exit(steps.interrupted ? 130 : failed === 0 ? 0 : 1);

@@ -14,10 +14,12 @@ it('a write waiting for another process to let go of the lock leaves the event l
   const dir = await tempDir('ck-sqlite-busy-');
   const store = new SqliteStore({ dir });
   await store.open();
-  // The other process takes the write lock and keeps it until told to let go on stdin.
+  // The other process takes the write lock and keeps it until told to let go on stdin (its stderr
+  // is the test's: without Node 22's warning that node:sqlite is experimental).
   const holder = spawn(
     process.execPath,
     [
+      '--disable-warning=ExperimentalWarning',
       '-e',
       `const open = (path) => { try { return new (require('node:sqlite').DatabaseSync)(path); } catch { return new (require('better-sqlite3'))(path); } };
        const db = open(${JSON.stringify(join(dir, 'store.sqlite'))});

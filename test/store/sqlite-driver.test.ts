@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StoreError } from '../../src/errors/index.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriver, type SqliteDriverName } from '../../src/store/sqlite/driver.js';
@@ -38,6 +38,25 @@ describe('choosing the SQLite driver', () => {
     else expect(() => loadDriver('node:sqlite')).toThrow(new StoreError(`The embedded store was asked for node:sqlite, which Node ${process.version} does not have (Node 22.16 or later has it).`));
   });
 
+  it.runIf(HAS_NODE_SQLITE)('on a Node that has node:sqlite, a failure of node:sqlite is told with its reason, not as better-sqlite3 to install', async () => {
+    const getBuiltinModule = process.getBuiltinModule;
+    process.getBuiltinModule = ((id: string) => {
+      if (id === 'node:sqlite') throw new Error('simulated: cannot load');
+      return getBuiltinModule(id);
+    }) as typeof getBuiltinModule;
+    try {
+      vi.resetModules();
+      const fresh = await import('../../src/store/sqlite/driver.js');
+      const told = new StoreError(`The embedded store could not use node:sqlite, which Node ${process.version} has built in: simulated: cannot load`);
+      expect(() => fresh.loadDriver('node:sqlite')).toThrow(told);
+      // Without a loadable better-sqlite3 (the case here unless it was built for this Node), the default too.
+      if (!available('better-sqlite3')) expect(() => fresh.loadDriver()).toThrow(told);
+    } finally {
+      process.getBuiltinModule = getBuiltinModule;
+      vi.resetModules();
+    }
+  });
+
   it('opens the store without a warning on stderr (Node 22 warns that SQLite is experimental)', async () => {
     const script = `import { loadDriver } from './src/store/sqlite/driver.ts';
       const db = loadDriver().open(':memory:'); db.exec('CREATE TABLE t (x)'); db.close();
@@ -46,6 +65,37 @@ describe('choosing the SQLite driver', () => {
     // Other warnings still reach stderr.
     expect(stderr).toMatch(/^\(node:\d+\) UserWarning: still passed on\n/);
     expect(stderr).not.toMatch(/ExperimentalWarning|experimental/i);
+  });
+
+  it.runIf(HAS_NODE_SQLITE)('needs no better-sqlite3 where Node has node:sqlite: with it not installed, a store opens, writes, reads and backs up', async () => {
+    const dir = await tempDir('ck-sqlite-no-addon-');
+    // In the child, better-sqlite3 cannot be found, by require or import (module.registerHooks: Node 22.15 and later).
+    const notInstalled = `import { registerHooks } from 'node:module';
+      registerHooks({ resolve(specifier, context, next) {
+        if (specifier === 'better-sqlite3') throw Object.assign(new Error("Cannot find module 'better-sqlite3'"), { code: 'MODULE_NOT_FOUND' });
+        return next(specifier, context);
+      } });`;
+    const script = `import { createRequire } from 'node:module';
+      import { SqliteStore } from './src/store/index.ts';
+      import { sampleEvent } from './test/store/fixtures/sample-event.ts';
+      let addon = 'found';
+      try { createRequire(import.meta.url)('better-sqlite3'); } catch (error) { addon = error.code; }
+      const store = new SqliteStore({ dir: ${JSON.stringify(join(dir, 'store'))} });
+      await store.open();
+      const inserted = (await store.insertEvent(sampleEvent('evt_no_addon'))).inserted;
+      await store.backup(${JSON.stringify(join(dir, 'backup.sqlite'))});
+      const read = (await store.getEvent('evt_no_addon'))?.id;
+      await store.close();
+      console.log(JSON.stringify({ addon, driver: store.driver, inserted, read }));`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', TSX_LOADER, '--import', `data:text/javascript,${encodeURIComponent(notInstalled)}`, '--input-type=module', '-e', script],
+      { cwd: join(import.meta.dirname, '../..') },
+    );
+    expect(JSON.parse(stdout)).toEqual({ addon: 'MODULE_NOT_FOUND', driver: 'node:sqlite', inserted: true, read: 'evt_no_addon' });
+    const backup = loadDriver().open(join(dir, 'backup.sqlite'), { readonly: true });
+    expect(backup.prepare('SELECT id FROM events').all()).toEqual([{ id: 'evt_no_addon' }]);
+    backup.close();
   });
 });
 

@@ -135,8 +135,6 @@ function nodeSqlite(): NodeSqlite | undefined {
   try {
     // Node 20 has no such module; 22.5 to 22.12 only behind --experimental-sqlite.
     return process.getBuiltinModule?.('node:sqlite') as NodeSqlite | undefined;
-  } catch {
-    return undefined;
   } finally {
     process.emitWarning = emitWarning;
   }
@@ -196,6 +194,10 @@ function betterSqlite3Driver(): SqliteDriver {
 
 // --- choosing ------------------------------------------------------------------------------------
 
+const [MAJOR = 0, MINOR = 0] = process.versions.node.split('.').map(Number);
+/** Whether this Node's node:sqlite has everything the store uses: 22.16 and later (23.8 on the odd line). */
+const NODE_HAS_SQLITE = MAJOR > 23 || (MAJOR === 23 && MINOR >= 8) || (MAJOR === 22 && MINOR >= 16);
+
 const loaded = new Map<SqliteDriverName, SqliteDriver | Error>();
 
 function tryLoad(name: SqliteDriverName): SqliteDriver | Error {
@@ -221,9 +223,11 @@ export function loadDriver(name?: SqliteDriverName): SqliteDriver {
     const driver = tryLoad(name);
     if (!(driver instanceof Error)) return driver;
     throw new StoreError(
-      name === 'node:sqlite'
-        ? `The embedded store was asked for node:sqlite, which Node ${process.version} does not have (Node 22.16 or later has it).`
-        : `The embedded store was asked for better-sqlite3, which cannot be loaded: ${INSTALL_BETTER_SQLITE3}`,
+      name === 'better-sqlite3'
+        ? `The embedded store was asked for better-sqlite3, which cannot be loaded: ${INSTALL_BETTER_SQLITE3}`
+        : NODE_HAS_SQLITE
+          ? nodeSqliteFailed(driver)
+          : `The embedded store was asked for node:sqlite, which Node ${process.version} does not have (Node 22.16 or later has it).`,
       { cause: driver },
     );
   }
@@ -231,5 +235,11 @@ export function loadDriver(name?: SqliteDriverName): SqliteDriver {
   if (!(builtIn instanceof Error)) return builtIn;
   const addon = tryLoad('better-sqlite3');
   if (!(addon instanceof Error)) return addon;
+  // Where Node has node:sqlite, its failure is the one to tell: better-sqlite3 is not the remedy.
+  if (NODE_HAS_SQLITE) throw new StoreError(nodeSqliteFailed(builtIn), { cause: builtIn });
   throw new StoreError(`The embedded store needs SQLite: Node 22.16 or later has it built in (node:sqlite); on Node ${process.version}, ${INSTALL_BETTER_SQLITE3}`, { cause: addon });
+}
+
+function nodeSqliteFailed(error: Error): string {
+  return `The embedded store could not use node:sqlite, which Node ${process.version} has built in: ${error.message}`;
 }
