@@ -53,6 +53,9 @@ const UNIT_SUITES = [
   'test/cli/serve.test.ts',
   'test/cli/store.test.ts',
   'test/cli/flags.test.ts',
+  'test/cli/signals.test.ts',
+  // The package as merchants install it: ESM and CommonJS, types, the installed CLI.
+  'test/package/pack.test.ts',
 ];
 const UNIT_EXCLUDE = ['test/store/postgres-cluster.test.ts', 'test/webhooks/runtimes/{bun,deno,workerd}.test.ts'];
 
