@@ -35,3 +35,30 @@ it("reads the run loop's queue through the active runs' index, whatever history 
   expect(detail.filter((line) => /^SCAN runs\b/.test(line))).toEqual([]);
   await store.close();
 });
+
+it("serves the operator's search and list filters from indexes: no walk of every payment, no sort of all of them", async () => {
+  const { store, statements, plan } = recordedStore();
+  await store.open();
+  const searches: Array<Parameters<SqlStore['searchResources']>[0]> = [
+    { kind: 'payment' },
+    { kind: 'payment', find: 'A-1001' },
+    { kind: 'payment', handler: 'failed' },
+    { kind: 'payment', handler: 'running' },
+    { kind: 'payment', amountMin: '500', amountMax: '501', outcome: 'paid' },
+    { kind: 'payment', since: '2031-01-01T00:00:00.000Z', before: '2031-01-02T00:00:00.000Z' },
+  ];
+  for (const search of searches) {
+    statements.length = 0;
+    await store.searchResources({ ...search, limit: 26 });
+    const detail = (await plan(statements[0]!)).join('\n');
+    if (Object.keys(search).length === 1) {
+      // The plain list walks the table newest first and stops after one page: no sort of every payment.
+      expect(detail).toMatch(/^SCAN res$/m);
+      expect(detail).not.toMatch(/TEMP B-TREE/);
+    } else {
+      // Filtered or searched: only the rows an index names are read (a scan is every payment ever stored).
+      expect(detail, JSON.stringify(search)).not.toMatch(/^SCAN (res|r2|resources)\b/m);
+    }
+  }
+  await store.close();
+});

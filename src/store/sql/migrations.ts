@@ -129,6 +129,9 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${p}resources ADD COLUMN amount_value ${t.decimal}`,
       `UPDATE ${p}resources SET email = NULLIF(lower(trim(${jsonText('snapshot', 'email')})), ''), order_id = COALESCE(order_id, NULLIF(${jsonText('snapshot', 'referenceId')}, '')), amount_value = ${decimalOf(jsonText('snapshot', 'amount'))} WHERE snapshot IS NOT NULL`,
       `CREATE INDEX resources_email_idx ON ${p}resources (email)`,
+      // The lists' ranges: a few matches found by these, then sorted, rather than a walk of every row.
+      `CREATE INDEX resources_amount_idx ON ${p}resources (amount_value)`,
+      `CREATE INDEX resources_created_at_idx ON ${p}resources (created_at)`,
       // The key of the current outcome's handler run: from the few failed or running runs to their resources.
       `CREATE INDEX resources_handler_key_idx ON ${p}resources ((${fulfillmentKeySql('kind', 'id', 'outcome')}))`,
     ],

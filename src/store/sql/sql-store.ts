@@ -348,18 +348,28 @@ export class SqlStore implements Store {
 
   async searchResources(search: ResourceSearch): Promise<ResourceListing[]> {
     const where = new Where();
-    const handlerKey = fulfillmentKeySql('res.kind', 'res.id', 'res.outcome');
-    if (search.kind !== undefined) where.add('res.kind = ?', search.kind);
+    const p = this.dialect.prefix;
+    const handlerKey = (alias: string) => fulfillmentKeySql(`${alias}.kind`, `${alias}.id`, `${alias}.outcome`);
+    // The few rows a search or a rare handler state names come first, each through its own index;
+    // the rest of the filters then read only those.
+    let from = `${p}resources res`;
     if (search.find !== undefined) {
-      // Each way of finding it through its own index, as one list of rows.
       const find = where.param(search.find);
-      const p = this.dialect.prefix;
-      where.add(`res.seq IN (
-        SELECT seq FROM ${p}resources WHERE kind IN (${RESOURCE_KINDS.map((kind) => `'${kind}'`).join(', ')}) AND id = ${find}
+      from = `(SELECT seq FROM ${p}resources WHERE kind IN (${RESOURCE_KINDS.map((kind) => `'${kind}'`).join(', ')}) AND id = ${find}
         UNION SELECT seq FROM ${p}resources WHERE order_id = ${find}
         UNION SELECT seq FROM ${p}resources WHERE email = ${where.param(search.find.trim().toLowerCase())}
-        UNION SELECT found.seq FROM ${p}events e JOIN ${p}resources found ON found.kind = e.resource_kind AND found.id = e.resource_id WHERE e.id = ${find})`);
+        UNION SELECT r2.seq FROM ${p}events e JOIN ${p}resources r2 ON r2.kind = e.resource_kind AND r2.id = e.resource_id WHERE e.id = ${find}) found
+        JOIN ${p}resources res ON res.seq = found.seq`;
+    } else if (search.handler === 'failed' || search.handler === 'running') {
+      // From the runs' partial index to their resources, by the index on each resource's current run key
+      // (a partial index's condition written as it stands in the index, so SQLite sees it applies).
+      // `q.key || ''`: a value without SQLite's text affinity, which it can look up in an expression index.
+      from = `(SELECT r2.seq FROM ${p}runs q JOIN ${p}resources r2 ON (${handlerKey('r2')}) = (q.key || '')
+        WHERE q.kind = 'fulfillment' AND ${search.handler === 'failed' ? `q.status = 'failed'` : `q.status IN ('pending', 'running') AND q.status = 'running'`}) found
+        JOIN ${p}resources res ON res.seq = found.seq`;
     }
+    // Not through the (kind, id) index: nearly every row has one of two kinds, and newest first is the table's own order.
+    if (search.kind !== undefined) where.add(`(res.kind || '') = ?`, search.kind);
     if (search.outcome !== undefined) where.add('res.outcome = ?', search.outcome);
     if (search.open !== undefined) where.add(search.open ? 'res.open' : 'NOT res.open');
     if (search.outcomeSource !== undefined) where.add('res.outcome_source = ?', search.outcomeSource);
@@ -367,14 +377,11 @@ export class SqlStore implements Store {
     if (search.before !== undefined) where.add('res.created_at < ?', iso(search.before));
     if (search.amountMin !== undefined) where.add(`res.amount_value >= ${this.dialect.cast('?', 'decimal')}`, search.amountMin);
     if (search.amountMax !== undefined) where.add(`res.amount_value <= ${this.dialect.cast('?', 'decimal')}`, search.amountMax);
-    const handler = search.handler;
-    if (handler === 'none') where.add('r.key IS NULL');
-    else if (handler === 'done' || handler === 'pending') where.add('r.status = ?', handler);
-    // Failed and running handlers are few: from the runs' partial indexes to their resources.
-    else if (handler !== undefined) where.add(`${handlerKey} IN (SELECT key FROM ${this.dialect.prefix}runs WHERE kind = 'fulfillment' AND status = '${handler === 'failed' ? 'failed' : 'running'}')`);
+    if (search.handler === 'none') where.add('r.key IS NULL');
+    else if (search.handler !== undefined) where.add('r.status = ?', search.handler);
     const { rows } = await this.database.query<ResourceRow & { handler_status: Run['status'] | null }>({
       text: `SELECT ${RESOURCE_COLUMNS.map((column) => `res.${column}`).join(', ')}, r.status AS handler_status
-        FROM ${this.dialect.prefix}resources res LEFT JOIN ${this.dialect.prefix}runs r ON r.key = ${handlerKey}
+        FROM ${from} LEFT JOIN ${p}runs r ON r.key = ${handlerKey('res')}
         ${where.sql}
         ORDER BY res.seq DESC LIMIT ${where.param(search.limit ?? 100)} OFFSET ${where.param(search.offset ?? 0)}`,
       values: where.values,
