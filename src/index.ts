@@ -180,7 +180,7 @@ export type { Diagnosis, DamageKind, DoctorOptions, Framework } from './webhooks
 export { runCheck, CHECK_SCENARIOS, CHECK_SCENARIO_NAMES, recordHandlerCalls, appendHandlerCall, readHandlerCalls, HandlerCallSchema } from './check/index.js';
 export type { CheckOptions, CheckReport, ScenarioReport, CheckScenario, HandlerCall, RecordHandlerCallsOptions } from './check/index.js';
 
-// Operating it (issue 15): console, metrics, health, alerts, timelines.
+// Operating it: console, metrics, health, alerts, timelines.
 export { checkoutConsole, maskEmail, maskEmails } from './console/index.js';
 export type { ConsoleOptions, ActionOutcome, ActionName } from './console/index.js';
 export { createMetrics, metricsRoute, observeDeliveries, ServiceCalls, VerificationLog } from './metrics/index.js';

@@ -28,7 +28,7 @@ export function readCookie(cookieHeader: string | undefined, name: string): stri
 }
 
 /**
- * The console's and `/metrics`' rule (issue 15): a request from this machine is let in; any other
+ * The console's and `/metrics`' rule: a request from this machine is let in; any other
  * needs `token` (`CHECKOUT_CONSOLE_TOKEN`) as `Authorization: Bearer …` or the session cookie, compared
  * in constant time. Without a configured token, only this machine gets in.
  */

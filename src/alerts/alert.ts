@@ -1,5 +1,5 @@
 /**
- * What can put fulfilment at risk (issue 15). Each kind is one incident at a time: it fires when
+ * What can put fulfilment at risk. Each kind is one incident at a time: it fires when
  * its condition starts and resolves when the condition ends, however many events feed it.
  */
 export type AlertKind = 'run_failed' | 'dispatch_backlog' | 'missed_by_webhooks' | 'verification_failures' | 'store_unwritable';

@@ -1,4 +1,4 @@
-/** Alerts when fulfilment is at risk, once per incident, to a Slack-compatible URL and an `onAlert` hook (issue 15). */
+/** Alerts when fulfilment is at risk, once per incident, to a Slack-compatible URL and an `onAlert` hook. */
 export { createAlertMonitor, ALERTS_SUBJECT } from './monitor.js';
 export type { AlertMonitor, AlertMonitorOptions } from './monitor.js';
 export { ALERT_KINDS, alertText } from './alert.js';

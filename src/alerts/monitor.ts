@@ -65,7 +65,7 @@ export interface AlertMonitor {
 const RecordedAlertSchema = z.looseObject({ alert: z.string(), state: z.enum(['firing', 'resolved']) });
 
 /**
- * Watches for what puts fulfilment at risk and raises each incident once (issue 15): a run failed
+ * Watches for what puts fulfilment at risk and raises each incident once: a run failed
  * for good, a dispatch backlog that is too old, reconcile finding what webhooks missed,
  * verification failures above a rate, a store that takes no writes. Conditions are read from the
  * store, and which incidents are open is kept there (`alerts` timeline) under a lock, so every

@@ -40,7 +40,7 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
  * fulfillment engine (source `return`) and say whether it is paid. Safe to call any number of
  * times; handlers still run once. When the service cannot be asked (an outage), the answer is the
  * stored state with `confirmed: false`, and the failed read is logged: the buyer must not see an
- * error page for a payment that may well have arrived (issue 11).
+ * error page for a payment that may well have arrived.
  */
 export async function confirmReturn(deps: { store: Store; engine: FulfillmentEngine; logger?: Logger | undefined; signal?: AbortSignal | undefined }, orderId: string): Promise<OrderStatus> {
   if (typeof orderId !== 'string' || orderId === '') throw new CheckoutError('orderId is required.', { code: 'invalid_request' });

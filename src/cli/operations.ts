@@ -22,7 +22,7 @@ export interface OperationsOptions {
   verificationFlushMs?: number;
 }
 
-/** Metrics, health, alerts and the console of one process, wired to its runtime (issue 15). */
+/** Metrics, health, alerts and the console of one process, wired to its runtime. */
 export interface Operations {
   metrics: CheckoutMetrics;
   health: Health;

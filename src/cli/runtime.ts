@@ -50,12 +50,12 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   const store = await openStore(config.store, { cwd: io.cwd, logger, warmPool: options.longRunning ?? false });
   const serviceCalls = new ServiceCalls();
   const client = clientFromConfig(config, logger, { onCall: serviceCalls.onCall });
-  // Every command that learns news keeps each resource's timeline for the console (issue 15).
+  // Every command that learns news keeps each resource's timeline for the console.
   const observers = new EngineObservers();
   const timeline = createTimelineRecorder({ store, logger });
   observers.add(timeline);
   // The configured outcome rules, in every command: a tolerance known to `serve` but not to the
-  // `reconcile` cron job would decide the same payment two ways (issue 11).
+  // `reconcile` cron job would decide the same payment two ways.
   const leaseMs = config.handlerLeaseSeconds === undefined ? undefined : config.handlerLeaseSeconds * 1000;
   const engine = new FulfillmentEngine({ leaseMs, ...options.engine, store, client, handlers, logger, classify: config.outcomeRules, observer: observers });
   return {

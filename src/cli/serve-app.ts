@@ -30,7 +30,7 @@ export async function buildServeApp(runtime: Runtime, options: ServeAppOptions):
   // One clock for the receiver and the engine: leases and due times are compared across both.
   const receiver = createReceiver({ store, secrets: config.webhookSecrets, scheme: config.webhookScheme, environment: config.environment, logger, clock: engine.clock, dispatchConcurrency: config.dispatchConcurrency });
   attachFulfillment(receiver, engine);
-  // Metrics, health, alerts and (with --console) the console (issue 15): they watch every delivery.
+  // Metrics, health, alerts and (with --console) the console: they watch every delivery.
   const operations = createOperations(runtime, {
     console: options.console ?? false,
     alerts: true,

@@ -22,7 +22,7 @@ export function idempotencyKeyFor(given: string | undefined): string {
     );
   }
   // Checked here, not left to fetch: its TypeError for a bad header looked like a network failure
-  // and was retried five times as "could not reach the service" (issue 11).
+  // and was retried five times as "could not reach the service".
   if (!HEADER_SAFE.test(given)) {
     const index = [...given].findIndex((char) => !HEADER_SAFE.test(char));
     throw new InvalidRequestError(

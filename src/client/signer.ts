@@ -55,7 +55,7 @@ export function checkRequestSignature(options: VerifyRequestSignatureOptions): s
   if (Math.abs(now - t) > (options.toleranceSeconds ?? 300)) return 'X-Request-Signature timestamp is outside the tolerance';
   const expected = defaultRequestSigner({ ...options, timestamp: t }).split('v1=')[1] ?? '';
   // The whole string is compared: Buffer.from(hex) stops at the first non-hex character, which
-  // let a valid signature with trailing garbage through (issue 11).
+  // let a valid signature with trailing garbage through.
   const a = Buffer.from(expected, 'utf8');
   const b = Buffer.from(String(parts.v1 ?? '').toLowerCase(), 'utf8');
   if (a.length !== b.length || !timingSafeEqual(a, b)) return 'X-Request-Signature does not match';

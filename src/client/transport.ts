@@ -162,7 +162,7 @@ export class Transport {
     if (spec.idempotencyKey !== undefined) headers['idempotency-key'] = spec.idempotencyKey;
     if (spec.auth.signingSecret) {
       // Signed per attempt: the timestamp must be fresh on every retry. The path signed is the one
-      // on the wire, base-URL prefix and query included, not the spec's path (issue 11).
+      // on the wire, base-URL prefix and query included, not the spec's path.
       const path = `${target.pathname}${target.search}`;
       headers['x-request-signature'] = this.options.signer({ method: spec.method, path, body, secret: spec.auth.signingSecret });
     }

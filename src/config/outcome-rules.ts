@@ -6,7 +6,7 @@ import { compareAmounts } from '../money/index.js';
 /**
  * The outcome rules as configuration: how much less than the amount still counts as paid
  * (`CHECKOUT_UNDERPAY_TOLERANCE`) and what the service's status words mean (`CHECKOUT_STATUS_MAP`): what every command hands the fulfillment engine as its `classify`
- * option, so `serve`, `reconcile` and the return page decide a payment alike (issue 11).
+ * option, so `serve`, `reconcile` and the return page decide a payment alike.
  */
 export type OutcomeRules = Required<Pick<ClassifyOptions, 'statusMap'>> & Pick<ClassifyOptions, 'underpayTolerance'>;
 

@@ -6,7 +6,7 @@ import type { ActionOutcome, ConsoleContext } from './context.js';
 import { parseInput } from './query.js';
 import { ConsoleRequestError } from './request-error.js';
 
-/** What the operator can do from the console (issue 15). */
+/** What the operator can do from the console. */
 export type ActionName = 'retry' | 'retry-all' | 'replay' | 'reconcile';
 
 /** An action with its input checked, ready to be confirmed and then performed. */

@@ -106,7 +106,7 @@ function routes(scope: FastifyInstance, context: ConsoleContext): void {
 }
 
 /**
- * The operator console (issue 15) as a fastify plugin: server-rendered pages under `prefix`, no
+ * The operator console as a fastify plugin: server-rendered pages under `prefix`, no
  * build step. Requests from this machine are let in; any other needs `CHECKOUT_CONSOLE_TOKEN`.
  * Actions are confirmed on a page, posted with a CSRF token, done once per confirmation, logged.
  * @example

@@ -25,7 +25,7 @@ function render(value: HtmlValue): string {
 
 /**
  * The console's only way to build markup: every interpolated value is escaped unless it is
- * `SafeHtml`, so a stored event (untrusted input) can never become markup (issue 15).
+ * `SafeHtml`, so a stored event (untrusted input) can never become markup.
  * @example html`<td>${event.type}</td>` // `<script>` in the type renders as text
  */
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {

@@ -1,4 +1,4 @@
-/** The operator console: overview, lists, timelines and actions, server-rendered (issue 15). */
+/** The operator console: overview, lists, timelines and actions, server-rendered. */
 export { checkoutConsole } from './fastify.js';
 export { consoleContext } from './context.js';
 export type { ActionOutcome, ConsoleOptions } from './context.js';

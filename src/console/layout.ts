@@ -29,7 +29,7 @@ export interface PageInput {
 
 /**
  * A whole page. The final text goes through `redact` too: a key-shaped string inside a stored body
- * (or anywhere else) never reaches the browser, whatever a page forgot (issue 15).
+ * (or anywhere else) never reaches the browser, whatever a page forgot.
  */
 export function page(context: ConsoleContext, input: PageInput): string {
   const link = (section: Section) => {

@@ -34,7 +34,7 @@ export interface HandlerObservation {
 }
 
 /**
- * Told what the engine did, for metrics, alerts and the operator's timeline (issue 15). Called
+ * Told what the engine did, for metrics, alerts and the operator's timeline. Called
  * synchronously after the fact; whatever it throws is logged and ignored, so observing never
  * changes what the engine decides. Work that takes time (a store write) belongs on a queue.
  */

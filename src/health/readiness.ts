@@ -47,7 +47,7 @@ const PROBE_LOCK = 'health-probe';
 
 /**
  * Liveness is the process answering; readiness is whether it can do its work: the store takes
- * writes and can be read up to date, and dispatch is keeping up (issue 15).
+ * writes and can be read up to date, and dispatch is keeping up.
  * @example
  * const health = createHealth({ store, clock: engine.clock, maxBacklogAgeMs: 120_000 });
  * const { ready, reasons } = await health.ready();

@@ -38,7 +38,7 @@ const ACK_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
 const seconds = (ms: number) => ms / 1000;
 
 /**
- * Prometheus metrics of checkout-kit (issue 15), in a registry of their own (never prom-client's
+ * Prometheus metrics of checkout-kit, in a registry of their own (never prom-client's
  * global one: an app may run several receivers, and tests many). Counters come from what this
  * process sees; gauges of the backlog, runs, resources and reconcile passes come from the store,
  * so they agree across every process that shares it.

@@ -1,4 +1,4 @@
-/** Prometheus metrics of the receiver, the engine, the store and the service calls (issue 15). */
+/** Prometheus metrics of the receiver, the engine, the store and the service calls. */
 export { createMetrics } from './create-metrics.js';
 export type { CheckoutMetrics, MetricsOptions } from './create-metrics.js';
 export { ServiceCalls } from './service-calls.js';

@@ -7,7 +7,7 @@ export const RECONCILE_SUBJECT = 'reconcile';
 
 /**
  * What a pass leaves in the store for the console, the metrics and the alerts, which run in other
- * processes than the cron job (issue 15). Read back tolerant of fields older versions lack.
+ * processes than the cron job. Read back tolerant of fields older versions lack.
  */
 export const ReconcilePassSchema = z.looseObject({
   /** False when the pass stopped on an error (the store or the lock failed). */

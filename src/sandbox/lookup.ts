@@ -10,7 +10,7 @@ function byId<T extends AnyCharge>(records: T[], id: string): T | undefined {
 /**
  * The caller's own payment or invoice of the key's environment, else 404 (malformed or unknown id,
  * another merchant's, another environment's). Never 403 here: that told a key that some other
- * merchant's record existed (issue 11). A key sees only its own environment (spec 4.4).
+ * merchant's record existed. A key sees only its own environment (spec 4.4).
  */
 export function ownCharge<T extends AnyCharge>(records: T[], id: string, caller: MerchantCaller, kind: T['kind']): T {
   const record = byId(records, id);

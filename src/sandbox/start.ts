@@ -68,7 +68,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       },
     });
     const context: SandboxContext = { options: resolved, state, webhooks, idempotency: new Idempotency(() => state.data, resolved.createDelayMs), baseUrl: '' };
-    // fastify loads when a sandbox starts: importing checkout-kit (which exports runCheck) loads none (issue 14),
+    // fastify loads when a sandbox starts: importing checkout-kit (which exports runCheck) loads none,
     // and without fastify, an optional peer, only starting a sandbox fails.
     const { buildServer } = await importOptionalPeer('fastify', 'The sandbox', () => import('./server.js'));
     const app = buildServer(context);

@@ -210,7 +210,7 @@ export interface ResourceListing extends ResourceRecord {
 }
 
 /**
- * One entry of a timeline kept for the operator (issue 15): news the engine learned of a resource,
+ * One entry of a timeline kept for the operator: news the engine learned of a resource,
  * a handler attempt, a reconcile pass, a console action, an alert. Nothing decides from it: it is
  * what the console shows, across processes and stores.
  */

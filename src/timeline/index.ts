@@ -1,4 +1,4 @@
-/** Each payment's and invoice's timeline, kept in the store for the operator console (issue 15). */
+/** Each payment's and invoice's timeline, kept in the store for the operator console. */
 export { createTimelineRecorder } from './recorder.js';
 export type { TimelineRecorder } from './recorder.js';
 export { readTimeline } from './read-timeline.js';

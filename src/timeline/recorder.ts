@@ -11,7 +11,7 @@ export interface TimelineRecorder extends EngineObserver {
 
 /**
  * Writes what the engine learned and each handler call to the store, for the console's payment
- * timeline (issue 15). Writes go behind the engine's back (never awaited by it: a slow store must
+ * timeline. Writes go behind the engine's back (never awaited by it: a slow store must
  * not slow fulfilment) on the engine's clock; a failed write is logged and the timeline has a gap.
  */
 export function createTimelineRecorder(options: { store: Store; logger: Logger }): TimelineRecorder {

@@ -6,7 +6,7 @@ import { tempDir } from '../support/temp-dirs.js';
 import { createdPaymentId, postCheckout } from '../support/post-checkout.js';
 import { parsePrometheusStrict, sampleValue } from '../support/prometheus.js';
 
-// Issue 15 through the processes a merchant runs: `serve --console` and `console` on a real
+// Through the processes a merchant runs: `serve --console` and `console` on a real
 // embedded store fed by the sandbox, read over HTTP.
 
 const children: Array<ReturnType<typeof spawnCli>> = [];

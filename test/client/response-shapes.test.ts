@@ -14,7 +14,7 @@ import {
 import { BASE_URL, PARTNER_OPTIONS, TEST_KEYS, sampleInvoice, sampleInvoiceDetail, sampleMerchant, samplePayment } from '../support/fixtures.js';
 import { strictNock } from '../support/strict-nock.js';
 
-// Issue 11, item 7: responses are read with the shapes of service-interface.md section 2 (ids and
+// responses are read with the shapes of service-interface.md section 2 (ids and
 // chainId UUIDs, ISO 8601 timestamps, non-negative decimal amounts, checkoutUrl a URL, environment
 // required, merchantId on the partner create response), while unknown fields, unknown status words
 // and odd entries of the invoice detail's payments/settlements stay readable.

@@ -9,7 +9,7 @@ describe('checkRequestSignature', () => {
     expect(checkRequestSignature({ ...request, header: defaultRequestSigner(request) })).toBeUndefined();
   });
 
-  // Issue 11: Buffer.from(hex) stops at the first non-hex character, so a valid signature followed
+  // Buffer.from(hex) stops at the first non-hex character, so a valid signature followed
   // by anything was accepted.
   it.each(['zz', 'g', '0', '00', ' extra', '!'])('a valid signature with trailing garbage %j does not match', (garbage) => {
     const header = `${defaultRequestSigner(request)}${garbage}`;

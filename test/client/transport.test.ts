@@ -221,7 +221,7 @@ describe('input is checked before anything is sent', () => {
     await expect(client().payments.get('../admin')).rejects.toThrow(/must be a UUID/);
   });
 
-  // Issue 11: the sandbox refused "0" with a 400 while the client sent it; now both refuse it.
+  // the sandbox refused "0" with a 400 while the client sent it; now both refuse it.
   it.each(['0', '0.00'])('a zero amount (%s) is refused up front by every create', async (amount) => {
     const partner = new PartnerClient(PARTNER_OPTIONS);
     const errors = await Promise.all([
@@ -235,7 +235,7 @@ describe('input is checked before anything is sent', () => {
     }
   });
 
-  // Issue 11: spec 4.1 types merchantId as a uuid; a typo was sent and came back as a 404.
+  // spec 4.1 types merchantId as a uuid; a typo was sent and came back as a 404.
   it('partner payments.create refuses a merchantId that is not a UUID', async () => {
     const partner = new PartnerClient(PARTNER_OPTIONS);
     const error = await partner.payments.create({ amount: '1', merchantId: 'merchant-1' }).catch((e: unknown) => e);
@@ -243,7 +243,7 @@ describe('input is checked before anything is sent', () => {
     expect((error as Error).message).toMatch(/merchantId: expected a UUID/);
   });
 
-  // Issue 11: fetch's TypeError for a header it cannot carry became a NetworkError ("could not
+  // fetch's TypeError for a header it cannot carry became a NetworkError ("could not
   // reach the service"), retried five times.
   it.each([
     ['ordre-é-1', 'non-ASCII'],
@@ -263,7 +263,7 @@ describe('input is checked before anything is sent', () => {
   });
 });
 
-// Issue 11, item 8: the signer signed the spec path (/v1/...) while /api/v1/... went on the wire.
+// the signer signed the spec path (/v1/...) while /api/v1/... went on the wire.
 describe('the request signature covers the path actually sent', () => {
   const PREFIXED = `${BASE_URL}/api`;
 

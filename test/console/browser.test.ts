@@ -15,7 +15,7 @@ import { createVerifier, signWebhook } from '../../src/webhooks/index.js';
 import { cleanup, openSandbox, simulate, startReceiver, tempDir, type Receiver } from '../sandbox/helpers.js';
 import { eventually, freePort } from '../support/ports.js';
 
-// Issue 15: the console in a real headless Chromium (the system one, never downloaded) against a
+// the console in a real headless Chromium (the system one, never downloaded) against a
 // store fed by the sandbox through a real serve app: the overview matches the store, a failed run
 // is retried from the page and completes once, a replay is sent, markup in a body stays text, and
 // a request from off this machine is refused without the token.

@@ -70,7 +70,7 @@ const MADE_BY: Record<WriteMethod, Step | 'no process'> = {
   enqueueRun: 'no process',
   claimRun: 'paid',
   completeRun: 'paid',
-  // The engine's timeline of each payment (issue 15), written as serve fulfils it.
+  // The engine's timeline of each payment, written as serve fulfils it.
   appendActivity: 'paid',
   insertDeadLetter: 'dead letter',
   renewLease: 'slow handler',

@@ -37,7 +37,7 @@ import {
 } from './support/hostile-serve.js';
 import { reportFigures, sized } from './support/report.js';
 
-// Issue 12, scenario 6: hostile input. The library functions serve runs on every request are
+// hostile input. The library functions serve runs on every request are
 // fuzzed in-process (FAULTS_PROPERTY_RUNS cases each, default 100,000); then a real
 // `checkout-kit serve` is abused over raw sockets while legitimate signed deliveries keep coming.
 

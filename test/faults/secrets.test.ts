@@ -14,7 +14,7 @@ import { reportFigures } from './support/report.js';
 import { filesUnder, findSecrets, makeCanaries, sandboxSecrets } from './support/secrets-scan.js';
 import { payment } from './support/service-standin.js';
 
-// Issue 12, scenario 8: secrets. Every command runs at LOG_LEVEL=trace (pino's most verbose level;
+// secrets. Every command runs at LOG_LEVEL=trace (pino's most verbose level;
 // src/log reads LOG_LEVEL) with canary secrets planted where the CLI reads the merchant's
 // configuration (environment and .env): serve, sandbox, reconcile, replay, doctor, trigger, the
 // inspection commands, a failing delivery, a failing service call and misconfigurations with

@@ -13,7 +13,7 @@ import { readCalls, RECORDING_HANDLERS, stopChild } from './support/hostile-serv
 import { reportFigures, sized } from './support/report.js';
 import { payment, serveEnvFor, startStandIn, type FaultMode, type StandIn } from './support/service-standin.js';
 
-// Issue 12, scenario 7: the service misbehaving. A real `checkout-kit serve` confirms signed
+// the service misbehaving. A real `checkout-kit serve` confirms signed
 // payment events against a stand-in Get payment that answers, per payment, 500, 429 with
 // Retry-After, never (past the client's 15 s timeout), truncated JSON, another payment than the
 // one asked for, or amounts going backwards. Nothing may be fulfilled wrongly or lost; once the

@@ -1,5 +1,5 @@
 /**
- * Crash storm on PostgreSQL (issue 12, scenario 2): the storm of storm.test.ts with two `serve`
+ * Crash storm on PostgreSQL: the storm of storm.test.ts with two `serve`
  * processes on different ports sharing one fresh schema (CHECKOUT_STORE=postgres://…?schema=…, the
  * `schema` query parameter src/store/postgres/postgres-store.ts reads), the sandbox delivering every
  * event to both (one --webhook-url each: every event reaches each receiver, so each event is also a

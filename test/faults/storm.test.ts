@@ -1,5 +1,5 @@
 /**
- * Crash storm on the embedded store (issue 12, scenario 1). The real `checkout-kit sandbox`
+ * Crash storm on the embedded store. The real `checkout-kit sandbox`
  * (--drop 0.1 --duplicate 0.2 --reorder) sends about FAULTS_STORM_EVENTS (1,000) payment events
  * to the real `checkout-kit serve` on CHECKOUT_STORE=file:<tmp> (SQLite), whose handlers take 0 to
  * 15 s (some over 10 s, a third of the 30 s dispatch lease) and log their start and end, while
@@ -83,7 +83,7 @@ describe('crash storm on the embedded store (real sandbox, real serve and reconc
 });
 
 /**
- * Found by the storm's shutdown path (issue 12): `serve` stopped gracefully (SIGTERM) while its
+ * Found by the storm's shutdown path: `serve` stopped gracefully (SIGTERM) while its
  * due-run sweep runs a handler. serve-app.ts stops the sweep's timer on close but does not wait for
  * the sweep in progress (src/timers/every.ts returns a stop that only clears the interval), and
  * `serve` then closes the store: the handler returns into a closed store, its completion cannot be

@@ -1,5 +1,5 @@
 /**
- * Two writers and more on ONE embedded store (issue 12, scenario 3). For a fixed time
+ * Two writers and more on ONE embedded store. For a fixed time
  * (FAULTS_TWO_WRITERS_SECONDS, 20 s): `checkout-kit serve` under load — signed deliveries sent by
  * the test from a few keep-alive connections as fast as they are answered, new events and
  * byte-identical redeliveries, about payments the test pays at the sandbox meanwhile — while two

@@ -130,7 +130,7 @@ describe('the seven operations through CheckoutClient and PartnerClient', () => 
     const invoice = await live.merchant.invoices.create({ amount: '2' });
     expect((await live.merchant.invoices.list()).map((i) => i.id)).toContain(invoice.id);
     expect((await merchant.invoices.list()).map((i) => i.id)).not.toContain(invoice.id);
-    // Another merchant's record (here: of the other environment) is not found, never 403 (issue 11).
+    // Another merchant's record (here: of the other environment) is not found, never 403.
     const crossed = await merchant.payments.get(payment.id).catch((e: unknown) => e);
     expect(crossed).toBeInstanceOf(ApiError);
     expect(crossed).toMatchObject({ status: 404, code: 'not_found' });
@@ -138,7 +138,7 @@ describe('the seven operations through CheckoutClient and PartnerClient', () => 
     expect(crossedInvoice).toMatchObject({ status: 404, code: 'not_found' });
   });
 
-  it('a partner client paying its own merchant of the other environment gets 403 forbidden (issue 11)', async () => {
+  it('a partner client paying its own merchant of the other environment gets 403 forbidden', async () => {
     const error = await partner.payments.create({ merchantId: credentials.live.merchant.merchantId, amount: '1' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 403, code: 'forbidden' });
@@ -146,7 +146,7 @@ describe('the seven operations through CheckoutClient and PartnerClient', () => 
     expect(live).toMatchObject({ environment: 'live', merchantId: credentials.live.merchant.merchantId });
   });
 
-  it('the live Tron network has a UUID chainId the client reads (issue 11)', async () => {
+  it('the live Tron network has a UUID chainId the client reads', async () => {
     const live = clientsFor('live');
     const payment = await live.merchant.payments.create({ amount: '1', networkId: 728126428 });
     const invoice = await live.merchant.invoices.create({ amount: '1', networkId: 728126428 });

@@ -17,7 +17,7 @@ import { cleanup, tempDir } from './helpers.js';
 
 // Conformance B: hand-written HTTP against service-interface.md and contract 3. Only the sandbox's
 // start and its credentials.json come from the project; requests are signed inline (contract 3b).
-// Every answer is also read with the client's own schemas (issue 11): what the sandbox sends, the
+// Every answer is also read with the client's own schemas: what the sandbox sends, the
 // toolkit must be able to read, losing nothing.
 
 interface Creds {
@@ -245,7 +245,7 @@ describe('401 unauthorized', () => {
     expectError(await send('GET', '/v1/invoices', { key: 'test_unknown' }), 401, 'unauthorized');
   });
 
-  // Issue 11: Buffer.from(hex) stopped at the first non-hex character, so this was accepted.
+  // Buffer.from(hex) stopped at the first non-hex character, so this was accepted.
   it.each(['zz', 'g', '00', '!'])('a valid signature with trailing garbage %j is 401', async (garbage) => {
     const body = JSON.stringify({ amount: '1' });
     const signature = `${sign(creds.test.merchant.signingSecret, 'POST', '/v1/payments', body)}${garbage}`;
@@ -271,7 +271,7 @@ describe('403 forbidden: wrong key kind or environment', () => {
     expectError(await send('POST', `/sandbox/payments/${live.json.id}/deposit`, { body: '{"amount":"1"}' }), 403, 'forbidden');
   });
 
-  // Issue 11: the merchant lookup excluded the other environment's merchants, so this 403 could
+  // the merchant lookup excluded the other environment's merchants, so this 403 could
   // not be reached. A partner has one partnerId with a key pair per environment.
   it('a partner key asking for a payment for its own merchant of the other environment gets 403 forbidden', async () => {
     const res = await send('POST', '/v1/partner/payments', partnerReq({ merchantId: creds.live.merchant.merchantId, amount: '1' }));
@@ -292,7 +292,7 @@ describe('403 forbidden: wrong key kind or environment', () => {
 });
 
 describe('404 not_found', () => {
-  // Issue 11: a 403 here told a key that another merchant's record existed.
+  // a 403 here told a key that another merchant's record existed.
   it('a live key asking for another merchant\'s test payment or invoice gets 404 not_found, as for an unknown id', async () => {
     const payment = await send('POST', '/v1/payments', merchantReq({ amount: '1' }));
     const invoice = await send('POST', '/v1/invoices', invoiceReq({ amount: '1' }));
@@ -332,7 +332,7 @@ describe('422', () => {
   });
 });
 
-// Issue 11: the sandbox's shapes must be readable by the client, null-free, on every path.
+// the sandbox's shapes must be readable by the client, null-free, on every path.
 describe('what the sandbox sends is what the client reads', () => {
   it('a payment and an invoice with nothing optional given, moved through deposit and expiry, stay readable', async () => {
     const payment = await send('POST', '/v1/payments', merchantReq({ amount: '10' }));

@@ -76,7 +76,7 @@ describe('networks', () => {
     expect(selectRoutes(test, { networkId: 3448148188, token: 'USDC' })).toMatchObject({ code: 'token_not_available' });
     expect(DEFAULT_NETWORKS.live.map((n) => n.networkId)).toEqual([1, 728126428]);
   });
-  // Issue 11: the live Tron chainId had 13 digits in its last group, so no client could read it.
+  // the live Tron chainId had 13 digits in its last group, so no client could read it.
   it('every default network has a UUID chainId', () => {
     for (const network of [...DEFAULT_NETWORKS.test, ...DEFAULT_NETWORKS.live]) expect(network.chainId, network.chainName).toMatch(UUID_RE);
   });

@@ -8,7 +8,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const at = (ms: number) => new Date(ms);
 
 /**
- * What the operator console and the metrics need of every store (issue 15): pages of each list,
+ * What the operator console and the metrics need of every store: pages of each list,
  * the overview's counts and the timelines. Part of `storeContract`: `store()` is that test's fresh store.
  */
 export function operatorViewsContract(store: () => Store): void {

@@ -392,7 +392,7 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
       });
     });
 
-    // Issue 15: pages, the overview's counts and timelines. Only the memory and embedded stores cap timelines.
+    // pages, the overview's counts and timelines. Only the memory and embedded stores cap timelines.
     operatorViewsContract(() => store);
   });
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as properties from '../faults/support/hostile-properties.js';
 
-// The hostile-input properties of issue 12 (scenario 6) at `npm test` size: about 1,000 cases each.
+// The hostile-input properties of the fault suite at `npm test` size: about 1,000 cases each.
 // The faults run (test/faults/hostile-input.test.ts) runs the same checks with 100,000 cases each.
 
 const RUNS = 1_000;

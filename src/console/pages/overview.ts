@@ -25,7 +25,7 @@ async function openIncidents(context: ConsoleContext): Promise<Array<{ at: strin
   return open;
 }
 
-/** The overview (issue 15): what arrived, what is stuck or failed, what reconcile had to catch, the last pass. */
+/** The overview: what arrived, what is stuck or failed, what reconcile had to catch, the last pass. */
 export async function overviewPage(context: ConsoleContext): Promise<string> {
   const now = context.clock();
   const summary = await context.store.summarize({ now });

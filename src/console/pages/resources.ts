@@ -120,7 +120,7 @@ function classification(context: ConsoleContext, record: ResourceRecord): Classi
 
 const text = (value: unknown) => (typeof value === 'string' ? value : value === undefined || value === null ? undefined : JSON.stringify(value));
 
-/** One payment or invoice: its current classification and its whole timeline (issue 15). */
+/** One payment or invoice: its current classification and its whole timeline. */
 export async function resourcePage(context: ConsoleContext, kind: ResourceKind, id: string, query: unknown): Promise<string> {
   const { reveal } = parseInput(z.strictObject({ reveal: RevealSchema }), query);
   const record = await context.store.getResource(kind, id);

@@ -6,7 +6,7 @@ export type WithoutNulls<T> = { [K in keyof T as null extends T[K] ? never : K]:
 /**
  * `value` without its `null` fields. The records keep `null` for "not given"; the spec types those
  * fields (payment `token`, `referenceId`, `email`, `successUrl`, `cancelUrl`, merchant
- * `liveRequestedAt`, `liveApprovedAt`) as strings, so a response omits them instead (issue 11).
+ * `liveRequestedAt`, `liveApprovedAt`) as strings, so a response omits them instead.
  */
 export function withoutNulls<T extends object>(value: T): WithoutNulls<T> {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null)) as WithoutNulls<T>;

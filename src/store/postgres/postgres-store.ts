@@ -70,7 +70,7 @@ function connect(options: PostgresStoreOptions, logger: Logger): { database: Dat
     // A libpq key=value string: pg parses it; only the description stays generic.
   }
   const connections = options.poolMax ?? DEFAULT_POOL_MAX;
-  // pg is loaded here, when a store connects by URL: importing checkout-kit loads no driver (issue 14).
+  // pg is loaded here, when a store connects by URL: importing checkout-kit loads no driver.
   const { Pool } = createRequire(import.meta.url)('pg') as typeof pg;
   const pool = new Pool({
     connectionString,

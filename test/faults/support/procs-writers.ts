@@ -1,5 +1,5 @@
 /**
- * "Two writers and more" on one embedded store (issue 12, scenario 3): a receiver under load from
+ * "Two writers and more" on one embedded store: a receiver under load from
  * the test's own signed deliveries, two reconcile loops and a replay of every stored event back to
  * the receiver, all writing the same SQLite store for a fixed time: the real processes
  * (`checkout-kit serve`, two loops of `checkout-kit reconcile`, a loop of `checkout-kit replay
