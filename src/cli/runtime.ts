@@ -2,7 +2,7 @@ import { clientFromConfig, configuresService, type CheckoutClient } from '../cli
 import { loadConfig, type CheckoutKitConfig } from '../config/index.js';
 import { ConfigError } from '../errors/index.js';
 import { EngineObservers, FulfillmentEngine, loadHandlers, type FulfillmentEngineOptions, type FulfillmentHandlers } from '../fulfillment/index.js';
-import { createLogger, type Logger } from '../log/index.js';
+import { createLogger, lineGate, type LineGate, type Logger } from '../log/index.js';
 import { ServiceCalls } from '../metrics/index.js';
 import { createTimelineRecorder } from '../timeline/index.js';
 import { openStore } from '../store/open.js';
@@ -17,6 +17,8 @@ export interface Runtime {
   client: CheckoutClient | undefined;
   engine: FulfillmentEngine;
   logger: Logger;
+  /** Where the logger's lines go (stderr): a progress bar holds its last line while it is drawn. */
+  logs: LineGate;
   /** Who watches the engine: the timeline recorder always; `serve` adds its metrics and alerts. */
   observers: EngineObservers;
   /** Every call the client made to the service, by operation and status (for `/metrics`). */
@@ -44,7 +46,9 @@ export interface RuntimeOptions {
 /** Read the configuration, open the store, build the client and the engine. */
 export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Promise<Runtime> {
   const config = loadConfig({ env: io.env, cwd: io.cwd });
-  const logger = createLogger({ level: io.env.LOG_LEVEL, destination: io.stderr });
+  // Logs share stderr with progress bars: through the gate, a line is written above a bar, never into it.
+  const logs = lineGate(io.stderr);
+  const logger = createLogger({ level: io.env.LOG_LEVEL, format: io.env.LOG_FORMAT, destination: logs, tty: io.stderr.isTTY ?? false });
   if (options.requireService !== undefined && !configuresService(config)) throw new ConfigError(options.requireService);
   const handlers: FulfillmentHandlers = options.handlers ? await loadHandlers(options.handlersFile ?? config.handlers, io.cwd) : {};
   const store = await openStore(config.store, { cwd: io.cwd, logger, warmPool: options.longRunning ?? false });
@@ -64,6 +68,7 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
     client,
     engine,
     logger,
+    logs,
     observers,
     serviceCalls,
     async close() {

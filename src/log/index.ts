@@ -5,3 +5,5 @@
 export { createLogger, defaultLogger, silentLogger } from './logger.js';
 export { consoleLogger } from './console-logger.js';
 export type { Logger } from './logger.js';
+export { lineGate } from './line-gate.js';
+export type { LineGate } from './line-gate.js';

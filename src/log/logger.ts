@@ -1,4 +1,6 @@
+import { createRequire } from 'node:module';
 import { pino } from 'pino';
+import type { PrettyOptions } from 'pino-pretty';
 import { ApiError, ConfigError, redact } from '../errors/index.js';
 
 /** The subset of pino's logger checkout-kit calls. */
@@ -14,8 +16,17 @@ export interface CreateLoggerOptions {
   /** @default 'info' (or `LOG_LEVEL`) */
   level?: string;
   /** Where lines go. @default stderr */
-  destination?: NodeJS.WritableStream;
+  destination?: NodeJS.WritableStream | { write(chunk: string): unknown };
+  /**
+   * `json`: one JSON object per line, for log collectors; `pretty`: a line a person reads (time,
+   * level, message, then the fields). @default `LOG_FORMAT`, else `pretty` when `tty`, else `json`
+   */
+  format?: string | undefined;
+  /** Whether the lines end up on a terminal (picks the default format, and colours). @default false */
+  tty?: boolean | undefined;
 }
+
+const FORMATS = ['json', 'pretty'] as const;
 
 /** A pino logger that redacts secrets and authorization headers from every line. */
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
@@ -26,6 +37,9 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
   if (level !== 'silent' && !Object.hasOwn(pino.levels.values, level)) {
     throw new ConfigError(`The log level "${level}" (LOG_LEVEL) is not one of ${[...Object.keys(pino.levels.values), 'silent'].join(', ')}.`);
   }
+  const format = options.format?.trim() || process.env.LOG_FORMAT?.trim() || (options.tty ? 'pretty' : 'json');
+  if (!(FORMATS as readonly string[]).includes(format)) throw new ConfigError(`The log format "${format}" (LOG_FORMAT) is not one of ${FORMATS.join(', ')}.`);
+  const target = format === 'pretty' ? prettyLines(destination, options.tty ?? false) : destination;
   return pino(
     {
       level,
@@ -35,8 +49,18 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
         streamWrite: (line: string) => redact(line),
       },
     },
-    destination as pino.DestinationStream,
+    target as pino.DestinationStream,
   );
+}
+
+/**
+ * Each JSON line, redacted already, written as pino-pretty formats it (loaded only for this: a
+ * process logging JSON never loads it).
+ */
+function prettyLines(destination: { write(chunk: string): unknown }, colorize: boolean): { write(line: string): void } {
+  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as { prettyFactory(options: PrettyOptions): (line: string) => string };
+  const pretty = prettyFactory({ colorize, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: false });
+  return { write: (line) => void destination.write(pretty(line)) };
 }
 
 /**

@@ -70,8 +70,8 @@ async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> 
   checks.push({ check: 'outcome rules', result: 'ok', detail: describeOutcomeRules(config.outcomeRules) });
   // Its own row: every command's logger reads it, and the store's would otherwise fail on it.
   try {
-    createLogger({ level: env.LOG_LEVEL, destination: new PassThrough() });
-    checks.push({ check: 'log level', result: 'ok', detail: env.LOG_LEVEL?.trim() || 'info (default)' });
+    createLogger({ level: env.LOG_LEVEL, format: env.LOG_FORMAT, destination: new PassThrough() });
+    checks.push({ check: 'log level', result: 'ok', detail: `${env.LOG_LEVEL?.trim() || 'info (default)'}, ${env.LOG_FORMAT?.trim() || 'pretty on a terminal, else json (default)'}` });
   } catch (error) {
     checks.push({ check: 'log level', result: 'fail', detail: (error as Error).message });
   }

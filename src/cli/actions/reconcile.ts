@@ -38,7 +38,7 @@ export async function reconcileOnce(options: ReconcileFlags, io: CliIO, setExit:
   });
   // requireService: the configuration names the service, so the runtime has its client.
   const client = runtime.client!;
-  const bar = !options.json && io.stderr.isTTY ? new cliProgress.SingleBar({ stream: io.stderr, format: 'reconcile [{bar}] {value}/{total}' }, cliProgress.Presets.shades_classic) : undefined;
+  const bar = !options.json && io.stderr.isTTY ? new cliProgress.SingleBar({ stream: io.stderr, format: 'reconcile [{bar}] {value}/{total}', forceRedraw: true }, cliProgress.Presets.shades_classic) : undefined;
   try {
     const summary = await reconcile({
       store: runtime.store,
@@ -49,15 +49,20 @@ export async function reconcileOnce(options: ReconcileFlags, io: CliIO, setExit:
       logger: runtime.logger,
       onProgress: bar
         ? (done, total) => {
-            if (done === 0) bar.start(total, 0);
-            else bar.update(done);
+            if (done === 0) {
+              bar.start(total, 0);
+              // A log line while the bar runs is written above it, and the bar drawn again.
+              runtime.logs.hold(() => bar.render());
+            } else bar.update(done);
           }
         : undefined,
     });
+    runtime.logs.release();
     bar?.stop();
     output(io, options.json ?? false, summary, human);
     if (summary.failed > 0 || summary.awaitingRetry > 0) setExit(EXIT.failures);
   } finally {
+    runtime.logs.release();
     bar?.stop();
     await runtime.close();
   }
