@@ -1,5 +1,5 @@
 /** zod schemas: the single source of the resource types. All are tolerant of unknown fields. */
-export { DecimalString, EnvironmentSchema, FamilySchema, HttpUrl, Timestamp, Uuid, UUID_PATTERN, isUuid } from './common.js';
+export { DECIMAL, DecimalString, EnvironmentSchema, FamilySchema, HttpUrl, Timestamp, Uuid, UUID_PATTERN, isUuid } from './common.js';
 export type { Environment } from './common.js';
 export { PaymentSchema, PartnerPaymentSchema, PaymentDepositAddressSchema } from './payment.js';
 export type { Payment, PartnerPayment, PaymentDepositAddress } from './payment.js';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { classify, type Classifiable, type Classification } from '../../fulfillment/outcome.js';
 import type { HandlerState, NewsSource, Outcome, ResourceKind, ResourceListing, ResourceRecord, ResourceSearch } from '../../store/index.js';
 import { HANDLER_OUTCOMES } from '../../domain/index.js';
+import { DECIMAL } from '../../schemas/index.js';
 import { readTimeline } from '../../timeline/index.js';
 import type { ConsoleContext } from '../context.js';
 import { ago, clip, id as idText, prose, when } from '../format.js';
@@ -22,11 +23,15 @@ const handlerTone = (state: HandlerState) => (state === 'failed' ? 'error' : sta
 
 const choice = <T extends string>(name: string, values: readonly T[]) => blankAsAbsent(z.enum(values as [T, ...T[]], { error: `${name} must be one of ${values.join(', ')}` }));
 const DAY = blankAsAbsent(z.iso.date({ error: 'dates are YYYY-MM-DD' }));
-const AMOUNT = blankAsAbsent(z.string().regex(/^[0-9]+(\.[0-9]+)?$/, 'amounts are decimals such as 42.10'));
+const AMOUNT = blankAsAbsent(z.string().regex(DECIMAL, 'amounts are decimals such as 42.10'));
+
+const FIND_WHAT = 'q is the order id, payment or invoice id, e-mail or event id to find';
+/** What the search box and the lists' `q` take: matched exactly, so a long one is a mistake. */
+export const FindTerm = z.string({ error: FIND_WHAT }).trim().min(1, FIND_WHAT).max(200, 'q is at most 200 characters');
 
 /** The list's filters; `q` finds by id, order id, e-mail or event id, as the overview's search does. */
 export const ResourcesQuery = z.strictObject({
-  q: blankAsAbsent(z.string().trim().min(1).max(200, 'q is at most 200 characters')),
+  q: blankAsAbsent(FindTerm),
   outcome: choice('outcome', OUTCOMES),
   handler: choice('handler', HANDLER_STATES),
   open: choice('open', ['yes', 'no'] as const),

@@ -3,9 +3,9 @@ import type { ConsoleContext } from '../context.js';
 import { html } from '../html.js';
 import { href, page } from '../layout.js';
 import { parseInput } from '../query.js';
-import { listingTable } from './resources.js';
+import { FindTerm, listingTable } from './resources.js';
 
-const SearchQuery = z.strictObject({ q: z.string({ error: 'q is the order id, payment or invoice id, e-mail or event id to find' }).trim().min(1, 'q is the order id, payment or invoice id, e-mail or event id to find').max(200, 'q is at most 200 characters') });
+const SearchQuery = z.strictObject({ q: FindTerm });
 
 /** The most a search lists: it matches exactly, so more than a few means an e-mail's many orders. */
 const SHOWN = 50;

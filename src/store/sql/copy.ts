@@ -4,8 +4,8 @@ import type { SqlStore } from './sql-store.js';
 /**
  * The tables a copy moves, each with the column that identifies a row (a copied row is never
  * copied twice) and the column it is read in order of. Locks are not copied: they are leases of
- * the processes running now. The columns are those the store reads, and resources' two it keeps
- * for its own upsert.
+ * the processes running now. The columns are those the store reads, and those of resources it
+ * keeps for its own upsert and for the operator's search.
  */
 const TABLES = [
   { table: 'events', key: ['id'], order: 'seq', columns: EVENT_COLUMNS },

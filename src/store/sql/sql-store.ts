@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { StoreError } from '../../errors/index.js';
+import { DECIMAL } from '../../schemas/index.js';
 import { enqueuedWithEvent } from './event-run-guard.js';
 import { EVENT_RUN_PREFIX, fulfillmentKeySql, RESOURCE_KINDS, RUN_STATUSES } from '../../domain/index.js';
 import {
@@ -82,7 +83,7 @@ const rankOf = (outcome: ResourceUpdate['outcome']) => (outcome === undefined ? 
  */
 function searchableOf(snapshot: Record<string, unknown> | undefined): [email: string | null, amount: string | null] {
   const email = typeof snapshot?.email === 'string' ? snapshot.email.trim().toLowerCase() : '';
-  const amount = typeof snapshot?.amount === 'string' && /^[0-9]+(\.[0-9]+)?$/.test(snapshot.amount) ? snapshot.amount : null;
+  const amount = typeof snapshot?.amount === 'string' && DECIMAL.test(snapshot.amount) ? snapshot.amount : null;
   return [email === '' ? null : email, amount];
 }
 
