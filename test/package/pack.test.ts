@@ -28,8 +28,11 @@ const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
 };
 /** `checkout-kit`, `checkout-kit/fastify`, … : every specifier the exports map answers. */
 const SPECIFIERS = Object.keys(pkg.exports).map((subpath) => pkg.name + subpath.slice(1));
-/** What the build and `npm pack` read: the working tree's, copied, so the repository's own dist/ is never touched. */
-const PACKED_FROM = ['package.json', 'tsconfig.json', 'README.md', 'LICENSE', 'src', 'templates', 'scripts'];
+/**
+ * What the build and `npm pack` read: the working tree's, copied, so the repository's own dist/ is
+ * never touched; the build script (package.json's `build`) too, as `prepare` runs it before packing.
+ */
+const PACKED_FROM = ['package.json', 'tsconfig.json', 'README.md', 'LICENSE', 'src', 'templates', '.ci/build.mjs'];
 const TSC = join(REPO, 'node_modules/typescript/bin/tsc');
 const ATTW = join(REPO, 'node_modules/@arethetypeswrong/cli/dist/index.js');
 
