@@ -43,3 +43,33 @@ it('a write waiting for another process to let go of the lock leaves the event l
   expect((await store.getEvent('evt_busy'))?.id).toBe('evt_busy');
   await store.close();
 });
+
+// Processes opening a new store together (serve and a cron reconcile at first start): the one that
+// switches the file to WAL needs it to itself, and SQLite answers the others BUSY at once, without
+// waiting. Opening waits for the switch rather than failing.
+it('opening a new store while another process writes to it waits for that process to let go, then opens', async () => {
+  const dir = await tempDir('ck-sqlite-busy-');
+  // The other process writes to a new file (still in SQLite's default journal mode, as while it is
+  // being switched) and lets go by itself shortly after: this process is inside a synchronous open
+  // meanwhile and cannot tell it to.
+  const holder = spawn(
+    process.execPath,
+    [
+      '--disable-warning=ExperimentalWarning',
+      '-e',
+      `const open = (path) => { try { return new (require('node:sqlite').DatabaseSync)(path); } catch { return new (require('better-sqlite3'))(path); } };
+       const db = open(${JSON.stringify(join(dir, 'store.sqlite'))});
+       db.exec('CREATE TABLE IF NOT EXISTS other (x); BEGIN IMMEDIATE; INSERT INTO other VALUES (1)');
+       console.log('held');
+       setTimeout(() => { db.exec('COMMIT'); process.exit(0); }, 300);`,
+    ],
+    { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: holder.stdout! })[Symbol.asyncIterator]();
+  expect((await lines.next()).value).toBe('held');
+
+  const store = new SqliteStore({ dir });
+  await store.open();
+  expect(await store.insertEvent(sampleEvent('evt_after_open'))).toEqual({ inserted: true });
+  await store.close();
+});

@@ -65,12 +65,13 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   const memory = options.path === ':memory:';
   const busyTimeout = options.busyTimeoutMs ?? 5000;
   /** A connection set up for writing, or (`reading`) opened read-only and kept from writing. */
-  const open = (reading: boolean): SqliteConnection => {
+  const setUp = (reading: boolean): SqliteConnection => {
+    const connection = driver.open(options.path, { readonly: reading });
     try {
-      const connection = driver.open(options.path, { readonly: reading });
       // Set-up may wait for another process (switching a new file to WAL takes the lock for a moment).
       connection.pragma(`busy_timeout = ${busyTimeout}`);
-      if (!memory && !reading) connection.pragma('journal_mode = WAL');
+      // WAL stays with the file: only a new file is switched, which takes no lock once done.
+      if (!memory && !reading && connection.pragma('journal_mode')[0]?.journal_mode !== 'wal') connection.pragma('journal_mode = WAL');
       // A commit is on disk before it is acknowledged; set on each (better-sqlite3 reopens WAL with NORMAL).
       connection.pragma('synchronous = FULL');
       if (reading) connection.pragma('query_only = ON');
@@ -80,7 +81,24 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
       else connection.pragma('busy_timeout = 0');
       return connection;
     } catch (error) {
-      throw storeError(options.path, error);
+      connection.close();
+      throw error;
+    }
+  };
+  const open = (reading: boolean): SqliteConnection => {
+    const deadline = Date.now() + busyTimeout;
+    for (;;) {
+      try {
+        return setUp(reading);
+      } catch (error) {
+        // Processes opening a new file together: SQLite answers BUSY at once, without calling its
+        // busy handler, to whichever loses the race to switch it to WAL. Opening is rare; wait, retry.
+        if (sqliteErrorCode(error) === 'SQLITE_BUSY' && Date.now() < deadline) {
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.random() * 40);
+          continue;
+        }
+        throw storeError(options.path, error);
+      }
     }
   };
   const writer = open(Boolean(options.readonly));
