@@ -8,14 +8,12 @@ import { sampleEvent } from './fixtures/sample-event.js';
 
 afterEach(removeTempDirs);
 
-// A process holding the write lock (a long `store copy`, a backup, another writer) must not freeze
-// serve: its writes wait for the lock between tries, and the event loop keeps answering meanwhile.
-it('a write waiting for another process to let go of the lock leaves the event loop running, then lands', async () => {
-  const dir = await tempDir('ck-sqlite-busy-');
-  const store = new SqliteStore({ dir });
-  await store.open();
-  // The other process takes the write lock and keeps it until told to let go on stdin (its stderr
-  // is the test's: without Node 22's warning that node:sqlite is experimental).
+/**
+ * Another process that opens the store's file, runs `take` (SQL that takes a lock), says `held`, and
+ * lets go as `release` (JS with `db`) says; its stdout lines, after `held`, are returned. Its stderr is
+ * the test's, without Node 22's warning that node:sqlite is experimental.
+ */
+async function lockHolder(dir: string, take: string, release: string) {
   const holder = spawn(
     process.execPath,
     [
@@ -23,14 +21,29 @@ it('a write waiting for another process to let go of the lock leaves the event l
       '-e',
       `const open = (path) => { try { return new (require('node:sqlite').DatabaseSync)(path); } catch { return new (require('better-sqlite3'))(path); } };
        const db = open(${JSON.stringify(join(dir, 'store.sqlite'))});
-       db.exec('BEGIN IMMEDIATE');
+       db.exec(${JSON.stringify(take)});
        console.log('held');
-       process.stdin.once('data', () => { db.exec('COMMIT'); console.log('released'); process.exit(0); });`,
+       ${release}`,
     ],
     { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: holder.stdout! })[Symbol.asyncIterator]();
   expect((await lines.next()).value).toBe('held');
+  return { holder, lines };
+}
+
+// A process holding the write lock (a long `store copy`, a backup, another writer) must not freeze
+// serve: its writes wait for the lock between tries, and the event loop keeps answering meanwhile.
+it('a write waiting for another process to let go of the lock leaves the event loop running, then lands', async () => {
+  const dir = await tempDir('ck-sqlite-busy-');
+  const store = new SqliteStore({ dir });
+  await store.open();
+  // The other process keeps the write lock until told to let go on stdin.
+  const { holder, lines } = await lockHolder(
+    dir,
+    'BEGIN IMMEDIATE',
+    `process.stdin.once('data', () => { db.exec('COMMIT'); console.log('released'); process.exit(0); });`,
+  );
 
   let settled = false;
   const insert = store.insertEvent(sampleEvent('evt_busy')).finally(() => (settled = true));
@@ -52,21 +65,11 @@ it('opening a new store while another process writes to it waits for that proces
   // The other process writes to a new file (still in SQLite's default journal mode, as while it is
   // being switched) and lets go by itself shortly after: this process is inside a synchronous open
   // meanwhile and cannot tell it to.
-  const holder = spawn(
-    process.execPath,
-    [
-      '--disable-warning=ExperimentalWarning',
-      '-e',
-      `const open = (path) => { try { return new (require('node:sqlite').DatabaseSync)(path); } catch { return new (require('better-sqlite3'))(path); } };
-       const db = open(${JSON.stringify(join(dir, 'store.sqlite'))});
-       db.exec('CREATE TABLE IF NOT EXISTS other (x); BEGIN IMMEDIATE; INSERT INTO other VALUES (1)');
-       console.log('held');
-       setTimeout(() => { db.exec('COMMIT'); process.exit(0); }, 300);`,
-    ],
-    { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] },
+  await lockHolder(
+    dir,
+    'CREATE TABLE IF NOT EXISTS other (x); BEGIN IMMEDIATE; INSERT INTO other VALUES (1)',
+    `setTimeout(() => { db.exec('COMMIT'); process.exit(0); }, 300);`,
   );
-  const lines = createInterface({ input: holder.stdout! })[Symbol.asyncIterator]();
-  expect((await lines.next()).value).toBe('held');
 
   const store = new SqliteStore({ dir });
   await store.open();
