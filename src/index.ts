@@ -105,7 +105,7 @@ export type {
 } from './client/index.js';
 
 export { MemoryStore, OUTCOME_RANK } from './store/index.js';
-export type { Store, StoredEvent, Run, ResourceRecord, Outcome, ResourceKind, CheckoutAttempt, DeadLetter } from './store/index.js';
+export type { Store, StoredEvent, Run, ResourceRecord, Outcome, ResourceKind, CheckoutAttempt, TenantMerchant, DeadLetter } from './store/index.js';
 
 export {
   createReceiver,
@@ -167,6 +167,8 @@ export type { ReconcileOptions, ReconcileSummary } from './reconcile/index.js';
 
 export { createCheckout, confirmReturn, checkRedirectUrl, checkoutRoutes, handleCheckoutRequest, handleReturnRequest } from './checkout/index.js';
 export type { CheckoutInput, CheckoutResult, Creator, OrderStatus, OrderState, RedirectGuardOptions, CheckoutRoutesOptions, CheckoutHttpOptions, HttpAnswer } from './checkout/index.js';
+export { onboardMerchant } from './partner/index.js';
+export type { OnboardInput, OnboardDeps, OnboardResult } from './partner/index.js';
 
 export { openStore } from './store/open.js';
 export { SqliteStore } from './store/sqlite/sqlite-store.js';

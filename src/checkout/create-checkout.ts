@@ -4,6 +4,7 @@ import { silentLogger, type Logger } from '../log/index.js';
 import { assertAmount } from '../money/index.js';
 import type { Invoice, Payment } from '../schemas/index.js';
 import type { CheckoutAttempt, ResourceKind, Store } from '../store/index.js';
+import { isDefiniteRefusal, standingTry } from './create-once.js';
 import { orderIdempotencyKey, requestHash } from './idempotency.js';
 import { checkRedirectUrl, type RedirectGuardOptions } from './redirect-guard.js';
 
@@ -159,33 +160,20 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
   return { kind, orderId, resourceId: resource.id, checkoutUrl: resource.checkoutUrl, idempotencyKey, reused: !inserted };
 }
 
-/**
- * Whether the service answered that it will not create this request (400, 422 and other 4xx but
- * 409 "in flight" and 429 "slow down"): then nothing exists at the service. A timeout, a 5xx or a
- * network error leaves the result unknown, and the attempt (with its key) must stand.
- */
-function isDefiniteRefusal(error: unknown): boolean {
-  if (error instanceof InvalidRequestError) return true;
-  return error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 409 && error.status !== 429;
-}
-
-/**
- * The order's standing attempt: the one stored, or a new one. After a refusal the next number is
- * put, with its own key; a concurrent caller that put it first wins and both use its key.
- */
+/** The order's standing attempt: the one stored, or a new one (see `standingTry`). */
 async function recordAttempt(
   store: Store,
   attempt: Pick<CheckoutAttempt, 'orderId' | 'kind' | 'requestHash'>,
   clock: () => Date,
 ): Promise<{ inserted: boolean; attempt: CheckoutAttempt }> {
-  for (;;) {
-    const current = await store.getCheckoutAttempt(attempt.orderId);
-    const number = current?.status === 'refused' ? current.number + 1 : (current?.number ?? 1);
-    if (current && current.status !== 'refused') return { inserted: false, attempt: current };
-    const put = await store.putCheckoutAttempt({ ...attempt, number, idempotencyKey: orderIdempotencyKey(attempt.kind, attempt.orderId, number) }, clock());
-    // Refused meanwhile by another caller's try: take the next number.
-    if (put.attempt.status !== 'refused') return put;
-  }
+  const { inserted, stored } = await standingTry(
+    () => store.getCheckoutAttempt(attempt.orderId),
+    async (number) => {
+      const put = await store.putCheckoutAttempt({ ...attempt, number, idempotencyKey: orderIdempotencyKey(attempt.kind, attempt.orderId, number) }, clock());
+      return { inserted: put.inserted, stored: put.attempt };
+    },
+  );
+  return { inserted, attempt: stored };
 }
 
 function requestBody(input: CheckoutInput, kind: ResourceKind): Record<string, unknown> {

@@ -18,11 +18,12 @@ import { registerInit } from './commands/init.js';
 import { registerStore } from './commands/store.js';
 import { registerConsole } from './commands/console.js';
 import { registerCheck } from './commands/check.js';
+import { registerMerchants } from './commands/merchants.js';
 import type { Register } from './register.js';
 import { kitVersion, VERSION_FLAGS } from './version.js';
 
 /** Every command, in the order `--help` lists them. */
-const COMMANDS: Register[] = [registerInit, registerServe, registerReconcile, registerSandbox, registerEvents, registerResources, registerRuns, registerDoctor, registerDemo, registerMigrate, registerReplay, registerTrigger, registerCapture, registerProbeSignature, registerStore, registerConsole, registerCheck];
+const COMMANDS: Register[] = [registerInit, registerServe, registerReconcile, registerSandbox, registerEvents, registerResources, registerRuns, registerMerchants, registerDoctor, registerDemo, registerMigrate, registerReplay, registerTrigger, registerCapture, registerProbeSignature, registerStore, registerConsole, registerCheck];
 
 /** Build the program (exposed for tests). */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {

@@ -10,9 +10,10 @@ import type { CliIO } from './io.js';
  * Its own module, apart from `runtime.ts`: these commands load the configuration and the store, not
  * the client, the engine or the metrics.
  */
-export async function withStore<T>(io: CliIO, work: (store: Store) => Promise<T>): Promise<T> {
+export async function withStore<T>(io: CliIO, work: (store: Store) => Promise<T>, { create = false }: { create?: boolean } = {}): Promise<T> {
   const config = loadConfig({ env: io.env, cwd: io.cwd });
-  const store = await openStore(config.store, { cwd: io.cwd, mustExist: true });
+  // `create`: a command that writes what it was asked to (`merchants onboard`) opens it as serve does.
+  const store = await openStore(config.store, { cwd: io.cwd, mustExist: !create });
   try {
     return await work(store);
   } finally {

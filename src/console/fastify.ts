@@ -8,6 +8,7 @@ import { consoleContext, type ConsoleContext, type ConsoleOptions } from './cont
 import { LOCAL_TIMES_SCRIPT_SOURCE } from './local-times.js';
 import { confirmPage, resultPage } from './pages/action-pages.js';
 import { deadLettersPage } from './pages/dead-letters.js';
+import { merchantsPage } from './pages/merchants.js';
 import { eventPage, eventsPage } from './pages/events.js';
 import { logPage } from './pages/log.js';
 import { loginPage } from './pages/login.js';
@@ -71,6 +72,7 @@ function routes(scope: FastifyInstance, context: ConsoleContext): void {
   });
   scope.get('/runs', async (request, reply) => sendHtml(reply, 200, await runsPage(context, request.query)));
   scope.get('/dead-letters', async (request, reply) => sendHtml(reply, 200, await deadLettersPage(context, request.query)));
+  scope.get('/merchants', async (request, reply) => sendHtml(reply, 200, await merchantsPage(context, request.query)));
   scope.get('/log', async (request, reply) => sendHtml(reply, 200, await logPage(context, request.query)));
 
   scope.get<{ Params: { name: string } }>('/actions/:name', async (request, reply) => {

@@ -6,7 +6,7 @@ import { LOCAL_TIMES_SCRIPT } from './local-times.js';
 import { STYLE } from './style.js';
 
 /** The sections of the navigation bar. */
-export type Section = 'overview' | 'events' | 'payments' | 'invoices' | 'runs' | 'dead-letters' | 'log';
+export type Section = 'overview' | 'events' | 'payments' | 'invoices' | 'runs' | 'dead-letters' | 'merchants' | 'log';
 
 const NAV: Record<Section, { label: string; path: string }> = {
   overview: { label: 'Overview', path: '/' },
@@ -15,6 +15,7 @@ const NAV: Record<Section, { label: string; path: string }> = {
   invoices: { label: 'Invoices', path: '/invoices' },
   runs: { label: 'Runs', path: '/runs' },
   'dead-letters': { label: 'Dead letters', path: '/dead-letters' },
+  merchants: { label: 'Merchants', path: '/merchants' },
   log: { label: 'Log', path: '/log' },
 };
 

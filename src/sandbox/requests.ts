@@ -41,7 +41,9 @@ export const CreateInvoiceBody = z.strictObject({
 /** Create merchant (spec 4.2): all three fields required. */
 export const CreateMerchantBody = z.strictObject({
   externalTenantId: z.string().min(1).max(255),
-  email: z.email(),
+  // An address under `.invalid` (reserved by RFC 2606, never deliverable) is refused, as a service
+  // checking its merchants' addresses would: the way to see an onboarding refused in the sandbox.
+  email: z.email().refine((email) => !/\.invalid$/i.test(email), { message: 'cannot be delivered to (a .invalid domain)' }),
   name: z.string().min(1).max(255),
 });
 

@@ -13,6 +13,8 @@ export type {
   Outcome,
   NewsSource,
   CheckoutAttempt,
+  TenantMerchant,
+  NewTenantMerchant,
   DeadLetter,
   EventFilter,
   RunFilter,

@@ -1,5 +1,5 @@
 import type { NewsSource, Outcome, ResourceKind, RunStatus } from '../domain/index.js';
-import type { Environment } from '../schemas/index.js';
+import type { Environment, Merchant } from '../schemas/index.js';
 
 export type { ResourceKind, Outcome, NewsSource, RunStatus } from '../domain/index.js';
 export { OUTCOME_RANK } from '../domain/index.js';
@@ -122,6 +122,35 @@ export interface CheckoutAttempt {
 
 /** What `putCheckoutAttempt` takes. `number` defaults to 1. */
 export type NewCheckoutAttempt = Pick<CheckoutAttempt, 'orderId' | 'kind' | 'idempotencyKey' | 'requestHash'> & { number?: number };
+
+/**
+ * A partner platform's tenant and the merchant the service made for it (one per tenant and
+ * environment). Written before the create call, with the call's Idempotency-Key, so onboarding a
+ * tenant twice, concurrently or after a crash makes one merchant. A create the service refused for
+ * good is `refused`; the tenant's next try replaces it with `number + 1` and a new key.
+ */
+export interface TenantMerchant {
+  /** The platform's own id of the tenant (the service's `externalTenantId`). */
+  tenantId: string;
+  environment: Environment;
+  /** 1 for the tenant's first try, one more after each refusal. */
+  number: number;
+  idempotencyKey: string;
+  /** Hash of the create request's body: the same tenant with other details is refused while this try stands. */
+  requestHash: string;
+  status: 'sending' | 'created' | 'refused';
+  name: string;
+  email: string;
+  /** The service's merchant, once created. */
+  merchantId: string | undefined;
+  /** The merchant as the service answered its creation. */
+  snapshot: Merchant | undefined;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What `putTenantMerchant` takes. `number` defaults to 1. */
+export type NewTenantMerchant = Pick<TenantMerchant, 'tenantId' | 'environment' | 'idempotencyKey' | 'requestHash' | 'name' | 'email'> & { number?: number };
 
 /** A delivery that verified but could not be parsed, kept for inspection. */
 export interface DeadLetter {
@@ -350,6 +379,21 @@ export interface CheckoutAttempts {
   getCheckoutAttempt(orderId: string): Promise<CheckoutAttempt | undefined>;
 }
 
+/** The create-once record of each partner tenant's merchant. */
+export interface TenantMerchants {
+  /** Insert the tenant's try if none stands (none, or a refused one of `number - 1`); returns the stored one either way. */
+  putTenantMerchant(tenant: NewTenantMerchant, now?: Date): Promise<{ inserted: boolean; tenant: TenantMerchant }>;
+  /** The service created the merchant: record it (the `sending` try's, whatever its number). */
+  completeTenantMerchant(tenantId: string, environment: Environment, merchant: Merchant, now?: Date): Promise<TenantMerchant>;
+  /** The service refused the create for good: only a `sending` try of that number is released; returns whether it was. */
+  releaseTenantMerchant(tenantId: string, environment: Environment, number: number, now?: Date): Promise<boolean>;
+  getTenantMerchant(tenantId: string, environment: Environment): Promise<TenantMerchant | undefined>;
+  /** The tenant a service merchant was created for. */
+  findTenantByMerchantId(merchantId: string): Promise<TenantMerchant | undefined>;
+  /** Oldest first. */
+  listTenantMerchants(filter?: { environment?: Environment | undefined; limit?: number | undefined; offset?: number | undefined }): Promise<TenantMerchant[]>;
+}
+
 /** Named leases, e.g. one reconcile pass at a time. */
 export interface Locks {
   /** True when acquired: free, expired, or already `owner`'s (a renewal). */
@@ -385,7 +429,7 @@ export interface OperatorViews {
  * all run on one injected clock. Omitted, it is the wall clock. A store never reads a clock of its
  * own for a value that a caller's clock is compared with.
  */
-export interface Store extends EventLog, RunQueue, Resources, CheckoutAttempts, Locks, OperatorViews {
+export interface Store extends EventLog, RunQueue, Resources, CheckoutAttempts, TenantMerchants, Locks, OperatorViews {
   /** Human description for logs and `doctor` (never contains credentials). */
   readonly description: string;
   open(): Promise<void>;

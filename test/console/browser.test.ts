@@ -337,6 +337,9 @@ describe('operator console in Chromium', () => {
     const invoice = await runtime.client!.invoices.create({ amount: '8.00', referenceId: 'inv-2031-03-04-EU-web-shop-7f3a9c2e' });
     expect((await simulate(sandbox, `/sandbox/invoices/${invoice.id}/deposit`, { amount: '8.00' })).status).toBe(200);
     await eventually(async () => (await runtime.store.getResource('invoice', invoice.id)) ?? undefined);
+    // A platform's tenant at its widest: a long tenant id, name and address.
+    const tenantId = 'tenant-2031-eu-web-shop-builder-customer-7f3a9c2e';
+    await runtime.store.putTenantMerchant({ tenantId, environment: 'test', name: 'Lorem Ipsum Dolor Sit Amet Online Shop GmbH & Co. KG', email: 'accounts.payable.department@lorem-ipsum-online-shop.example', idempotencyKey: `ck-merchant-${tenantId}`, requestHash: 'h' });
     await runtime.store.insertDeadLetter({ receivedAt: new Date().toISOString(), reason: 'invalid_json: Unexpected end of JSON input', body: `{"id":"evt_cut_short","type":"payment.paid","data":{"note":"${'lorem ipsum '.repeat(60)}`, headers: {} });
     const [paidEvent] = await runtime.store.listEvents({ resourceId: payments.paid, type: 'payment.paid' });
     // An order the buyer left unpaid, for the return page.
@@ -360,6 +363,7 @@ describe('operator console in Chromium', () => {
       `${root}/runs`,
       `${root}/runs?status=failed`,
       `${root}/dead-letters`,
+      `${root}/merchants`,
       `${root}/log`,
       `${root}/log?subject=reconcile`,
       `${root}/actions/retry?key=${encodeURIComponent(longKey)}`,

@@ -153,6 +153,23 @@ describe('operator console (fastify, memory store)', () => {
     ]);
   });
 
+  it('lists a platform\'s tenants with their merchants, e-mails masked, oldest first', async () => {
+    const store = new MemoryStore();
+    const tenant = { environment: 'test' as const, name: 'Shop <One>', email: 'owner@shop-one.example', requestHash: 'h' };
+    await store.putTenantMerchant({ ...tenant, tenantId: 't-1', idempotencyKey: 'k1' }, new Date(T0));
+    await store.completeTenantMerchant('t-1', 'test', { merchantId: 'm-1', externalTenantId: 't-1' } as never, new Date(T0));
+    await store.putTenantMerchant({ ...tenant, tenantId: 't-2', idempotencyKey: 'k2' }, new Date(T0 + 1));
+    const app = await consoleApp(store);
+    const response = await app.inject('/checkout-kit/merchants');
+    expect(response.statusCode).toBe(200);
+    const rows = [...response.body.matchAll(/<tr data-tenant="([^"]+)">([\s\S]*?)<\/tr>/g)].map((match) => [match[1], match[2]]);
+    expect(rows.map(([tenantId]) => tenantId)).toEqual(['t-1', 't-2']);
+    expect(rows[0]![1]).toMatch(/m-1[\s\S]*created[\s\S]*Shop &lt;One&gt;/);
+    expect(rows[1]![1]).toContain('sending');
+    expect(response.body).not.toContain('owner@shop-one.example');
+    expect((await app.inject('/checkout-kit/merchants?page=0')).statusCode).toBe(400);
+  });
+
   it('never shows a secret: configured ones and key-shaped strings in stored data are redacted', async () => {
     const canary = 'canary-console-token-5f1e9a0c7b';
     registerSecret(canary);

@@ -4,7 +4,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { DeadLetter, ResourceRecord, Run, Store } from '../../src/store/index.js';
+import type { DeadLetter, ResourceRecord, Run, Store, TenantMerchant } from '../../src/store/index.js';
 import { samplePayment, sampleEvent } from '../../src/testing/index.js';
 import { signWebhook } from '../../src/webhooks/index.js';
 import { waitForLine } from '../support/cli.js';
@@ -32,7 +32,7 @@ const PRUNE = fileURLToPath(new URL('./support/store-prune.ts', import.meta.url)
 const STORE_CALLS = fileURLToPath(new URL('./support/store-calls.ts', import.meta.url));
 const DAY_MS = 86_400_000;
 
-type Step = 'checkout' | 'refused checkout' | 'paid' | 'dead letter' | 'slow handler' | 'throwing handler' | 'reconcile' | 'fail for good' | 'retry --all' | 'prune';
+type Step = 'checkout' | 'refused checkout' | 'onboard' | 'refused onboard' | 'paid' | 'dead letter' | 'slow handler' | 'throwing handler' | 'reconcile' | 'fail for good' | 'retry --all' | 'prune';
 
 /** Every method of the Store seam. */
 type StoreMethod = { [K in keyof Store]: Store[K] extends (...args: never[]) => unknown ? K : never }[keyof Store];
@@ -50,6 +50,9 @@ const READS = [
   'listResources',
   'searchResources',
   'getCheckoutAttempt',
+  'getTenantMerchant',
+  'findTenantByMerchantId',
+  'listTenantMerchants',
   'listActivity',
   'summarize',
 ] as const satisfies readonly StoreMethod[];
@@ -64,6 +67,9 @@ const MADE_BY: Record<WriteMethod, Step | 'no process'> = {
   completeCheckoutAttempt: 'checkout',
   updateResource: 'checkout',
   releaseCheckoutAttempt: 'refused checkout',
+  putTenantMerchant: 'onboard',
+  completeTenantMerchant: 'onboard',
+  releaseTenantMerchant: 'refused onboard',
   insertEvent: 'paid',
   // The toolkit's processes queue each run with what brings it (the event with `insertEvent`, a
   // handler run with its outcome through `updateResource`'s queue); enqueueRun is for runs of one's own.
@@ -95,6 +101,7 @@ interface Readers {
   payments: ResourceRecord[];
   events: Array<{ id: string; resourceId?: string; run?: Run }>;
   deadLetters: DeadLetter[];
+  merchants: TenantMerchant[];
 }
 
 /** What a restarted serve shows of the store in its console. */
@@ -103,6 +110,8 @@ interface Shown {
   payments: Set<string>;
   events: Set<string>;
   deadLetters: Set<string>;
+  /** Tenants on the merchants page. */
+  merchants: Set<string>;
   /** Entries of each payment's timeline, by payment id. */
   timeline: Map<string, number>;
 }
@@ -135,6 +144,8 @@ describe('every kind of store write, through the real processes', () => {
         CHECKOUT_SIGNING_SECRET: creds.test.merchant.signingSecret,
         CHECKOUT_INVOICE_KEY: creds.test.merchant.invoiceKey,
         CHECKOUT_WEBHOOK_SECRET: secret,
+        CHECKOUT_PARTNER_API_KEY: creds.test.partner.apiKey,
+        CHECKOUT_PARTNER_SIGNING_SECRET: creds.test.partner.signingSecret,
         CHECKOUT_STORE: `file:${storeDir}`,
         CHECKOUT_HANDLERS: STORE_FULFILLMENT,
         STORE_FAULTS_LOG: log,
@@ -189,6 +200,7 @@ describe('every kind of store write, through the real processes', () => {
           payments: attributes(await page('/payments'), 'data-id'),
           events: attributes(await page('/events'), 'data-id'),
           deadLetters: attributes(await page('/dead-letters'), 'data-id'),
+          merchants: attributes(await page('/merchants'), 'data-tenant'),
           timeline,
         };
       };
@@ -218,14 +230,15 @@ describe('every kind of store write, through the real processes', () => {
         ).toEqual([]);
         expect(made.filter((call) => !call.ok), `step "${name}": writes that failed`).toEqual([]);
 
-        const [runList, payments, events, deadLetters] = await Promise.all([
+        const [runList, payments, events, deadLetters, merchants] = await Promise.all([
           runs(),
           json<ResourceRecord[]>(['payments', 'list', '--json']),
           json<Readers['events']>(['events', 'list', '--json', '--limit', '1000']),
           json<DeadLetter[]>(['events', 'dead-letters', '--json']),
+          json<TenantMerchant[]>(['merchants', 'list', '--json']),
         ]);
-        figures.readerRuns += 4;
-        await verify({ runs: runList, payments, events, deadLetters });
+        figures.readerRuns += 5;
+        await verify({ runs: runList, payments, events, deadLetters, merchants });
 
         expect(await stop(serve.child), `serve exited badly after "${name}": ${serve.stderr()}`).toBe(0);
         expect(serve.stderr()).not.toMatch(/damaged|malformed|SQLITE_/);
@@ -234,6 +247,7 @@ describe('every kind of store write, through the real processes', () => {
         figures.restarts += 1;
         // Everything the second process read, the restarted serve reads too.
         const shown = await consoleView(paidId ? [paidId] : []);
+        expect(shown.merchants, `tenants the restarted serve does not show after "${name}"`).toEqual(new Set(merchants.map((m) => m.tenantId)));
         figures.consolePagesRead += 4 + shown.timeline.size;
         expect([...runList.map((r) => r.key)].filter((key) => !shown.runs.has(key)), `runs the restarted serve does not show after "${name}"`).toEqual([]);
         expect([...payments.map((p) => p.id)].filter((id) => !shown.payments.has(id)), `payments the restarted serve does not show after "${name}"`).toEqual([]);
@@ -269,6 +283,21 @@ describe('every kind of store write, through the real processes', () => {
       const retried = await checkout('o-refused', '5');
       expect(retried.status).toBe(303);
       const refusedThenPaidId = createdPaymentId(retried);
+
+      // A partner's tenant onboarded (its try put, then completed with the merchant); a refused
+      // onboarding (the sandbox refuses an address under .invalid) releases its try.
+      await step(
+        'onboard',
+        async () => expect(await json(['merchants', 'onboard', '--tenant', 'tenant-1', '--name', 'Tenant One', '--email', 'one@example.com', '--json'])).toMatchObject({ status: 'created' }),
+        ({ merchants }) => expect(merchants).toEqual([expect.objectContaining({ tenantId: 'tenant-1', status: 'created', merchantId: expect.any(String) })]),
+      );
+      await step(
+        'refused onboard',
+        async () => expect((await run(['merchants', 'onboard', '--tenant', 'tenant-2', '--name', 'Tenant Two', '--email', 'two@example.invalid'])).code).toBe(1),
+        ({ merchants }) => expect(merchants.map((m) => `${m.tenantId}:${m.status}`)).toEqual(['tenant-1:created', 'tenant-2:refused']),
+      );
+      // The release, read back: the corrected address is sent under the tenant's next key.
+      expect(await json(['merchants', 'onboard', '--tenant', 'tenant-2', '--name', 'Tenant Two', '--email', 'two@example.com', '--json'])).toMatchObject({ status: 'created', number: 2 });
 
       // The sandbox's signed webhook: event stored, dispatched (claim, complete), the payment
       // confirmed (resource), its handler run queued (enqueue), claimed and completed, its timeline kept.

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/errors/index.js';
+import type { Merchant } from '../../src/schemas/index.js';
 import type { Store } from '../../src/store/index.js';
 import { operatorViewsContract } from './contract-operator.js';
 import { sampleEvent } from './fixtures/sample-event.js';
@@ -335,6 +336,46 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         expect(await store.completeCheckoutAttempt('order_r', { resourceId: 'pay_r', checkoutUrl: undefined })).toMatchObject({ number: 2, status: 'created' });
         // Only a sending attempt is released: a created one stands.
         expect(await store.releaseCheckoutAttempt('order_r', 2)).toBe(false);
+      });
+    });
+
+    describe('partner tenants\' merchants', () => {
+      const merchant = (merchantId: string, externalTenantId: string) =>
+        ({ merchantId, externalTenantId, name: 'Shop', email: 'shop@example.com', environment: 'test' }) as unknown as Merchant;
+      const tenant = { tenantId: 't-1', environment: 'test' as const, idempotencyKey: 'idem_t1', requestHash: 'hash_1', name: 'Shop', email: 'shop@example.com' };
+
+      it('inserts a tenant\'s try once per environment, completes it with the merchant, and finds it by tenant and by merchant id', async () => {
+        expect(await store.putTenantMerchant(tenant)).toMatchObject({ inserted: true, tenant: { ...tenant, number: 1, status: 'sending', merchantId: undefined } });
+        expect(await store.putTenantMerchant({ ...tenant, idempotencyKey: 'other', requestHash: 'hash_2' })).toMatchObject({ inserted: false, tenant: { idempotencyKey: 'idem_t1', requestHash: 'hash_1' } });
+        // The same tenant in the other environment is another merchant.
+        expect(await store.putTenantMerchant({ ...tenant, environment: 'live', idempotencyKey: 'idem_t1_live' })).toMatchObject({ inserted: true });
+        const done = await store.completeTenantMerchant('t-1', 'test', merchant('m-1', 't-1'));
+        expect(done).toMatchObject({ status: 'created', merchantId: 'm-1', snapshot: { merchantId: 'm-1', externalTenantId: 't-1' } });
+        // A replayed answer changes nothing.
+        expect(await store.completeTenantMerchant('t-1', 'test', merchant('m-1', 't-1'))).toEqual(done);
+        expect(await store.getTenantMerchant('t-1', 'test')).toEqual(done);
+        expect(await store.findTenantByMerchantId('m-1')).toEqual(done);
+        expect(await store.findTenantByMerchantId('m-2')).toBeUndefined();
+        expect(await store.getTenantMerchant('t-2', 'test')).toBeUndefined();
+        await expect(store.completeTenantMerchant('t-2', 'test', merchant('m-2', 't-2'))).rejects.toThrow(/putTenantMerchant/);
+        expect((await store.listTenantMerchants()).map((t) => `${t.tenantId}/${t.environment}`)).toEqual(['t-1/test', 't-1/live']);
+        expect((await store.listTenantMerchants({ environment: 'live' })).map((t) => t.idempotencyKey)).toEqual(['idem_t1_live']);
+        expect((await store.listTenantMerchants({ limit: 1, offset: 1 })).map((t) => t.environment)).toEqual(['live']);
+      });
+
+      it('a refused try gives way to the next number only; a created merchant stands', async () => {
+        const first = { ...tenant, tenantId: 't-r' };
+        await store.putTenantMerchant(first);
+        expect(await store.releaseTenantMerchant('t-r', 'test', 2)).toBe(false);
+        expect(await store.releaseTenantMerchant('t-r', 'test', 1)).toBe(true);
+        expect(await store.putTenantMerchant({ ...first, number: 3 })).toMatchObject({ inserted: false, tenant: { number: 1, status: 'refused' } });
+        const second = await store.putTenantMerchant({ ...first, number: 2, idempotencyKey: 'idem_t1~2', email: 'fixed@example.com' });
+        expect(second).toMatchObject({ inserted: true, tenant: { number: 2, status: 'sending', idempotencyKey: 'idem_t1~2', email: 'fixed@example.com' } });
+        expect(await store.completeTenantMerchant('t-r', 'test', merchant('m-r', 't-r'))).toMatchObject({ number: 2, status: 'created' });
+        expect(await store.releaseTenantMerchant('t-r', 'test', 2)).toBe(false);
+        // Two merchants are never recorded for one merchant id.
+        await store.putTenantMerchant({ ...tenant, tenantId: 't-dup' });
+        await expect(store.completeTenantMerchant('t-dup', 'test', merchant('m-r', 't-dup'))).rejects.toThrow();
       });
     });
 

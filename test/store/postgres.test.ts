@@ -29,7 +29,7 @@ describe(`PostgresStore migrations (${BACKEND})`, () => {
       'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
       [store.schema],
     );
-    expect(tables.map((row) => row.table_name)).toEqual(['activity', 'checkout_attempts', 'dead_letters', 'events', 'locks', 'resources', 'runs', 'schema_migrations']);
+    expect(tables.map((row) => row.table_name)).toEqual(['activity', 'checkout_attempts', 'dead_letters', 'events', 'locks', 'resources', 'runs', 'schema_migrations', 'tenant_merchants']);
     expect(await databases.query('SELECT version FROM "' + store.schema + '".schema_migrations')).toHaveLength(MIGRATIONS.length);
     await store.close();
   });

@@ -1,4 +1,4 @@
-import { ACTIVITY_COLUMNS, ATTEMPT_COLUMNS, DEAD_LETTER_COLUMNS, EVENT_COLUMNS, RESOURCE_COLUMNS, RUN_COLUMNS } from './rows.js';
+import { ACTIVITY_COLUMNS, ATTEMPT_COLUMNS, DEAD_LETTER_COLUMNS, EVENT_COLUMNS, RESOURCE_COLUMNS, RUN_COLUMNS, TENANT_MERCHANT_COLUMNS } from './rows.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
@@ -12,6 +12,7 @@ const TABLES = [
   { table: 'runs', key: ['key'], order: 'seq', columns: RUN_COLUMNS },
   { table: 'resources', key: ['kind', 'id'], order: 'seq', columns: [...RESOURCE_COLUMNS, 'outcome_rank', 'advanced_by', 'email', 'amount_value'] },
   { table: 'checkout_attempts', key: ['order_id'], order: 'order_id', columns: ATTEMPT_COLUMNS },
+  { table: 'tenant_merchants', key: ['tenant_id', 'environment'], order: 'seq', columns: TENANT_MERCHANT_COLUMNS },
   { table: 'dead_letters', key: ['id'], order: 'seq', columns: DEAD_LETTER_COLUMNS },
   // Timeline entries have no identity of their own: they are copied only into an empty timeline.
   { table: 'activity', key: undefined, order: 'seq', columns: ACTIVITY_COLUMNS },

@@ -136,6 +136,29 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX resources_handler_key_idx ON ${p}resources ((${fulfillmentKeySql('kind', 'id', 'outcome')}))`,
     ],
   },
+  {
+    version: 3,
+    name: 'partner tenants and their merchants',
+    statements: ({ prefix: p, types: t }) => [
+      // One row per tenant and environment, written before the create call (see `TenantMerchant`).
+      `CREATE TABLE ${p}tenant_merchants (
+        seq ${t.serialKey},
+        tenant_id text NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('test', 'live')),
+        number integer NOT NULL,
+        idempotency_key text NOT NULL,
+        request_hash text NOT NULL,
+        status text NOT NULL CHECK (status IN ('sending', 'created', 'refused')),
+        name text NOT NULL,
+        email text NOT NULL,
+        merchant_id text UNIQUE,
+        snapshot ${t.json},
+        created_at ${t.time} NOT NULL,
+        updated_at ${t.time} NOT NULL,
+        UNIQUE (tenant_id, environment)
+      )`,
+    ],
+  },
 ];
 
 /** The version this code needs. */

@@ -1,6 +1,6 @@
 import { StoreError } from '../../errors/index.js';
-import type { Environment } from '../../schemas/index.js';
-import type { CheckoutAttempt, DeadLetter, NewsSource, Outcome, ResourceKind, ResourceRecord, Run, StoredEvent } from '../types.js';
+import type { Environment, Merchant } from '../../schemas/index.js';
+import type { CheckoutAttempt, TenantMerchant, DeadLetter, NewsSource, Outcome, ResourceKind, ResourceRecord, Run, StoredEvent } from '../types.js';
 
 /** Rows as either database returns them (see `Database`), and their mapping to the store's records. */
 type Time = Date | string;
@@ -187,6 +187,42 @@ export function toAttempt(row: AttemptRow): CheckoutAttempt {
     status: row.status,
     resourceId: row.resource_id ?? undefined,
     checkoutUrl: row.checkout_url ?? undefined,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+export const TENANT_MERCHANT_COLUMNS = [
+  'tenant_id', 'environment', 'number', 'idempotency_key', 'request_hash', 'status', 'name', 'email', 'merchant_id', 'snapshot', 'created_at', 'updated_at',
+] as const;
+
+export interface TenantMerchantRow {
+  tenant_id: string;
+  environment: Environment;
+  number: number;
+  idempotency_key: string;
+  request_hash: string;
+  status: TenantMerchant['status'];
+  name: string;
+  email: string;
+  merchant_id: string | null;
+  snapshot: Json<Merchant> | null;
+  created_at: Time;
+  updated_at: Time;
+}
+
+export function toTenantMerchant(row: TenantMerchantRow): TenantMerchant {
+  return {
+    tenantId: row.tenant_id,
+    environment: row.environment,
+    number: Number(row.number),
+    idempotencyKey: row.idempotency_key,
+    requestHash: row.request_hash,
+    status: row.status,
+    name: row.name,
+    email: row.email,
+    merchantId: row.merchant_id ?? undefined,
+    snapshot: row.snapshot === null ? undefined : json(row.snapshot),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { StoreError } from '../../errors/index.js';
-import { DECIMAL } from '../../schemas/index.js';
+import { DECIMAL, type Environment, type Merchant } from '../../schemas/index.js';
 import { enqueuedWithEvent } from './event-run-guard.js';
 import { EVENT_RUN_PREFIX, fulfillmentKeySql, RESOURCE_KINDS, RUN_STATUSES } from '../../domain/index.js';
 import {
@@ -14,6 +14,7 @@ import {
   type FailOptions,
   type NewActivity,
   type NewCheckoutAttempt,
+  type NewTenantMerchant,
   type NewEvent,
   type NewRun,
   type PruneOptions,
@@ -30,6 +31,7 @@ import {
   type Store,
   type StoredEvent,
   type StoreSummary,
+  type TenantMerchant,
 } from '../types.js';
 import type { Database, Queryable } from './database.js';
 import type { Dialect } from './dialect.js';
@@ -47,6 +49,8 @@ import {
   toPrefixedRun,
   toResource,
   toRun,
+  toTenantMerchant,
+  TENANT_MERCHANT_COLUMNS,
   type ActivityRow,
   type AttemptRow,
   type DeadLetterRow,
@@ -54,6 +58,7 @@ import {
   type PrefixedRunRow,
   type ResourceRow,
   type RunRow,
+  type TenantMerchantRow,
 } from './rows.js';
 import { buildStatements, claimableAt, RUN_LIST, type Statements } from './statements.js';
 
@@ -414,6 +419,51 @@ export class SqlStore implements Store {
   async getCheckoutAttempt(orderId: string): Promise<CheckoutAttempt | undefined> {
     const { rows } = await this.database.query<AttemptRow>({ ...this.sql.getCheckoutAttempt, values: [orderId] });
     return rows[0] && toAttempt(rows[0]);
+  }
+
+  // Partner tenants' merchants
+
+  async putTenantMerchant(tenant: NewTenantMerchant, now = new Date()): Promise<{ inserted: boolean; tenant: TenantMerchant }> {
+    const values = [tenant.tenantId, tenant.environment, tenant.idempotencyKey, tenant.requestHash, tenant.name, tenant.email, iso(now), tenant.number ?? 1];
+    const inserted = await this.database.query<TenantMerchantRow>({ ...this.sql.putTenantMerchant, values });
+    if (inserted.rows[0]) return { inserted: true, tenant: toTenantMerchant(inserted.rows[0]) };
+    // Never deleted: once the insert has met one, it is there to read.
+    return { inserted: false, tenant: (await this.getTenantMerchant(tenant.tenantId, tenant.environment)) as TenantMerchant };
+  }
+
+  async completeTenantMerchant(tenantId: string, environment: Environment, merchant: Merchant, now = new Date()): Promise<TenantMerchant> {
+    const { rows } = await this.database.query<TenantMerchantRow>({
+      ...this.sql.completeTenantMerchant,
+      values: [tenantId, environment, merchant.merchantId, JSON.stringify(merchant), iso(now)],
+    });
+    if (rows[0]) return toTenantMerchant(rows[0]);
+    const stored = await this.getTenantMerchant(tenantId, environment);
+    if (stored?.status === 'created') return stored;
+    throw new Error(`No onboarding of tenant ${tenantId} (${environment}) is being sent: call putTenantMerchant first.`);
+  }
+
+  async releaseTenantMerchant(tenantId: string, environment: Environment, number: number, now = new Date()): Promise<boolean> {
+    const { rowCount } = await this.database.query({ ...this.sql.releaseTenantMerchant, values: [tenantId, environment, number, iso(now)] });
+    return rowCount > 0;
+  }
+
+  async getTenantMerchant(tenantId: string, environment: Environment): Promise<TenantMerchant | undefined> {
+    const { rows } = await this.database.query<TenantMerchantRow>({ ...this.sql.getTenantMerchant, values: [tenantId, environment] });
+    return rows[0] && toTenantMerchant(rows[0]);
+  }
+
+  async findTenantByMerchantId(merchantId: string): Promise<TenantMerchant | undefined> {
+    const { rows } = await this.database.query<TenantMerchantRow>({ ...this.sql.findTenantByMerchantId, values: [merchantId] });
+    return rows[0] && toTenantMerchant(rows[0]);
+  }
+
+  async listTenantMerchants(filter: { environment?: Environment | undefined; limit?: number | undefined; offset?: number | undefined } = {}): Promise<TenantMerchant[]> {
+    const { rows } = await this.database.query<TenantMerchantRow>({
+      text: `SELECT ${TENANT_MERCHANT_COLUMNS.join(', ')} FROM ${this.dialect.prefix}tenant_merchants
+        WHERE (${this.dialect.cast('$1', 'text')} IS NULL OR environment = $1) ORDER BY seq LIMIT $2 OFFSET $3`,
+      values: [filter.environment ?? null, filter.limit ?? 100, filter.offset ?? 0],
+    });
+    return rows.map(toTenantMerchant);
   }
 
   // Locks

@@ -3,7 +3,7 @@ import { EVENT_RUN_PREFIX } from '../../domain/index.js';
 import { OUTCOME_RANK } from '../types.js';
 import type { Statement } from './database.js';
 import type { Dialect } from './dialect.js';
-import { ACTIVITY_COLUMNS, ATTEMPT_COLUMNS, DEAD_LETTER_COLUMNS, EVENT_COLUMNS, RESOURCE_COLUMNS, RUN_COLUMNS } from './rows.js';
+import { ACTIVITY_COLUMNS, ATTEMPT_COLUMNS, DEAD_LETTER_COLUMNS, EVENT_COLUMNS, RESOURCE_COLUMNS, RUN_COLUMNS, TENANT_MERCHANT_COLUMNS } from './rows.js';
 
 /** A statement without its values: the store adds them per call. */
 export type Prepared = Required<Pick<Statement, 'name' | 'text'>>;
@@ -125,6 +125,22 @@ export function buildStatements(d: Dialect) {
       completeCheckoutAttempt: `UPDATE ${p}checkout_attempts SET status = 'created', resource_id = $2, checkout_url = $3, updated_at = $4 WHERE order_id = $1
         RETURNING ${list(ATTEMPT_COLUMNS)}`,
       getCheckoutAttempt: `SELECT ${list(ATTEMPT_COLUMNS)} FROM ${p}checkout_attempts WHERE order_id = $1`,
+
+      // As checkout attempts: a refused try gives way to the tenant's next one; any other stands.
+      putTenantMerchant: `INSERT INTO ${p}tenant_merchants AS m (tenant_id, environment, idempotency_key, request_hash, name, email, number, status, created_at, updated_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $8, 'sending', $7, $7)
+        ON CONFLICT (tenant_id, environment) DO UPDATE
+          SET idempotency_key = excluded.idempotency_key, request_hash = excluded.request_hash, name = excluded.name, email = excluded.email,
+              number = excluded.number, status = 'sending', merchant_id = NULL, snapshot = NULL, created_at = excluded.created_at, updated_at = excluded.updated_at
+          WHERE m.status = 'refused' AND m.number + 1 = excluded.number
+        RETURNING ${list(TENANT_MERCHANT_COLUMNS)}`,
+      releaseTenantMerchant: `UPDATE ${p}tenant_merchants SET status = 'refused', updated_at = $4 WHERE tenant_id = $1 AND environment = $2 AND status = 'sending' AND number = $3`,
+      // A created merchant is never replaced: a second answer (a replay of the same key) changes nothing.
+      completeTenantMerchant: `UPDATE ${p}tenant_merchants SET status = 'created', merchant_id = $3, snapshot = ${d.cast('$4', 'json')}, updated_at = $5
+        WHERE tenant_id = $1 AND environment = $2 AND status = 'sending'
+        RETURNING ${list(TENANT_MERCHANT_COLUMNS)}`,
+      getTenantMerchant: `SELECT ${list(TENANT_MERCHANT_COLUMNS)} FROM ${p}tenant_merchants WHERE tenant_id = $1 AND environment = $2`,
+      findTenantByMerchantId: `SELECT ${list(TENANT_MERCHANT_COLUMNS)} FROM ${p}tenant_merchants WHERE merchant_id = $1`,
 
       // Taken when free, expired, or already ours (a renewal).
       acquireLock: `INSERT INTO ${p}locks AS l (name, owner, expires_at) VALUES ($1, $2, $4)

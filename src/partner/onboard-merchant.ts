@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { isDefiniteRefusal, standingTry } from '../checkout/create-once.js';
+import { createOnceKey, requestHash } from '../checkout/idempotency.js';
+import type { PartnerClient } from '../client/index.js';
+import { ConfigError, InvalidRequestError } from '../errors/index.js';
+import { silentLogger, type Logger } from '../log/index.js';
+import type { Store, TenantMerchant } from '../store/index.js';
+
+/** A tenant to onboard: the platform's own id of it, and the merchant's name and e-mail at the service. */
+export const OnboardInputSchema = z.strictObject({
+  tenantId: z.string().trim().min(1).max(200),
+  name: z.string().trim().min(1).max(200),
+  email: z.email(),
+});
+export type OnboardInput = z.input<typeof OnboardInputSchema>;
+
+export interface OnboardDeps {
+  store: Store;
+  /** The partner's client: its key's environment is the merchant's. */
+  partner: PartnerClient;
+  logger?: Logger | undefined;
+  /** @default () => new Date() */
+  clock?: (() => Date) | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface OnboardResult {
+  tenant: TenantMerchant & { status: 'created'; merchantId: string };
+  /** False when the tenant's merchant was already recorded; true when this call asked the service for it (a replay of a crashed try's key included). */
+  created: boolean;
+}
+
+function parse(input: OnboardInput) {
+  const parsed = OnboardInputSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
+  throw new InvalidRequestError(`Cannot onboard the tenant: ${fields.join('; ')}.`);
+}
+
+const created = (tenant: TenantMerchant): tenant is OnboardResult['tenant'] => tenant.status === 'created' && tenant.merchantId !== undefined;
+
+/**
+ * Create the service merchant of a partner's tenant (spec 4.2, `externalTenantId` = the tenant id)
+ * exactly once per tenant and environment. The Idempotency-Key is derived from the tenant id and
+ * recorded in the store before the call, so a retry after a crash, a second run or a concurrent one
+ * gets the same merchant back instead of a second one.
+ */
+export async function onboardMerchant(deps: OnboardDeps, input: OnboardInput): Promise<OnboardResult> {
+  const { tenantId, name, email } = parse(input);
+  const environment = deps.partner.environment;
+  if (!environment) throw new ConfigError('The partner key names no environment (svc_pk_test_… or svc_pk_live_…): onboarding needs one.');
+  const clock = deps.clock ?? (() => new Date());
+  const logger = deps.logger ?? silentLogger;
+  const body = { externalTenantId: tenantId, name, email };
+  const hash = requestHash(body);
+
+  const { stored } = await standingTry(
+    () => deps.store.getTenantMerchant(tenantId, environment),
+    async (number) => {
+      const put = await deps.store.putTenantMerchant({ tenantId, environment, name, email, requestHash: hash, number, idempotencyKey: createOnceKey('merchant', tenantId, number) }, clock());
+      return { inserted: put.inserted, stored: put.tenant };
+    },
+  );
+  if (stored.requestHash !== hash) {
+    throw new InvalidRequestError(
+      `Tenant ${tenantId} is already onboarded${stored.merchantId ? ` (merchant ${stored.merchantId})` : ''} with another name or e-mail (${stored.name}, ${stored.email}): the service's merchant is not changed by onboarding again.`,
+    );
+  }
+  if (created(stored)) return { tenant: stored, created: false };
+
+  let merchant;
+  try {
+    merchant = await deps.partner.merchants.create(body, { idempotencyKey: stored.idempotencyKey, signal: deps.signal });
+  } catch (error) {
+    if (isDefiniteRefusal(error)) {
+      // Nothing was created: free the tenant for a corrected try, under a new key.
+      await deps.store.releaseTenantMerchant(tenantId, environment, stored.number, clock());
+      logger.info({ tenantId, environment, attempt: stored.number, err: error }, `the service refused the merchant of tenant ${tenantId}`);
+    }
+    throw error;
+  }
+  const tenant = await deps.store.completeTenantMerchant(tenantId, environment, merchant, clock());
+  if (!created(tenant)) throw new Error(`tenant ${tenantId} was completed without its merchant id`);
+  logger.info({ tenantId, environment, merchantId: tenant.merchantId }, `tenant ${tenantId} onboarded as merchant ${tenant.merchantId}`);
+  return { tenant, created: true };
+}

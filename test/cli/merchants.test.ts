@@ -1,0 +1,67 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { cleanup, openSandbox, readState, tempDir } from '../sandbox/helpers.js';
+import { execCli } from '../support/cli.js';
+
+afterEach(cleanup);
+
+/** A partner platform's environment: the sandbox's test partner keys alone, and a store file. */
+const partnerEnv = (sandbox: SandboxHandle) => ({
+  CHECKOUT_BASE_URL: sandbox.url,
+  CHECKOUT_PARTNER_API_KEY: sandbox.credentials.test.partner.apiKey,
+  CHECKOUT_PARTNER_SIGNING_SECRET: sandbox.credentials.test.partner.signingSecret,
+  CHECKOUT_STORE: 'file:./store',
+  LOG_LEVEL: 'warn',
+});
+
+const merchantsOf = async (sandbox: SandboxHandle, tenantId: string) =>
+  (await readState(sandbox)).merchants.filter((m) => (m as { externalTenantId?: string }).externalTenantId === tenantId);
+
+describe('checkout-kit merchants, as separate processes on one store file', () => {
+  it('onboard run four times at once for a tenant makes one merchant; list and show read it from another process', async () => {
+    const sandbox = await openSandbox();
+    const cwd = await tempDir('ck-merchants-');
+    const env = partnerEnv(sandbox);
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () => execCli(['merchants', 'onboard', '--tenant', 'tenant-a', '--name', 'Shop A', '--email', 'a@example.com', '--json'], { cwd, env })),
+    );
+    for (const run of runs) expect(run, run.stderr).toMatchObject({ code: 0 });
+    const records = runs.map((run) => JSON.parse(run.stdout) as { tenantId: string; merchantId: string; status: string });
+    expect(new Set(records.map((r) => r.merchantId)).size).toBe(1);
+    expect(records[0]).toMatchObject({ tenantId: 'tenant-a', status: 'created' });
+    expect(await merchantsOf(sandbox, 'tenant-a')).toHaveLength(1);
+
+    const again = await execCli(['merchants', 'onboard', '--tenant', 'tenant-a', '--name', 'Shop A', '--email', 'a@example.com'], { cwd, env });
+    expect(again).toMatchObject({ code: 0, stdout: `tenant tenant-a was already onboarded: merchant ${records[0]!.merchantId} (test)\n` });
+
+    const list = await execCli(['merchants', 'list', '--json'], { cwd, env });
+    expect(JSON.parse(list.stdout)).toMatchObject([{ tenantId: 'tenant-a', environment: 'test', merchantId: records[0]!.merchantId }]);
+    for (const id of ['tenant-a', records[0]!.merchantId]) {
+      const show = await execCli(['merchants', 'show', id], { cwd, env });
+      expect(show.code).toBe(0);
+      expect(show.stdout).toContain(records[0]!.merchantId);
+    }
+  });
+
+  it('refuses in one line, exit 2, with nothing stored or created: no partner keys, bad input, other details, an unknown tenant', async () => {
+    const sandbox = await openSandbox();
+    const cwd = await tempDir('ck-merchants-');
+    const env = partnerEnv(sandbox);
+    const noKeys = await execCli(['merchants', 'onboard', '--tenant', 't', '--name', 'N', '--email', 'n@example.com'], { cwd, env: { ...env, CHECKOUT_PARTNER_API_KEY: '' } });
+    expect(noKeys).toMatchObject({ code: 2, stderr: expect.stringMatching(/^checkout-kit: CHECKOUT_PARTNER_API_KEY and CHECKOUT_PARTNER_SIGNING_SECRET must both be set[^\n]*\n$/) });
+    expect(existsSync(join(cwd, 'store'))).toBe(false);
+
+    const bad = await execCli(['merchants', 'onboard', '--tenant', 't', '--name', 'N', '--email', 'not-an-address'], { cwd, env });
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringMatching(/^checkout-kit: Cannot onboard the tenant: email: [^\n]*\n$/) });
+
+    expect((await execCli(['merchants', 'onboard', '--tenant', 't', '--name', 'N', '--email', 'n@example.com'], { cwd, env })).code).toBe(0);
+    const other = await execCli(['merchants', 'onboard', '--tenant', 't', '--name', 'Renamed', '--email', 'n@example.com'], { cwd, env });
+    expect(other).toMatchObject({ code: 2, stderr: expect.stringMatching(/^checkout-kit: Tenant t is already onboarded \(merchant [0-9a-f-]+\) with another name or e-mail \(N, n@example.com\)[^\n]*\n$/) });
+    expect(await merchantsOf(sandbox, 't')).toHaveLength(1);
+
+    const unknown = await execCli(['merchants', 'show', 'nobody'], { cwd, env });
+    expect(unknown).toMatchObject({ code: 2, stderr: 'checkout-kit: No tenant or merchant nobody in the store: see `checkout-kit merchants list`.\n' });
+  });
+});
