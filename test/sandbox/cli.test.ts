@@ -3,6 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
+import { errorObject } from '../../src/schemas/index.js';
 import { runCli, spawnCli, waitForLine } from '../support/cli.js';
 import { holdPort } from '../support/ports.js';
 import { cleanup, startReceiver, tempDir, waitUntil, type Receiver } from './helpers.js';
@@ -95,6 +96,35 @@ describe('checkout-kit sandbox', () => {
     }
     child.kill('SIGINT');
     expect(await exited(child)).toBe(0);
+  });
+
+  it('logs each refused delivery at warn (its default level): the URL, the status and what the answer said', async () => {
+    const receiver = await startReceiver((n) =>
+      n === 1 ? { status: 401, body: errorObject('invalid_signature', 'No matching signature.') } : n === 2 ? { status: 502, body: `<html>Bad Gateway ${'x'.repeat(300)}</html>` } : 204,
+    );
+    receivers.push(receiver);
+    const { child, url, creds } = await startCli(['--webhook-url', receiver.url]);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await fetch(`${url}/v1/invoices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${creds.test.merchant.invoiceKey}`, 'content-type': 'application/json' },
+      body: '{"amount":"1"}',
+    });
+    await waitUntil(() => receiver.received.length === 3, undefined, 'two refusals and a delivery');
+    const refusals = () =>
+      stderr
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, any>)
+        .filter((line) => line.msg.startsWith('webhook refused'));
+    await waitUntil(() => refusals().length === 2, undefined, 'both refusals logged');
+    const [first, second] = refusals();
+    expect(first).toMatchObject({ level: 40, url: receiver.url, statusCode: 401, code: 'invalid_signature', message: 'No matching signature.', type: 'invoice.created', attempt: 1 });
+    expect(first!.msg).toBe(`webhook refused: ${receiver.url} answered 401: invalid_signature — No matching signature.`);
+    expect(second).toMatchObject({ level: 40, url: receiver.url, statusCode: 502, attempt: 2 });
+    expect(second!.message).toBe(`<html>Bad Gateway ${'x'.repeat(182)}…`);
+    expect(second!.msg).toBe(`webhook refused: ${receiver.url} answered 502: ${second!.message}`);
   });
 
   it('exits 2 with one whole line on a sandbox.json that is not sandbox state, and leaves the file as it was', async () => {
