@@ -1,4 +1,4 @@
-import { CONNECTION_VARIABLES, type ConnectionSetting, type ConnectionVariable } from '../config/index.js';
+import { CONNECTION_VARIABLES, type CheckoutKitConfig, type ConnectionSetting, type ConnectionVariable } from '../config/index.js';
 import type { SandboxCredentials } from '../sandbox/index.js';
 
 /** The sandbox's URL, webhook secret and its test merchant's keys: what a shop connects with. */
@@ -22,4 +22,32 @@ const SETTINGS = Object.keys(CONNECTION_VARIABLES) as ConnectionSetting[];
 export function sandboxEnv(credentials: SandboxCredentials): Record<ConnectionVariable, string> {
   const settings = sandboxSettings(credentials);
   return Object.fromEntries(SETTINGS.map((setting) => [CONNECTION_VARIABLES[setting], settings[setting]])) as Record<ConnectionVariable, string>;
+}
+
+/** A connection variable whose configured value is not the sandbox's. */
+export interface SandboxMismatch {
+  variable: ConnectionVariable;
+  problem: 'unset' | 'differs';
+}
+
+/**
+ * The connection variables of `config` that do not match the sandbox's credentials. A webhook
+ * secret matches when it is one of the configured ones (a rotation lists several).
+ */
+export function sandboxMismatches(config: CheckoutKitConfig, credentials: SandboxCredentials): SandboxMismatch[] {
+  const expected = sandboxSettings(credentials);
+  const configured: Record<ConnectionSetting, string | readonly string[] | undefined> = {
+    baseUrl: config.baseUrl,
+    webhookSecret: config.webhookSecrets.length > 0 ? config.webhookSecrets : undefined,
+    apiKey: config.apiKey,
+    signingSecret: config.signingSecret,
+    invoiceKey: config.invoiceKey,
+  };
+  return SETTINGS.flatMap((setting): SandboxMismatch[] => {
+    const value = configured[setting];
+    const variable = CONNECTION_VARIABLES[setting];
+    if (value === undefined) return [{ variable, problem: 'unset' }];
+    const matches = typeof value === 'string' ? value === expected[setting] : value.includes(expected[setting]);
+    return matches ? [] : [{ variable, problem: 'differs' }];
+  });
 }
