@@ -4,7 +4,7 @@ import { writeDotenvValues, type DotenvWrite } from '../config/index.js';
 import { readSandboxCredentials } from '../devtools/sandbox-credentials.js';
 import { sandboxEnv } from '../devtools/sandbox-env.js';
 import { CREDENTIALS_FILE } from '../sandbox/credentials.js';
-import { DEFAULT_SANDBOX_DATA } from '../cli/defaults.js';
+import { DEFAULT_SANDBOX_DATA } from '../sandbox/data-dir.js';
 
 /** `.env` as `init` filled it from a sandbox's credentials. */
 export interface EnvFromSandbox extends DotenvWrite {
