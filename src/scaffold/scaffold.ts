@@ -1,7 +1,7 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { copyTemplates, type CopyResult } from './copy-templates.js';
-import { envFromSandbox, type EnvFromSandbox } from './env-from-sandbox.js';
+import { envFromSandbox, sandboxBeside, type EnvFromSandbox } from './env-from-sandbox.js';
 import { DEFAULT_FRAMEWORK, type Framework } from './frameworks.js';
 import { mergePackageJson, newPackageJson, type PackageJsonChanges } from './merge-package-json.js';
 import { nextSteps } from './next-steps.js';
@@ -75,8 +75,9 @@ async function planPackageJson(file: string, folderName: string, kit: KitPackage
 /**
  * `checkout-kit init`: copy the templates into `dir` by the explicit map of `templateFiles(framework)`
  * (dotfiles renamed), never overwriting without `force`, and add the scripts and dependencies the
- * scaffold needs to its package.json. A broken package.json stops it before any file is written.
- * With a sandbox's credentials beside it, `.env` gets the sandbox's connection lines (`envFromSandbox`).
+ * scaffold needs to its package.json. A broken package.json, or a sandbox credentials file beside
+ * it that cannot be read, stops it before any file is written. With a sandbox's credentials beside
+ * it, `.env` gets the sandbox's connection lines (`envFromSandbox`).
  */
 export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldReport> {
   const dir = resolve(options.dir);
@@ -85,10 +86,11 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldReport
   const packageFile = join(dir, 'package.json');
   const framework = options.framework ?? DEFAULT_FRAMEWORK;
   const plan = await planPackageJson(packageFile, basename(dir), kit, framework);
+  const cwd = options.cwd ?? process.cwd();
+  const sandbox = await sandboxBeside(dir, cwd);
   const files = await copyTemplates({ from: join(kit.root, 'templates'), to: dir, files: templateFiles(framework), force: options.force ?? false });
   if (plan.text !== undefined) await writeFile(packageFile, plan.text, { flag: plan.flag });
   const packageJson = plan.summary;
-  const cwd = options.cwd ?? process.cwd();
-  const env = await envFromSandbox(dir, cwd, options.force ?? false);
+  const env = sandbox && (await envFromSandbox(dir, sandbox, options.force ?? false));
   return { dir, framework, createdDir, files, packageJson, ...(env ? { env } : {}), nextSteps: nextSteps(dir, cwd, packageJson.kept.scripts, framework) };
 }

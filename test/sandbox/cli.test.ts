@@ -143,6 +143,17 @@ describe('checkout-kit sandbox', () => {
     expect(second.stdout()).not.toContain(second.creds.test.merchant.apiKey);
   });
 
+  it('--write-env to a file it cannot write stops the sandbox with one line', async () => {
+    const dir = await tempDir();
+    const result = await runCli(['sandbox', '--port', '0', '--data', dir, '--write-env', join(dir, 'missing', '.env')], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`checkout-kit: --write-env cannot write ${join(dir, 'missing', '.env')} (ENOENT): give a file in a folder that exists and that you may write to.\n`);
+    // Stopped: its data is free for the next start.
+    const again = spawnCli(['sandbox', '--port', '0', '--data', dir], { cwd: dir });
+    children.push(again);
+    await waitForLine(again, /sandbox listening on/);
+  });
+
   it('logs each refused delivery at warn (its default level): the URL, the status and what the answer said', async () => {
     const receiver = await startReceiver((n) =>
       n === 1 ? { status: 401, body: errorObject('invalid_signature', 'No matching signature.') } : n === 2 ? { status: 502, body: `<html>Bad Gateway ${'x'.repeat(300)}</html>` } : 204,

@@ -176,6 +176,16 @@ describe('checkout-kit init', () => {
     expect(loadConfig({ env: {}, cwd: dir })).toMatchObject({ baseUrl: 'http://127.0.0.1:4011', apiKey: merchant.apiKey });
   });
 
+  it('refuses a sandbox credentials file it cannot read before writing anything, with one line', async () => {
+    const dir = await tempDir();
+    await mkdir(join(dir, '.sandbox'));
+    await writeFile(join(dir, '.sandbox', 'credentials.json'), '{"baseUrl":');
+    const result = await runCli(['init', dir], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`checkout-kit: ${join(dir, '.sandbox', 'credentials.json')} is not JSON: restart the sandbox to rewrite it.\n`);
+    expect(await readdir(dir)).toEqual(['.sandbox']);
+  });
+
   it('says what it skipped in human output', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'tsconfig.json'), '{}\n');

@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { writeDotenvValues, type DotenvWrite } from '../../config/index.js';
 import { sandboxEnv } from '../../devtools/sandbox-env.js';
+import { ConfigError } from '../../errors/index.js';
 import { createLogger } from '../../log/index.js';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../sandbox/index.js';
 import { DEFAULT_SANDBOX_PORT } from '../defaults.js';
@@ -53,7 +54,8 @@ async function writeEnv(sandbox: SandboxHandle, target: string | true, io: CliIO
   } catch (error) {
     // A sandbox the shop cannot be pointed at is no use: stop it and say why.
     await sandbox.close();
-    throw new Error(`cannot write ${file}: ${(error as Error).message}`, { cause: error });
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(`--write-env cannot write ${file} (${code ?? (error as Error).message}): give a file in a folder that exists and that you may write to.`, { cause: error });
   }
 }
 
