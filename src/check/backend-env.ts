@@ -1,3 +1,4 @@
+import { sandboxEnv } from '../devtools/sandbox-env.js';
 import type { SandboxHandle } from '../sandbox/index.js';
 
 /**
@@ -6,16 +7,12 @@ import type { SandboxHandle } from '../sandbox/index.js';
  * `--against`. It replaces those variables whatever `.env` says (real variables win over it).
  */
 export function backendEnv(sandbox: SandboxHandle, options: { store: string; record: string; against: string }): Record<string, string> {
-  const { test, webhookSecret } = sandbox.credentials;
+  const { test } = sandbox.credentials;
   const against = new URL(options.against);
   return {
-    CHECKOUT_BASE_URL: sandbox.url,
-    CHECKOUT_API_KEY: test.merchant.apiKey,
-    CHECKOUT_SIGNING_SECRET: test.merchant.signingSecret,
-    CHECKOUT_INVOICE_KEY: test.merchant.invoiceKey,
+    ...sandboxEnv({ ...sandbox.credentials, baseUrl: sandbox.url }),
     CHECKOUT_PARTNER_API_KEY: test.partner.apiKey,
     CHECKOUT_PARTNER_SIGNING_SECRET: test.partner.signingSecret,
-    CHECKOUT_WEBHOOK_SECRET: webhookSecret,
     CHECKOUT_WEBHOOK_SCHEME: 'standard-webhooks',
     CHECKOUT_REDIRECT_HOSTS: new URL(sandbox.url).host,
     CHECKOUT_STORE: options.store,

@@ -3,6 +3,7 @@ import { HANDLER_OUTCOMES as OUTCOMES, runKeys, type HandlerOutcome } from '../r
 import type { Observed } from './evidence.js';
 import type { ReconcileRun, SentDelivery } from './report.js';
 import type { CheckScenarioSpec } from './scenarios.js';
+import { describeAnswer } from '../webhooks/receiver-answer.js';
 
 
 /** What happened in one scenario, as `evaluate` needs it. */
@@ -32,8 +33,7 @@ function refusals(deliveries: readonly SentDelivery[]): string[] {
   const groups = new Map<string, { types: Set<string>; count: number; answer: string }>();
   for (const delivery of deliveries) {
     if (delivery.expected !== 'accept' || delivery.accepted) continue;
-    const message = delivery.message && delivery.message.length > 600 ? `${delivery.message.slice(0, 600)}…` : delivery.message;
-    const answer = `${delivery.status ?? 'no answer'}${delivery.code ? ` ${delivery.code}` : ''}${message ? `: ${message}` : ''}`;
+    const answer = describeAnswer(delivery);
     const group = groups.get(answer) ?? { types: new Set<string>(), count: 0, answer };
     group.types.add(delivery.type);
     group.count += 1;

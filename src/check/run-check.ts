@@ -241,7 +241,7 @@ async function driveScenario(run: ScenarioRun, sandbox: SandboxHandle, against: 
         status: result.status,
         accepted: result.ok,
         code: result.answer?.code ?? (result.status === undefined ? 'no_answer' : undefined),
-        message: result.answer?.message ?? (result.ok ? undefined : result.error),
+        message: result.answer?.message,
       });
     },
   };

@@ -1,13 +1,14 @@
 /**
  * Defaults that a command's definition (its help text) and its action both name. Their own module,
- * free of imports, so that a definition and the action it loads on demand need not import each other.
+ * importing nothing but files that import nothing, so that a definition and the action it loads on
+ * demand need not import each other.
  */
 
 /** The sandbox's port when neither --port nor PORT is given. */
 export const DEFAULT_SANDBOX_PORT = 4010;
 
-/** Where `sandbox` writes its credentials unless given `--data`. */
-export const DEFAULT_SANDBOX_DATA = '.sandbox';
+/** Where `sandbox` writes its credentials unless given `--data` (the sandbox's own default; its file imports nothing). */
+export { DEFAULT_SANDBOX_DATA } from '../sandbox/data-dir.js';
 
 /** `capture`'s port: next to the sandbox's 4010. */
 export const DEFAULT_CAPTURE_PORT = 4020;

@@ -8,6 +8,7 @@ import type { WebhookScheme } from '../webhooks/scheme.js';
 import { keyFormOf } from '../webhooks/schemes/registry.js';
 import { checkKey, environmentOf } from './keys.js';
 import { parseStatusMap, parseUnderpayTolerance, type OutcomeRules } from './outcome-rules.js';
+import { CONNECTION_VARIABLES as NAMES } from './variables.js';
 import { parseWebhookScheme } from './webhook-scheme.js';
 
 /** Everything the `CHECKOUT_*` environment variables configure, normalised. */
@@ -127,25 +128,25 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
     return value ? value : undefined;
   };
 
-  const baseUrl = get('CHECKOUT_BASE_URL')?.replace(/\/+$/, '');
+  const baseUrl = get(NAMES.baseUrl)?.replace(/\/+$/, '');
   if (baseUrl) {
     let url: URL;
     try {
       url = new URL(baseUrl);
     } catch {
-      throw new ConfigError(`CHECKOUT_BASE_URL "${baseUrl}" is not a URL: give the service's base address, e.g. https://api.example.com.`);
+      throw new ConfigError(`${NAMES.baseUrl} "${baseUrl}" is not a URL: give the service's base address, e.g. https://api.example.com.`);
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-      throw new ConfigError(`CHECKOUT_BASE_URL must be http(s), got ${url.protocol}`);
+      throw new ConfigError(`${NAMES.baseUrl} must be http(s), got ${url.protocol}`);
     }
   }
 
-  const apiKey = get('CHECKOUT_API_KEY');
-  const signingSecret = get('CHECKOUT_SIGNING_SECRET');
-  const invoiceKey = get('CHECKOUT_INVOICE_KEY');
+  const apiKey = get(NAMES.apiKey);
+  const signingSecret = get(NAMES.signingSecret);
+  const invoiceKey = get(NAMES.invoiceKey);
   const partnerApiKey = get('CHECKOUT_PARTNER_API_KEY');
   const partnerSigningSecret = get('CHECKOUT_PARTNER_SIGNING_SECRET');
-  const webhookSecrets = list(get('CHECKOUT_WEBHOOK_SECRET'));
+  const webhookSecrets = list(get(NAMES.webhookSecret));
   // The console token is redacted from every log line even before anything reads it.
   // The alert URL is one too: an incoming-webhook URL carries its own credential.
   for (const secret of [apiKey, signingSecret, invoiceKey, partnerApiKey, partnerSigningSecret, get('CHECKOUT_CONSOLE_TOKEN'), get('CHECKOUT_ALERT_URL'), ...webhookSecrets]) {
@@ -153,18 +154,18 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   }
 
   const environment = environmentOf([
-    { variable: 'CHECKOUT_API_KEY', environment: apiKey ? checkKey('merchant-key', apiKey, 'CHECKOUT_API_KEY') : undefined },
-    { variable: 'CHECKOUT_INVOICE_KEY', environment: invoiceKey ? checkKey('invoice-key', invoiceKey, 'CHECKOUT_INVOICE_KEY') : undefined },
+    { variable: NAMES.apiKey, environment: apiKey ? checkKey('merchant-key', apiKey, NAMES.apiKey) : undefined },
+    { variable: NAMES.invoiceKey, environment: invoiceKey ? checkKey('invoice-key', invoiceKey, NAMES.invoiceKey) : undefined },
     {
       variable: 'CHECKOUT_PARTNER_API_KEY',
       environment: partnerApiKey ? checkKey('partner-key', partnerApiKey, 'CHECKOUT_PARTNER_API_KEY') : undefined,
     },
   ]);
-  if (signingSecret) checkKey('merchant-secret', signingSecret, 'CHECKOUT_SIGNING_SECRET');
+  if (signingSecret) checkKey('merchant-secret', signingSecret, NAMES.signingSecret);
   if (partnerSigningSecret) checkKey('partner-secret', partnerSigningSecret, 'CHECKOUT_PARTNER_SIGNING_SECRET');
   const webhookScheme = parseWebhookScheme(get('CHECKOUT_WEBHOOK_SCHEME'));
   // Only a whsec_ key (Standard Webhooks) fixes the secret's format; other schemes use the secret's bytes as given.
-  if (keyFormOf(webhookScheme) === 'whsec-base64') for (const secret of webhookSecrets) checkKey('webhook-secret', secret, 'CHECKOUT_WEBHOOK_SECRET');
+  if (keyFormOf(webhookScheme) === 'whsec-base64') for (const secret of webhookSecrets) checkKey('webhook-secret', secret, NAMES.webhookSecret);
 
   const store = get('CHECKOUT_STORE') ?? DEFAULT_STORE;
   if (!store.startsWith('file:') && !/^postgres(ql)?:\/\//.test(store) && store !== 'memory:') {

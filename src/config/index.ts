@@ -6,3 +6,7 @@ export { parseWebhookScheme } from './webhook-scheme.js';
 export { parseUnderpayTolerance, parseStatusMap, describeOutcomeRules } from './outcome-rules.js';
 export type { OutcomeRules } from './outcome-rules.js';
 export type { KeyKind } from './keys.js';
+export { CONNECTION_VARIABLES } from './variables.js';
+export type { ConnectionSetting, ConnectionVariable } from './variables.js';
+export { setDotenvValues, writeDotenvValues } from './dotenv-file.js';
+export type { DotenvWrite } from './dotenv-file.js';

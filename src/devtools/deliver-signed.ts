@@ -1,4 +1,5 @@
 import { describeFetchError } from '../errors/index.js';
+import { answerErrorOf, describeAnswer, type AnswerError } from '../webhooks/receiver-answer.js';
 import type { WebhookScheme } from '../webhooks/scheme.js';
 import { signWebhook } from '../webhooks/sign.js';
 
@@ -27,19 +28,10 @@ export interface DeliveryResult {
   status: number | undefined;
   /** A 2xx answer. */
   ok: boolean;
+  /** A failure in one line (`describeAnswer`): `answered 401: signature_invalid — …`, `no answer (…)`. */
   error: string | undefined;
-  /** The error object of a non-2xx answer (`{ error: { code, message } }`), when it had one. */
-  answer?: { code: string; message: string } | undefined;
-}
-
-/** `{ error: { code, message } }` from an answer's text, when it is one. */
-function errorObjectOf(text: string): { code: string; message: string } | undefined {
-  try {
-    const error = (JSON.parse(text) as { error?: { code?: unknown; message?: unknown } }).error;
-    return typeof error?.code === 'string' ? { code: error.code, message: typeof error.message === 'string' ? error.message : '' } : undefined;
-  } catch {
-    return undefined;
-  }
+  /** What a non-2xx answer said (its error object, else its body's start), or why no answer came. */
+  answer?: AnswerError | undefined;
 }
 
 /**
@@ -57,9 +49,11 @@ export async function deliverSigned(target: SignedDeliveryTarget, delivery: Sign
     const response = await fetch(target.url, { method: 'POST', headers, body: delivery.body, signal: AbortSignal.timeout(timeoutMs) });
     const text = await response.text().catch(() => '');
     if (response.ok) return { status: response.status, ok: true, error: undefined };
-    return { status: response.status, ok: false, error: `answered ${response.status}`, answer: errorObjectOf(text) };
+    const answer = answerErrorOf(text);
+    return { status: response.status, ok: false, error: describeAnswer({ status: response.status, ...answer }), answer };
   } catch (error) {
     const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
-    return { status: undefined, ok: false, error: timedOut ? `no answer within ${timeoutMs} ms` : describeFetchError(error, target.url) };
+    const answer = { message: timedOut ? `timed out after ${timeoutMs} ms` : describeFetchError(error, target.url) };
+    return { status: undefined, ok: false, error: describeAnswer({ status: undefined, ...answer }), answer };
   }
 }

@@ -13,7 +13,7 @@ export interface SendReport {
   /** 2xx answers. */
   delivered: number;
   failed: number;
-  /** How many answers of each kind: HTTP status, or the network error. */
+  /** How many answers of each kind: the status of a 2xx, else the answer in one line (`describeAnswer`). */
   answers: Record<string, number>;
 }
 
@@ -26,7 +26,7 @@ export async function sendEvents(events: readonly SignedDeliveryInput[], target:
   else for (const event of queue) results.push(await deliverSigned(target, event));
   const answers: Record<string, number> = {};
   for (const result of results) {
-    const key = result.status === undefined ? (result.error ?? 'error') : String(result.status);
+    const key = result.ok ? String(result.status) : (result.error ?? 'error');
     answers[key] = (answers[key] ?? 0) + 1;
   }
   const delivered = results.filter((result) => result.ok).length;

@@ -3,6 +3,7 @@ import { ConfigError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { isUuid, type Environment } from '../schemas/index.js';
 import { DEFAULT_NETWORKS, type NetworkSpec } from './networks.js';
+import { DEFAULT_SANDBOX_DATA } from './data-dir.js';
 
 /** Faults injected into webhook delivery. Probabilities are 0..1; decisions come from a seeded PRNG. */
 export interface WebhookFaults {
@@ -111,7 +112,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   return {
     port,
     host,
-    dataDir: options.dataDir ?? '.sandbox',
+    dataDir: options.dataDir ?? DEFAULT_SANDBOX_DATA,
     webhookUrls: [...(options.webhookUrls ?? [])],
     faults: {
       drop: probability('drop', faults.drop),

@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { CONNECTION_VARIABLES } from '../config/variables.js';
 import type { Framework } from './frameworks.js';
 
 /**
@@ -11,9 +12,7 @@ export function nextSteps(dir: string, cwd: string, keptScripts: readonly string
   return [
     ...(where === '' ? [] : [`cd ${where.includes(' ') ? JSON.stringify(where) : where}`]),
     'npm install',
-    'cp .env.example .env',
-    'npm run checkout:sandbox -- --webhook-url http://127.0.0.1:3000/webhooks/checkout   (in another terminal; writes .sandbox/credentials.json)',
-    'fill .env from .sandbox/credentials.json: CHECKOUT_BASE_URL = baseUrl, CHECKOUT_WEBHOOK_SECRET = webhookSecret, CHECKOUT_API_KEY / CHECKOUT_SIGNING_SECRET / CHECKOUT_INVOICE_KEY = test.merchant.apiKey / signingSecret / invoiceKey',
+    `npm run checkout:sandbox -- --webhook-url http://127.0.0.1:3000/webhooks/checkout --write-env   (in another terminal; sets ${Object.values(CONNECTION_VARIABLES).join(', ')} in .env, which it creates from .env.example)`,
     framework === 'next'
       ? `${run('dev', 'npx next dev')}   (in your Next.js app: the routes are in app/; POST your order form to /checkout)`
       : `${run('dev', 'npx tsx watch src/server.ts')}   (then open http://127.0.0.1:3000 and pay in the sandbox)`,

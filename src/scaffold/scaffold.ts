@@ -1,6 +1,7 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { copyTemplates, type CopyResult } from './copy-templates.js';
+import { envFromSandbox, sandboxBeside, type EnvFromSandbox } from './env-from-sandbox.js';
 import { DEFAULT_FRAMEWORK, type Framework } from './frameworks.js';
 import { mergePackageJson, newPackageJson, type PackageJsonChanges } from './merge-package-json.js';
 import { nextSteps } from './next-steps.js';
@@ -12,7 +13,10 @@ import { templateFiles } from './template-files.js';
 export interface ScaffoldOptions {
   /** The target folder, created if missing. */
   dir: string;
-  /** Overwrite files that exist (package.json is always merged, never overwritten). @default false */
+  /**
+   * Overwrite files that exist (package.json is always merged, never overwritten), and `.env`
+   * values that differ from a sandbox's beside the scaffold. @default false
+   */
   force?: boolean;
   /** Which web framework the server file uses. @default 'fastify' */
   framework?: Framework;
@@ -30,6 +34,8 @@ export interface ScaffoldReport {
   createdDir: boolean;
   files: CopyResult;
   packageJson: { action: 'created' | 'updated' | 'unchanged' } & PackageJsonChanges;
+  /** `.env` filled from the credentials of a sandbox beside the scaffold; absent when there is none. */
+  env?: EnvFromSandbox;
   nextSteps: string[];
 }
 
@@ -69,7 +75,9 @@ async function planPackageJson(file: string, folderName: string, kit: KitPackage
 /**
  * `checkout-kit init`: copy the templates into `dir` by the explicit map of `templateFiles(framework)`
  * (dotfiles renamed), never overwriting without `force`, and add the scripts and dependencies the
- * scaffold needs to its package.json. A broken package.json stops it before any file is written.
+ * scaffold needs to its package.json. A broken package.json, or a sandbox credentials file beside
+ * it that cannot be read, stops it before any file is written. With a sandbox's credentials beside
+ * it, `.env` gets the sandbox's connection lines (`envFromSandbox`).
  */
 export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldReport> {
   const dir = resolve(options.dir);
@@ -78,8 +86,11 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldReport
   const packageFile = join(dir, 'package.json');
   const framework = options.framework ?? DEFAULT_FRAMEWORK;
   const plan = await planPackageJson(packageFile, basename(dir), kit, framework);
+  const cwd = options.cwd ?? process.cwd();
+  const sandbox = await sandboxBeside(dir, cwd);
   const files = await copyTemplates({ from: join(kit.root, 'templates'), to: dir, files: templateFiles(framework), force: options.force ?? false });
   if (plan.text !== undefined) await writeFile(packageFile, plan.text, { flag: plan.flag });
   const packageJson = plan.summary;
-  return { dir, framework, createdDir, files, packageJson, nextSteps: nextSteps(dir, options.cwd ?? process.cwd(), packageJson.kept.scripts, framework) };
+  const env = sandbox && (await envFromSandbox(dir, sandbox, options.force ?? false));
+  return { dir, framework, createdDir, files, packageJson, ...(env ? { env } : {}), nextSteps: nextSteps(dir, cwd, packageJson.kept.scripts, framework) };
 }

@@ -42,7 +42,7 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   const config = options.config ?? loadConfig();
   const logger = options.logger ?? createLogger();
   if (config.webhookSecrets.length === 0) {
-    throw new ConfigError('CHECKOUT_WEBHOOK_SECRET is not set: copy it from .sandbox/credentials.json (webhookSecret) into .env.');
+    throw new ConfigError('CHECKOUT_WEBHOOK_SECRET is not set: start the sandbox with --write-env (npm run checkout:sandbox -- --write-env) to set it in .env, or set your own.');
   }
   const handlers = options.handlers ?? (await loadHandlers(config.handlers));
   const store = await openStore(config.store);

@@ -28,7 +28,7 @@ describe('checkout-kit check fails a broken backend, naming the scenario and the
     expect(report.ok).toBe(false);
     const paid = scenario(report, 'paid');
     expect(paid.ok).toBe(false);
-    expect(paid.causes[0]).toMatch(/^refused 2 genuine deliveries \(payment\.created, payment\.paid\) that it must acknowledge: 500 raw_body_required: .*express\.json\(\)/);
+    expect(paid.causes[0]).toMatch(/^refused 2 genuine deliveries \(payment\.created, payment\.paid\) that it must acknowledge: answered 500: raw_body_required — .*express\.json\(\)/);
     expect(paid.causes).toContain('paid never ran: its deliveries were refused (see above)');
     // Every scenario that sends a webhook fails on it; the stale copies are refused as they must be.
     for (const s of report.scenarios.filter((s) => s.deliveries.length > 0)) expect(s.causes.join('\n'), s.scenario).toMatch(/raw_body_required/);

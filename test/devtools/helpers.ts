@@ -2,6 +2,7 @@ import { listenOnLoopback } from '../support/ports.js';
 import { removeTempDirs, tempDir as makeTempDir } from '../support/temp-dirs.js';
 import Fastify from 'fastify';
 import { WebhookVerificationError } from '../../src/errors/index.js';
+import { errorObject } from '../../src/schemas/index.js';
 import { createVerifier, type WebhookScheme } from '../../src/webhooks/index.js';
 
 
@@ -26,8 +27,9 @@ export interface TestReceiver {
 
 /**
  * A real receiver on 127.0.0.1, port 0. Keeps each raw body and verifies it with `createVerifier`
- * (Standard Webhooks, default tolerance) when given a secret. Answers 401 to a delivery that does
- * not verify, else `status(webhookId)` (default 204).
+ * (Standard Webhooks, default tolerance) when given a secret. Answers 401 `invalid_signature` (the
+ * spec's error object, with the verifier's message) to a delivery that does not verify, else
+ * `status(webhookId)` (default 204, no body).
  */
 export async function startTestReceiver(
   options: { secret?: string; scheme?: WebhookScheme; status?: (webhookId: string | undefined) => number } = {},
@@ -48,9 +50,20 @@ export async function startTestReceiver(
       verifyError = error.message;
     }
     deliveries.push({ headers, body, verified: verify !== undefined && verifyError === undefined, verifyError });
-    reply.code(verifyError ? 401 : (options.status?.(headers['webhook-id']) ?? 204));
+    if (verifyError) return reply.code(401).send(errorObject('invalid_signature', verifyError));
+    reply.code(options.status?.(headers['webhook-id']) ?? 204);
     return '';
   });
   const port = await listenOnLoopback(app);
   return { url: `http://127.0.0.1:${port}/webhooks/checkout`, deliveries, close: () => app.close() };
+}
+
+/** A receiver on 127.0.0.1 that answers every POST with `status` and the text `body` (e.g. a proxy's error page). */
+export async function startPlainReceiver(status: number, body: string): Promise<{ url: string; close(): Promise<void> }> {
+  const app = Fastify({ forceCloseConnections: true });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  app.post('/*', async (_request, reply) => reply.code(status).type('text/html').send(body));
+  const port = await listenOnLoopback(app);
+  return { url: `http://127.0.0.1:${port}/webhooks/checkout`, close: () => app.close() };
 }

@@ -5,7 +5,7 @@ import type { StoredEvent } from '../../src/store/index.js';
 import { runCli } from '../support/cli.js';
 import { freePort } from '../support/ports.js';
 import { SECRET } from '../webhooks/helpers.js';
-import { removeTempDirs, startTestReceiver, tempDir, type TestReceiver } from './helpers.js';
+import { removeTempDirs, startPlainReceiver, startTestReceiver, tempDir, type TestReceiver } from './helpers.js';
 
 const OTHER_SECRET = 'whsec_b3RoZXItc2VjcmV0LW5vdC10aGUtcmVjZWl2ZXJz';
 const HOUR = 3_600_000;
@@ -129,18 +129,34 @@ describe('replay', () => {
     expect(receiver.deliveries[0]!.verifyError).toMatch(/No matching signature/);
   });
 
+  it("prints what the receiver answered: its error object's code and message, or the start of another body", async () => {
+    receiver = await startTestReceiver({ secret: SECRET });
+    const refused = await runCli(['replay', '--to', receiver.url, '--event', 'evt_old', '--secret', OTHER_SECRET], { cwd });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/evt_old\s+payment\.created\s+401\s+failed: answered 401: invalid_signature — .*No matching signature/);
+
+    const page = await startPlainReceiver(502, '<html><body><h1>502 Bad Gateway</h1></body></html>');
+    try {
+      const result = await runCli(['replay', '--to', page.url, '--event', 'evt_old', '--secret', SECRET], { cwd });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('failed: answered 502: <html><body><h1>502 Bad Gateway</h1></body></html>');
+    } finally {
+      await page.close();
+    }
+  });
+
   it('exits 1 on a network error, with a readable reason', async () => {
     const port = await freePort();
     const result = await runCli(['replay', '--to', `http://127.0.0.1:${port}/hook`, '--event', 'evt_old', '--secret', SECRET], { cwd });
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/evt_old\s+payment\.created\s+-\s+failed: ECONNREFUSED/);
+    expect(result.stdout).toMatch(/evt_old\s+payment\.created\s+-\s+failed: no answer \(ECONNREFUSED/);
   });
 
   it('says what to do when the receiver listens on a port fetch refuses (a "bad port" such as 6000)', async () => {
     // Nothing needs to listen there: fetch refuses before it connects.
     const result = await runCli(['replay', '--to', 'http://127.0.0.1:6000/hook', '--event', 'evt_old', '--secret', SECRET], { cwd });
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/evt_old\s+payment\.created\s+-\s+failed: fetch refuses to connect to http:\/\/127\.0\.0\.1:6000\/hook .*bad ports.*let the server listen on another port/);
+    expect(result.stdout).toMatch(/evt_old\s+payment\.created\s+-\s+failed: no answer \(fetch refuses to connect to http:\/\/127\.0\.0\.1:6000\/hook .*bad ports.*let the server listen on another port/);
   });
 
   it('an unknown event id is a usage error (exit 2) with one clear line; the others are still sent', async () => {

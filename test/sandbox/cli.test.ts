@@ -1,8 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+import { errorObject } from '../../src/schemas/index.js';
 import { runCli, spawnCli, waitForLine } from '../support/cli.js';
 import { holdPort } from '../support/ports.js';
 import { cleanup, startReceiver, tempDir, waitUntil, type Receiver } from './helpers.js';
@@ -95,6 +98,89 @@ describe('checkout-kit sandbox', () => {
     }
     child.kill('SIGINT');
     expect(await exited(child)).toBe(0);
+  });
+
+  it('--write-env sets the five connection lines of .env (created from .env.example, later updated in place, mode 0600); --print-env prints them', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, '.env.example'), '# explained\nCHECKOUT_API_KEY=\nPORT=3000\n');
+    const start = async (args: string[]) => {
+      const child = spawnCli(['sandbox', '--port', '0', '--data', '.sandbox', ...args], { cwd: dir });
+      children.push(child);
+      let stdout = '';
+      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const [, url] = await waitForLine(child, /sandbox listening on (\S+)\ncredentials: \S+\n(env: .*\n)?/);
+      const creds = JSON.parse(await readFile(join(dir, '.sandbox', 'credentials.json'), 'utf8'));
+      return { child, url: url!, creds, stdout: () => stdout };
+    };
+    const expected = (url: string, creds: any) => ({
+      CHECKOUT_BASE_URL: url,
+      CHECKOUT_WEBHOOK_SECRET: creds.webhookSecret,
+      CHECKOUT_API_KEY: creds.test.merchant.apiKey,
+      CHECKOUT_SIGNING_SECRET: creds.test.merchant.signingSecret,
+      CHECKOUT_INVOICE_KEY: creds.test.merchant.invoiceKey,
+    });
+
+    const first = await start(['--write-env', '--print-env']);
+    const values = expected(first.url, first.creds);
+    const text = await readFile(join(dir, '.env'), 'utf8');
+    expect(parseDotenv(text)).toEqual({ ...values, PORT: '3000' });
+    expect(text.startsWith('# explained\nCHECKOUT_API_KEY=svc_mk_test_')).toBe(true);
+    expect((await stat(join(dir, '.env'))).mode & 0o777).toBe(0o600);
+    expect(first.stdout().split('\n').slice(0, 5)).toEqual(Object.entries(values).map(([name, value]) => `${name}=${value}`));
+    expect(first.stdout()).toContain(`env: created ${join(dir, '.env')} (CHECKOUT_BASE_URL, CHECKOUT_WEBHOOK_SECRET, CHECKOUT_API_KEY, CHECKOUT_SIGNING_SECRET, CHECKOUT_INVOICE_KEY)`);
+    first.child.kill('SIGTERM');
+    expect(await exited(first.child)).toBe(0);
+
+    // Lines of the shop's own and a key typed by hand: only the sandbox's five are set again.
+    await writeFile(join(dir, '.env'), `${text.replace(/^CHECKOUT_API_KEY=.*$/m, 'CHECKOUT_API_KEY=svc_mk_test_typed')}# mine\nMY_OWN=1\n`);
+    const second = await start(['--write-env']);
+    const config = loadConfig({ env: {}, cwd: dir });
+    expect([config.baseUrl, config.webhookSecrets, config.apiKey, config.signingSecret, config.invoiceKey]).toEqual([second.url, [second.creds.webhookSecret], ...Object.values(expected(second.url, second.creds)).slice(2)]);
+    const again = await readFile(join(dir, '.env'), 'utf8');
+    expect(again).toMatch(/# mine\nMY_OWN=1\n$/);
+    expect(again.startsWith('# explained\nCHECKOUT_API_KEY=svc_mk_test_')).toBe(true);
+    expect(second.stdout()).toMatch(/env: updated \S+\.env \(CHECKOUT_BASE_URL, CHECKOUT_API_KEY\)/);
+    expect(second.stdout()).not.toContain(second.creds.test.merchant.apiKey);
+  });
+
+  it('--write-env to a file it cannot write stops the sandbox with one line', async () => {
+    const dir = await tempDir();
+    const result = await runCli(['sandbox', '--port', '0', '--data', dir, '--write-env', join(dir, 'missing', '.env')], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`checkout-kit: --write-env cannot write ${join(dir, 'missing', '.env')} (ENOENT): give a file in a folder that exists and that you may write to.\n`);
+    // Stopped: its data is free for the next start.
+    const again = spawnCli(['sandbox', '--port', '0', '--data', dir], { cwd: dir });
+    children.push(again);
+    await waitForLine(again, /sandbox listening on/);
+  });
+
+  it('logs each refused delivery at warn (its default level): the URL, the status and what the answer said', async () => {
+    const receiver = await startReceiver((n) =>
+      n === 1 ? { status: 401, body: errorObject('invalid_signature', 'No matching signature.') } : n === 2 ? { status: 502, body: `<html>Bad Gateway ${'x'.repeat(300)}</html>` } : 204,
+    );
+    receivers.push(receiver);
+    const { child, url, creds } = await startCli(['--webhook-url', receiver.url]);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await fetch(`${url}/v1/invoices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${creds.test.merchant.invoiceKey}`, 'content-type': 'application/json' },
+      body: '{"amount":"1"}',
+    });
+    await waitUntil(() => receiver.received.length === 3, undefined, 'two refusals and a delivery');
+    const refusals = () =>
+      stderr
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, any>)
+        .filter((line) => line.msg.startsWith('webhook refused'));
+    await waitUntil(() => refusals().length === 2, undefined, 'both refusals logged');
+    const [first, second] = refusals();
+    expect(first).toMatchObject({ level: 40, url: receiver.url, statusCode: 401, code: 'invalid_signature', message: 'No matching signature.', type: 'invoice.created', attempt: 1 });
+    expect(first!.msg).toBe(`webhook refused: ${receiver.url} answered 401: invalid_signature — No matching signature.`);
+    expect(second).toMatchObject({ level: 40, url: receiver.url, statusCode: 502, attempt: 2 });
+    expect(second!.message).toBe(`<html>Bad Gateway ${'x'.repeat(182)}…`);
+    expect(second!.msg).toBe(`webhook refused: ${receiver.url} answered 502: ${second!.message}`);
   });
 
   it('exits 2 with one whole line on a sandbox.json that is not sandbox state, and leaves the file as it was', async () => {

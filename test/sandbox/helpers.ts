@@ -95,18 +95,22 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
+/** A receiver's answer: a status (body `ok`), or a status and a body (an object is sent as JSON). */
+export type ReceiverAnswer = number | { status: number; body: string | object };
+
 /**
- * A real webhook receiver on 127.0.0.1 that keeps the raw body. `respond(n)` gives the status for
+ * A real webhook receiver on 127.0.0.1 that keeps the raw body. `respond(n)` gives the answer for
  * the n-th request (1-based) and may delay. @default always 200
  */
-export async function startReceiver(respond: (n: number) => number | Promise<number> = () => 200): Promise<Receiver> {
+export async function startReceiver(respond: (n: number) => ReceiverAnswer | Promise<ReceiverAnswer> = () => 200): Promise<Receiver> {
   const app = Fastify({ forceCloseConnections: true });
   const received: ReceivedWebhook[] = [];
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.post('/hook', async (request, reply) => {
     received.push({ headers: request.headers as Record<string, string>, body: request.body as string, at: Date.now() });
-    reply.code(await respond(received.length));
-    return 'ok';
+    const answer = await respond(received.length);
+    if (typeof answer === 'number') return reply.code(answer).send('ok');
+    return reply.code(answer.status).send(answer.body);
   });
   const port = await listenOnLoopback(app);
   return { url: `http://127.0.0.1:${port}/hook`, received, close: () => app.close() };

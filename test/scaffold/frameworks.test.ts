@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,14 +7,11 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FRAMEWORK_SCAFFOLDS, FRAMEWORKS, templateFiles, type Framework, type ScaffoldReport } from '../../src/scaffold/index.js';
 import { runCli, TSX_LOADER } from '../support/cli.js';
+import { linkKit, REPO } from '../support/scaffold.js';
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const TEMPLATES = join(REPO, 'templates');
 const DRIVER = fileURLToPath(new URL('./fixtures/drive-scaffold.ts', import.meta.url));
 const kit = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
-
-/** `checkout-kit` as the scaffold imports it, mapped to this repository's sources (no build, no install, no network). */
-const KIT_PATHS = { 'checkout-kit': [join(REPO, 'src/index.ts')], 'checkout-kit/testing': [join(REPO, 'src/testing/index.ts')] };
 
 let root: string;
 const scaffolds = {} as Record<Framework, { dir: string; report: ScaffoldReport }>;
@@ -27,8 +24,7 @@ beforeAll(async () => {
     expect(result.code, result.stderr).toBe(0);
     scaffolds[framework] = { dir, report: JSON.parse(result.stdout) as ScaffoldReport };
     // The framework packages as checkout-kit's own tests use them (its devDependencies).
-    await symlink(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    await writeFile(join(dir, 'tsconfig.paths.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { paths: KIT_PATHS } }));
+    await linkKit(dir);
   }
 });
 afterAll(async () => {

@@ -1,11 +1,15 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+import type { SandboxCredentials } from '../../src/sandbox/index.js';
 import { FRAMEWORKS, TEMPLATE_FILES, templateFiles, type ScaffoldReport } from '../../src/scaffold/index.js';
+import { newWebhookSecret } from '../../src/webhooks/index.js';
 import { runCli } from '../support/cli.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -31,6 +35,18 @@ async function init(dir: string, ...flags: string[]): Promise<ScaffoldReport> {
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries.filter((entry) => entry.isFile()).map((entry) => relative(dir, join(entry.parentPath, entry.name)));
+}
+
+/** A sandbox's credentials.json in `dir/.sandbox`, as a sandbox at `baseUrl` writes it (keys of `like`, else new ones). */
+async function fakeSandbox(dir: string, baseUrl: string, like?: SandboxCredentials): Promise<SandboxCredentials> {
+  const account = (environment: 'test' | 'live') => ({
+    partner: { apiKey: `svc_pk_${environment}_${randomUUID()}`, signingSecret: `svc_ps_${randomUUID()}` },
+    merchant: { merchantId: randomUUID(), apiKey: `svc_mk_${environment}_${randomUUID()}`, signingSecret: `svc_ms_${randomUUID()}`, invoiceKey: `${environment}_${randomUUID()}` },
+  });
+  const credentials: SandboxCredentials = { ...(like ?? { webhookSecret: newWebhookSecret(), test: account('test'), live: account('live') }), baseUrl };
+  await mkdir(join(dir, '.sandbox'), { recursive: true });
+  await writeFile(join(dir, '.sandbox', 'credentials.json'), JSON.stringify(credentials));
+  return credentials;
 }
 
 const readJson = async (file: string) => JSON.parse(await readFile(file, 'utf8')) as Record<string, Record<string, string>>;
@@ -72,7 +88,11 @@ describe('checkout-kit init', () => {
     expect(manifest.dependencies).toMatchObject({ 'checkout-kit': `^${version}`, fastify: expect.any(String), tsx: expect.any(String) });
     expect(Object.keys(manifest.devDependencies ?? {}).sort()).toEqual(['@types/node', 'typescript', 'vitest']);
     expect(report.packageJson.action).toBe('created');
-    expect(report.nextSteps.join('\n')).toMatch(/cp \.env\.example \.env[\s\S]*checkout:sandbox[\s\S]*credentials\.json[\s\S]*npm run dev/);
+    // No value to copy by hand: the sandbox writes them into .env.
+    expect(report.nextSteps.join('\n')).toMatch(/checkout:sandbox -- --webhook-url \S+ --write-env[\s\S]*npm run dev/);
+    expect(report.nextSteps.join('\n')).not.toMatch(/cp \.env|credentials\.json|fill /);
+    expect(report.env).toBeUndefined();
+    expect(existsSync(join(dir, '.env'))).toBe(false);
   });
 
   it('(b) never overwrites an existing file without --force, and only adds to package.json', async () => {
@@ -123,6 +143,47 @@ describe('checkout-kit init', () => {
     expect(again.packageJson.action).toBe('unchanged');
     expect(await readFile(join(dir, 'package.json'), 'utf8')).toBe(text);
     expect(await readFile(join(dir, 'fulfillment.ts'))).toEqual(await readFile(join(TEMPLATES, 'fulfillment.ts')));
+  });
+
+  it("beside a sandbox (the target's .sandbox, else the working folder's) writes .env from its credentials; keeps differing values without --force", async () => {
+    const cwd = await tempDir();
+    const credentials = await fakeSandbox(cwd, 'http://127.0.0.1:4010');
+    const dir = join(cwd, 'shop');
+    const result = await runCli(['init', 'shop'], { cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^ +wrote +\.env \(CHECKOUT_WEBHOOK_SECRET, CHECKOUT_API_KEY, CHECKOUT_SIGNING_SECRET, CHECKOUT_INVOICE_KEY from \.sandbox\/credentials\.json\)$/m);
+    // (CHECKOUT_BASE_URL: .env.example's default is already the sandbox's.)
+    const text = await readFile(join(dir, '.env'), 'utf8');
+    // .env.example with the five values set: its explanations and defaults stay.
+    expect(text.split('\n').filter((line) => !line.startsWith('CHECKOUT_') || line.startsWith('CHECKOUT_PARTNER') || line.startsWith('CHECKOUT_STORE'))).toEqual(
+      (await readFile(join(TEMPLATES, '_env.example'), 'utf8')).split('\n').filter((line) => !line.startsWith('CHECKOUT_') || line.startsWith('CHECKOUT_PARTNER') || line.startsWith('CHECKOUT_STORE')),
+    );
+    expect((await stat(join(dir, '.env'))).mode & 0o777).toBe(0o600);
+    const config = loadConfig({ env: {}, cwd: dir });
+    const { merchant } = credentials.test;
+    expect([config.baseUrl, config.webhookSecrets, config.apiKey, config.signingSecret, config.invoiceKey]).toEqual(['http://127.0.0.1:4010', [credentials.webhookSecret], merchant.apiKey, merchant.signingSecret, merchant.invoiceKey]);
+
+    // A sandbox of the shop's own, started again on another port: the target's .sandbox wins over the cwd's.
+    await fakeSandbox(dir, 'http://127.0.0.1:4011', credentials);
+    await writeFile(join(dir, '.env'), text.replace(/^CHECKOUT_API_KEY=.*$/m, 'CHECKOUT_API_KEY=svc_mk_test_mine'));
+    const kept = JSON.parse((await runCli(['init', 'shop', '--json'], { cwd })).stdout) as ScaffoldReport;
+    expect(kept.env).toMatchObject({ credentials: 'shop/.sandbox/credentials.json', created: false, set: [], kept: ['CHECKOUT_BASE_URL', 'CHECKOUT_API_KEY'] });
+    expect(loadConfig({ env: {}, cwd: dir })).toMatchObject({ baseUrl: 'http://127.0.0.1:4010', apiKey: 'svc_mk_test_mine' });
+    const human = await runCli(['init', dir], { cwd });
+    expect(human.stdout).toContain("kept        .env's CHECKOUT_BASE_URL, CHECKOUT_API_KEY: they differ from shop/.sandbox/credentials.json; `checkout-kit sandbox --write-env` (or init --force) sets the sandbox's");
+    const forced = JSON.parse((await runCli(['init', 'shop', '--json', '--force'], { cwd })).stdout) as ScaffoldReport;
+    expect(forced.env).toMatchObject({ set: ['CHECKOUT_BASE_URL', 'CHECKOUT_API_KEY'], kept: [] });
+    expect(loadConfig({ env: {}, cwd: dir })).toMatchObject({ baseUrl: 'http://127.0.0.1:4011', apiKey: merchant.apiKey });
+  });
+
+  it('refuses a sandbox credentials file it cannot read before writing anything, with one line', async () => {
+    const dir = await tempDir();
+    await mkdir(join(dir, '.sandbox'));
+    await writeFile(join(dir, '.sandbox', 'credentials.json'), '{"baseUrl":');
+    const result = await runCli(['init', dir], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`checkout-kit: ${join(dir, '.sandbox', 'credentials.json')} is not JSON: restart the sandbox to rewrite it.\n`);
+    expect(await readdir(dir)).toEqual(['.sandbox']);
   });
 
   it('says what it skipped in human output', async () => {

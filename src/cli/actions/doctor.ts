@@ -1,9 +1,14 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { ApiError } from '../../errors/index.js';
-import { describeOutcomeRules, loadConfig, type CheckoutKitConfig } from '../../config/index.js';
+import { CONNECTION_VARIABLES, describeOutcomeRules, loadConfig, type CheckoutKitConfig } from '../../config/index.js';
+import { readSandboxCredentials, sandboxMismatches, type SandboxMismatch } from '../../devtools/index.js';
 import { loadHandlers, NoFulfillmentModuleError } from '../../fulfillment/index.js';
 import { createLogger, silentLogger } from '../../log/index.js';
+import { CREDENTIALS_FILE } from '../../sandbox/index.js';
 import { openStore } from '../../store/open.js';
+import { DEFAULT_SANDBOX_DATA } from '../defaults.js';
 import { EXIT } from '../exit.js';
 import { output, table, type CliIO } from '../io.js';
 import { clientFromConfig } from '../../client/index.js';
@@ -41,6 +46,37 @@ async function serviceChecks(config: CheckoutKitConfig): Promise<Check[]> {
   return checks;
 }
 
+function mismatchText(mismatch: SandboxMismatch, config: CheckoutKitConfig, sandboxUrl: string, env: NodeJS.ProcessEnv): string {
+  if (mismatch.problem === 'unset') return `${mismatch.variable} is not set`;
+  // The URL is no secret: show both. A secret only "differs".
+  const differs = mismatch.variable === CONNECTION_VARIABLES.baseUrl ? `${mismatch.variable} is ${config.baseUrl}, the sandbox's is ${sandboxUrl}` : `${mismatch.variable} differs`;
+  return env[mismatch.variable]?.trim() ? `${differs} (set in the environment, which wins over .env: unset it)` : differs;
+}
+
+/**
+ * With a sandbox's credentials in `.sandbox/` beside the shop: whether the connection variables
+ * are its own. A live configuration is meant to differ (a warning only).
+ */
+async function sandboxCheck(config: CheckoutKitConfig, env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> {
+  const dir = join(cwd, DEFAULT_SANDBOX_DATA);
+  const file = join(DEFAULT_SANDBOX_DATA, CREDENTIALS_FILE);
+  if (!existsSync(join(dir, CREDENTIALS_FILE))) return [];
+  const check = 'sandbox credentials';
+  let mismatches: SandboxMismatch[];
+  let sandboxUrl: string;
+  try {
+    const credentials = await readSandboxCredentials(dir);
+    mismatches = sandboxMismatches(config, credentials);
+    sandboxUrl = credentials.baseUrl;
+  } catch (error) {
+    return [{ check, result: 'warn', detail: (error as Error).message }];
+  }
+  if (mismatches.length === 0) return [{ check, result: 'ok', detail: `${Object.values(CONNECTION_VARIABLES).join(', ')} match ${file}` }];
+  const what = mismatches.map((mismatch) => mismatchText(mismatch, config, sandboxUrl, env)).join('; ');
+  const fix = 'to use the sandbox, restart it with --write-env (`checkout-kit sandbox --write-env`), which sets them in .env';
+  return [{ check, result: config.environment === 'live' ? 'warn' : 'fail', detail: `${what} (compared with ${file}): ${fix}` }];
+}
+
 /** Every check, in order; a failing configuration stops the ones that need it. */
 async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> {
   let config: CheckoutKitConfig;
@@ -67,6 +103,7 @@ async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> 
       ? { check: 'redirect hosts', result: 'ok', detail: config.redirectHosts.join(', ') }
       : { check: 'redirect hosts', result: 'fail', detail: 'no host allowed: set CHECKOUT_REDIRECT_HOSTS or CHECKOUT_BASE_URL' },
   );
+  checks.push(...(await sandboxCheck(config, env, cwd)));
   checks.push({ check: 'outcome rules', result: 'ok', detail: describeOutcomeRules(config.outcomeRules) });
   // Its own row: every command's logger reads it, and the store's would otherwise fail on it.
   try {

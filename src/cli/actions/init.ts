@@ -14,6 +14,14 @@ const list = (entries: Record<string, string>) =>
     .map(([name, value]) => `${name}@${value}`)
     .join(', ');
 
+function envLines(env: NonNullable<ScaffoldReport['env']>): string[] {
+  const lines: string[] = [];
+  if (env.set.length > 0) lines.push(`  ${(env.created ? 'wrote' : 'updated').padEnd(11)} .env (${env.set.join(', ')} from ${env.credentials})`);
+  else if (env.kept.length === 0) lines.push(`  unchanged   .env (it has the sandbox's values of ${env.credentials})`);
+  if (env.kept.length > 0) lines.push(`  kept        .env's ${env.kept.join(', ')}: they differ from ${env.credentials}; \`checkout-kit sandbox --write-env\` (or init --force) sets the sandbox's`);
+  return lines;
+}
+
 function human(report: ScaffoldReport): string {
   const lines = [`checkout-kit init (${report.framework}): ${report.dir}${report.createdDir ? ' (created)' : ''}`];
   for (const file of report.files.written) lines.push(`  wrote       ${file}`);
@@ -29,6 +37,8 @@ function human(report: ScaffoldReport): string {
   if (kept.scripts.length) lines.push(`    kept your scripts: ${kept.scripts.join(', ')}`);
   if (kept.dependencies.length) lines.push(`    kept your versions of: ${kept.dependencies.join(', ')}`);
   for (const warning of warnings) lines.push(`  warning: ${warning}`);
+
+  if (report.env) lines.push(...envLines(report.env));
 
   lines.push('', 'Next steps:', ...report.nextSteps.map((step, i) => `  ${i + 1}. ${step}`));
   return lines.join('\n');

@@ -21,6 +21,7 @@ import { EVENT_TYPES, type KnownEventType } from '../../schemas/index.js';
 import { DEFAULT_SANDBOX_DATA as DEFAULT_DATA } from '../defaults.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, type CliIO } from '../io.js';
+import { describeAnswer } from '../../webhooks/receiver-answer.js';
 import { httpUrl, signingSecret } from '../flags.js';
 
 export interface TriggerFlags {
@@ -108,7 +109,7 @@ async function triggerSample(type: KnownEventType, why: string, url: string | un
   const resourceId = (event.data as { id: string }).id;
   output(io, flags.json ?? false, { sample: true, why, event: { id: event.id, type, resourceId }, url, ...result }, () =>
     [
-      `sent sample ${type} ${event.id} (${type.split('.')[0]} ${resourceId}) to ${url}: ${result.status ?? 'no answer'}${result.ok ? '' : ` (${result.error})`}`,
+      `sent sample ${type} ${event.id} (${type.split('.')[0]} ${resourceId}) to ${url}: ${describeAnswer({ status: result.status, ...result.answer })}`,
       `a sample (${why}): its ${type.split('.')[0]} exists nowhere; checkout-kit's receiver acknowledges it without a confirm read or handler`,
     ].join('\n'),
   );

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describeFetchError, isBadPort } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { backoffDelay } from '../../runs/index.js';
+import { answerErrorOf, describeAnswer, type AnswerError } from '../../webhooks/receiver-answer.js';
 import { signWebhook } from '../../webhooks/sign.js';
 import type { WebhookFaults, WebhookRetry } from '../options.js';
 import type { DeliveryRecord, SandboxEvent } from '../records.js';
@@ -129,10 +130,12 @@ export class WebhookSender {
     const timeout = setTimeout(() => controller.abort(), retry.timeoutMs);
     let statusCode: number | null = null;
     let error: string | null = null;
+    let refusal: AnswerError | undefined;
     try {
       const response = await fetch(job.url, { method: 'POST', headers, body: job.body, signal: controller.signal });
       statusCode = response.status;
-      await response.arrayBuffer().catch(() => undefined);
+      const text = await response.text().catch(() => '');
+      if (!response.ok) refusal = answerErrorOf(text);
     } catch (cause) {
       error = controller.signal.aborted ? `no answer within ${retry.timeoutMs} ms` : describe(cause, job.url);
     } finally {
@@ -142,6 +145,11 @@ export class WebhookSender {
     if (this.closed) return;
 
     const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    // Each refusal, with what the receiver said: a wrong secret or a broken route shows at once, not after every retry.
+    if (statusCode !== null && !delivered) {
+      const answer = describeAnswer({ status: statusCode, ...refusal });
+      this.options.logger.warn({ eventId: job.event.id, type: job.event.type, url: job.url, attempt: job.attempt, statusCode, code: refusal?.code, message: refusal?.message }, `webhook refused: ${job.url} ${answer}`);
+    }
     const retryIn = !delivered && job.attempt < retry.maxAttempts ? backoffDelay(job.attempt, retry.baseDelayMs) : null;
     const finishedAt = new Date();
     this.options.record({

@@ -1,0 +1,20 @@
+import { symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+
+/** `checkout-kit` as the scaffold imports it, mapped to this repository's sources (no build, no install, no network). */
+const KIT_PATHS = { 'checkout-kit': [join(REPO, 'src/index.ts')], 'checkout-kit/testing': [join(REPO, 'src/testing/index.ts')] };
+
+/**
+ * Make a scaffold in `dir` run from this repository: its packages are the ones checkout-kit's own
+ * tests use (node_modules linked), and `checkout-kit` resolves to src/ through the returned
+ * `tsconfig.paths.json` (give it to tsx as TSX_TSCONFIG_PATH, or to the compiler).
+ */
+export async function linkKit(dir: string): Promise<string> {
+  await symlink(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const config = join(dir, 'tsconfig.paths.json');
+  await writeFile(config, JSON.stringify({ extends: './tsconfig.json', compilerOptions: { paths: KIT_PATHS } }));
+  return config;
+}
