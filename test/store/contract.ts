@@ -304,6 +304,16 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         await store.updateResource({ kind: 'payment', id: 'pay_old', open: false });
         expect(await ids({ open: true, kind: 'payment' })).toEqual(['pay_new']);
       });
+      it('takes the service\'s referenceId as the order id only where none was given: a given order id stays', async () => {
+        const snapshot = (referenceId: string, id = 'pay_ref') => ({ id, referenceId, amount: '1', status: 'PENDING' }) as never;
+        await store.updateResource({ kind: 'payment', id: 'pay_ref', orderId: 'tenant-a/1001', source: 'checkout', snapshot: snapshot('1001') });
+        await store.updateResource({ kind: 'payment', id: 'pay_ref', source: 'webhook', snapshot: snapshot('1001') });
+        expect((await store.getResource('payment', 'pay_ref'))?.orderId).toBe('tenant-a/1001');
+        await store.updateResource({ kind: 'payment', id: 'pay_else', source: 'webhook', snapshot: snapshot('order-9', 'pay_else') });
+        expect((await store.getResource('payment', 'pay_else'))?.orderId).toBe('order-9');
+        await store.updateResource({ kind: 'payment', id: 'pay_else', orderId: 'order-10' });
+        expect((await store.getResource('payment', 'pay_else'))?.orderId).toBe('order-10');
+      });
     });
 
     describe('checkout attempts', () => {

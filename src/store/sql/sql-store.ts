@@ -326,6 +326,7 @@ export class SqlStore implements Store {
         update.late ?? null,
         update.open ?? null,
         ...searchableOf(update.snapshot),
+        update.orderId ?? null,
       ],
     });
     const row = one(rows);

@@ -105,7 +105,8 @@ export function buildStatements(d: Dialect) {
           amount_value = CASE WHEN ${snapshotTaken} THEN ${d.cast('$20', 'decimal')} ELSE r.amount_value END,
           expires_at = CASE WHEN ${d.cast('$9', 'text')} IS NOT NULL AND (${d.cast('$13', 'smallint')} IS NULL OR ${d.cast('$13', 'smallint')} >= r.outcome_rank) THEN ${d.cast('$9', 'text')} ELSE r.expires_at END,
           environment = COALESCE(${d.cast('$3', 'text')}, r.environment),
-          order_id = COALESCE(${d.cast('$4', 'text')}, r.order_id),
+          -- An order id given overrides; the referenceId only fills in one never given (a tenant's order keeps its tenant).
+          order_id = COALESCE(${d.cast('$21', 'text')}, r.order_id, ${d.cast('$4', 'text')}),
           open = COALESCE(${d.cast('$18', 'bool')}, r.open),
           last_news_at = $10,
           updated_at = $10
