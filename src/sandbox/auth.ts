@@ -60,6 +60,11 @@ export function authenticatePartner(data: SandboxData, request: FastifyRequest, 
   return { kind: 'partner', environment, partner };
 }
 
+/** Whether the request carries a partner's key (`svc_pk_…`): it is then authenticated as the partner. */
+export function isPartnerKey(request: FastifyRequest): boolean {
+  return /^Bearer\s+svc_pk_/i.test(request.headers.authorization ?? '');
+}
+
 /**
  * Authenticate a merchant operation: a `svc_mk_` key plus a signature for payments, a `test_` /
  * `live_` key (bearer only) for invoices.

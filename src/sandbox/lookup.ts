@@ -1,7 +1,7 @@
 import { isUuid } from '../schemas/index.js';
-import type { MerchantCaller } from './auth.js';
+import type { MerchantCaller, PartnerCaller } from './auth.js';
 import { forbidden, notFound } from './http-error.js';
-import type { AnyCharge } from './records.js';
+import type { AnyCharge, PaymentRecord, SandboxData } from './records.js';
 
 function byId<T extends AnyCharge>(records: T[], id: string): T | undefined {
   return isUuid(id) ? records.find((r) => r.id === id) : undefined;
@@ -16,6 +16,16 @@ export function ownCharge<T extends AnyCharge>(records: T[], id: string, caller:
   const record = byId(records, id);
   if (!record || record.merchantId !== caller.merchant.merchantId || record.environment !== caller.environment) {
     throw notFound(`No ${kind} with id ${id} for this merchant in the ${caller.environment} environment.`);
+  }
+  return record;
+}
+
+/** A payment the partner created for one of its merchants, of the key's environment, else 404 (as `ownCharge`). */
+export function partnerCharge(data: SandboxData, id: string, caller: PartnerCaller): PaymentRecord {
+  const record = byId(data.payments, id);
+  const merchant = record && data.merchants.find((m) => m.merchantId === record.merchantId);
+  if (!record?.byPartner || merchant?.partnerId !== caller.partner.partnerId || record.environment !== caller.environment) {
+    throw notFound(`No payment with id ${id} created by this partner in the ${caller.environment} environment.`);
   }
   return record;
 }

@@ -76,6 +76,8 @@ export interface ChargeRecord {
   seq: number;
   /** The expiry event was emitted (once per resource). */
   expiryNotified: boolean;
+  /** Created by a partner for one of its merchants (4.1): its events and its partner's reads carry `merchantId`. */
+  byPartner?: boolean;
   deposits: DepositRecord[];
 }
 

@@ -13,6 +13,8 @@ export interface CreateChargeRequest {
   idempotencyKey: string | undefined;
   environment: Environment;
   merchantId: string;
+  /** A partner's create (4.1). */
+  byPartner?: boolean;
   body: NewPaymentInput & NewInvoiceInput;
 }
 
@@ -28,6 +30,7 @@ export async function createCharge(context: SandboxContext, request: CreateCharg
     return transact(context, (data, emit, now) => {
       const charge = { environment, merchantId: request.merchantId, routes, now, expiresAfterMs: context.options.expiresAfterMs, seq: ++data.seq };
       const record = request.kind === 'payment' ? newPayment(body, charge) : newInvoice(body, charge);
+      if (request.byPartner) record.byPartner = true;
       if (record.kind === 'payment') data.payments.push(record);
       else data.invoices.push(record);
       remember(data, record.id);

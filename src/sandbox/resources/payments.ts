@@ -70,7 +70,7 @@ export function checkoutUrlOf(baseUrl: string, id: string): string {
 
 /**
  * The spec's Payment (2.1) as Get payment returns it, fields not given left out (never `null`);
- * `withMerchantId` for the partner create response, the only one that carries `merchantId`.
+ * `withMerchantId` for what a partner is given of its merchants' payments (create, get, events).
  */
 export function paymentView(record: PaymentRecord, baseUrl: string, withMerchantId = false): Payment {
   const payment = withoutNulls({

@@ -47,6 +47,7 @@ export function registerPartnerRoutes(app: FastifyInstance, context: SandboxCont
       idempotencyKey: key,
       environment: caller.environment,
       merchantId: merchant.merchantId,
+      byPartner: true,
       body,
     });
     return sendCreated(reply, replayed, paymentView(record as PaymentRecord, context.baseUrl, true));

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { authenticateMerchant } from '../auth.js';
+import { authenticateMerchant, authenticatePartner, isPartnerKey } from '../auth.js';
 import { parseBody, rawBodyOf } from '../body.js';
 import type { SandboxContext } from '../context.js';
 import { expireDue } from '../expiry.js';
 import { idempotencyKeyOf } from '../idempotency.js';
-import { ownCharge } from '../lookup.js';
+import { ownCharge, partnerCharge } from '../lookup.js';
 import type { PaymentRecord } from '../records.js';
 import { CreatePaymentBody } from '../requests.js';
 import { createCharge } from '../resources/create-charge.js';
@@ -29,6 +29,13 @@ export function registerPaymentRoutes(app: FastifyInstance, context: SandboxCont
   });
 
   app.get<{ Params: { id: string } }>('/v1/payments/:id', async (request) => {
+    // A partner's key reads the payments it created for its merchants (the default for the spec's
+    // gap on who reads a partner's payment), with their merchantId; a merchant's key, its own.
+    if (isPartnerKey(request)) {
+      const caller = authenticatePartner(context.state.data, request, rawBodyOf(request).text);
+      await expireDue(context);
+      return paymentView(partnerCharge(context.state.data, request.params.id, caller), context.baseUrl, true);
+    }
     const caller = authenticateMerchant(context.state.data, request, rawBodyOf(request).text, 'merchant');
     await expireDue(context);
     return paymentView(ownCharge(context.state.data.payments, request.params.id, caller, 'payment'), context.baseUrl);
