@@ -1,6 +1,7 @@
 import type { CheckoutClient, PartnerClient } from '../client/index.js';
 import { ApiError, CheckoutError, InvalidRequestError, InvalidResponseError, isAbortedBy, NetworkError, TimeoutError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
+import { TENANT_ID_PATTERN, tenantOrderKey } from '../domain/index.js';
 import { assertAmount } from '../money/index.js';
 import type { Invoice, Payment } from '../schemas/index.js';
 import type { CheckoutAttempt, ResourceKind, Store } from '../store/index.js';
@@ -8,8 +9,11 @@ import { isDefiniteRefusal, standingTry } from './create-once.js';
 import { orderIdempotencyKey, requestHash } from './idempotency.js';
 import { checkRedirectUrl, type RedirectGuardOptions } from './redirect-guard.js';
 
-/** Who creates the payment: the merchant itself, or a partner on behalf of a merchant. */
-export type Creator = { client: CheckoutClient } | { partner: PartnerClient; merchantId: string };
+/**
+ * Who creates the payment: the merchant itself, or a partner on behalf of a merchant: one fixed
+ * `merchantId`, or (without it) the merchant of each checkout's `tenantId` (see `onboardMerchant`).
+ */
+export type Creator = { client: CheckoutClient } | { partner: PartnerClient; merchantId?: string | undefined };
 
 export interface CheckoutDeps {
   store: Store;
@@ -30,8 +34,10 @@ export interface CheckoutDeps {
 }
 
 export interface CheckoutInput {
-  /** The shop's own order id: one payment per order id, ever. */
+  /** The shop's own order id: one payment per order id, ever (per tenant, on a partner platform). */
   orderId: string;
+  /** A partner platform's tenant the order is for: its onboarded merchant gets the payment. */
+  tenantId?: string | undefined;
   amount: string;
   email?: string | undefined;
   token?: string | undefined;
@@ -101,7 +107,8 @@ function reusedError(orderId: string, cause?: unknown): CheckoutError {
  */
 export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, kind: ResourceKind = 'payment'): Promise<CheckoutResult> {
   checkOrderId(input.orderId);
-  const orderId = input.orderId;
+  // A tenant's order is kept under its tenant (`tenant/order`) and created for its merchant.
+  const { orderKey: orderId, creator } = await creatorFor(deps, input);
   try {
     assertAmount(input.amount);
   } catch (error) {
@@ -127,7 +134,7 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
 
   let resource: Payment | Invoice;
   try {
-    resource = await send(deps.creator, kind, body, { idempotencyKey, signal: deps.signal });
+    resource = await send(creator, kind, body, { idempotencyKey, signal: deps.signal });
   } catch (error) {
     // The attempt stays recorded under its key: the buyer's retry after the restart creates (or
     // gets back) the same payment.
@@ -192,10 +199,29 @@ function requestBody(input: CheckoutInput, kind: ResourceKind): Record<string, u
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
 }
 
+/** The order's key in the store and who creates its payment: for a tenant, its onboarded merchant. */
+async function creatorFor(deps: CheckoutDeps, input: CheckoutInput): Promise<{ orderKey: string; creator: Creator }> {
+  const { creator } = deps;
+  const fixedMerchant = !('partner' in creator) || creator.merchantId !== undefined;
+  if (input.tenantId === undefined) {
+    if (!fixedMerchant) throw new CheckoutError('tenantId is missing: this partner platform creates each payment for the merchant of the order\'s tenant.', { code: 'invalid_request' });
+    return { orderKey: input.orderId, creator };
+  }
+  if (fixedMerchant) throw new CheckoutError('tenantId is for a partner platform\'s checkout (a partner creator without a fixed merchantId).', { code: 'invalid_request' });
+  if (!TENANT_ID_PATTERN.test(input.tenantId)) throw new CheckoutError('tenantId must be 1 to 200 characters without "/".', { code: 'invalid_request' });
+  const environment = creator.partner.environment;
+  const tenant = environment === undefined ? undefined : await deps.store.getTenantMerchant(input.tenantId, environment);
+  if (tenant?.status !== 'created' || tenant.merchantId === undefined) {
+    throw new CheckoutError(`No onboarded tenant ${input.tenantId}: onboard it first (\`checkout-kit merchants onboard --tenant …\`).`, { code: 'not_found' });
+  }
+  return { orderKey: tenantOrderKey(input.tenantId, input.orderId), creator: { partner: creator.partner, merchantId: tenant.merchantId } };
+}
+
 async function send(creator: Creator, kind: ResourceKind, body: Record<string, unknown>, call: { idempotencyKey: string; signal: AbortSignal | undefined }): Promise<Payment | Invoice> {
   const options = { idempotencyKey: call.idempotencyKey, ...(call.signal ? { signal: call.signal } : {}) };
   if ('partner' in creator) {
     if (kind === 'invoice') throw new CheckoutError('Partners create payments, not invoices: use a merchant client for invoices.', { code: 'invalid_request' });
+    if (creator.merchantId === undefined) throw new Error('a partner creator without a merchant reached send');
     return creator.partner.payments.create({ ...(body as { amount: string }), merchantId: creator.merchantId }, options);
   }
   return kind === 'payment' ? creator.client.payments.create(body as { amount: string }, options) : creator.client.invoices.create(body as { amount: string }, options);

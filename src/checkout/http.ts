@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CheckoutError, RedirectRejectedError } from '../errors/index.js';
 import type { FulfillmentEngine } from '../fulfillment/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
+import { TENANT_ID_PATTERN, tenantOrderKey } from '../domain/index.js';
 import { errorObject } from '../schemas/index.js';
 import type { Store } from '../store/index.js';
 import { confirmReturn, type OrderStatus } from './confirm-return.js';
@@ -35,6 +36,8 @@ export interface CheckoutHttpOptions {
 /** `POST /checkout` fields, from JSON or an HTML form (strings). */
 const CheckoutRequestSchema = z.object({
   orderId: z.string().min(1).max(200),
+  /** A partner platform's tenant (see `Creator`). */
+  tenantId: z.string().regex(TENANT_ID_PATTERN, 'must be 1 to 200 characters without "/"').optional(),
   amount: z.string().min(1),
   email: z.string().optional(),
   token: z.string().optional(),
@@ -57,7 +60,9 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
     const fields = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
     return json(400, errorObject('invalid_request', `Invalid checkout request (${fields}).`));
   }
-  const { orderId } = parsed.data;
+  const { orderId: shopOrderId, tenantId } = parsed.data;
+  // The return page finds the order under the key it is stored by: a tenant's order is its tenant's.
+  const orderId = tenantId === undefined ? shopOrderId : tenantOrderKey(tenantId, shopOrderId);
   const returnUrl = new URL(options.returnPath ?? '/checkout/return', options.publicUrl);
   returnUrl.searchParams.set('orderId', orderId);
   const cancelUrl = new URL(returnUrl);

@@ -36,7 +36,7 @@ export interface Operations {
 export const CONSOLE_PREFIX = '/checkout-kit';
 
 export function createOperations(runtime: Runtime, options: OperationsOptions): Operations {
-  const { config, store, engine, logger, client } = runtime;
+  const { config, store, engine, logger, client, partner } = runtime;
   const clock = engine.clock;
   const backlogAgeMs = (config.maxBacklogAgeSeconds ?? 600) * 1000;
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
@@ -71,7 +71,8 @@ export function createOperations(runtime: Runtime, options: OperationsOptions): 
       await app.register(healthRoutes, { health });
       await app.register(metricsRoute, { metrics, token: config.consoleToken });
       if (options.console) {
-        const canReconcile = client !== undefined && options.handlersLoaded;
+        const reads = client !== undefined || partner !== undefined;
+        const canReconcile = reads && options.handlersLoaded;
         await app.register(checkoutConsole, {
           store,
           engine,
@@ -81,9 +82,9 @@ export function createOperations(runtime: Runtime, options: OperationsOptions): 
           outcomeRules: config.outcomeRules,
           runDue: options.handlersLoaded ? () => engine.runDue() : undefined,
           reconcile: canReconcile
-            ? () => reconcile({ store, engine, listInvoices: config.invoiceKey ? () => client.invoices.list() : undefined, logger })
+            ? () => reconcile({ store, engine, listInvoices: client && config.invoiceKey ? () => client.invoices.list() : undefined, logger })
             : undefined,
-          reconcileUnavailable: client === undefined ? 'reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY / CHECKOUT_SIGNING_SECRET' : 'no fulfillment module was loaded (CHECKOUT_HANDLERS)',
+          reconcileUnavailable: !reads ? 'reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY / CHECKOUT_SIGNING_SECRET' : 'no fulfillment module was loaded (CHECKOUT_HANDLERS)',
           replay: config.webhookSecrets.length > 0 ? { secrets: config.webhookSecrets, scheme: config.webhookScheme, defaultUrl: `${publicUrl}/webhooks/checkout` } : undefined,
         });
       }

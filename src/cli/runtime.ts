@@ -1,4 +1,4 @@
-import { clientFromConfig, configuresService, type CheckoutClient } from '../client/index.js';
+import { clientFromConfig, configuresService, partnerFromConfig, type CheckoutClient, type PartnerClient } from '../client/index.js';
 import { loadConfig, type CheckoutKitConfig } from '../config/index.js';
 import { ConfigError } from '../errors/index.js';
 import { EngineObservers, FulfillmentEngine, loadHandlers, type FulfillmentEngineOptions, type FulfillmentHandlers } from '../fulfillment/index.js';
@@ -15,6 +15,8 @@ export interface Runtime {
   store: Store;
   /** Present when the base URL and a merchant or invoice key are configured. */
   client: CheckoutClient | undefined;
+  /** A partner platform (partner keys, no merchant key): creates each tenant's payments and reads them. */
+  partner: PartnerClient | undefined;
   engine: FulfillmentEngine;
   logger: Logger;
   /** Where the logger's lines go (stderr): a progress bar holds its last line while it is drawn. */
@@ -54,6 +56,7 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   const store = await openStore(config.store, { cwd: io.cwd, logger, warmPool: options.longRunning ?? false });
   const serviceCalls = new ServiceCalls();
   const client = clientFromConfig(config, logger, { onCall: serviceCalls.onCall });
+  const partner = partnerFromConfig(config, logger, { onCall: serviceCalls.onCall });
   // Every command that learns news keeps each resource's timeline for the console.
   const observers = new EngineObservers();
   const timeline = createTimelineRecorder({ store, logger });
@@ -61,11 +64,12 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   // The configured outcome rules, in every command: a tolerance known to `serve` but not to the
   // `reconcile` cron job would decide the same payment two ways.
   const leaseMs = config.handlerLeaseSeconds === undefined ? undefined : config.handlerLeaseSeconds * 1000;
-  const engine = new FulfillmentEngine({ leaseMs, ...options.engine, store, client, handlers, logger, classify: config.outcomeRules, observer: observers });
+  const engine = new FulfillmentEngine({ leaseMs, ...options.engine, store, client: client ?? partner, handlers, logger, classify: config.outcomeRules, observer: observers });
   return {
     config,
     store,
     client,
+    partner,
     engine,
     logger,
     logs,

@@ -25,7 +25,7 @@ export interface ServeAppOptions {
  * routes (`POST /checkout`, `GET /checkout/return`) when a client is configured.
  */
 export async function buildServeApp(runtime: Runtime, options: ServeAppOptions): Promise<{ app: FastifyInstance; receiver: WebhookReceiver; operations: Operations }> {
-  const { config, store, engine, client, logger } = runtime;
+  const { config, store, engine, client, partner, logger } = runtime;
   if (config.webhookSecrets.length === 0) throw new ConfigError('CHECKOUT_WEBHOOK_SECRET is not set: the receiver cannot verify deliveries without it.');
   // One clock for the receiver and the engine: leases and due times are compared across both.
   const receiver = createReceiver({ store, secrets: config.webhookSecrets, scheme: config.webhookScheme, environment: config.environment, logger, clock: engine.clock, dispatchConcurrency: config.dispatchConcurrency });
@@ -49,12 +49,14 @@ export async function buildServeApp(runtime: Runtime, options: ServeAppOptions):
   const closing = new AbortController();
   // Every checkout waiting for the rate limiter listens to it: no listener-leak warning for it.
   setMaxListeners(0, closing.signal);
-  if (client) {
+  // A partner platform creates each checkout for the merchant of the order's tenant.
+  const creator = client ? { client } : partner ? { partner } : undefined;
+  if (creator) {
     await app.register(checkoutRoutes, {
       signal: closing.signal,
       store,
       engine,
-      creator: { client },
+      creator,
       redirect: { allowedHosts: config.redirectHosts, allowLoopbackHttp: config.environment === 'test' },
       publicUrl: options.publicUrl,
       logger,

@@ -1,10 +1,20 @@
 import type { CheckoutKitConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { CheckoutClient, type CheckoutClientOptions } from './checkout-client.js';
+import { PartnerClient, type PartnerClientOptions } from './partner-client.js';
 
-/** Whether the configuration names the service: its base URL and a merchant or invoice key. */
-export function configuresService<C extends Pick<CheckoutKitConfig, 'baseUrl' | 'apiKey' | 'invoiceKey'>>(config: C): config is C & { baseUrl: string } {
-  return Boolean(config.baseUrl && (config.apiKey || config.invoiceKey));
+/** Whether the configuration names the service: its base URL and a merchant, invoice or partner key. */
+export function configuresService<C extends Pick<CheckoutKitConfig, 'baseUrl' | 'apiKey' | 'invoiceKey'> & Partial<Pick<CheckoutKitConfig, 'partnerApiKey'>>>(config: C): config is C & { baseUrl: string } {
+  return Boolean(config.baseUrl && (config.apiKey || config.invoiceKey || config.partnerApiKey));
+}
+
+/**
+ * A partner platform's client, when the configuration holds a partner's keys and no merchant key:
+ * it creates each tenant's payments and reads them (see `PartnerClient.payments.get`).
+ */
+export function partnerFromConfig(config: CheckoutKitConfig, logger?: Logger, overrides: Pick<PartnerClientOptions, 'fetch' | 'onCall'> = {}): PartnerClient | undefined {
+  if (!config.baseUrl || !config.partnerApiKey || !config.partnerSigningSecret || config.apiKey || config.invoiceKey) return undefined;
+  return new PartnerClient({ baseUrl: config.baseUrl, apiKey: config.partnerApiKey, signingSecret: config.partnerSigningSecret, maxRps: config.maxRps, logger, ...overrides });
 }
 
 /**
@@ -13,7 +23,7 @@ export function configuresService<C extends Pick<CheckoutKitConfig, 'baseUrl' | 
  * calls for its metrics.
  */
 export function clientFromConfig(config: CheckoutKitConfig, logger?: Logger, overrides: Pick<CheckoutClientOptions, 'fetch' | 'onCall'> = {}): CheckoutClient | undefined {
-  if (!configuresService(config)) return undefined;
+  if (!config.baseUrl || !(config.apiKey || config.invoiceKey)) return undefined;
   return new CheckoutClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,

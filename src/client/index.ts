@@ -1,6 +1,6 @@
 /** Typed, validated calls for every operation of the service. */
 export { CheckoutClient } from './checkout-client.js';
-export { clientFromConfig, configuresService } from './from-config.js';
+export { clientFromConfig, configuresService, partnerFromConfig } from './from-config.js';
 export type { CheckoutClientOptions, CreateOptions } from './checkout-client.js';
 export { PartnerClient } from './partner-client.js';
 export type { PartnerClientOptions } from './partner-client.js';

@@ -3,9 +3,9 @@ import { loadConfig, checkKey, type LoadConfigOptions } from '../config/index.js
 import { MerchantSchema, PartnerPaymentSchema, type Environment, type Merchant, type PartnerPayment } from '../schemas/index.js';
 import type { CreateOptions } from './checkout-client.js';
 import { idempotencyKeyFor } from './idempotency.js';
-import { CreateMerchantInputSchema, PartnerCreatePaymentInputSchema, parseInput, type CreateMerchantInput, type PartnerCreatePaymentInput } from './inputs.js';
+import { CreateMerchantInputSchema, PartnerCreatePaymentInputSchema, parseInput, pathId, type CreateMerchantInput, type PartnerCreatePaymentInput } from './inputs.js';
 import type { RateLimiter } from './rate-limiter.js';
-import { Transport, type RequestAuth, type TransportOptions } from './transport.js';
+import { Transport, type CallOptions, type RequestAuth, type TransportOptions } from './transport.js';
 
 export interface PartnerClientOptions extends TransportOptions {
   /** Partner API key `svc_pk_{test,live}_…`. */
@@ -68,6 +68,23 @@ export class PartnerClient {
       const body = parseInput(PartnerCreatePaymentInputSchema, input, operation);
       const idempotencyKey = idempotencyKeyFor(options.idempotencyKey);
       return this.transport.request({ operation, method: 'POST', path: '/v1/partner/payments', body, auth: this.auth, idempotencyKey, schema: PartnerPaymentSchema, signal: options.signal });
+    },
+    /**
+     * Get payment (spec 4.7) with the partner's key, for a payment it created for one of its
+     * merchants: the answer carries that `merchantId`. The spec leaves who may read a partner's
+     * payment open; this is the default assumed (README, Assumptions).
+     */
+    get: async (id: string, options: CallOptions = {}): Promise<PartnerPayment> => {
+      const operation = 'partner.payments.get';
+      const path = `/v1/payments/${pathId(id, operation)}`;
+      return this.transport.request({ operation, method: 'GET', path, auth: this.auth, schema: PartnerPaymentSchema, signal: options.signal });
+    },
+  };
+
+  /** Invoices are a merchant's own (spec 4.3–4.5): a partner has none to read. */
+  readonly invoices = {
+    get: async (id: string): Promise<never> => {
+      throw new ConfigError(`Invoice ${id}: invoices are read with a merchant's invoice key; a partner's key reads payments only.`);
     },
   };
 }

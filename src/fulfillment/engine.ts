@@ -280,6 +280,17 @@ export class FulfillmentEngine {
   }
 
   /**
+   * The merchant a partner's payment belongs to and the tenant onboarded as it: only from what the
+   * service answered a confirmed read (its `merchantId`), never from an event's body.
+   */
+  private async ownerOf(resource: Payment | InvoiceDetail): Promise<{ merchantId?: string; tenantId?: string }> {
+    const merchantId = this.options.confirm ? (resource as { merchantId?: unknown }).merchantId : undefined;
+    if (typeof merchantId !== 'string') return {};
+    const tenant = await this.options.store.findTenantByMerchantId(merchantId);
+    return tenant ? { merchantId, tenantId: tenant.tenantId } : { merchantId };
+  }
+
+  /**
    * Claim the run and call the handler (through `executeRun`); at most one completed call per key.
    * The handler gets `given` (the resource just read), else the resource as stored when decided.
    * `explainSkip`: say why a run that could not be claimed was not (one more read).
@@ -317,6 +328,12 @@ export class FulfillmentEngine {
         }
         // Fixed when the resource was first paid: a top-up after expiry does not make it late.
         const late = stored?.late ?? data.late;
+        let owner: { merchantId?: string; tenantId?: string };
+        try {
+          owner = await this.ownerOf(resource);
+        } catch (error) {
+          return { ok: false, error };
+        }
         call = { observed: { key, kind: data.kind, id: data.id, outcome: data.outcome, source: data.source, attempt: claimed.attempts }, started: performance.now() };
         try {
           await handler(resource, {
@@ -327,6 +344,7 @@ export class FulfillmentEngine {
             late,
             attempt: claimed.attempts,
             classification: { ...classify(resource, { ...this.options.classify, now: this.clock() }), late },
+            ...owner,
             logger,
           });
         } catch (error) {

@@ -20,6 +20,13 @@ export interface FulfillmentContext {
   /** 1 on the first call, more when an earlier call threw or its process died. */
   attempt: number;
   classification: Classification;
+  /**
+   * Partner platforms: the merchant the payment belongs to, as the service's confirmed read says
+   * (never an event's body). Absent for a merchant's own payments.
+   */
+  merchantId?: string | undefined;
+  /** Partner platforms: the tenant onboarded as that merchant (`checkout-kit merchants onboard`). */
+  tenantId?: string | undefined;
   logger: Logger;
 }
 

@@ -1,0 +1,10 @@
+/**
+ * A partner platform's tenant id: the platform's own, at most 200 characters, without `/` (an
+ * order of a tenant is kept as `<tenantId>/<orderId>`: one tenant's order `1001` is never another's).
+ */
+export const TENANT_ID_PATTERN = /^[^/]{1,200}$/;
+
+/** The order key of a tenant's order: order ids are unique per tenant. */
+export function tenantOrderKey(tenantId: string, orderId: string): string {
+  return `${tenantId}/${orderId}`;
+}

@@ -1,0 +1,153 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { signWebhook } from '../../src/webhooks/index.js';
+import { waitForLine } from '../support/cli.js';
+import { eventually, freePort } from '../support/ports.js';
+import { createdPaymentId, postCheckout } from '../support/post-checkout.js';
+import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
+import { reportFigures } from './support/report.js';
+import { cli, Processes, startServe } from './support/store-processes.js';
+
+// A partner platform as its operator runs it: one sandbox that drops and duplicates webhooks, one
+// `serve` with the partner's keys alone, `reconcile` beside it, one store file. Tenants are
+// onboarded (one of them twice at once, one of them again), each pays orders 1001 and 1002
+// through its hosted page, and a forged delivery names another tenant's merchant for a payment.
+
+const FULFILLMENT = fileURLToPath(new URL('./support/partner-fulfillment.mjs', import.meta.url));
+const TENANTS = ['tenant-a', 'tenant-b', 'tenant-c'] as const;
+const ORDERS = ['1001', '1002'] as const;
+
+const processes = new Processes();
+afterEach(() => processes.stopAll());
+afterAll(removeTempDirs);
+
+interface Call {
+  outcome: string;
+  id: string;
+  referenceId: string;
+  key: string;
+  tenantId: string | null;
+  merchantId: string | null;
+}
+
+describe('a partner platform: one deployment for every tenant', () => {
+  it('onboards each tenant once, creates and fulfils each tenant\'s orders once with its tenant, and a forged merchantId moves nothing', async () => {
+    const shop = await tempDir('ck-partner-shop-');
+    const sandboxDir = await tempDir('ck-partner-sandbox-');
+    const log = join(shop, 'calls.jsonl');
+    const port = await freePort();
+    const seed = Math.floor(Math.random() * 2 ** 31);
+    const started = performance.now();
+
+    const sandbox = processes.start(
+      ['sandbox', '--port', '0', '--data', sandboxDir, '--webhook-url', `http://127.0.0.1:${port}/webhooks/checkout`, '--drop', '0.3', '--duplicate', '0.3', '--seed', String(seed)],
+      { cwd: sandboxDir, env: { LOG_LEVEL: 'error' } },
+    );
+    const [, sandboxUrl, credentialsPath] = await waitForLine(sandbox, /sandbox listening on (http:\/\/127\.0\.0\.1:\d+)\ncredentials: (\S+)\n/);
+    const creds = JSON.parse(await readFile(credentialsPath!, 'utf8'));
+    // The partner's keys alone: no merchant key anywhere.
+    const env = {
+      CHECKOUT_BASE_URL: sandboxUrl!,
+      CHECKOUT_PARTNER_API_KEY: creds.test.partner.apiKey,
+      CHECKOUT_PARTNER_SIGNING_SECRET: creds.test.partner.signingSecret,
+      CHECKOUT_WEBHOOK_SECRET: creds.webhookSecret,
+      CHECKOUT_STORE: 'file:./store',
+      CHECKOUT_HANDLERS: FULFILLMENT,
+      PARTNER_LOG: log,
+      LOG_LEVEL: 'warn',
+    };
+    const run = (args: string[]) => cli(processes, args, { cwd: shop, env });
+    const onboard = async (tenant: string) => {
+      const result = await run(['merchants', 'onboard', '--tenant', tenant, '--name', `Shop ${tenant}`, '--email', `${tenant}@example.com`, '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as { tenantId: string; merchantId: string };
+    };
+
+    // Onboarding: tenant-a twice at once, tenant-b once and then again, tenant-c once.
+    const [a1, a2] = await Promise.all([onboard('tenant-a'), onboard('tenant-a')]);
+    const b1 = await onboard('tenant-b');
+    const b2 = await onboard('tenant-b');
+    const c = await onboard('tenant-c');
+    expect(a1.merchantId).toBe(a2.merchantId);
+    expect(b1.merchantId).toBe(b2.merchantId);
+    const merchantOf: Record<string, string> = { 'tenant-a': a1.merchantId, 'tenant-b': b1.merchantId, 'tenant-c': c.merchantId };
+    const atService = JSON.parse(await readFile(join(sandboxDir, 'sandbox.json'), 'utf8')).merchants.filter((m: { externalTenantId?: string }) => m.externalTenantId?.startsWith('tenant-'));
+    expect(atService.map((m: { externalTenantId: string }) => m.externalTenantId).sort()).toEqual([...TENANTS]);
+
+    await startServe(processes, port, { cwd: shop, env });
+    const origin = `http://127.0.0.1:${port}`;
+
+    // Each tenant's orders 1001 and 1002: two tenants' order 1001 are two payments; asking again is the same one.
+    const tenantOf = new Map<string, string>();
+    for (const tenantId of TENANTS) {
+      for (const orderId of ORDERS) {
+        const order = { orderId, amount: orderId === '1001' ? '10.00' : '12.50', email: `buyer@${tenantId}.example`, tenantId };
+        const created = await postCheckout(origin, order);
+        expect(created.status, await created.clone().text()).toBe(303);
+        const again = await postCheckout(origin, order);
+        expect(again.headers.get('location')).toBe(created.headers.get('location'));
+        tenantOf.set(createdPaymentId(created), tenantId);
+      }
+    }
+    expect(tenantOf.size).toBe(TENANTS.length * ORDERS.length);
+    const unknown = await postCheckout(origin, { orderId: '1001', amount: '1', tenantId: 'tenant-z' });
+    expect({ status: unknown.status, body: await unknown.json() }).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+
+    // Before anything is paid: a delivery signed with the platform's secret that says tenant A's
+    // payment is paid and names tenant B's merchant. The engine decides from the service's read of
+    // the payment (still unpaid, tenant A's), never from the body: nothing is fulfilled, for anyone.
+    const [paymentOfA] = [...tenantOf].find(([, tenant]) => tenant === 'tenant-a')!;
+    const created = (await (await fetch(`${sandboxUrl}/sandbox/events?type=payment.created`)).json()) as Array<{ data: { id: string; amount: string; merchantId?: string } }>;
+    const real = created.find((event) => event.data.id === paymentOfA)!;
+    expect(real.data.merchantId).toBe(merchantOf['tenant-a']);
+    const forgedId = 'evt_forged_cross_tenant';
+    const body = JSON.stringify({ ...real, id: forgedId, type: 'payment.paid', data: { ...real.data, status: 'PAID', amountReceived: real.data.amount, merchantId: merchantOf['tenant-b'] } });
+    const forged = await fetch(`${origin}/webhooks/checkout`, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ id: forgedId, body, secret: creds.webhookSecret }) }, body });
+    expect(forged.status).toBe(200);
+    await eventually(async () => {
+      const shown = await run(['events', 'show', forgedId, '--json']);
+      return shown.code === 0 && (JSON.parse(shown.stdout) as { run?: { status: string } }).run?.status === 'done' ? true : undefined;
+    }, 60_000, 300);
+    const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Call) : []);
+    expect(calls()).toEqual([]);
+
+    // Paid through the hosted page: it renders, and its button posts the deposit.
+    for (const [id] of tenantOf) {
+      const page = await fetch(`${sandboxUrl}/checkout/${id}`);
+      expect(page.status).toBe(200);
+      const amount = [...tenantOf.keys()].indexOf(id) % 2 === 0 ? '10.00' : '12.50';
+      const deposit = await fetch(`${sandboxUrl}/sandbox/payments/${id}/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount }) });
+      expect(deposit.status).toBe(200);
+    }
+
+    // What webhooks dropped, reconcile finds: passes beside serve until every payment is fulfilled.
+    let reconcilePasses = 0;
+    await eventually(
+      async () => {
+        if (new Set(calls().map((call) => call.id)).size === tenantOf.size) return true;
+        const pass = await run(['reconcile', '--older-than', '0', '--json']);
+        expect(pass.code, pass.stderr).toBe(0);
+        reconcilePasses += 1;
+        return undefined;
+      },
+      180_000,
+      500,
+    );
+
+    // Every payment fulfilled exactly once, told its own tenant and merchant; nothing for B from the forgery.
+    const final = calls();
+    expect(final.filter((call) => call.outcome !== 'paid')).toEqual([]);
+    const byPayment = new Map<string, Call[]>();
+    for (const call of final) byPayment.set(call.id, [...(byPayment.get(call.id) ?? []), call]);
+    expect([...byPayment.keys()].sort()).toEqual([...tenantOf.keys()].sort());
+    for (const [id, tenantId] of tenantOf) {
+      expect(byPayment.get(id)!.map((call) => ({ tenantId: call.tenantId, merchantId: call.merchantId })), id).toEqual([{ tenantId, merchantId: merchantOf[tenantId] }]);
+    }
+    const merchants = await run(['merchants', 'list', '--json']);
+    expect((JSON.parse(merchants.stdout) as Array<{ tenantId: string }>).map((t) => t.tenantId)).toEqual([...TENANTS]);
+    reportFigures('partner-platform', { tenants: TENANTS.length, payments: tenantOf.size, handlerCalls: final.length, reconcilePasses, seed, seconds: Math.round((performance.now() - started) / 1000) });
+  });
+});
