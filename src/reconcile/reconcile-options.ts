@@ -19,6 +19,11 @@ export interface ReconcileOptions {
   concurrency?: number;
   /** Most open resources polled in one pass. @default 100000 */
   limit?: number;
+  /**
+   * Partner platforms: most open payments of one merchant polled in one pass; the rest wait for the
+   * next pass, and merchants are polled in turn (see `fairShare`). @default 1000
+   */
+  perMerchant?: number;
   /** Lock lease, renewed while the pass runs. @default 120000 */
   lockTtlMs?: number;
   /** Called after each resource is polled. @default none */
@@ -41,6 +46,7 @@ export function normalizeReconcileOptions(options: ReconcileOptions): Normalized
     olderThanMs: number('olderThanMs', options.olderThanMs, 600_000, 0),
     concurrency: number('concurrency', options.concurrency, 8),
     limit: number('limit', options.limit, 100_000),
+    perMerchant: number('perMerchant', options.perMerchant, 1_000),
     lockTtlMs: number('lockTtlMs', options.lockTtlMs, 120_000),
     onProgress: options.onProgress,
     logger: options.logger ?? options.engine.logger,

@@ -3,6 +3,7 @@ import { ApiError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { keepRenewing } from '../runs/index.js';
 import type { ResourceKind } from '../store/index.js';
+import { fairShare } from './fair-share.js';
 import { recordPass } from './passes.js';
 import { normalizeReconcileOptions, type NormalizedReconcileOptions, type ReconcileOptions } from './reconcile-options.js';
 
@@ -34,6 +35,8 @@ export interface ReconcileSummary {
    * Only in a pass where another read succeeded; else they count as `failed`.
    */
   unknownToService: number;
+  /** Partner platforms: open payments left for a later pass by the bound on one merchant's share (`perMerchant`). */
+  deferred: number;
   errors: Array<{ kind: ResourceKind; id: string; error: string }>;
   durationMs: number;
 }
@@ -59,6 +62,7 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
     failed: 0,
     awaitingRetry: 0,
     unknownToService: 0,
+    deferred: 0,
     errors: [],
     durationMs: 0,
   };
@@ -145,7 +149,8 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
 async function collectWork(options: NormalizedReconcileOptions, now: Date, summary: ReconcileSummary, logger: Logger): Promise<Array<{ kind: ResourceKind; id: string }>> {
   const cutoff = new Date(now.getTime() - options.olderThanMs).toISOString();
   const open = await options.store.listResources({ open: true, lastNewsBefore: cutoff, limit: options.limit });
-  const work = open.map(({ kind, id }) => ({ kind, id }));
+  const { work, deferred } = fairShare(open, options.perMerchant);
+  summary.deferred = deferred;
   if (options.listInvoices) {
     try {
       for (const invoice of await options.listInvoices()) {

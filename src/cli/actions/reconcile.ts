@@ -23,6 +23,7 @@ function human(summary: ReconcileSummary): string {
     ),
   ];
   for (const error of summary.errors.slice(0, 20)) lines.push(`error: ${error.kind} ${error.id}: ${error.error}`);
+  if (summary.deferred > 0) lines.push(`${summary.deferred} open payment(s) left for the next pass: one merchant's share of a pass is bounded (perMerchant), so that every tenant is polled`);
   if (summary.unknownToService > 0) lines.push(`${summary.unknownToService} resource(s) the service does not know (404): closed, so reconcile stops asking (see the log for which)`);
   if (summary.awaitingRetry > 0) lines.push(`${summary.awaitingRetry} handler run(s) failed for good: see \`${LIST_FAILED_RUNS}\`, then \`checkout-kit retry --all\``);
   return lines.join('\n');
