@@ -19,6 +19,8 @@ const STORE_READERS = [
   ['payments', 'show', 'p-1'],
   ['invoices', 'list'],
   ['invoices', 'show', 'i-1'],
+  ['merchants', 'list'],
+  ['merchants', 'show', 't-1'],
   ['runs'],
   ['runs', '--failed'],
   ['retry', '--all'],
