@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { signWebhook } from '../../src/webhooks/index.js';
 import { waitForLine } from '../support/cli.js';
@@ -11,8 +13,9 @@ import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { reportFigures } from './support/report.js';
 import { cli, Processes, startServe } from './support/store-processes.js';
 
-// A partner platform as its operator runs it: one sandbox that drops and duplicates webhooks, one
-// `serve` with the partner's keys alone, `reconcile` beside it, one store file. Tenants are
+// A partner platform as its operator runs it: one sandbox that drops and duplicates webhooks,
+// `serve` with the partner's keys alone (one on a store file, or two on one PostgreSQL schema),
+// `reconcile` beside it. Tenants are
 // onboarded (one of them twice at once, one of them again), each pays orders 1001 and 1002
 // through its hosted page, and a forged delivery names another tenant's merchant for a payment.
 
@@ -33,17 +36,54 @@ interface Call {
   merchantId: string | null;
 }
 
+const DATABASE = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const SCHEMA = `ck_partner_${randomBytes(5).toString('hex')}`;
+
+/** Whether the PostgreSQL server answers; the reason when it does not. */
+async function unreachable(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: DATABASE, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+const pgDown = await unreachable();
+if (pgDown) console.log(`SKIPPED partner platform on PostgreSQL: ${new URL(DATABASE).host} is unreachable (${pgDown})`);
+afterAll(async () => {
+  if (pgDown) return;
+  const client = new pg.Client({ connectionString: DATABASE });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`);
+  await client.end();
+});
+
+const SCENARIO = "onboards each tenant once, creates and fulfils each tenant's orders once with its tenant, and a forged merchantId moves nothing";
+
 describe('a partner platform: one deployment for every tenant', () => {
-  it('onboards each tenant once, creates and fulfils each tenant\'s orders once with its tenant, and a forged merchantId moves nothing', async () => {
+  it(`${SCENARIO} (one serve, embedded store)`, () => partnerPlatform({ store: 'file:./store', serves: 1, name: 'partner-platform' }));
+
+  it.skipIf(pgDown !== undefined)(`${SCENARIO} (two serves, PostgreSQL)`, () => {
+    const url = new URL(DATABASE);
+    url.searchParams.set('schema', SCHEMA);
+    return partnerPlatform({ store: url.toString(), serves: 2, name: 'partner-platform-postgres' });
+  });
+});
+
+async function partnerPlatform({ store, serves, name }: { store: string; serves: number; name: string }): Promise<void> {
+  {
     const shop = await tempDir('ck-partner-shop-');
     const sandboxDir = await tempDir('ck-partner-sandbox-');
     const log = join(shop, 'calls.jsonl');
-    const port = await freePort();
+    const ports = await Promise.all(Array.from({ length: serves }, () => freePort()));
     const seed = Math.floor(Math.random() * 2 ** 31);
     const started = performance.now();
 
     const sandbox = processes.start(
-      ['sandbox', '--port', '0', '--data', sandboxDir, '--webhook-url', `http://127.0.0.1:${port}/webhooks/checkout`, '--drop', '0.3', '--duplicate', '0.3', '--seed', String(seed)],
+      ['sandbox', '--port', '0', '--data', sandboxDir, ...ports.flatMap((port) => ['--webhook-url', `http://127.0.0.1:${port}/webhooks/checkout`]), '--drop', '0.3', '--duplicate', '0.3', '--seed', String(seed)],
       { cwd: sandboxDir, env: { LOG_LEVEL: 'error' } },
     );
     const [, sandboxUrl, credentialsPath] = await waitForLine(sandbox, /sandbox listening on (http:\/\/127\.0\.0\.1:\d+)\ncredentials: (\S+)\n/);
@@ -54,7 +94,9 @@ describe('a partner platform: one deployment for every tenant', () => {
       CHECKOUT_PARTNER_API_KEY: creds.test.partner.apiKey,
       CHECKOUT_PARTNER_SIGNING_SECRET: creds.test.partner.signingSecret,
       CHECKOUT_WEBHOOK_SECRET: creds.webhookSecret,
-      CHECKOUT_STORE: 'file:./store',
+      CHECKOUT_STORE: store,
+      // Behind one address, as serves behind a load balancer: the buyer's return links are the same from each.
+      CHECKOUT_PUBLIC_URL: `http://127.0.0.1:${ports[0]}`,
       CHECKOUT_HANDLERS: FULFILLMENT,
       PARTNER_LOG: log,
       LOG_LEVEL: 'warn',
@@ -77,23 +119,25 @@ describe('a partner platform: one deployment for every tenant', () => {
     const atService = JSON.parse(await readFile(join(sandboxDir, 'sandbox.json'), 'utf8')).merchants.filter((m: { externalTenantId?: string }) => m.externalTenantId?.startsWith('tenant-'));
     expect(atService.map((m: { externalTenantId: string }) => m.externalTenantId).sort()).toEqual([...TENANTS]);
 
-    await startServe(processes, port, { cwd: shop, env });
-    const origin = `http://127.0.0.1:${port}`;
+    await Promise.all(ports.map((port) => startServe(processes, port, { cwd: shop, env })));
+    // Checkouts go to each serve in turn.
+    let turn = 0;
+    const origin = () => `http://127.0.0.1:${ports[turn++ % ports.length]}`;
 
     // Each tenant's orders 1001 and 1002: two tenants' order 1001 are two payments; asking again is the same one.
     const tenantOf = new Map<string, string>();
     for (const tenantId of TENANTS) {
       for (const orderId of ORDERS) {
         const order = { orderId, amount: orderId === '1001' ? '10.00' : '12.50', email: `buyer@${tenantId}.example`, tenantId };
-        const created = await postCheckout(origin, order);
+        const created = await postCheckout(origin(), order);
         expect(created.status, await created.clone().text()).toBe(303);
-        const again = await postCheckout(origin, order);
-        expect(again.headers.get('location')).toBe(created.headers.get('location'));
+        const again = await postCheckout(origin(), order);
+        expect(again.headers.get('location'), `${again.status} ${await again.clone().text()}`).toBe(created.headers.get('location'));
         tenantOf.set(createdPaymentId(created), tenantId);
       }
     }
     expect(tenantOf.size).toBe(TENANTS.length * ORDERS.length);
-    const unknown = await postCheckout(origin, { orderId: '1001', amount: '1', tenantId: 'tenant-z' });
+    const unknown = await postCheckout(origin(), { orderId: '1001', amount: '1', tenantId: 'tenant-z' });
     expect({ status: unknown.status, body: await unknown.json() }).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
 
     // Before anything is paid: a delivery signed with the platform's secret that says tenant A's
@@ -105,7 +149,7 @@ describe('a partner platform: one deployment for every tenant', () => {
     expect(real.data.merchantId).toBe(merchantOf['tenant-a']);
     const forgedId = 'evt_forged_cross_tenant';
     const body = JSON.stringify({ ...real, id: forgedId, type: 'payment.paid', data: { ...real.data, status: 'PAID', amountReceived: real.data.amount, merchantId: merchantOf['tenant-b'] } });
-    const forged = await fetch(`${origin}/webhooks/checkout`, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ id: forgedId, body, secret: creds.webhookSecret }) }, body });
+    const forged = await fetch(`${origin()}/webhooks/checkout`, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ id: forgedId, body, secret: creds.webhookSecret }) }, body });
     expect(forged.status).toBe(200);
     await eventually(async () => {
       const shown = await run(['events', 'show', forgedId, '--json']);
@@ -148,6 +192,6 @@ describe('a partner platform: one deployment for every tenant', () => {
     }
     const merchants = await run(['merchants', 'list', '--json']);
     expect((JSON.parse(merchants.stdout) as Array<{ tenantId: string }>).map((t) => t.tenantId)).toEqual([...TENANTS]);
-    reportFigures('partner-platform', { tenants: TENANTS.length, payments: tenantOf.size, handlerCalls: final.length, reconcilePasses, seed, seconds: Math.round((performance.now() - started) / 1000) });
-  });
-});
+    reportFigures(name, { serves, tenants: TENANTS.length, payments: tenantOf.size, handlerCalls: final.length, reconcilePasses, seed, seconds: Math.round((performance.now() - started) / 1000) });
+  }
+}
