@@ -55,7 +55,7 @@ function errorCode(text: string): string {
 /** Resolves once anything answers HTTP at `url` (any status), or rejects after `timeoutMs`. */
 export async function waitReachable(url: string, timeoutMs: number, gaveUp?: () => string | undefined): Promise<void> {
   const deadline = performance.now() + timeoutMs;
-  let last = '';
+  let last: string;
   for (;;) {
     try {
       const response = await fetch(url, { method: 'GET', signal: AbortSignal.timeout(2000) });

@@ -34,8 +34,9 @@ export class ReadCoalescer<R> {
     const waiting = this.queued.get(key);
     if (waiting && waiting.signal === signal) return waiting.task;
     const previous = this.running.get(key);
-    // Assigned before the function below passes its first await.
+    // Assigned before the function below passes its first await (declared apart so that it may name it).
     let task!: Promise<{ value: R; startedAt: number }>;
+    // eslint-disable-next-line prefer-const
     task = (async () => {
       // Always yields first, so that `task` is in `queued` before it leaves it.
       await settledOrAborted(previous, signal);

@@ -329,7 +329,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
   const env = { ...serveEnv(dir, options.servicePort, options.store ?? 'file', handlers, options.maxRps), ...options.env };
   const loader = cli.endsWith('.ts') ? ['--import', TSX] : [];
   let child: ChildProcess;
-  let spawnedAt = 0;
+  let spawnedAt: number;
   try {
     // BENCH_SERVE_CPU_PROF=dir writes a V8 CPU profile of each serve there (for finding where it waits).
     const profile = process.env.BENCH_SERVE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVE_CPU_PROF}`] : [];
@@ -381,7 +381,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     await exited;
     const tail = await logTail();
     await rm(dir, { recursive: true, force: true });
-    throw new Error(`${(error as Error).message}: ${tail}`);
+    throw new Error(`${(error as Error).message}: ${tail}`, { cause: error });
   }
   // Keep draining stdout (serve prints little after start; a --trace-gc of BENCH_SERVE_NODE_FLAGS prints a lot).
   if (extraFlags()) child.stdout!.pipe(createWriteStream(join(dir, 'serve.stdout')));

@@ -173,7 +173,7 @@ async function child<T = unknown>(script: string, command: Record<string, unknow
     // The thrown error's own line (`StoreError: …`), else the last line the child printed.
     const lines = (stderr ?? '').trim().split('\n').filter(Boolean);
     const why = (lines.find((line) => /^\w*Error\b/.test(line)) ?? lines.at(-1) ?? '').slice(0, 300);
-    throw new Error(`${String(command.op)} of ${String(command.count)} (${signal ?? `exit ${code}`}): ${why || (error as Error).message.split('\n')[0]}`);
+    throw new Error(`${String(command.op)} of ${String(command.count)} (${signal ?? `exit ${code}`}): ${why || (error as Error).message.split('\n')[0]}`, { cause: error });
   }
 }
 
@@ -207,7 +207,7 @@ async function seed(dir: string, count: number): Promise<void> {
   await store.open();
   for (let from = 0; from < count; from += SEED_CHUNK) {
     const to = Math.min(count, from + SEED_CHUNK);
-    await Promise.all(Array.from({ length: to - from }, (_, i) => store.insertEvent(sampleEvent(eventId()))));
+    await Promise.all(Array.from({ length: to - from }, () => store.insertEvent(sampleEvent(eventId()))));
   }
   await store.close();
 }

@@ -1,7 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/log/index.js';
 import { SqliteStore } from '../../src/store/index.js';
 import type { Run } from '../../src/store/index.js';
 import { execCli } from '../support/cli.js';

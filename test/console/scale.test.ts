@@ -8,7 +8,6 @@ import { eventBody, T0 } from './seed.js';
 // Lists stay fast at 100,000 events because paging and counting happen in the store's indexes.
 const EVENTS = 100_000;
 const TYPES = ['payment.created', 'payment.partially_paid', 'payment.paid', 'invoice.paid'];
-const iso = (ms: number) => new Date(ms).toISOString();
 
 let store: SqliteStore;
 const app = Fastify();

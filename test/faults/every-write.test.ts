@@ -37,7 +37,7 @@ type Step = 'checkout' | 'refused checkout' | 'onboard' | 'refused onboard' | 'p
 /** Every method of the Store seam. */
 type StoreMethod = { [K in keyof Store]: Store[K] extends (...args: never[]) => unknown ? K : never }[keyof Store];
 /** The Store's methods that write nothing (and its lifecycle): every other method is a write. */
-const READS = [
+const _READS = [
   'open',
   'close',
   'getEvent',
@@ -56,7 +56,7 @@ const READS = [
   'listActivity',
   'summarize',
 ] as const satisfies readonly StoreMethod[];
-type WriteMethod = Exclude<StoreMethod, (typeof READS)[number]>;
+type WriteMethod = Exclude<StoreMethod, (typeof _READS)[number]>;
 
 /**
  * The step of the sequence that must make each write. A Record over the Store's write methods: a

@@ -1,7 +1,6 @@
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHealth, healthRoutes } from '../../src/health/index.js';
-import { silentLogger } from '../../src/log/index.js';
 import { SqliteStore, type Store } from '../../src/store/index.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { storedEvent, T0 } from '../console/seed.js';

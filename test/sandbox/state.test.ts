@@ -15,7 +15,7 @@ describe('SandboxState.commit', () => {
   it('resolves after the write that began after it, while commits keep coming (a steady stream does not starve it)', async () => {
     const dir = await tempDir();
     const state = await SandboxState.open(dir);
-    let finalSeq = 0;
+    let finalSeq: number;
     try {
       let firstDone = false;
       let streamDone = 0;

@@ -6,7 +6,7 @@ import type { Register } from '../register.js';
 
 /**
  * The event types, for the help text: `EVENT_TYPES` written out, so that defining the command loads
- * no schema (zod). `EventTypesMatch` below stops the build when the two lists differ, order included.
+ * no schema (zod). `EventTypesMatch` below (exported so that it is checked) stops the build when the two lists differ, order included.
  */
 const EVENT_TYPE_NAMES = [
   'payment.created',
@@ -22,7 +22,7 @@ const EVENT_TYPE_NAMES = [
 ] as const;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Holds<T extends true> = T;
-type EventTypesMatch = Holds<Same<typeof EVENT_TYPE_NAMES, typeof EVENT_TYPES>>;
+export type EventTypesMatch = Holds<Same<typeof EVENT_TYPE_NAMES, typeof EVENT_TYPES>>;
 
 /** `checkout-kit trigger`: drive the sandbox through a scenario or to an event type, or send one sample signed event. */
 export const registerTrigger: Register = (program, io, setExit) => {

@@ -210,7 +210,7 @@ export function checkVerifierOnGarbage(numRuns: number, seed?: number): Verifier
       try {
         result = verify({ headers: headers.bag, body: delivery.body, now: NOW_S * 1000 });
       } catch (error) {
-        if (!(error instanceof WebhookVerificationError)) throw new Error(`verifier threw ${String(error)} (not a WebhookVerificationError)`);
+        if (!(error instanceof WebhookVerificationError)) throw new Error(`verifier threw ${String(error)} (not a WebhookVerificationError)`, { cause: error });
         stats.refused[error.reason] = (stats.refused[error.reason] ?? 0) + 1;
         return;
       }
@@ -557,7 +557,7 @@ function onlyMoneyError(run: () => unknown, what: string): 'ok' | 'refused' {
     return 'ok';
   } catch (error) {
     if (error instanceof MoneyError) return 'refused';
-    throw new Error(`${what} threw ${String(error)}, not a MoneyError`);
+    throw new Error(`${what} threw ${String(error)}, not a MoneyError`, { cause: error });
   }
 }
 
@@ -745,7 +745,7 @@ export function checkRedirectGuard(numRuns: number, seed?: number): RedirectStat
       try {
         url = checkRedirectUrl(raw, options);
       } catch (error) {
-        if (!(error instanceof RedirectRejectedError)) throw new Error(`checkRedirectUrl threw ${String(error)}`);
+        if (!(error instanceof RedirectRejectedError)) throw new Error(`checkRedirectUrl threw ${String(error)}`, { cause: error });
         stats.refused += 1;
         return;
       }

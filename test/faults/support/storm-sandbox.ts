@@ -117,7 +117,7 @@ export function unsettled(events: SandboxEvent[], records: DeliveryRecord[], url
 export async function waitForDeliveriesIdle(log: DeliveryLog, sandboxUrl: string, urls: string[], timeoutMs: number): Promise<{ idle: boolean; jobs: number; unseen: number }> {
   const deadline = Date.now() + timeoutMs;
   let previous = -1;
-  let state = { jobs: -1, unseen: -1 };
+  let state: { jobs: number; unseen: number };
   for (;;) {
     const events = await getJson<SandboxEvent[]>(`${sandboxUrl}/sandbox/events`);
     await log.poll();
