@@ -27,17 +27,7 @@ export {
 export type { ApiErrorOptions, InvalidResponseErrorOptions, CheckoutErrorCode, CheckoutErrorOptions, WebhookVerificationReason } from './errors/index.js';
 export { PortInUseError } from './fastify/listen-on.js';
 
-export {
-  MAX_DECIMALS,
-  assertAmount,
-  isAmount,
-  compareAmounts,
-  addAmounts,
-  subtractAmounts,
-  amountIsZero,
-  minAmount,
-  maxAmount,
-} from './money/index.js';
+export { MAX_DECIMALS, assertAmount, isAmount, compareAmounts, addAmounts, subtractAmounts, amountIsZero, minAmount, maxAmount } from './money/index.js';
 
 export {
   PaymentSchema,
@@ -88,7 +78,15 @@ export type { CheckoutKitConfig, LoadConfigOptions } from './config/index.js';
 export { createLogger, defaultLogger, silentLogger } from './log/index.js';
 export type { Logger } from './log/index.js';
 
-export { CheckoutClient, PartnerClient, RateLimiter, clientFromConfig, defaultRequestSigner, checkRequestSignature, MAX_IDEMPOTENCY_KEY_LENGTH } from './client/index.js';
+export {
+  CheckoutClient,
+  PartnerClient,
+  RateLimiter,
+  clientFromConfig,
+  defaultRequestSigner,
+  checkRequestSignature,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+} from './client/index.js';
 export type {
   CheckoutClientOptions,
   PartnerClientOptions,
@@ -146,7 +144,15 @@ export type {
   EventSink,
 } from './webhooks/index.js';
 
-export { classify, fulfillmentKey, FulfillmentEngine, attachFulfillment, defineFulfillment, loadHandlers, NoFulfillmentModuleError } from './fulfillment/index.js';
+export {
+  classify,
+  fulfillmentKey,
+  FulfillmentEngine,
+  attachFulfillment,
+  defineFulfillment,
+  loadHandlers,
+  NoFulfillmentModuleError,
+} from './fulfillment/index.js';
 export type {
   ClassifyOptions,
   Classification,
@@ -166,7 +172,17 @@ export { reconcile } from './reconcile/index.js';
 export type { ReconcileOptions, ReconcileSummary } from './reconcile/index.js';
 
 export { createCheckout, confirmReturn, checkRedirectUrl, checkoutRoutes, handleCheckoutRequest, handleReturnRequest } from './checkout/index.js';
-export type { CheckoutInput, CheckoutResult, Creator, OrderStatus, OrderState, RedirectGuardOptions, CheckoutRoutesOptions, CheckoutHttpOptions, HttpAnswer } from './checkout/index.js';
+export type {
+  CheckoutInput,
+  CheckoutResult,
+  Creator,
+  OrderStatus,
+  OrderState,
+  RedirectGuardOptions,
+  CheckoutRoutesOptions,
+  CheckoutHttpOptions,
+  HttpAnswer,
+} from './checkout/index.js';
 export { onboardMerchant } from './partner/index.js';
 export type { OnboardInput, OnboardDeps, OnboardResult } from './partner/index.js';
 

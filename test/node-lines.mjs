@@ -65,7 +65,12 @@ const UNIT_EXCLUDE = ['test/store/postgres-cluster.test.ts', 'test/webhooks/runt
  * driver's backup API), the crash storm at a quick size (300 events, 3 kills of serve, 1 of
  * reconcile: about 70 s) and several writer processes on one file for 10 s. Together about 2 min.
  */
-const FAULT_SCENARIOS = ['test/faults/checkpoint-kill.test.ts', 'test/faults/backup-kill.test.ts', 'test/faults/storm.test.ts', 'test/faults/two-writers.test.ts'];
+const FAULT_SCENARIOS = [
+  'test/faults/checkpoint-kill.test.ts',
+  'test/faults/backup-kill.test.ts',
+  'test/faults/storm.test.ts',
+  'test/faults/two-writers.test.ts',
+];
 const FAULT_ENV = { FAULTS_STORM_EVENTS: '300', FAULTS_STORM_KILLS: '3', FAULTS_STORM_RECONCILE_KILLS: '1', FAULTS_TWO_WRITERS_SECONDS: '10' };
 
 const DEMO_LINE = /^all (\d+) orders reached their outcome with exactly one handler call per outcome/m;
@@ -133,7 +138,12 @@ async function runLine(line, node, version) {
 
   console.log(`\n--- Node ${version}: fault scenarios (${FAULT_SCENARIOS.join(' ')}) ---`);
   const faultsReport = join(reportsDir, `${tag}-faults.json`);
-  const faults = await vitest(node, ['--config', 'test/faults/vitest.config.ts', ...FAULT_SCENARIOS], { ...FAULT_ENV, VITEST_JSON: '', VITEST_FAULTS_JSON: faultsReport }, faultsReport);
+  const faults = await vitest(
+    node,
+    ['--config', 'test/faults/vitest.config.ts', ...FAULT_SCENARIOS],
+    { ...FAULT_ENV, VITEST_JSON: '', VITEST_FAULTS_JSON: faultsReport },
+    faultsReport,
+  );
   ok &&= faults.ok;
   parts.push(`faults ${faults.text}`);
   if (steps.interrupted) return { ok: false, parts };

@@ -10,6 +10,10 @@ export function accessHook(token: string | undefined) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const decision = decideAccess({ remoteAddress: request.raw.socket.remoteAddress, headers: request.headers }, token);
     if (decision.ok) return;
-    await reply.code(401).header('www-authenticate', 'Bearer realm="checkout-kit"').header('cache-control', 'no-store').send(errorObject('unauthorized', decision.message));
+    await reply
+      .code(401)
+      .header('www-authenticate', 'Bearer realm="checkout-kit"')
+      .header('cache-control', 'no-store')
+      .send(errorObject('unauthorized', decision.message));
   };
 }

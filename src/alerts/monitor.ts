@@ -127,7 +127,10 @@ export function createAlertMonitor(options: AlertMonitorOptions): AlertMonitor {
   }
 
   async function record(alert: Alert): Promise<void> {
-    await options.store.appendActivity({ subject: ALERTS_SUBJECT, kind: 'alert', data: { alert: alert.kind, state: alert.state, title: alert.title, details: alert.details, next: alert.next } }, clock());
+    await options.store.appendActivity(
+      { subject: ALERTS_SUBJECT, kind: 'alert', data: { alert: alert.kind, state: alert.state, title: alert.title, details: alert.details, next: alert.next } },
+      clock(),
+    );
   }
 
   async function check(): Promise<Alert[]> {
@@ -154,7 +157,10 @@ export function createAlertMonitor(options: AlertMonitorOptions): AlertMonitor {
       const context: AlertContext = {
         now,
         snapshot,
-        failedRuns: snapshot.summary.fulfillment.failed + snapshot.summary.dispatch.failed > 0 ? await options.store.listRuns({ status: 'failed', limit: 3, newestFirst: true }) : [],
+        failedRuns:
+          snapshot.summary.fulfillment.failed + snapshot.summary.dispatch.failed > 0
+            ? await options.store.listRuns({ status: 'failed', limit: 3, newestFirst: true })
+            : [],
         verification: await verificationFailuresSince(options.store, new Date(now.getTime() - limits.verificationWindowMs).toISOString()),
         consoleUrl: options.consoleUrl?.replace(/\/+$/, ''),
         limits,
@@ -210,7 +216,11 @@ export function createAlertMonitor(options: AlertMonitorOptions): AlertMonitor {
     },
     evaluate,
     start() {
-      stopTimer ??= every(options.checkEveryMs ?? 30_000, () => evaluate(), (error) => logger.error({ err: String(error) }, `the alert check failed: ${String(error)}`));
+      stopTimer ??= every(
+        options.checkEveryMs ?? 30_000,
+        () => evaluate(),
+        (error) => logger.error({ err: String(error) }, `the alert check failed: ${String(error)}`),
+      );
     },
     async stop() {
       if (soon) clearTimeout(soon);

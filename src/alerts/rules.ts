@@ -76,7 +76,8 @@ export const RULES: Record<Exclude<AlertKind, 'store_unwritable'>, Rule> = {
       .join(', ');
     return {
       title: `${total} webhook deliveries failed verification in the last ${minutes(context.limits.verificationWindowMs)} min (${reasons})`,
-      details: 'Deliveries the service signed with a secret this receiver does not know are refused and retried by the service, so fulfilment stalls until it is fixed.',
+      details:
+        'Deliveries the service signed with a secret this receiver does not know are refused and retried by the service, so fulfilment stalls until it is fixed.',
       next: `if the webhook secret was rotated, set CHECKOUT_WEBHOOK_SECRET to the new and the old secret (comma-separated) and restart serve; for timestamp_too_old, check the server's clock (NTP). \`checkout-kit doctor\` checks the configuration.`,
     };
   },

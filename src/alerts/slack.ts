@@ -24,7 +24,10 @@ export async function postAlert(url: string, alert: Alert, logger: Logger, timeo
     );
     return true;
   } catch (error) {
-    logger.error({ alert: alert.kind, err: (error as Error).message }, `could not post the ${alert.kind} alert to CHECKOUT_ALERT_URL: ${(error as Error).message}`);
+    logger.error(
+      { alert: alert.kind, err: (error as Error).message },
+      `could not post the ${alert.kind} alert to CHECKOUT_ALERT_URL: ${(error as Error).message}`,
+    );
     return false;
   }
 }

@@ -93,7 +93,10 @@ export function startChild(command: Command, options: { cwd: string; env: NodeJS
 }
 
 /** Run a command to its end (the reconcile pass). */
-export function runChild(command: Command, options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<{ code: number | null; output: string }> {
+export function runChild(
+  command: Command,
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<{ code: number | null; output: string }> {
   const child = start(command, options);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -26,11 +26,16 @@ const inOrder = async (events: readonly SandboxEvent[], sender: PlanSender) => {
   for (const event of events) await sender.send(event);
 };
 
-const REPEATED = 'the same event delivered again ran it again: dedupe deliveries by event id and key the work on ctx.key (checkout-kit’s receiver stores each event id once)';
+const REPEATED =
+  'the same event delivered again ran it again: dedupe deliveries by event id and key the work on ctx.key (checkout-kit’s receiver stores each event id once)';
 
 /** Every plan (a Record, so a new plan cannot be left without its delivery). */
 export const DELIVERY_PLANS: Record<DeliveryPlan, PlanSpec> = {
-  'in-order': { summary: 'each event once, in order', afterStep: inOrder, twice: 'one handler must run once per payment and outcome, however many events say so' },
+  'in-order': {
+    summary: 'each event once, in order',
+    afterStep: inOrder,
+    twice: 'one handler must run once per payment and outcome, however many events say so',
+  },
   duplicated: {
     summary: 'each event three times, two of them at once',
     async afterStep(events, sender) {

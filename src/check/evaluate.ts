@@ -5,7 +5,6 @@ import type { ReconcileRun, SentDelivery } from './report.js';
 import type { CheckScenarioSpec } from './scenarios.js';
 import { describeAnswer } from '../webhooks/receiver-answer.js';
 
-
 /** What happened in one scenario, as `evaluate` needs it. */
 export interface ScenarioObservation {
   spec: CheckScenarioSpec;
@@ -40,7 +39,8 @@ function refusals(deliveries: readonly SentDelivery[]): string[] {
     groups.set(answer, group);
   }
   return [...groups.values()].map(
-    (group) => `refused ${group.count === 1 ? 'a genuine delivery' : `${group.count} genuine deliveries`} (${[...group.types].join(', ')}) that it must acknowledge: ${group.answer}`,
+    (group) =>
+      `refused ${group.count === 1 ? 'a genuine delivery' : `${group.count} genuine deliveries`} (${[...group.types].join(', ')}) that it must acknowledge: ${group.answer}`,
   );
 }
 
@@ -63,7 +63,8 @@ function missing(outcome: HandlerOutcome, observation: ScenarioObservation, cont
     if (context.noCheckoutRoute !== undefined) {
       return `${never}: the backend never recorded this payment (${context.noCheckoutRoute}), so a reconcile pass cannot know it. Create payments through the backend (checkout-kit's checkout helper records them) and give its route with --checkout-url`;
     }
-    if (!context.reconcile) return `${never}: no reconcile pass ran (--no-reconcile). Webhooks get lost: run \`checkout-kit reconcile\` from cron (see deploy/)`;
+    if (!context.reconcile)
+      return `${never}: no reconcile pass ran (--no-reconcile). Webhooks get lost: run \`checkout-kit reconcile\` from cron (see deploy/)`;
     if (!context.reconcile.ok) return `${never}: the reconcile pass failed (${context.reconcile.command}): ${context.reconcile.detail}`;
     return `${never}: the reconcile pass (${context.reconcile.command}) did not fulfil it — does it run with the backend's store and fulfillment module?`;
   }
@@ -87,7 +88,9 @@ export function evaluate(observation: ScenarioObservation, context: EvaluationCo
     if (calls.length > 1) {
       causes.push(`${outcome} ran ${calls.length} times (expected ${expectation === undefined ? 'never' : 'once'}): ${DELIVERY_PLANS[spec.delivery].twice}`);
     } else if (calls.length === 1 && expectation === undefined) {
-      causes.push(`${outcome} ran, but this payment's outcome is ${expectedOutcomes}: ${spec.wrongRun ?? 'decide from the payment’s amounts and expiry as read back from the service'}`);
+      causes.push(
+        `${outcome} ran, but this payment's outcome is ${expectedOutcomes}: ${spec.wrongRun ?? 'decide from the payment’s amounts and expiry as read back from the service'}`,
+      );
     } else if (calls.length === 0 && expectation === 'once') {
       causes.push(missing(outcome, observation, context, refused.length > 0));
     }

@@ -4,7 +4,6 @@ import type { Store } from '../store/types.js';
 import { InvalidRequestError } from '../errors/index.js';
 import { readHandlerCalls } from './handler-calls.js';
 
-
 /** One handler call the backend made (or completed, as its store tells). */
 export interface ObservedCall {
   source?: string | undefined;

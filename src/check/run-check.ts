@@ -72,7 +72,9 @@ async function openSandbox(options: CheckOptions['sandbox']): Promise<SandboxHan
   } catch (error) {
     // startSandbox says a taken port as PortInUseError; check's own words name its own flag.
     if (error instanceof PortInUseError) {
-      throw new ConfigError(`Port ${options.port} is taken: stop \`checkout-kit sandbox\` there (check starts its own on the same data and port, and delivers the webhooks itself), or give --sandbox-port.`);
+      throw new ConfigError(
+        `Port ${options.port} is taken: stop \`checkout-kit sandbox\` there (check starts its own on the same data and port, and delivers the webhooks itself), or give --sandbox-port.`,
+      );
     }
     throw new ConfigError(`Could not start the sandbox in ${options.dataDir}: ${(error as Error).message}`, { cause: error });
   }
@@ -81,10 +83,14 @@ async function openSandbox(options: CheckOptions['sandbox']): Promise<SandboxHan
 function checkConfigured(sandbox: SandboxHandle, configured: NonNullable<CheckOptions['configured']>): void {
   const { webhookSecret, test } = sandbox.credentials;
   if (configured.webhookSecrets.length > 0 && !configured.webhookSecrets.includes(webhookSecret)) {
-    throw new ConfigError(`CHECKOUT_WEBHOOK_SECRET is not this sandbox's webhookSecret (${sandbox.credentialsPath}): the backend would refuse every delivery. Copy it into .env, or use --start.`);
+    throw new ConfigError(
+      `CHECKOUT_WEBHOOK_SECRET is not this sandbox's webhookSecret (${sandbox.credentialsPath}): the backend would refuse every delivery. Copy it into .env, or use --start.`,
+    );
   }
   if (configured.apiKey !== undefined && configured.apiKey !== test.merchant.apiKey) {
-    throw new ConfigError(`CHECKOUT_API_KEY is not this sandbox's test.merchant.apiKey (${sandbox.credentialsPath}): the backend could not read its payments. Copy it into .env, or use --start.`);
+    throw new ConfigError(
+      `CHECKOUT_API_KEY is not this sandbox's test.merchant.apiKey (${sandbox.credentialsPath}): the backend could not read its payments. Copy it into .env, or use --start.`,
+    );
   }
 }
 
@@ -113,13 +119,23 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       say('backend started');
     }
     try {
-      await waitReachable(options.against, options.startBackend ? (options.startTimeoutMs ?? 30_000) : 3000, () => (backend?.exited() ? `the backend ${backend.exited()}` : undefined));
+      await waitReachable(options.against, options.startBackend ? (options.startTimeoutMs ?? 30_000) : 3000, () =>
+        backend?.exited() ? `the backend ${backend.exited()}` : undefined,
+      );
     } catch (error) {
-      throw new ConfigError(`Cannot reach the backend at ${options.against}: ${(error as Error).message}. Start it (or give --start) and point --against at its webhook route.`);
+      throw new ConfigError(
+        `Cannot reach the backend at ${options.against}: ${(error as Error).message}. Start it (or give --start) and point --against at its webhook route.`,
+      );
     }
 
     const { merchant } = sandbox.credentials.test;
-    const client = new CheckoutClient({ baseUrl: sandbox.url, apiKey: merchant.apiKey, signingSecret: merchant.signingSecret, retries: 1, logger: silentLogger });
+    const client = new CheckoutClient({
+      baseUrl: sandbox.url,
+      apiKey: merchant.apiKey,
+      signingSecret: merchant.signingSecret,
+      retries: 1,
+      logger: silentLogger,
+    });
     const runId = randomBytes(3).toString('hex');
     let noCheckoutRoute: string | undefined = checkoutUrl === undefined ? 'no checkout route was given (--no-checkout)' : undefined;
 
@@ -127,7 +143,15 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     const runs: ScenarioRun[] = [];
     for (const name of names) {
       const spec = CHECK_SCENARIOS[name];
-      const run: ScenarioRun = { name, spec, orderId: `check-${runId}-${name}`, paymentId: undefined, createdVia: undefined, setupError: undefined, deliveries: [] };
+      const run: ScenarioRun = {
+        name,
+        spec,
+        orderId: `check-${runId}-${name}`,
+        paymentId: undefined,
+        createdVia: undefined,
+        setupError: undefined,
+        deliveries: [],
+      };
       runs.push(run);
       if (noCheckoutRoute === undefined && checkoutUrl !== undefined) {
         const result = await createOrder(checkoutUrl, { orderId: run.orderId, amount: spec.amount, email: 'buyer@example.com' });
@@ -140,7 +164,9 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
         [run.paymentId, run.createdVia] = [payment.id, 'sandbox'];
       }
     }
-    say(`created ${runs.filter((run) => run.paymentId).length} payments ${noCheckoutRoute ? `at the sandbox (${noCheckoutRoute})` : "through the backend's checkout route"}`);
+    say(
+      `created ${runs.filter((run) => run.paymentId).length} payments ${noCheckoutRoute ? `at the sandbox (${noCheckoutRoute})` : "through the backend's checkout route"}`,
+    );
 
     await Promise.all(runs.map((run) => driveScenario(run, sandbox, options.against, clock)));
     say('every scenario driven; waiting for the handlers');
@@ -174,7 +200,12 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       final = await settle('reconcile');
     }
 
-    const context: EvaluationContext = { evidence: { kind: options.evidence.kind, description: options.evidence.description }, reconcile, noCheckoutRoute, timeoutMs };
+    const context: EvaluationContext = {
+      evidence: { kind: options.evidence.kind, description: options.evidence.description },
+      reconcile,
+      noCheckoutRoute,
+      timeoutMs,
+    };
     const scenarios: ScenarioReport[] = runs.map((run) => {
       const observation = {
         spec: run.spec,

@@ -37,7 +37,15 @@ export interface CheckScenarioSpec {
 
 /** Every scenario (a Record: one cannot be named without its plan and expectations). */
 export const CHECK_SCENARIOS: Record<CheckScenario, CheckScenarioSpec> = {
-  paid: { summary: 'pay the full amount', amount: AMOUNT, steps: STEPS.payInFull, delivery: 'in-order', handlers: { paid: 'once' }, late: false, caughtBy: 'webhook' },
+  paid: {
+    summary: 'pay the full amount',
+    amount: AMOUNT,
+    steps: STEPS.payInFull,
+    delivery: 'in-order',
+    handlers: { paid: 'once' },
+    late: false,
+    caughtBy: 'webhook',
+  },
   'partial-then-paid': {
     summary: 'pay 10.00, then the remaining 15.00',
     amount: AMOUNT,
@@ -57,7 +65,14 @@ export const CHECK_SCENARIOS: Record<CheckScenario, CheckScenarioSpec> = {
     caughtBy: 'webhook',
     wrongRun: 'an expired payment short of its amount is underpaid, not paid',
   },
-  expired: { summary: 'let the payment expire unpaid', amount: AMOUNT, steps: STEPS.expire, delivery: 'in-order', handlers: { expired: 'once' }, caughtBy: 'webhook' },
+  expired: {
+    summary: 'let the payment expire unpaid',
+    amount: AMOUNT,
+    steps: STEPS.expire,
+    delivery: 'in-order',
+    handlers: { expired: 'once' },
+    caughtBy: 'webhook',
+  },
   'late-payment': {
     summary: 'let the payment expire, then pay in full',
     amount: AMOUNT,
@@ -68,9 +83,30 @@ export const CHECK_SCENARIOS: Record<CheckScenario, CheckScenarioSpec> = {
     late: true,
     caughtBy: 'webhook',
   },
-  duplicates: { summary: 'pay in full; every event delivered three times', amount: AMOUNT, steps: STEPS.payInFull, delivery: 'duplicated', handlers: { paid: 'once' }, caughtBy: 'webhook' },
-  reordering: { summary: 'pay 10.00 then 15.00; events delivered newest first', amount: AMOUNT, steps: STEPS.payInTwoParts, delivery: 'reversed', handlers: { paid: 'once' }, caughtBy: 'webhook' },
-  'dropped-webhook': { summary: 'pay in full; no webhook arrives, reconcile must catch it', amount: AMOUNT, steps: STEPS.payInFull, delivery: 'dropped', handlers: { paid: 'once' }, caughtBy: 'reconcile' },
+  duplicates: {
+    summary: 'pay in full; every event delivered three times',
+    amount: AMOUNT,
+    steps: STEPS.payInFull,
+    delivery: 'duplicated',
+    handlers: { paid: 'once' },
+    caughtBy: 'webhook',
+  },
+  reordering: {
+    summary: 'pay 10.00 then 15.00; events delivered newest first',
+    amount: AMOUNT,
+    steps: STEPS.payInTwoParts,
+    delivery: 'reversed',
+    handlers: { paid: 'once' },
+    caughtBy: 'webhook',
+  },
+  'dropped-webhook': {
+    summary: 'pay in full; no webhook arrives, reconcile must catch it',
+    amount: AMOUNT,
+    steps: STEPS.payInFull,
+    delivery: 'dropped',
+    handlers: { paid: 'once' },
+    caughtBy: 'reconcile',
+  },
   'stale-timestamp': {
     summary: 'pay in full; each event first arrives signed an hour ago (must be refused), then fresh',
     amount: AMOUNT,

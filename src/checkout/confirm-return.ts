@@ -28,7 +28,8 @@ export interface OrderStatus {
 const STATE: Record<Outcome, OrderState> = { pending: 'pending', paid: 'paid', overpaid: 'paid', underpaid: 'failed', expired: 'failed' };
 
 const NOT_CONFIRMED: Record<OrderState, string> = {
-  pending: 'We could not reach the payment service just now, so your payment is still confirming. This page checks again shortly; there is no need to pay again.',
+  pending:
+    'We could not reach the payment service just now, so your payment is still confirming. This page checks again shortly; there is no need to pay again.',
   paid: 'We could not reach the payment service just now; this is the state it last confirmed.',
   failed: 'We could not reach the payment service just now; this is the state it last confirmed.',
 };
@@ -42,7 +43,10 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
  * stored state with `confirmed: false`, and the failed read is logged: the buyer must not see an
  * error page for a payment that may well have arrived.
  */
-export async function confirmReturn(deps: { store: Store; engine: FulfillmentEngine; logger?: Logger | undefined; signal?: AbortSignal | undefined }, orderId: string): Promise<OrderStatus> {
+export async function confirmReturn(
+  deps: { store: Store; engine: FulfillmentEngine; logger?: Logger | undefined; signal?: AbortSignal | undefined },
+  orderId: string,
+): Promise<OrderStatus> {
   if (typeof orderId !== 'string' || orderId === '') throw new CheckoutError('orderId is required.', { code: 'invalid_request' });
   const attempt = await deps.store.getCheckoutAttempt(orderId);
   if (!attempt?.resourceId) throw new CheckoutError(`No checkout was created for order ${orderId}.`, { code: 'not_found' });

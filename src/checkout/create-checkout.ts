@@ -69,7 +69,10 @@ function toCheckoutError(error: unknown, orderId: string): unknown {
   if (error instanceof CheckoutError) return error;
   if (error instanceof InvalidRequestError) return new CheckoutError(error.message, { code: 'invalid_request', cause: error });
   if (error instanceof NetworkError || error instanceof TimeoutError) {
-    return new CheckoutError(`The payment service could not be reached for order ${orderId}; try again in a moment.`, { code: 'service_unreachable', cause: error });
+    return new CheckoutError(`The payment service could not be reached for order ${orderId}; try again in a moment.`, {
+      code: 'service_unreachable',
+      cause: error,
+    });
   }
   if (error instanceof InvalidResponseError) {
     return new CheckoutError(`${error.summary}; nothing was redirected. Try again later.`, { code: 'invalid_response', cause: error });
@@ -81,10 +84,18 @@ function toCheckoutError(error: unknown, orderId: string): unknown {
       return new CheckoutError(`${what} is not available for this shop: ${error.serviceMessage}`, { code: error.code, cause: error });
     }
     if (error.status === 400 || error.status === 422) return new CheckoutError(error.serviceMessage, { code: 'invalid_request', cause: error });
-    if (error.status === 409) return new CheckoutError(`The payment for order ${orderId} is still being created; try again in a moment.`, { code: 'checkout_in_progress', cause: error });
-    if (error.status >= 500 || error.status === 429) return new CheckoutError(`The payment service is unavailable (${error.status}); try again in a moment.`, { code: 'service_unreachable', cause: error });
+    if (error.status === 409)
+      return new CheckoutError(`The payment for order ${orderId} is still being created; try again in a moment.`, {
+        code: 'checkout_in_progress',
+        cause: error,
+      });
+    if (error.status >= 500 || error.status === 429)
+      return new CheckoutError(`The payment service is unavailable (${error.status}); try again in a moment.`, { code: 'service_unreachable', cause: error });
     // 401, 403, 404 and the rest: the shop's configuration, not the buyer, is at fault.
-    return new CheckoutError(`The payment service refused the request (${error.status} ${error.code}); check the shop's keys with \`checkout-kit doctor\`.`, { code: 'service_rejected', cause: error });
+    return new CheckoutError(`The payment service refused the request (${error.status} ${error.code}); check the shop's keys with \`checkout-kit doctor\`.`, {
+      code: 'service_rejected',
+      cause: error,
+    });
   }
   return error;
 }
@@ -204,10 +215,14 @@ async function creatorFor(deps: CheckoutDeps, input: CheckoutInput): Promise<{ o
   const { creator } = deps;
   const fixedMerchant = !('partner' in creator) || creator.merchantId !== undefined;
   if (input.tenantId === undefined) {
-    if (!fixedMerchant) throw new CheckoutError('tenantId is missing: this partner platform creates each payment for the merchant of the order\'s tenant.', { code: 'invalid_request' });
+    if (!fixedMerchant)
+      throw new CheckoutError("tenantId is missing: this partner platform creates each payment for the merchant of the order's tenant.", {
+        code: 'invalid_request',
+      });
     return { orderKey: input.orderId, creator };
   }
-  if (fixedMerchant) throw new CheckoutError('tenantId is for a partner platform\'s checkout (a partner creator without a fixed merchantId).', { code: 'invalid_request' });
+  if (fixedMerchant)
+    throw new CheckoutError("tenantId is for a partner platform's checkout (a partner creator without a fixed merchantId).", { code: 'invalid_request' });
   if (!TENANT_ID_PATTERN.test(input.tenantId)) throw new CheckoutError('tenantId must be 1 to 200 characters without "/".', { code: 'invalid_request' });
   const environment = creator.partner.environment;
   const tenant = environment === undefined ? undefined : await deps.store.getTenantMerchant(input.tenantId, environment);
@@ -217,12 +232,19 @@ async function creatorFor(deps: CheckoutDeps, input: CheckoutInput): Promise<{ o
   return { orderKey: tenantOrderKey(input.tenantId, input.orderId), creator: { partner: creator.partner, merchantId: tenant.merchantId } };
 }
 
-async function send(creator: Creator, kind: ResourceKind, body: Record<string, unknown>, call: { idempotencyKey: string; signal: AbortSignal | undefined }): Promise<Payment | Invoice> {
+async function send(
+  creator: Creator,
+  kind: ResourceKind,
+  body: Record<string, unknown>,
+  call: { idempotencyKey: string; signal: AbortSignal | undefined },
+): Promise<Payment | Invoice> {
   const options = { idempotencyKey: call.idempotencyKey, ...(call.signal ? { signal: call.signal } : {}) };
   if ('partner' in creator) {
     if (kind === 'invoice') throw new CheckoutError('Partners create payments, not invoices: use a merchant client for invoices.', { code: 'invalid_request' });
     if (creator.merchantId === undefined) throw new Error('a partner creator without a merchant reached send');
     return creator.partner.payments.create({ ...(body as { amount: string }), merchantId: creator.merchantId }, options);
   }
-  return kind === 'payment' ? creator.client.payments.create(body as { amount: string }, options) : creator.client.invoices.create(body as { amount: string }, options);
+  return kind === 'payment'
+    ? creator.client.payments.create(body as { amount: string }, options)
+    : creator.client.invoices.create(body as { amount: string }, options);
 }

@@ -41,7 +41,16 @@ const CheckoutRequestSchema = z.object({
   amount: z.string().min(1),
   email: z.string().optional(),
   token: z.string().optional(),
-  networkId: z.union([z.number().int(), z.string().regex(/^[0-9]+$/).transform(Number), z.literal('').transform(() => undefined)]).optional(),
+  networkId: z
+    .union([
+      z.number().int(),
+      z
+        .string()
+        .regex(/^[0-9]+$/)
+        .transform(Number),
+      z.literal('').transform(() => undefined),
+    ])
+    .optional(),
 });
 
 const json = (status: number, body: unknown): HttpAnswer => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, body });
@@ -77,7 +86,10 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
   } catch (error) {
     if (error instanceof RedirectRejectedError) {
       logger.error({ orderId, url: error.url.slice(0, 200) }, error.message);
-      return json(502, errorObject('bad_checkout_url', 'The payment service answered with a checkout address this shop does not trust; nothing was redirected.'));
+      return json(
+        502,
+        errorObject('bad_checkout_url', 'The payment service answered with a checkout address this shop does not trust; nothing was redirected.'),
+      );
     }
     return errorAnswer(error, logger);
   }
@@ -102,7 +114,11 @@ export async function handleReturnRequest(
   // Only a URL that passes the guard is ever shown to the buyer.
   status = { ...status, checkoutUrl: safeUrl(status.checkoutUrl, options.redirect) };
   if (wantsJson) return json(200, status);
-  return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body: returnPage(status, shopUrl(options.publicUrl)) };
+  return {
+    status: 200,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
+    body: returnPage(status, shopUrl(options.publicUrl)),
+  };
 }
 
 function safeUrl(url: string | undefined, guard: CheckoutHttpOptions['redirect']): string | undefined {

@@ -27,6 +27,10 @@ export function createOnceKey(what: string, id: string, attempt = 1): string {
 
 /** A stable hash of a request body (keys sorted), to spot the same order sent with other values. */
 export function requestHash(body: Record<string, unknown>): string {
-  const canonical = JSON.stringify(Object.keys(body).sort().map((key) => [key, body[key]]));
+  const canonical = JSON.stringify(
+    Object.keys(body)
+      .sort()
+      .map((key) => [key, body[key]]),
+  );
   return createHash('sha256').update(canonical).digest('hex');
 }

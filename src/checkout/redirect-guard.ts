@@ -8,7 +8,6 @@ export interface RedirectGuardOptions {
   allowLoopbackHttp?: boolean;
 }
 
-
 /**
  * Return the parsed URL when `raw` is safe to send the buyer to; throw `RedirectRejectedError`
  * otherwise. Safe means: written plainly as `https://host/…` (or `http://` to loopback when

@@ -34,6 +34,10 @@ export function table(rows: Array<Record<string, string | number | undefined>>, 
   if (rows.length === 0) return '(none)';
   const cell = (value: string | number | undefined) => (value === undefined ? '' : printable(String(value)));
   const widths = columns.map((column) => Math.max(column.length, ...rows.map((row) => cell(row[column]).length)));
-  const line = (cells: string[]) => cells.map((text, i) => text.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((text, i) => text.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...rows.map((row) => line(columns.map((column) => cell(row[column]))))].join('\n');
 }

@@ -84,13 +84,22 @@ export function createOperations(runtime: Runtime, options: OperationsOptions): 
           reconcile: canReconcile
             ? () => reconcile({ store, engine, listInvoices: client && config.invoiceKey ? () => client.invoices.list() : undefined, logger })
             : undefined,
-          reconcileUnavailable: !reads ? 'reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY / CHECKOUT_SIGNING_SECRET' : 'no fulfillment module was loaded (CHECKOUT_HANDLERS)',
-          replay: config.webhookSecrets.length > 0 ? { secrets: config.webhookSecrets, scheme: config.webhookScheme, defaultUrl: `${publicUrl}/webhooks/checkout` } : undefined,
+          reconcileUnavailable: !reads
+            ? 'reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY / CHECKOUT_SIGNING_SECRET'
+            : 'no fulfillment module was loaded (CHECKOUT_HANDLERS)',
+          replay:
+            config.webhookSecrets.length > 0
+              ? { secrets: config.webhookSecrets, scheme: config.webhookScheme, defaultUrl: `${publicUrl}/webhooks/checkout` }
+              : undefined,
         });
       }
       let stopFlushing: (() => Promise<void>) | undefined;
       app.addHook('onReady', async () => {
-        stopFlushing = every(options.verificationFlushMs ?? 30_000, () => verificationLog.flush(), (error) => logger.warn({ err: String(error) }, String(error)));
+        stopFlushing = every(
+          options.verificationFlushMs ?? 30_000,
+          () => verificationLog.flush(),
+          (error) => logger.warn({ err: String(error) }, String(error)),
+        );
         monitor?.start();
       });
       app.addHook('onClose', async () => {

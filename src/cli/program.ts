@@ -23,7 +23,26 @@ import type { Register } from './register.js';
 import { kitVersion, VERSION_FLAGS } from './version.js';
 
 /** Every command, in the order `--help` lists them. */
-const COMMANDS: Register[] = [registerInit, registerServe, registerReconcile, registerSandbox, registerEvents, registerResources, registerRuns, registerMerchants, registerDoctor, registerDemo, registerMigrate, registerReplay, registerTrigger, registerCapture, registerProbeSignature, registerStore, registerConsole, registerCheck];
+const COMMANDS: Register[] = [
+  registerInit,
+  registerServe,
+  registerReconcile,
+  registerSandbox,
+  registerEvents,
+  registerResources,
+  registerRuns,
+  registerMerchants,
+  registerDoctor,
+  registerDemo,
+  registerMigrate,
+  registerReplay,
+  registerTrigger,
+  registerCapture,
+  registerProbeSignature,
+  registerStore,
+  registerConsole,
+  registerCheck,
+];
 
 /** Build the program (exposed for tests). */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {

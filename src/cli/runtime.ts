@@ -64,7 +64,16 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   // The configured outcome rules, in every command: a tolerance known to `serve` but not to the
   // `reconcile` cron job would decide the same payment two ways.
   const leaseMs = config.handlerLeaseSeconds === undefined ? undefined : config.handlerLeaseSeconds * 1000;
-  const engine = new FulfillmentEngine({ leaseMs, ...options.engine, store, client: client ?? partner, handlers, logger, classify: config.outcomeRules, observer: observers });
+  const engine = new FulfillmentEngine({
+    leaseMs,
+    ...options.engine,
+    store,
+    client: client ?? partner,
+    handlers,
+    logger,
+    classify: config.outcomeRules,
+    observer: observers,
+  });
   return {
     config,
     store,

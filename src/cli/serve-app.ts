@@ -24,11 +24,22 @@ export interface ServeAppOptions {
  * The `serve` app: `POST /webhooks/checkout` feeding the fulfillment engine, and the checkout
  * routes (`POST /checkout`, `GET /checkout/return`) when a client is configured.
  */
-export async function buildServeApp(runtime: Runtime, options: ServeAppOptions): Promise<{ app: FastifyInstance; receiver: WebhookReceiver; operations: Operations }> {
+export async function buildServeApp(
+  runtime: Runtime,
+  options: ServeAppOptions,
+): Promise<{ app: FastifyInstance; receiver: WebhookReceiver; operations: Operations }> {
   const { config, store, engine, client, partner, logger } = runtime;
   if (config.webhookSecrets.length === 0) throw new ConfigError('CHECKOUT_WEBHOOK_SECRET is not set: the receiver cannot verify deliveries without it.');
   // One clock for the receiver and the engine: leases and due times are compared across both.
-  const receiver = createReceiver({ store, secrets: config.webhookSecrets, scheme: config.webhookScheme, environment: config.environment, logger, clock: engine.clock, dispatchConcurrency: config.dispatchConcurrency });
+  const receiver = createReceiver({
+    store,
+    secrets: config.webhookSecrets,
+    scheme: config.webhookScheme,
+    environment: config.environment,
+    logger,
+    clock: engine.clock,
+    dispatchConcurrency: config.dispatchConcurrency,
+  });
   attachFulfillment(receiver, engine);
   // Metrics, health, alerts and (with --console) the console: they watch every delivery.
   const operations = createOperations(runtime, {

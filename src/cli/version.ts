@@ -5,7 +5,7 @@ export function kitVersion(): string {
   try {
     return findKitPackage(import.meta.url).manifest.version;
   } catch {
-    return 'unknown (checkout-kit\'s package.json was not found)';
+    return "unknown (checkout-kit's package.json was not found)";
   }
 }
 

@@ -1,6 +1,15 @@
 import { ConfigError } from '../errors/index.js';
 import { loadConfig, checkKey, environmentOf, type LoadConfigOptions } from '../config/index.js';
-import { InvoiceDetailSchema, InvoiceListSchema, InvoiceSchema, PaymentSchema, type Environment, type Invoice, type InvoiceDetail, type Payment } from '../schemas/index.js';
+import {
+  InvoiceDetailSchema,
+  InvoiceListSchema,
+  InvoiceSchema,
+  PaymentSchema,
+  type Environment,
+  type Invoice,
+  type InvoiceDetail,
+  type Payment,
+} from '../schemas/index.js';
 import { idempotencyKeyFor } from './idempotency.js';
 import { CreateInvoiceInputSchema, CreatePaymentInputSchema, parseInput, pathId, type CreateInvoiceInput, type CreatePaymentInput } from './inputs.js';
 import type { RateLimiter } from './rate-limiter.js';
@@ -52,7 +61,13 @@ export class CheckoutClient {
   static fromEnv(options: LoadConfigOptions & Omit<TransportOptions, 'baseUrl'> = {}): CheckoutClient {
     const config = loadConfig(options);
     if (!config.baseUrl) throw new ConfigError('CHECKOUT_BASE_URL is not set.');
-    return new CheckoutClient({ ...options, baseUrl: config.baseUrl, apiKey: config.apiKey, signingSecret: config.signingSecret, invoiceKey: config.invoiceKey });
+    return new CheckoutClient({
+      ...options,
+      baseUrl: config.baseUrl,
+      apiKey: config.apiKey,
+      signingSecret: config.signingSecret,
+      invoiceKey: config.invoiceKey,
+    });
   }
 
   private merchantAuth(operation: string): RequestAuth {
@@ -74,7 +89,16 @@ export class CheckoutClient {
       const body = parseInput(CreatePaymentInputSchema, input, operation);
       const auth = this.merchantAuth(operation);
       const idempotencyKey = idempotencyKeyFor(options.idempotencyKey);
-      return this.transport.request({ operation, method: 'POST', path: '/v1/payments', body, auth, idempotencyKey, schema: PaymentSchema, signal: options.signal });
+      return this.transport.request({
+        operation,
+        method: 'POST',
+        path: '/v1/payments',
+        body,
+        auth,
+        idempotencyKey,
+        schema: PaymentSchema,
+        signal: options.signal,
+      });
     },
     /** Get payment (spec 4.7): `GET /v1/payments/{id}`. */
     get: async (id: string, options: CallOptions = {}): Promise<Payment> => {
@@ -91,12 +115,28 @@ export class CheckoutClient {
       const body = parseInput(CreateInvoiceInputSchema, input, operation);
       const auth = this.invoiceAuth(operation);
       const idempotencyKey = idempotencyKeyFor(options.idempotencyKey);
-      return this.transport.request({ operation, method: 'POST', path: '/v1/invoices', body, auth, idempotencyKey, schema: InvoiceSchema, signal: options.signal });
+      return this.transport.request({
+        operation,
+        method: 'POST',
+        path: '/v1/invoices',
+        body,
+        auth,
+        idempotencyKey,
+        schema: InvoiceSchema,
+        signal: options.signal,
+      });
     },
     /** List invoices (spec 4.4, contract 3f): `GET /v1/invoices`, at most 100, newest first. */
     list: async (options: CallOptions = {}): Promise<Invoice[]> => {
       const operation = 'invoices.list';
-      return this.transport.request({ operation, method: 'GET', path: '/v1/invoices', auth: this.invoiceAuth(operation), schema: InvoiceListSchema, signal: options.signal });
+      return this.transport.request({
+        operation,
+        method: 'GET',
+        path: '/v1/invoices',
+        auth: this.invoiceAuth(operation),
+        schema: InvoiceListSchema,
+        signal: options.signal,
+      });
     },
     /** Get invoice (spec 4.5, contract 3f): `GET /v1/invoices/{id}` with payments and settlements. */
     get: async (id: string, options: CallOptions = {}): Promise<InvoiceDetail> => {

@@ -4,7 +4,9 @@ import { CheckoutClient, type CheckoutClientOptions } from './checkout-client.js
 import { PartnerClient, type PartnerClientOptions } from './partner-client.js';
 
 /** Whether the configuration names the service: its base URL and a merchant, invoice or partner key. */
-export function configuresService<C extends Pick<CheckoutKitConfig, 'baseUrl' | 'apiKey' | 'invoiceKey'> & Partial<Pick<CheckoutKitConfig, 'partnerApiKey'>>>(config: C): config is C & { baseUrl: string } {
+export function configuresService<C extends Pick<CheckoutKitConfig, 'baseUrl' | 'apiKey' | 'invoiceKey'> & Partial<Pick<CheckoutKitConfig, 'partnerApiKey'>>>(
+  config: C,
+): config is C & { baseUrl: string } {
   return Boolean(config.baseUrl && (config.apiKey || config.invoiceKey || config.partnerApiKey));
 }
 
@@ -12,9 +14,20 @@ export function configuresService<C extends Pick<CheckoutKitConfig, 'baseUrl' | 
  * A partner platform's client, when the configuration holds a partner's keys and no merchant key:
  * it creates each tenant's payments and reads them (see `PartnerClient.payments.get`).
  */
-export function partnerFromConfig(config: CheckoutKitConfig, logger?: Logger, overrides: Pick<PartnerClientOptions, 'fetch' | 'onCall'> = {}): PartnerClient | undefined {
+export function partnerFromConfig(
+  config: CheckoutKitConfig,
+  logger?: Logger,
+  overrides: Pick<PartnerClientOptions, 'fetch' | 'onCall'> = {},
+): PartnerClient | undefined {
   if (!config.baseUrl || !config.partnerApiKey || !config.partnerSigningSecret || config.apiKey || config.invoiceKey) return undefined;
-  return new PartnerClient({ baseUrl: config.baseUrl, apiKey: config.partnerApiKey, signingSecret: config.partnerSigningSecret, maxRps: config.maxRps, logger, ...overrides });
+  return new PartnerClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.partnerApiKey,
+    signingSecret: config.partnerSigningSecret,
+    maxRps: config.maxRps,
+    logger,
+    ...overrides,
+  });
 }
 
 /**
@@ -22,7 +35,11 @@ export function partnerFromConfig(config: CheckoutKitConfig, logger?: Logger, ov
  * (`configuresService`; `serve` refuses to start then). `overrides.onCall` lets `serve` count the
  * calls for its metrics.
  */
-export function clientFromConfig(config: CheckoutKitConfig, logger?: Logger, overrides: Pick<CheckoutClientOptions, 'fetch' | 'onCall'> = {}): CheckoutClient | undefined {
+export function clientFromConfig(
+  config: CheckoutKitConfig,
+  logger?: Logger,
+  overrides: Pick<CheckoutClientOptions, 'fetch' | 'onCall'> = {},
+): CheckoutClient | undefined {
   if (!config.baseUrl || !(config.apiKey || config.invoiceKey)) return undefined;
   return new CheckoutClient({
     baseUrl: config.baseUrl,

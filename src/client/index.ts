@@ -12,10 +12,5 @@ export { defaultRequestSigner, checkRequestSignature } from './signer.js';
 export type { RequestSigner, SignableRequest } from './signer.js';
 export { idempotencyKeyFor, MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
 export { isRetryable, isRetryableStatus, parseRetryAfter } from './retry-policy.js';
-export {
-  CreatePaymentInputSchema,
-  PartnerCreatePaymentInputSchema,
-  CreateInvoiceInputSchema,
-  CreateMerchantInputSchema,
-} from './inputs.js';
+export { CreatePaymentInputSchema, PartnerCreatePaymentInputSchema, CreateInvoiceInputSchema, CreateMerchantInputSchema } from './inputs.js';
 export type { CreatePaymentInput, PartnerCreatePaymentInput, CreateInvoiceInput, CreateMerchantInput } from './inputs.js';

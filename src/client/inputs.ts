@@ -11,7 +11,9 @@ import { HttpUrl, isUuid, Uuid } from '../schemas/index.js';
 const amount = z.custom<string>((value) => {
   assertAmount(value);
   if (amountIsZero(value)) {
-    throw new MoneyError(`amount "${value}" is zero: nothing can be paid for it. Charge a positive amount such as "10.50", or skip the checkout when nothing is owed.`);
+    throw new MoneyError(
+      `amount "${value}" is zero: nothing can be paid for it. Charge a positive amount such as "10.50", or skip the checkout when nothing is owed.`,
+    );
   }
   return true;
 });

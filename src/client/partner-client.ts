@@ -3,7 +3,14 @@ import { loadConfig, checkKey, type LoadConfigOptions } from '../config/index.js
 import { MerchantSchema, PartnerPaymentSchema, type Environment, type Merchant, type PartnerPayment } from '../schemas/index.js';
 import type { CreateOptions } from './checkout-client.js';
 import { idempotencyKeyFor } from './idempotency.js';
-import { CreateMerchantInputSchema, PartnerCreatePaymentInputSchema, parseInput, pathId, type CreateMerchantInput, type PartnerCreatePaymentInput } from './inputs.js';
+import {
+  CreateMerchantInputSchema,
+  PartnerCreatePaymentInputSchema,
+  parseInput,
+  pathId,
+  type CreateMerchantInput,
+  type PartnerCreatePaymentInput,
+} from './inputs.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { Transport, type CallOptions, type RequestAuth, type TransportOptions } from './transport.js';
 
@@ -57,7 +64,16 @@ export class PartnerClient {
       const operation = 'merchants.create';
       const body = parseInput(CreateMerchantInputSchema, input, operation);
       const idempotencyKey = idempotencyKeyFor(options.idempotencyKey);
-      return this.transport.request({ operation, method: 'POST', path: '/v1/partner/merchants', body, auth: this.auth, idempotencyKey, schema: MerchantSchema, signal: options.signal });
+      return this.transport.request({
+        operation,
+        method: 'POST',
+        path: '/v1/partner/merchants',
+        body,
+        auth: this.auth,
+        idempotencyKey,
+        schema: MerchantSchema,
+        signal: options.signal,
+      });
     },
   };
 
@@ -67,7 +83,16 @@ export class PartnerClient {
       const operation = 'partner.payments.create';
       const body = parseInput(PartnerCreatePaymentInputSchema, input, operation);
       const idempotencyKey = idempotencyKeyFor(options.idempotencyKey);
-      return this.transport.request({ operation, method: 'POST', path: '/v1/partner/payments', body, auth: this.auth, idempotencyKey, schema: PartnerPaymentSchema, signal: options.signal });
+      return this.transport.request({
+        operation,
+        method: 'POST',
+        path: '/v1/partner/payments',
+        body,
+        auth: this.auth,
+        idempotencyKey,
+        schema: PartnerPaymentSchema,
+        signal: options.signal,
+      });
     },
     /**
      * Get payment (spec 4.7) with the partner's key, for a payment it created for one of its

@@ -159,10 +159,13 @@ export class RateLimiter {
       this.release(now, late);
       return;
     }
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.schedule(true);
-    }, Math.ceil(at - now));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.schedule(true);
+      },
+      Math.ceil(at - now),
+    );
   }
 
   private release(now: number, late: boolean): void {

@@ -190,7 +190,14 @@ export class Transport {
       // The service's fault, not the caller's: counted as a failed exchange and said once here, for
       // every operation, whoever made the call (a checkout, a confirm read, a command).
       this.tell({ method: spec.method, url, status: 'invalid_response' });
-      const error = new InvalidResponseError({ operation: spec.operation, status: response.status, method: spec.method, url, issues: parsed.issues, problem: parsed.problem });
+      const error = new InvalidResponseError({
+        operation: spec.operation,
+        status: response.status,
+        method: spec.method,
+        url,
+        issues: parsed.issues,
+        problem: parsed.problem,
+      });
       this.options.logger.warn(
         { operation: spec.operation, method: spec.method, path: spec.path, status: response.status, fields: error.fields },
         error.message,
@@ -213,9 +220,12 @@ export class Transport {
   private transportError(spec: RequestSpec<z.ZodType>, url: string, error: unknown, timedOut: boolean): Error {
     if (spec.signal?.aborted) return spec.signal.reason instanceof Error ? spec.signal.reason : new CheckoutKitError(`${spec.operation} was aborted`);
     if (timedOut) {
-      return new TimeoutError(`${spec.operation} got no answer within ${this.options.timeoutMs} ms (${spec.method} ${url}); raise timeoutMs or check the service.`, {
-        cause: error,
-      });
+      return new TimeoutError(
+        `${spec.operation} got no answer within ${this.options.timeoutMs} ms (${spec.method} ${url}); raise timeoutMs or check the service.`,
+        {
+          cause: error,
+        },
+      );
     }
     // fetch wraps the reason in a TypeError's cause; Node's http gives it as it is.
     const cause = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);

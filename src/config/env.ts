@@ -149,7 +149,16 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const webhookSecrets = list(get(NAMES.webhookSecret));
   // The console token is redacted from every log line even before anything reads it.
   // The alert URL is one too: an incoming-webhook URL carries its own credential.
-  for (const secret of [apiKey, signingSecret, invoiceKey, partnerApiKey, partnerSigningSecret, get('CHECKOUT_CONSOLE_TOKEN'), get('CHECKOUT_ALERT_URL'), ...webhookSecrets]) {
+  for (const secret of [
+    apiKey,
+    signingSecret,
+    invoiceKey,
+    partnerApiKey,
+    partnerSigningSecret,
+    get('CHECKOUT_CONSOLE_TOKEN'),
+    get('CHECKOUT_ALERT_URL'),
+    ...webhookSecrets,
+  ]) {
     registerSecret(secret);
   }
 
@@ -170,7 +179,8 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const store = get('CHECKOUT_STORE') ?? DEFAULT_STORE;
   if (!store.startsWith('file:') && !/^postgres(ql)?:\/\//.test(store) && store !== 'memory:') {
     // A folder given without its scheme (`./x`, `.checkout-kit`): say how to write it.
-    if (!/^[a-z][a-z0-9+.-]*:/i.test(store)) throw new ConfigError(`CHECKOUT_STORE "${store}" is a bare path: write file:${store} for the embedded store in that folder.`);
+    if (!/^[a-z][a-z0-9+.-]*:/i.test(store))
+      throw new ConfigError(`CHECKOUT_STORE "${store}" is a bare path: write file:${store} for the embedded store in that folder.`);
     throw new ConfigError(`CHECKOUT_STORE "${store}" is none of file:<dir>, postgres://… or memory: (tests only).`);
   }
 
@@ -180,7 +190,10 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const port = get('PORT');
   if (port !== undefined && !/^[0-9]{1,5}$/.test(port)) throw new ConfigError(`PORT "${port}" is not a port number.`);
 
-  const outcomeRules: OutcomeRules = { underpayTolerance: parseUnderpayTolerance(get('CHECKOUT_UNDERPAY_TOLERANCE')), statusMap: parseStatusMap(get('CHECKOUT_STATUS_MAP')) };
+  const outcomeRules: OutcomeRules = {
+    underpayTolerance: parseUnderpayTolerance(get('CHECKOUT_UNDERPAY_TOLERANCE')),
+    statusMap: parseStatusMap(get('CHECKOUT_STATUS_MAP')),
+  };
 
   const maxRps = positiveNumber(get('CHECKOUT_MAX_RPS'), 'CHECKOUT_MAX_RPS', 'calls a second, e.g. 50 or 0.5', false);
   const dispatchConcurrency = positiveNumber(get('CHECKOUT_DISPATCH_CONCURRENCY'), 'CHECKOUT_DISPATCH_CONCURRENCY', 'a whole number of events, e.g. 16', true);

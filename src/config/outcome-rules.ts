@@ -22,7 +22,10 @@ const TolerancePartSchema = z.string().transform((part, ctx) => {
   const isPercent = part.endsWith('%');
   const digits = isPercent ? part.slice(0, -1) : part;
   if (!DECIMAL.test(digits)) {
-    ctx.addIssue({ code: 'custom', message: isPercent ? `"${part}" is not a plain decimal followed by %, e.g. 1% or 0.5%` : `"${part}" is not a plain decimal amount, e.g. 0.01` });
+    ctx.addIssue({
+      code: 'custom',
+      message: isPercent ? `"${part}" is not a plain decimal followed by %, e.g. 1% or 0.5%` : `"${part}" is not a plain decimal amount, e.g. 0.01`,
+    });
     return z.NEVER;
   }
   if (isPercent && compareAmounts(digits, '100') > 0) {
@@ -36,7 +39,7 @@ const ToleranceSchema = z
   .array(TolerancePartSchema)
   .min(1, 'it is empty')
   .max(2, 'it has more than two parts')
-  .refine((given) => given.length < 2 || ('absolute' in given[0]!) !== ('absolute' in given[1]!), 'give at most one amount and one percent')
+  .refine((given) => given.length < 2 || 'absolute' in given[0]! !== 'absolute' in given[1]!, 'give at most one amount and one percent')
   .transform((given) => Object.assign({}, ...given) as NonNullable<OutcomeRules['underpayTolerance']>);
 
 const StatusMapSchema = z

@@ -101,7 +101,10 @@ export const ACTIONS: Record<ActionName, ActionSpec> = {
         async perform() {
           const retried = await retryFailed(context.store, { clock: context.clock, pageSize: 500 });
           if (retried > 0) kick(context);
-          return { ok: true, message: retried === 0 ? 'Nothing to do: no run is failed.' : `${retried} run(s) are back in line: ${whenItRuns(context, 'mixed')}.` };
+          return {
+            ok: true,
+            message: retried === 0 ? 'Nothing to do: no run is failed.' : `${retried} run(s) are back in line: ${whenItRuns(context, 'mixed')}.`,
+          };
         },
       };
     },
@@ -112,10 +115,12 @@ export const ACTIONS: Record<ActionName, ActionSpec> = {
     async prepare(context, input) {
       const { event: id, url } = parseInput(ReplaySchema, input, 'field');
       const replay = context.replay;
-      if (!replay || replay.secrets.length === 0) throw new ConsoleRequestError(409, 'action_unavailable', 'Replay needs the webhook secret to sign with: set CHECKOUT_WEBHOOK_SECRET.');
+      if (!replay || replay.secrets.length === 0)
+        throw new ConsoleRequestError(409, 'action_unavailable', 'Replay needs the webhook secret to sign with: set CHECKOUT_WEBHOOK_SECRET.');
       const event = await context.store.getEvent(id);
       if (!event) throw new ConsoleRequestError(404, 'not_found', `No event ${id} in the store: see the events list.`);
-      if (event.body === undefined) throw new ConsoleRequestError(409, 'payload_pruned', `Event ${id} has no body any more (pruned by retention): it cannot be replayed.`);
+      if (event.body === undefined)
+        throw new ConsoleRequestError(409, 'payload_pruned', `Event ${id} has no body any more (pruned by retention): it cannot be replayed.`);
       const target = url ?? replay.defaultUrl ?? '';
       return {
         summary: `Send event ${id} (${event.type}), its body byte for byte and freshly signed, to the URL below. A receiver that already has it acknowledges it without running its handlers again.`,
@@ -140,7 +145,8 @@ export const ACTIONS: Record<ActionName, ActionSpec> = {
       const run = context.reconcile;
       if (!run) throw new ConsoleRequestError(409, 'action_unavailable', `Reconcile is not available here: ${context.reconcileUnavailable}.`);
       return {
-        summary: 'Poll every open payment and invoice whose last news is older than 10 minutes, fulfil what the webhooks missed, and re-run due handler runs. Only one pass runs at a time per store (a second one does nothing).',
+        summary:
+          'Poll every open payment and invoice whose last news is older than 10 minutes, fulfil what the webhooks missed, and re-run due handler runs. Only one pass runs at a time per store (a second one does nothing).',
         target: 'reconcile pass',
         hidden: {},
         fields: [],

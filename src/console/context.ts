@@ -71,9 +71,11 @@ export interface ConsoleContext {
 /** The console's options with their defaults, checked once. */
 export function consoleContext(options: ConsoleOptions): ConsoleContext {
   const prefix = (options.basePath ?? '/checkout-kit').replace(/\/+$/, '');
-  if (prefix !== '' && !/^\/[A-Za-z0-9._~\-/]+$/.test(prefix)) throw new ConfigError(`The console's basePath "${prefix}" must be a path such as /checkout-kit.`);
+  if (prefix !== '' && !/^\/[A-Za-z0-9._~\-/]+$/.test(prefix))
+    throw new ConfigError(`The console's basePath "${prefix}" must be a path such as /checkout-kit.`);
   const pageSize = options.pageSize ?? 50;
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) throw new ConfigError(`The console's pageSize must be a whole number from 1 to 1000, got ${pageSize}.`);
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000)
+    throw new ConfigError(`The console's pageSize must be a whole number from 1 to 1000, got ${pageSize}.`);
   const background = new Set<Promise<unknown>>();
   const logger = options.logger ?? silentLogger;
   return {

@@ -61,10 +61,14 @@ function sessionCookie(context: ConsoleContext, request: FastifyRequest, value: 
 function routes(scope: FastifyInstance, context: ConsoleContext): void {
   scope.get('/', async (_request, reply) => sendHtml(reply, 200, await overviewPage(context)));
   scope.get('/events', async (request, reply) => sendHtml(reply, 200, await eventsPage(context, request.query)));
-  scope.get<{ Params: { id: string } }>('/events/:id', async (request, reply) => sendHtml(reply, 200, await eventPage(context, request.params.id, request.query)));
+  scope.get<{ Params: { id: string } }>('/events/:id', async (request, reply) =>
+    sendHtml(reply, 200, await eventPage(context, request.params.id, request.query)),
+  );
   for (const kind of ['payment', 'invoice'] as const) {
     scope.get(`/${kind}s`, async (request, reply) => sendHtml(reply, 200, await resourcesPage(context, kind, request.query)));
-    scope.get<{ Params: { id: string } }>(`/${kind}s/:id`, async (request, reply) => sendHtml(reply, 200, await resourcePage(context, kind, request.params.id, request.query)));
+    scope.get<{ Params: { id: string } }>(`/${kind}s/:id`, async (request, reply) =>
+      sendHtml(reply, 200, await resourcePage(context, kind, request.params.id, request.query)),
+    );
   }
   scope.get('/search', async (request, reply) => {
     const found = await search(context, request.query);
@@ -77,7 +81,8 @@ function routes(scope: FastifyInstance, context: ConsoleContext): void {
 
   scope.get<{ Params: { name: string } }>('/actions/:name', async (request, reply) => {
     const { name } = request.params;
-    if (!isActionName(name)) throw new ConsoleRequestError(404, 'not_found', `No console action "${name}": the actions are ${Object.keys(ACTIONS).join(', ')}.`);
+    if (!isActionName(name))
+      throw new ConsoleRequestError(404, 'not_found', `No console action "${name}": the actions are ${Object.keys(ACTIONS).join(', ')}.`);
     const spec = ACTIONS[name];
     const prepared = await spec.prepare(context, { ...(request.query as Record<string, unknown>) });
     return sendHtml(reply, 200, confirmPage(context, name, spec, prepared));
@@ -85,11 +90,17 @@ function routes(scope: FastifyInstance, context: ConsoleContext): void {
 
   scope.post<{ Params: { name: string } }>('/actions/:name', async (request, reply) => {
     const { name } = request.params;
-    if (!isActionName(name)) throw new ConsoleRequestError(404, 'not_found', `No console action "${name}": the actions are ${Object.keys(ACTIONS).join(', ')}.`);
-    if (!sameOrigin(request)) throw new ConsoleRequestError(403, 'cross_site_request', 'This action was posted from another site: open the console and confirm there.');
+    if (!isActionName(name))
+      throw new ConsoleRequestError(404, 'not_found', `No console action "${name}": the actions are ${Object.keys(ACTIONS).join(', ')}.`);
+    if (!sameOrigin(request))
+      throw new ConsoleRequestError(403, 'cross_site_request', 'This action was posted from another site: open the console and confirm there.');
     const { nonce, csrf, ...input } = (request.body ?? {}) as Record<string, unknown>;
     if (!context.csrf.verify(name, typeof nonce === 'string' ? nonce : undefined, typeof csrf === 'string' ? csrf : undefined)) {
-      throw new ConsoleRequestError(403, 'invalid_csrf_token', 'This confirmation is not valid (it is older than the console process, or was not made by it): open the action again and confirm.');
+      throw new ConsoleRequestError(
+        403,
+        'invalid_csrf_token',
+        'This confirmation is not valid (it is older than the console process, or was not made by it): open the action again and confirm.',
+      );
     }
     const spec = ACTIONS[name];
     const via = decideAccess({ remoteAddress: request.raw.socket.remoteAddress, headers: request.headers }, context.token);
@@ -97,9 +108,15 @@ function routes(scope: FastifyInstance, context: ConsoleContext): void {
       const prepared = await spec.prepare(context, input);
       const outcome = await prepared.perform();
       // Every action is logged: the process log and the console's own log in the store.
-      context.logger.info({ action: name, target: prepared.target, ok: outcome.ok, via: via.ok ? via.via : undefined }, `console action ${name}: ${outcome.message}`);
+      context.logger.info(
+        { action: name, target: prepared.target, ok: outcome.ok, via: via.ok ? via.via : undefined },
+        `console action ${name}: ${outcome.message}`,
+      );
       await context.store
-        .appendActivity({ subject: 'console', kind: name, data: { message: outcome.message, target: prepared.target, ok: outcome.ok, via: via.ok ? via.via : 'unknown' } }, context.clock())
+        .appendActivity(
+          { subject: 'console', kind: name, data: { message: outcome.message, target: prepared.target, ok: outcome.ok, via: via.ok ? via.via : 'unknown' } },
+          context.clock(),
+        )
         .catch((error: unknown) => context.logger.warn({ err: String(error) }, `could not log the console action in the store: ${String(error)}`));
       return outcome;
     });
@@ -150,7 +167,11 @@ export const checkoutConsole: FastifyPluginAsync<ConsoleOptions> = async (app, o
         const token = (request.body as { token?: unknown } | undefined)?.token;
         if (context.token === undefined || typeof token !== 'string' || !tokenMatches(token, context.token)) {
           context.logger.warn({ remote: request.raw.socket.remoteAddress }, 'console sign-in refused: wrong token');
-          return sendHtml(reply.header('www-authenticate', 'Bearer realm="checkout-kit"'), 401, loginPage(context, 'Wrong token, or no CHECKOUT_CONSOLE_TOKEN is configured.'));
+          return sendHtml(
+            reply.header('www-authenticate', 'Bearer realm="checkout-kit"'),
+            401,
+            loginPage(context, 'Wrong token, or no CHECKOUT_CONSOLE_TOKEN is configured.'),
+          );
         }
         return reply.header('set-cookie', sessionCookie(context, request, sessionValue(context.token), 12 * 3600)).redirect(`${context.prefix}/`, 303);
       });

@@ -5,7 +5,12 @@ import { href } from './layout.js';
 import { ConsoleRequestError } from './request-error.js';
 
 /** `?page=`: a whole number from 1. */
-export const PageSchema = z.coerce.number({ error: 'page must be a whole number from 1' }).int('page must be a whole number from 1').min(1, 'page must be a whole number from 1').max(1_000_000, 'page must be at most 1000000').default(1);
+export const PageSchema = z.coerce
+  .number({ error: 'page must be a whole number from 1' })
+  .int('page must be a whole number from 1')
+  .min(1, 'page must be a whole number from 1')
+  .max(1_000_000, 'page must be at most 1000000')
+  .default(1);
 
 /** `?reveal=1`: show e-mail addresses unmasked (logged). */
 export const RevealSchema = z.enum(['1'], { error: 'reveal must be 1' }).optional();

@@ -99,9 +99,28 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     say(`receiver on ${receiverUrl}, store ${join(dataDir, 'store')}`);
     await store.open();
     const { merchant } = sandbox.credentials.test;
-    const client = new CheckoutClient({ baseUrl: sandbox.url, apiKey: merchant.apiKey, signingSecret: merchant.signingSecret, invoiceKey: merchant.invoiceKey, logger });
-    const engine = new FulfillmentEngine({ store, client, logger, handlers: { paid: count('paid'), overpaid: count('overpaid'), underpaid: count('underpaid'), expired: count('expired') } });
-    receiver = createReceiver({ store, secrets: [sandbox.credentials.webhookSecret], environment: 'test', logger, pollIntervalMs: 200, backoff: 200, clock: engine.clock });
+    const client = new CheckoutClient({
+      baseUrl: sandbox.url,
+      apiKey: merchant.apiKey,
+      signingSecret: merchant.signingSecret,
+      invoiceKey: merchant.invoiceKey,
+      logger,
+    });
+    const engine = new FulfillmentEngine({
+      store,
+      client,
+      logger,
+      handlers: { paid: count('paid'), overpaid: count('overpaid'), underpaid: count('underpaid'), expired: count('expired') },
+    });
+    receiver = createReceiver({
+      store,
+      secrets: [sandbox.credentials.webhookSecret],
+      environment: 'test',
+      logger,
+      pollIntervalMs: 200,
+      backoff: 200,
+      clock: engine.clock,
+    });
     attachFulfillment(receiver, engine);
     await receiver.start();
     endpoint.target = receiver;
@@ -112,7 +131,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       amount: `${10 + i}.${String((i * 37) % 100).padStart(2, '0')}`,
     }));
     const created = await Promise.all(
-      orders.map(async (order) => ({ ...order, paymentId: (await createCheckout({ store, creator: { client }, logger }, { ...order, email: 'buyer@example.com' })).resourceId })),
+      orders.map(async (order) => ({
+        ...order,
+        paymentId: (await createCheckout({ store, creator: { client }, logger }, { ...order, email: 'buyer@example.com' })).resourceId,
+      })),
     );
     say(`created ${created.length} payments through the checkout helper`);
     await Promise.all(
@@ -120,7 +142,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
         for (const step of SCENARIO_STEPS[order.scenario]) {
           const path = `/sandbox/payments/${order.paymentId}/${'expire' in step ? 'expire' : 'deposit'}`;
           const body = 'expire' in step ? {} : { amount: new ExactDecimal(order.amount).times(step.deposit).toFixed() };
-          const response = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          const response = await fetch(`${sandbox.url}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
           if (!response.ok) throw new Error(`sandbox ${path} answered ${response.status}: ${await response.text()}`);
         }
       }),
@@ -146,7 +172,15 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       const once = Object.values(orderCalls).every((n) => n === 1);
       const wasLate = late.has(order.paymentId);
       const ok = record?.outcome === expected.outcome && required && allowed && once && wasLate === (expected.late ?? false);
-      rows.push({ ...order, outcome: record?.outcome ?? 'unknown', expected: expected.outcome, learnedBy: record?.outcomeSource, calls: orderCalls, late: wasLate, ok });
+      rows.push({
+        ...order,
+        outcome: record?.outcome ?? 'unknown',
+        expected: expected.outcome,
+        learnedBy: record?.outcomeSource,
+        calls: orderCalls,
+        late: wasLate,
+        ok,
+      });
     }
     const dropped = deliveries.filter((d) => d.dropped).length;
     const duplicated = deliveries.filter((d) => d.duplicated && d.attempt === 1).length;

@@ -34,14 +34,21 @@ export interface DrivenResource extends SandboxResource {
 export async function driveSandbox(options: DriveSandboxOptions): Promise<DrivenResource> {
   const { kind, amount, referenceId, sandboxUrl } = options;
   const { merchant } = options.credentials.test;
-  const client = new CheckoutClient({ baseUrl: sandboxUrl, apiKey: merchant.apiKey, signingSecret: merchant.signingSecret, invoiceKey: merchant.invoiceKey, retries: 1 });
-  const created = await (kind === 'payment' ? client.payments.create({ amount, email: 'buyer@example.com', referenceId }) : client.invoices.create({ amount, referenceId })).catch(
-    (error: unknown) => {
-      // The client's message points at CHECKOUT_BASE_URL; here the sandbox is what is missing.
-      if (error instanceof NetworkError) throw new NetworkError(`Cannot reach the sandbox at ${sandboxUrl}: is \`checkout-kit sandbox\` running? (${error.message})`, { cause: error });
-      throw error;
-    },
-  );
+  const client = new CheckoutClient({
+    baseUrl: sandboxUrl,
+    apiKey: merchant.apiKey,
+    signingSecret: merchant.signingSecret,
+    invoiceKey: merchant.invoiceKey,
+    retries: 1,
+  });
+  const created = await (
+    kind === 'payment' ? client.payments.create({ amount, email: 'buyer@example.com', referenceId }) : client.invoices.create({ amount, referenceId })
+  ).catch((error: unknown) => {
+    // The client's message points at CHECKOUT_BASE_URL; here the sandbox is what is missing.
+    if (error instanceof NetworkError)
+      throw new NetworkError(`Cannot reach the sandbox at ${sandboxUrl}: is \`checkout-kit sandbox\` running? (${error.message})`, { cause: error });
+    throw error;
+  });
   const resource: SandboxResource = { kind, id: created.id };
   const steps: DrivenResource['steps'] = [];
   for (const step of options.steps) steps.push({ ...step, status: (await simulateStep(sandboxUrl, resource, step)).status });

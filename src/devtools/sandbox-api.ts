@@ -20,7 +20,10 @@ async function call<T>(method: 'GET' | 'POST', url: string, operation: string, b
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    throw new NetworkError(`${operation}: cannot reach the sandbox at ${new URL(url).origin} (${describeFetchError(error, url)}): is \`checkout-kit sandbox\` running there?`, { cause: error });
+    throw new NetworkError(
+      `${operation}: cannot reach the sandbox at ${new URL(url).origin} (${describeFetchError(error, url)}): is \`checkout-kit sandbox\` running there?`,
+      { cause: error },
+    );
   }
   const text = await response.text();
   let parsed: unknown;

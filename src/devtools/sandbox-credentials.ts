@@ -35,6 +35,7 @@ export async function readSandboxCredentials(dataDir: string): Promise<SandboxCr
     throw new ConfigError(`${file} is not JSON: restart the sandbox to rewrite it.`);
   }
   const result = CredentialsSchema.safeParse(parsed);
-  if (!result.success) throw new ConfigError(`${file} is not a sandbox credentials file (${result.error.issues[0]?.message ?? 'bad shape'}): restart the sandbox to rewrite it.`);
+  if (!result.success)
+    throw new ConfigError(`${file} is not a sandbox credentials file (${result.error.issues[0]?.message ?? 'bad shape'}): restart the sandbox to rewrite it.`);
   return result.data;
 }

@@ -38,7 +38,12 @@ export const SCENARIO_PLANS: Record<ScenarioName, ScenarioPlan> = {
   overpaid: { summary: 'deposit 30.00 for 25.00', amount: SCENARIO_AMOUNT, steps: SCENARIO_STEPS.overpay },
   expired: { summary: 'let the payment expire with nothing received', amount: SCENARIO_AMOUNT, steps: SCENARIO_STEPS.expire },
   'late-payment': { summary: 'expire the payment, then deposit the full amount after expiry', amount: SCENARIO_AMOUNT, steps: SCENARIO_STEPS.expireThenPay },
-  'duplicate-storm': { summary: 'pay in full, then re-send each of its events 20 times at once', amount: SCENARIO_AMOUNT, steps: SCENARIO_STEPS.payInFull, storm: 20 },
+  'duplicate-storm': {
+    summary: 'pay in full, then re-send each of its events 20 times at once',
+    amount: SCENARIO_AMOUNT,
+    steps: SCENARIO_STEPS.payInFull,
+    storm: 20,
+  },
 };
 
 /** What an event type announces, after its resource kind: `payment.partially_paid` → `partially_paid`. */

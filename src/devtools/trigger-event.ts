@@ -59,7 +59,10 @@ export async function triggerEvent(options: TriggerEventOptions): Promise<Trigge
     sandboxUrl,
   });
   const event = resource.events.findLast((candidate) => candidate.type === type);
-  if (!event) throw new CheckoutKitError(`the sandbox at ${sandboxUrl} emitted no ${type} event about ${kind} ${resource.id} (it emitted: ${resource.events.map((e) => e.type).join(', ') || 'none'}).`);
+  if (!event)
+    throw new CheckoutKitError(
+      `the sandbox at ${sandboxUrl} emitted no ${type} event about ${kind} ${resource.id} (it emitted: ${resource.events.map((e) => e.type).join(', ') || 'none'}).`,
+    );
   const sent = options.to
     ? // Serialised as the sandbox serialises it: the bytes it delivers to its own --webhook-urls.
       await sendEvents([{ id: event.id, body: JSON.stringify(event) }], { url: options.to, secret: options.secret ?? options.credentials.webhookSecret })

@@ -38,8 +38,7 @@ export const fulfillmentKeySql = (kind: string, id: string, outcome: string) => 
 
 /** What a run key names. */
 export type ParsedRunKey =
-  | { kind: 'event'; eventId: string }
-  | { kind: 'fulfillment'; resourceKind: ResourceKind; resourceId: string; outcome: HandlerOutcome };
+  { kind: 'event'; eventId: string } | { kind: 'fulfillment'; resourceKind: ResourceKind; resourceId: string; outcome: HandlerOutcome };
 
 /**
  * Read a run key back: an event's dispatch run, or a resource's handler run. Undefined for a key

@@ -130,7 +130,10 @@ export class InvalidResponseError extends SchemaValidationError {
   /** What a server may show its caller: the operation and the fields, no URL, no values. */
   readonly summary: string;
   constructor(options: InvalidResponseErrorOptions) {
-    super(`${options.operation}: the service's ${options.status} answer ${options.problem ?? 'does not match the spec'} (${options.method} ${options.url})`, options.issues);
+    super(
+      `${options.operation}: the service's ${options.status} answer ${options.problem ?? 'does not match the spec'} (${options.method} ${options.url})`,
+      options.issues,
+    );
     this.operation = options.operation;
     this.status = options.status;
     this.method = options.method;
@@ -142,13 +145,7 @@ export class InvalidResponseError extends SchemaValidationError {
 }
 
 export type WebhookVerificationReason =
-  | 'missing_headers'
-  | 'bad_timestamp'
-  | 'timestamp_too_old'
-  | 'timestamp_too_new'
-  | 'bad_signature'
-  | 'no_secret'
-  | 'parsed_body';
+  'missing_headers' | 'bad_timestamp' | 'timestamp_too_old' | 'timestamp_too_new' | 'bad_signature' | 'no_secret' | 'parsed_body';
 
 /** A webhook delivery failed verification. `reason` says which check failed. */
 export class WebhookVerificationError extends CheckoutKitError {

@@ -54,7 +54,8 @@ export function specErrorHandler(logger: Logger, app: string) {
 /** What Node's HTTP parser refused, as a status and the spec's error object. */
 function unreadableRequest(code: string | undefined): { status: number; body: ErrorObject } {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, body: errorObject('request_timeout', 'The request did not arrive in time.') };
-  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, body: errorObject('headers_too_large', "The request's headers are larger than this server accepts.") };
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return { status: 431, body: errorObject('headers_too_large', "The request's headers are larger than this server accepts.") };
   return { status: 400, body: errorObject('invalid_request', `The request is not valid HTTP/1.1 (${code ?? 'unreadable'}).`) };
 }
 
@@ -74,7 +75,9 @@ export const SPEC_ERROR_OPTIONS = {
     if (socket.writable) {
       const { status, body } = unreadableRequest(error.code);
       const json = JSON.stringify(body);
-      socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`);
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+      );
     }
     socket.destroy(error);
   },

@@ -4,7 +4,9 @@ import type { FulfillmentEngine } from './engine.js';
 
 /** Anything with `onAny`, like the webhook receiver; with `runTask`, its run loop runs the handler runs too. */
 export interface EventSource {
-  onAny(handler: (event: CheckoutEvent, delivery: { storedAt: string; signal?: AbortSignal; runNext?: (key: string) => void } | undefined) => unknown): () => void;
+  onAny(
+    handler: (event: CheckoutEvent, delivery: { storedAt: string; signal?: AbortSignal; runNext?: (key: string) => void } | undefined) => unknown,
+  ): () => void;
   runTask?(kind: 'fulfillment', task: Task): void;
 }
 
@@ -28,7 +30,10 @@ export function attachFulfillment(source: EventSource, engine: FulfillmentEngine
     const id = (event.data as { id?: unknown } | undefined)?.id;
     if (!kind || typeof id !== 'string') return;
     if (isSampleEvent(event)) {
-      engine.logger.info({ eventId: event.id, type: event.type }, `Event ${event.id} (${event.type}) is a sample: stored and acknowledged; no confirm read, no handler.`);
+      engine.logger.info(
+        { eventId: event.id, type: event.type },
+        `Event ${event.id} (${event.type}) is a sample: stored and acknowledged; no confirm read, no handler.`,
+      );
       return;
     }
     await engine.process({ kind, id, source: 'webhook', hint: event.data, storedAt: delivery?.storedAt, signal: delivery?.signal, runNext: delivery?.runNext });

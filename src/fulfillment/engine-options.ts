@@ -88,7 +88,8 @@ const DAY_MS = 86_400_000;
 
 /** Defaults applied and values checked up front, so a bad option fails when the engine is built, not mid-handler. */
 export function normalizeEngineOptions(options: FulfillmentEngineOptions): NormalizedEngineOptions {
-  const number = (name: keyof FulfillmentEngineOptions, value: number | undefined, fallback: number, minimum = 1) => numberOption('Engine', name, value ?? fallback, minimum);
+  const number = (name: keyof FulfillmentEngineOptions, value: number | undefined, fallback: number, minimum = 1) =>
+    numberOption('Engine', name, value ?? fallback, minimum);
   const logger = options.logger ?? defaultLogger();
   const clock = options.clock ?? (() => new Date());
   return {

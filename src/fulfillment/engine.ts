@@ -154,8 +154,7 @@ export class FulfillmentEngine {
     }
     const now = this.clock();
     const classification = classify(resource, { ...this.options.classify, now });
-    const pastLateWindow =
-      resource.expiresAt != null && now.getTime() > Date.parse(resource.expiresAt) + this.options.lateWindowMs;
+    const pastLateWindow = resource.expiresAt != null && now.getTime() > Date.parse(resource.expiresAt) + this.options.lateWindowMs;
     const settled = classification.outcome === 'paid' || classification.outcome === 'overpaid';
     // One write: the outcome (forward only), its handler run, and the close of a resource settled
     // or past its late window (closed only with its run queued, and never reopened by older news).
@@ -187,7 +186,16 @@ export class FulfillmentEngine {
     );
     stored?.();
     const late = record.late ?? classification.late;
-    this.observe('news', { ok: true, kind: input.kind, id: input.id, source: input.source, outcome: record.outcome, advanced, classification: { ...classification, late }, at: now });
+    this.observe('news', {
+      ok: true,
+      kind: input.kind,
+      id: input.id,
+      source: input.source,
+      outcome: record.outcome,
+      advanced,
+      classification: { ...classification, late },
+      at: now,
+    });
     const result: ProcessResult = {
       kind: input.kind,
       id: input.id,
@@ -215,7 +223,17 @@ export class FulfillmentEngine {
    * runs left stay due for the next sweep.
    */
   async runDue(limit = 100, signal?: AbortSignal): Promise<Record<RunResult, number>> {
-    const counts: Record<RunResult, number> = { completed: 0, 'no-handler': 0, superseded: 0, retrying: 0, failed: 0, 'already-done': 0, 'in-progress': 0, queued: 0, none: 0 };
+    const counts: Record<RunResult, number> = {
+      completed: 0,
+      'no-handler': 0,
+      superseded: 0,
+      retrying: 0,
+      failed: 0,
+      'already-done': 0,
+      'in-progress': 0,
+      queued: 0,
+      none: 0,
+    };
     const due = await this.options.store.listRuns({ kind: 'fulfillment', status: ['pending', 'running'], dueBy: this.clock().toISOString(), limit });
     for (const run of due) {
       if (signal?.aborted) break;
@@ -270,11 +288,13 @@ export class FulfillmentEngine {
       const options = signal ? { signal } : undefined;
       const resource = kind === 'payment' ? await this.options.client.payments.get(id, options) : await this.options.client.invoices.get(id, options);
       // A service that answers with another resource must not fulfil this one with it.
-      if (resource.id !== id) throw new SchemaValidationError(`${kind} ${id}: the service answered with ${kind} ${resource.id}; nothing was decided (retried later)`, []);
+      if (resource.id !== id)
+        throw new SchemaValidationError(`${kind} ${id}: the service answered with ${kind} ${resource.id}; nothing was decided (retried later)`, []);
       return resource;
     }
     const parsed = schema.safeParse(hint);
-    if (!parsed.success) throw new SchemaValidationError(`${kind} ${id}: no valid data to decide from (configure an API key to confirm with the service)`, parsed.error.issues);
+    if (!parsed.success)
+      throw new SchemaValidationError(`${kind} ${id}: no valid data to decide from (configure an API key to confirm with the service)`, parsed.error.issues);
     if (parsed.data.id !== id) throw new SchemaValidationError(`${kind} ${id}: the data is for ${parsed.data.id}`, []);
     return parsed.data;
   }
@@ -334,7 +354,10 @@ export class FulfillmentEngine {
         } catch (error) {
           return { ok: false, error };
         }
-        call = { observed: { key, kind: data.kind, id: data.id, outcome: data.outcome, source: data.source, attempt: claimed.attempts }, started: performance.now() };
+        call = {
+          observed: { key, kind: data.kind, id: data.id, outcome: data.outcome, source: data.source, attempt: claimed.attempts },
+          started: performance.now(),
+        };
         try {
           await handler(resource, {
             kind: data.kind,
@@ -354,7 +377,14 @@ export class FulfillmentEngine {
       },
     );
     const observe = (outcome: HandlerObservation['result'], error: unknown) => {
-      if (call) this.observe('handler', { ...call.observed, result: outcome, error: error === undefined ? undefined : messageOf(error), durationMs: performance.now() - call.started, at: this.clock() });
+      if (call)
+        this.observe('handler', {
+          ...call.observed,
+          result: outcome,
+          error: error === undefined ? undefined : messageOf(error),
+          durationMs: performance.now() - call.started,
+          at: this.clock(),
+        });
     };
     switch (result.status) {
       case 'stopped':
@@ -365,7 +395,8 @@ export class FulfillmentEngine {
         return run?.status === 'done' ? 'already-done' : run?.status === 'failed' ? 'failed' : 'in-progress';
       }
       case 'finished':
-        if (result.completion === 'lease-lost') logger.warn({ key }, 'handler finished after its lease expired; another worker may have run it too: raise leaseMs');
+        if (result.completion === 'lease-lost')
+          logger.warn({ key }, 'handler finished after its lease expired; another worker may have run it too: raise leaseMs');
         if (result.value === 'completed') observe('completed', undefined);
         return result.value;
       case 'retrying':
@@ -379,4 +410,3 @@ export class FulfillmentEngine {
     }
   }
 }
-

@@ -70,7 +70,9 @@ export const DEFAULT_HANDLER_FILES = ['fulfillment.ts', 'fulfillment.mjs', 'fulf
 export async function loadHandlers(file: string | undefined, cwd = process.cwd()): Promise<FulfillmentHandlers> {
   const path = file ? resolve(cwd, file) : DEFAULT_HANDLER_FILES.map((name) => resolve(cwd, name)).find((candidate) => existsSync(candidate));
   if (!path) {
-    throw new NoFulfillmentModuleError(`No fulfillment module: create ${DEFAULT_HANDLER_FILES.join(' / ')} in ${cwd} or set CHECKOUT_HANDLERS (or --handlers).`);
+    throw new NoFulfillmentModuleError(
+      `No fulfillment module: create ${DEFAULT_HANDLER_FILES.join(' / ')} in ${cwd} or set CHECKOUT_HANDLERS (or --handlers).`,
+    );
   }
   if (!existsSync(path)) throw new ConfigError(`Fulfillment module ${path} does not exist (CHECKOUT_HANDLERS / --handlers).`);
   let module: { default?: unknown };
@@ -131,7 +133,11 @@ async function unlessStuck<T>(path: string, load: () => Promise<T>): Promise<T> 
   let onBeforeExit: (() => void) | undefined;
   const stuck = new Promise<never>((_resolve, reject) => {
     onBeforeExit = () =>
-      reject(new StuckModuleError(`The fulfillment module ${path} never finished loading: its top-level await waits for something that nothing left running can bring. Check what it awaits.`));
+      reject(
+        new StuckModuleError(
+          `The fulfillment module ${path} never finished loading: its top-level await waits for something that nothing left running can bring. Check what it awaits.`,
+        ),
+      );
     process.once('beforeExit', onBeforeExit);
   });
   try {

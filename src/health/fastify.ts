@@ -9,6 +9,9 @@ export const healthRoutes: FastifyPluginAsync<{ health: Health }> = async (app, 
   app.get('/healthz', async (_request, reply) => reply.header('cache-control', 'no-store').send({ ok: true }));
   app.get('/readyz', async (_request, reply) => {
     const readiness = await options.health.ready();
-    return reply.code(readiness.ready ? 200 : 503).header('cache-control', 'no-store').send(readiness);
+    return reply
+      .code(readiness.ready ? 200 : 503)
+      .header('cache-control', 'no-store')
+      .send(readiness);
   });
 };

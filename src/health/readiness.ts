@@ -94,7 +94,12 @@ export function createHealth(options: HealthOptions): Health {
         const now = clock();
         const { dispatch } = await options.store.summarize({ now });
         const ageMs = dispatch.oldestQueuedAt === undefined ? 0 : Math.max(0, now.getTime() - Date.parse(dispatch.oldestQueuedAt));
-        backlog = { ok: ageMs <= limitMs, pending: dispatch.pending + dispatch.running, oldestAgeSeconds: Math.round(ageMs / 1000), limitSeconds: Math.round(limitMs / 1000) };
+        backlog = {
+          ok: ageMs <= limitMs,
+          pending: dispatch.pending + dispatch.running,
+          oldestAgeSeconds: Math.round(ageMs / 1000),
+          limitSeconds: Math.round(limitMs / 1000),
+        };
         if (!backlog.ok) {
           reasons.push(
             `the oldest of ${backlog.pending} undispatched event(s) has waited ${backlog.oldestAgeSeconds} s (limit ${backlog.limitSeconds} s): dispatch is not keeping up or not running; see the console's overview or \`checkout-kit events list --status pending\``,
@@ -105,7 +110,12 @@ export function createHealth(options: HealthOptions): Health {
       }
       if (!writable.ok) reasons.push(`the store does not take writes: ${writable.error ?? 'unknown error'}`);
       if (readError !== undefined) reasons.push(`the store cannot be read up to date: ${readError}`);
-      const store: StoreCheck = { ok: writable.ok && readError === undefined, writable: writable.ok, caughtUp: readError === undefined, error: writable.error ?? readError };
+      const store: StoreCheck = {
+        ok: writable.ok && readError === undefined,
+        writable: writable.ok,
+        caughtUp: readError === undefined,
+        error: writable.error ?? readError,
+      };
       return { ready: reasons.length === 0, checks: { store, backlog }, reasons };
     },
   };

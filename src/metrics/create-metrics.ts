@@ -57,7 +57,11 @@ export function createMetrics(options: MetricsOptions): CheckoutMetrics {
   // Counted by this process, in this registry.
   const counter = <L extends string>(config: Omit<CounterConfiguration<L>, 'registers'>) => new Counter<L>({ ...config, registers });
 
-  const deliveries = counter({ name: 'checkout_kit_webhook_deliveries_total', help: 'Webhook deliveries answered, by result (stored, duplicate, or the error code) and HTTP status.', labelNames: ['result', 'status'] });
+  const deliveries = counter({
+    name: 'checkout_kit_webhook_deliveries_total',
+    help: 'Webhook deliveries answered, by result (stored, duplicate, or the error code) and HTTP status.',
+    labelNames: ['result', 'status'],
+  });
   const verificationFailures = counter({
     name: 'checkout_kit_webhook_verification_failures_total',
     help: 'Deliveries refused by signature verification, by reason (bad_signature after a secret rotation, timestamp_too_old for clock skew or replays, …).',
@@ -90,7 +94,10 @@ export function createMetrics(options: MetricsOptions): CheckoutMetrics {
 
   // Read from the store at scrape time. Gauges are collected concurrently; they share one read.
   const snapshot = () => snapshots.get().catch(() => undefined);
-  const storeGauge = <L extends string>(config: Omit<GaugeConfiguration<L>, 'registers' | 'collect'>, fill: (gauge: Gauge<L>, snapshot: StoreSnapshot) => void) =>
+  const storeGauge = <L extends string>(
+    config: Omit<GaugeConfiguration<L>, 'registers' | 'collect'>,
+    fill: (gauge: Gauge<L>, snapshot: StoreSnapshot) => void,
+  ) =>
     new Gauge<L>({
       ...config,
       registers,
@@ -108,14 +115,20 @@ export function createMetrics(options: MetricsOptions): CheckoutMetrics {
       this.set((await snapshot()) ? 1 : 0);
     },
   });
-  storeGauge({ name: 'checkout_kit_dispatch_backlog', help: 'Stored events not dispatched yet, by status (pending, running).', labelNames: ['status'] }, (gauge, { summary }) => {
-    gauge.set({ status: 'pending' }, summary.dispatch.pending);
-    gauge.set({ status: 'running' }, summary.dispatch.running);
-  });
-  storeGauge({ name: 'checkout_kit_dispatch_oldest_pending_age_seconds', help: 'Age of the oldest event still waiting for dispatch (0 when none waits).' }, (gauge, { summary, at }) => {
-    const queued = summary.dispatch.oldestQueuedAt;
-    gauge.set(queued === undefined ? 0 : Math.max(0, seconds(at.getTime() - Date.parse(queued))));
-  });
+  storeGauge(
+    { name: 'checkout_kit_dispatch_backlog', help: 'Stored events not dispatched yet, by status (pending, running).', labelNames: ['status'] },
+    (gauge, { summary }) => {
+      gauge.set({ status: 'pending' }, summary.dispatch.pending);
+      gauge.set({ status: 'running' }, summary.dispatch.running);
+    },
+  );
+  storeGauge(
+    { name: 'checkout_kit_dispatch_oldest_pending_age_seconds', help: 'Age of the oldest event still waiting for dispatch (0 when none waits).' },
+    (gauge, { summary, at }) => {
+      const queued = summary.dispatch.oldestQueuedAt;
+      gauge.set(queued === undefined ? 0 : Math.max(0, seconds(at.getTime() - Date.parse(queued))));
+    },
+  );
   storeGauge(
     {
       name: 'checkout_kit_runs',
@@ -129,9 +142,12 @@ export function createMetrics(options: MetricsOptions): CheckoutMetrics {
       }
     },
   );
-  storeGauge({ name: 'checkout_kit_open_resources', help: 'Payments and invoices still awaiting an outcome or late money.', labelNames: ['kind'] }, (gauge, { summary }) => {
-    for (const kind of RESOURCE_KINDS) gauge.set({ kind }, summary.open[kind]);
-  });
+  storeGauge(
+    { name: 'checkout_kit_open_resources', help: 'Payments and invoices still awaiting an outcome or late money.', labelNames: ['kind'] },
+    (gauge, { summary }) => {
+      for (const kind of RESOURCE_KINDS) gauge.set({ kind }, summary.open[kind]);
+    },
+  );
   storeGauge(
     {
       name: 'checkout_kit_resources_learned_by_reconcile',
@@ -142,18 +158,26 @@ export function createMetrics(options: MetricsOptions): CheckoutMetrics {
       for (const kind of RESOURCE_KINDS) gauge.set({ kind }, summary.learnedByReconcile[kind]);
     },
   );
-  storeGauge({ name: 'checkout_kit_dead_letters', help: 'Verified deliveries that could not be parsed, kept for inspection.' }, (gauge, { summary }) => gauge.set(summary.deadLetters));
+  storeGauge({ name: 'checkout_kit_dead_letters', help: 'Verified deliveries that could not be parsed, kept for inspection.' }, (gauge, { summary }) =>
+    gauge.set(summary.deadLetters),
+  );
   storeGauge({ name: 'checkout_kit_reconcile_last_duration_seconds', help: 'Duration of the latest recorded reconcile pass.' }, (gauge, { lastPass }) => {
     if (lastPass) gauge.set(seconds(lastPass.durationMs));
   });
   storeGauge(
-    { name: 'checkout_kit_reconcile_last_success_timestamp_seconds', help: 'When the latest reconcile pass that ran to its end finished (unix seconds); 0 before the first.' },
+    {
+      name: 'checkout_kit_reconcile_last_success_timestamp_seconds',
+      help: 'When the latest reconcile pass that ran to its end finished (unix seconds); 0 before the first.',
+    },
     (gauge, { lastSuccessfulPass }) => {
       if (lastSuccessfulPass) gauge.set(seconds(Date.parse(lastSuccessfulPass.at)));
     },
   );
   storeGauge(
-    { name: 'checkout_kit_reconcile_last_missed_by_webhooks', help: 'Payments and invoices the latest reconcile pass fulfilled or closed before any webhook told of them.' },
+    {
+      name: 'checkout_kit_reconcile_last_missed_by_webhooks',
+      help: 'Payments and invoices the latest reconcile pass fulfilled or closed before any webhook told of them.',
+    },
     (gauge, { lastPass }) => {
       if (lastPass) gauge.set(lastPass.missedByWebhooks);
     },

@@ -14,6 +14,11 @@ export interface MetricsRouteOptions {
 export const metricsRoute: FastifyPluginAsync<MetricsRouteOptions> = async (app, options) => {
   await app.register(async (scope) => {
     scope.addHook('onRequest', accessHook(options.token));
-    scope.get(options.path ?? '/metrics', async (_request, reply) => reply.type(options.metrics.contentType).header('cache-control', 'no-store').send(await options.metrics.render()));
+    scope.get(options.path ?? '/metrics', async (_request, reply) =>
+      reply
+        .type(options.metrics.contentType)
+        .header('cache-control', 'no-store')
+        .send(await options.metrics.render()),
+    );
   });
 };

@@ -9,7 +9,13 @@ function operationOf(method: string, url: string): string {
     return 'other';
   }
   const at = path.indexOf('/v1/');
-  const segments = at === -1 ? [] : path.slice(at + '/v1/'.length).split('/').filter(Boolean);
+  const segments =
+    at === -1
+      ? []
+      : path
+          .slice(at + '/v1/'.length)
+          .split('/')
+          .filter(Boolean);
   const [first, second, third] = segments;
   if (first === 'partner' && (second === 'merchants' || second === 'payments') && third === undefined && method === 'POST') return `partner.${second}.create`;
   if (first !== 'payments' && first !== 'invoices') return 'other';

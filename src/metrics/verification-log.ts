@@ -22,9 +22,7 @@ export interface VerificationFailures {
 export class VerificationLog {
   private counts = new Map<string, number>();
 
-  constructor(
-    private readonly options: { store: Store; clock: () => Date; instance: string; logger: Logger },
-  ) {}
+  constructor(private readonly options: { store: Store; clock: () => Date; instance: string; logger: Logger }) {}
 
   /** Count one failure (call from the delivery observer). */
   count(reason: WebhookVerificationReason): void {
@@ -37,7 +35,10 @@ export class VerificationLog {
     const counts = Object.fromEntries(this.counts);
     this.counts = new Map();
     try {
-      await this.options.store.appendActivity({ subject: RECEIVER_SUBJECT, kind: 'verification', data: { instance: this.options.instance, counts } }, this.options.clock());
+      await this.options.store.appendActivity(
+        { subject: RECEIVER_SUBJECT, kind: 'verification', data: { instance: this.options.instance, counts } },
+        this.options.clock(),
+      );
     } catch (error) {
       this.options.logger.warn({ err: String(error) }, `could not record verification failures: ${String(error)}`);
     }

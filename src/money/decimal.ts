@@ -46,7 +46,8 @@ export function assertAmount(value: unknown, field = 'amount'): asserts value is
     throw new MoneyError(`${field} "${value}" is not a plain decimal: use digits with an optional "." (e.g. "10.50"), no sign, spaces or separators.`);
   }
   const [integer = '', fraction = ''] = value.split('.');
-  if (integer.length > MAX_INTEGER_DIGITS) throw new MoneyError(`${field} "${value.slice(0, 80)}…" has ${integer.length} integer digits; at most ${MAX_INTEGER_DIGITS} are allowed.`);
+  if (integer.length > MAX_INTEGER_DIGITS)
+    throw new MoneyError(`${field} "${value.slice(0, 80)}…" has ${integer.length} integer digits; at most ${MAX_INTEGER_DIGITS} are allowed.`);
   const decimals = fraction.length;
   if (decimals > MAX_DECIMALS) {
     throw new MoneyError(`${field} "${value}" has ${decimals} decimals; at most ${MAX_DECIMALS} are allowed.`);
@@ -71,7 +72,9 @@ export function toDecimal(value: string, field = 'amount'): Decimal {
   const [integer = '', fraction = ''] = value.trim().replace(/^-/, '').split('.');
   // Beyond these the arithmetic could round: refuse rather than decide on a rounded amount.
   if (integer.replace(/^0+(?=.)/, '').length > MAX_PARSED_INTEGER_DIGITS || fraction.length > MAX_SERVICE_DECIMALS) {
-    throw new MoneyError(`${field} "${value.slice(0, 80)}…" is too long: at most ${MAX_PARSED_INTEGER_DIGITS} integer digits and ${MAX_SERVICE_DECIMALS} decimals.`);
+    throw new MoneyError(
+      `${field} "${value.slice(0, 80)}…" is too long: at most ${MAX_PARSED_INTEGER_DIGITS} integer digits and ${MAX_SERVICE_DECIMALS} decimals.`,
+    );
   }
   return new D(value.trim());
 }

@@ -58,7 +58,10 @@ export async function onboardMerchant(deps: OnboardDeps, input: OnboardInput): P
   const { stored } = await standingTry(
     () => deps.store.getTenantMerchant(tenantId, environment),
     async (number) => {
-      const put = await deps.store.putTenantMerchant({ tenantId, environment, name, email, requestHash: hash, number, idempotencyKey: createOnceKey('merchant', tenantId, number) }, clock());
+      const put = await deps.store.putTenantMerchant(
+        { tenantId, environment, name, email, requestHash: hash, number, idempotencyKey: createOnceKey('merchant', tenantId, number) },
+        clock(),
+      );
       return { inserted: put.inserted, stored: put.tenant };
     },
   );

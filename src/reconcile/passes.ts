@@ -41,7 +41,10 @@ export async function recordPass(store: Store, pass: z.input<typeof ReconcilePas
 }
 
 /** The latest pass and the latest one that ran to its end, among the last `lookBack` recorded. */
-export async function recentPasses(store: Store, lookBack = 20): Promise<{ last: RecordedPass | undefined; lastSuccess: RecordedPass | undefined; passes: RecordedPass[] }> {
+export async function recentPasses(
+  store: Store,
+  lookBack = 20,
+): Promise<{ last: RecordedPass | undefined; lastSuccess: RecordedPass | undefined; passes: RecordedPass[] }> {
   const passes = (await store.listActivity({ subject: RECONCILE_SUBJECT, limit: lookBack })).flatMap((entry) => {
     const parsed = ReconcilePassSchema.safeParse(entry.data);
     return parsed.success ? [{ ...parsed.data, at: entry.at }] : [];

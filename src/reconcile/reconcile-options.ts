@@ -34,11 +34,13 @@ export interface ReconcileOptions {
   clock?: () => Date;
 }
 
-export type NormalizedReconcileOptions = Required<Omit<ReconcileOptions, 'listInvoices' | 'onProgress'>> & Pick<ReconcileOptions, 'listInvoices' | 'onProgress'>;
+export type NormalizedReconcileOptions = Required<Omit<ReconcileOptions, 'listInvoices' | 'onProgress'>> &
+  Pick<ReconcileOptions, 'listInvoices' | 'onProgress'>;
 
 /** Defaults applied and values checked up front, so a bad option fails before the pass takes its lock. */
 export function normalizeReconcileOptions(options: ReconcileOptions): NormalizedReconcileOptions {
-  const number = (name: keyof ReconcileOptions, value: number | undefined, fallback: number, minimum = 1) => numberOption('Reconcile', name, value ?? fallback, minimum);
+  const number = (name: keyof ReconcileOptions, value: number | undefined, fallback: number, minimum = 1) =>
+    numberOption('Reconcile', name, value ?? fallback, minimum);
   return {
     store: options.store,
     engine: options.engine,

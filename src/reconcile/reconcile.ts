@@ -72,7 +72,11 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
     logger.info('another reconcile pass is running; nothing done');
     return { ...summary, skipped: true };
   }
-  const stopRenewing = keepRenewing({ ttlMs: ttl, renew: acquire, onLost: (reason, error) => logger.warn({ reason, err: error }, 'could not renew the reconcile lock') });
+  const stopRenewing = keepRenewing({
+    ttlMs: ttl,
+    renew: acquire,
+    onLost: (reason, error) => logger.warn({ reason, err: error }, 'could not renew the reconcile lock'),
+  });
   // Named in the pass's record (the console and the missed-webhooks alert show them).
   const missed: Array<{ kind: ResourceKind; id: string }> = [];
   /** Resources the service answered 404 for in this pass. */
@@ -121,7 +125,10 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
       if (summary.checked > 0) {
         await store.updateResource({ kind, id, source: 'reconcile', open: false }, clock());
         summary.unknownToService += 1;
-        logger.warn({ kind, id, err: error }, `the service does not know ${kind} ${id} (404): closed, so reconcile stops asking; news of it from a webhook is still handled`);
+        logger.warn(
+          { kind, id, err: error },
+          `the service does not know ${kind} ${id} (404): closed, so reconcile stops asking; news of it from a webhook is still handled`,
+        );
       } else {
         pollFailed(kind, id, error, `${error.message} (no read of this pass succeeded, so it stays open: if every read answers 404, check CHECKOUT_BASE_URL)`);
       }
@@ -146,7 +153,12 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
 }
 
 /** Open resources with old news, plus invoices the store has never seen. */
-async function collectWork(options: NormalizedReconcileOptions, now: Date, summary: ReconcileSummary, logger: Logger): Promise<Array<{ kind: ResourceKind; id: string }>> {
+async function collectWork(
+  options: NormalizedReconcileOptions,
+  now: Date,
+  summary: ReconcileSummary,
+  logger: Logger,
+): Promise<Array<{ kind: ResourceKind; id: string }>> {
   const cutoff = new Date(now.getTime() - options.olderThanMs).toISOString();
   const open = await options.store.listResources({ open: true, lastNewsBefore: cutoff, limit: options.limit });
   const { work, deferred } = fairShare(open, options.perMerchant);

@@ -79,7 +79,12 @@ export type RunResult<T> =
  * passing store error never does the work twice), or the failure with its backoff or the give-up.
  * Callers supply only the work, as graphile-worker's one loop runs named tasks.
  */
-export async function executeRun<T>(store: Store, key: string, options: ExecuteRunOptions, work: (run: Run) => Promise<AttemptResult<T>>): Promise<RunResult<T>> {
+export async function executeRun<T>(
+  store: Store,
+  key: string,
+  options: ExecuteRunOptions,
+  work: (run: Run) => Promise<AttemptResult<T>>,
+): Promise<RunResult<T>> {
   const { owner, leaseMs, clock } = options;
   const run = await store.claimRun(key, { owner, leaseMs, now: clock() });
   if (!run) return { status: 'not-claimed' };
@@ -94,7 +99,10 @@ export async function executeRun<T>(store: Store, key: string, options: ExecuteR
     // Give the lease back (it ends now): the next start, or another process, runs it at once
     // instead of after `leaseMs`. The claim counted as an attempt, as a crash's does.
     const givenBack = await store.renewLease(key, owner, 0, clock()).catch(() => false);
-    options.logger.info({ key }, `Stopped while running ${key}: it runs again at the next start${givenBack ? '' : ` (once its lease runs out, within ${leaseMs} ms)`}.`);
+    options.logger.info(
+      { key },
+      `Stopped while running ${key}: it runs again at the next start${givenBack ? '' : ` (once its lease runs out, within ${leaseMs} ms)`}.`,
+    );
     return { status: 'stopped', run };
   }
   try {

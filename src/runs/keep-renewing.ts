@@ -21,14 +21,17 @@ export function keepRenewing(options: KeepRenewingOptions): () => void {
     reported = true;
     options.onLost?.(reason, error);
   };
-  const timer = setInterval(() => {
-    options.renew().then(
-      (held) => {
-        if (!held) lost('the lease was taken over or the run finished elsewhere');
-      },
-      (error: unknown) => lost(`renewing failed: ${messageOf(error)}`, error),
-    );
-  }, Math.max(options.ttlMs / 3, 10));
+  const timer = setInterval(
+    () => {
+      options.renew().then(
+        (held) => {
+          if (!held) lost('the lease was taken over or the run finished elsewhere');
+        },
+        (error: unknown) => lost(`renewing failed: ${messageOf(error)}`, error),
+      );
+    },
+    Math.max(options.ttlMs / 3, 10),
+  );
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -46,7 +46,13 @@ function classify(key: string, expected: KeyKind): { kind: KeyKind; environment:
 /** Contract 3b: `X-Request-Signature` over `<t>.<METHOD>.<path with query>.<raw body>`. */
 function checkSignature(request: FastifyRequest, rawBody: string, secret: string): void {
   const header = request.headers['x-request-signature'];
-  const reason = checkRequestSignature({ header: typeof header === 'string' ? header : undefined, method: request.method, path: request.url, body: rawBody, secret });
+  const reason = checkRequestSignature({
+    header: typeof header === 'string' ? header : undefined,
+    method: request.method,
+    path: request.url,
+    body: rawBody,
+    secret,
+  });
   if (reason) throw unauthorized(`${reason}.`);
 }
 

@@ -25,11 +25,15 @@ export async function transact<T>(context: SandboxContext, mutate: (data: Sandbo
   const now = new Date();
   const events: SandboxEvent[] = [];
   const data = context.state.data;
-  const result = mutate(data, (record, suffix) => {
-    const event = buildEvent(record, suffix, context.baseUrl, now);
-    data.events.push(event);
-    events.push(event);
-  }, now);
+  const result = mutate(
+    data,
+    (record, suffix) => {
+      const event = buildEvent(record, suffix, context.baseUrl, now);
+      data.events.push(event);
+      events.push(event);
+    },
+    now,
+  );
   await context.state.commit();
   context.webhooks.dispatch(events);
   return result;

@@ -15,7 +15,8 @@ export function idempotencyKeyOf(request: FastifyRequest, required: boolean): st
   }
   const key = Array.isArray(value) ? value.join(',') : value;
   if (key.trim() === '') throw badRequest('Idempotency-Key is empty.');
-  if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) throw badRequest(`Idempotency-Key is ${key.length} characters; at most ${MAX_IDEMPOTENCY_KEY_LENGTH} are allowed.`);
+  if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH)
+    throw badRequest(`Idempotency-Key is ${key.length} characters; at most ${MAX_IDEMPOTENCY_KEY_LENGTH} are allowed.`);
   return key;
 }
 
@@ -68,7 +69,8 @@ export class Idempotency {
     const hash = bodyHash(request.body);
     const done = this.data().idempotency.find((r) => r.scope === scope && r.key === key);
     if (done) {
-      if (done.bodyHash !== hash) throw unprocessable('idempotency_key_reused', 'This Idempotency-Key was used with a different request body; use a new key for a new request.');
+      if (done.bodyHash !== hash)
+        throw unprocessable('idempotency_key_reused', 'This Idempotency-Key was used with a different request body; use a new key for a new request.');
       return { resourceId: done.resourceId, replayed: true };
     }
     this.inFlight.add(slot);

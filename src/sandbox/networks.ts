@@ -77,7 +77,10 @@ export type RouteProblem = { code: 'network_not_available' | 'token_not_availabl
 export function selectRoutes(networks: NetworkSpec[], limits: { networkId?: number | undefined; token?: string | undefined }): Route[] | RouteProblem {
   const candidates = limits.networkId === undefined ? networks : networks.filter((network) => network.networkId === limits.networkId);
   if (candidates.length === 0) {
-    return { code: 'network_not_available', message: `networkId ${limits.networkId} is not enabled for this account; enabled: ${networks.map((n) => `${n.networkId} (${n.chainName})`).join(', ')}.` };
+    return {
+      code: 'network_not_available',
+      message: `networkId ${limits.networkId} is not enabled for this account; enabled: ${networks.map((n) => `${n.networkId} (${n.chainName})`).join(', ')}.`,
+    };
   }
   const wanted = limits.token?.toUpperCase();
   const routes = candidates
@@ -85,7 +88,10 @@ export function selectRoutes(networks: NetworkSpec[], limits: { networkId?: numb
     .filter((route) => route.tokens.length > 0);
   if (routes.length === 0) {
     const offered = [...new Set(candidates.flatMap((n) => n.tokens.map((t) => t.symbol)))].join(', ');
-    return { code: 'token_not_available', message: `token ${limits.token} is not available${limits.networkId === undefined ? '' : ` on network ${limits.networkId}`}; available: ${offered}.` };
+    return {
+      code: 'token_not_available',
+      message: `token ${limits.token} is not available${limits.networkId === undefined ? '' : ` on network ${limits.networkId}`}; available: ${offered}.`,
+    };
   }
   return routes;
 }

@@ -103,7 +103,9 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   for (const environment of ['test', 'live'] as const) {
     for (const network of networks[environment]) {
       if (!isUuid(network.chainId)) {
-        throw new ConfigError(`networks.${environment}: chainId ${JSON.stringify(network.chainId)} of ${network.chainName} is not a UUID (spec 2.2); give every network a UUID chainId.`);
+        throw new ConfigError(
+          `networks.${environment}: chainId ${JSON.stringify(network.chainId)} of ${network.chainName} is not a UUID (spec 2.2); give every network a UUID chainId.`,
+        );
       }
     }
   }

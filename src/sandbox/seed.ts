@@ -31,12 +31,23 @@ export function seedAccounts(data: SandboxData, networks: Record<Environment, Ne
     let partner = data.partners.find((p) => p.environment === environment);
     if (!partner) {
       const sibling = data.partners[0];
-      partner = { partnerId: sibling?.partnerId ?? randomUUID(), organizationId: sibling?.organizationId ?? randomUUID(), environment, apiKey: secret(`svc_pk_${environment}_`), signingSecret: secret('svc_ps_') } satisfies PartnerAccount;
+      partner = {
+        partnerId: sibling?.partnerId ?? randomUUID(),
+        organizationId: sibling?.organizationId ?? randomUUID(),
+        environment,
+        apiKey: secret(`svc_pk_${environment}_`),
+        signingSecret: secret('svc_ps_'),
+      } satisfies PartnerAccount;
       data.partners.push(partner);
       changed = true;
     }
     if (!data.merchants.some((m) => m.environment === environment && m.keys)) {
-      const merchant = newMerchant({ partner, input: { externalTenantId: `sandbox-${environment}`, name: `Sandbox merchant (${environment})`, email: 'merchant@sandbox.test' }, networks: networks[environment], now });
+      const merchant = newMerchant({
+        partner,
+        input: { externalTenantId: `sandbox-${environment}`, name: `Sandbox merchant (${environment})`, email: 'merchant@sandbox.test' },
+        networks: networks[environment],
+        now,
+      });
       data.merchants.push({ ...merchant, keys: merchantKeys(environment) });
       changed = true;
     }

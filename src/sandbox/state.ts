@@ -76,7 +76,9 @@ export class SandboxState {
     const dir = resolve(dataDir);
     await mkdir(dir, { recursive: true }).catch((cause: NodeJS.ErrnoException) => {
       // mkdir's own EEXIST / ENOTDIR names neither the folder nor what to do.
-      throw cause.code === 'EEXIST' || cause.code === 'ENOTDIR' ? new ConfigError(`${dir} (or a folder above it) is a file, not a folder: pass a folder as --data.`, { cause }) : cause;
+      throw cause.code === 'EEXIST' || cause.code === 'ENOTDIR'
+        ? new ConfigError(`${dir} (or a folder above it) is a file, not a folder: pass a folder as --data.`, { cause })
+        : cause;
     });
     const file = join(dir, STATE_FILE);
     const lock = new DirLock(dir, { name: LOCK_FILE, subject: 'the sandbox data', staleMs: 10_000, disabled: false, onCompromised: () => undefined });
@@ -97,7 +99,9 @@ export class SandboxState {
       await db.read();
     } catch (error) {
       await release();
-      throw new ConfigError(`${file} is not valid sandbox state (${printable((error as Error).message)}). Delete it or pass another --data directory.`, { cause: error });
+      throw new ConfigError(`${file} is not valid sandbox state (${printable((error as Error).message)}). Delete it or pass another --data directory.`, {
+        cause: error,
+      });
     }
     const wrong = notSandboxState(db.data);
     if (wrong !== undefined) {
@@ -135,7 +139,10 @@ export class SandboxState {
       );
     }
     return this.queued.then((resetsAtWrite) => {
-      if (resetsAtWrite !== asOf) throw new StoreError(`could not write ${this.file}: an earlier write failed and the state was read back from the file, which undid this change. Try again.`);
+      if (resetsAtWrite !== asOf)
+        throw new StoreError(
+          `could not write ${this.file}: an earlier write failed and the state was read back from the file, which undid this change. Try again.`,
+        );
     });
   }
 

@@ -55,7 +55,9 @@ function parseManifest(text: string): Manifest {
 export function mergePackageJson(text: string, needs: PackageRequirements): MergedPackageJson {
   const manifest = parseManifest(text);
   const changes: PackageJsonChanges = { added: { scripts: {}, dependencies: {}, devDependencies: {} }, kept: { scripts: [], dependencies: [] }, warnings: [] };
-  const installed = new Set(['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'].flatMap((key) => Object.keys(section(manifest, key) ?? {})));
+  const installed = new Set(
+    ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'].flatMap((key) => Object.keys(section(manifest, key) ?? {})),
+  );
 
   const add = (key: keyof PackageRequirements, entries: Record<string, string>, present: (name: string) => boolean, kept: string[]) => {
     for (const [name, value] of Object.entries(entries)) {
@@ -77,7 +79,9 @@ export function mergePackageJson(text: string, needs: PackageRequirements): Merg
   if (manifest.type !== 'module') {
     // npm 11's `npm init -y` writes "type": "commonjs": say what is there, not that nothing is.
     const found = manifest.type === undefined ? 'has no "type"' : `says "type": ${JSON.stringify(manifest.type)}`;
-    changes.warnings.push(`package.json ${found}: the scaffold's .ts files are ES modules and will not load (npm run dev fails); set it: npm pkg set type=module (or rename them to .mts).`);
+    changes.warnings.push(
+      `package.json ${found}: the scaffold's .ts files are ES modules and will not load (npm run dev fails); set it: npm pkg set type=module (or rename them to .mts).`,
+    );
   }
   const addedCount = Object.values(changes.added).reduce((count, entries) => count + Object.keys(entries).length, 0);
   if (addedCount === 0) return { text, changes };
@@ -90,7 +94,19 @@ export function mergePackageJson(text: string, needs: PackageRequirements): Merg
 /** A new package.json for a folder that has none: an ES module, private, with the scaffold's needs. */
 export function newPackageJson(folderName: string, needs: PackageRequirements): string {
   // npm names: lower case, URL-safe, not starting with a dot or an underscore.
-  const name = folderName.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+/, '') || 'shop';
-  const manifest = { name, version: '0.1.0', private: true, type: 'module', scripts: needs.scripts, dependencies: needs.dependencies, devDependencies: needs.devDependencies };
+  const name =
+    folderName
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[._-]+/, '') || 'shop';
+  const manifest = {
+    name,
+    version: '0.1.0',
+    private: true,
+    type: 'module',
+    scripts: needs.scripts,
+    dependencies: needs.dependencies,
+    devDependencies: needs.devDependencies,
+  };
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }

@@ -64,7 +64,11 @@ async function planPackageJson(file: string, folderName: string, kit: KitPackage
     throw error;
   });
   if (current === undefined) {
-    return { text: newPackageJson(folderName, needs), flag: 'wx', summary: { action: 'created', added: needs, kept: { scripts: [], dependencies: [] }, warnings: [] } };
+    return {
+      text: newPackageJson(folderName, needs),
+      flag: 'wx',
+      summary: { action: 'created', added: needs, kept: { scripts: [], dependencies: [] }, warnings: [] },
+    };
   }
   const merged = mergePackageJson(current, needs);
   return merged.text === current

@@ -4,20 +4,8 @@ import { InvoiceSchema } from './invoice.js';
 import { PaymentSchema } from './payment.js';
 
 /** Event types the sandbox emits (contract 3d). Other types are accepted and kept. */
-export const PAYMENT_EVENT_TYPES = [
-  'payment.created',
-  'payment.partially_paid',
-  'payment.paid',
-  'payment.overpaid',
-  'payment.expired',
-] as const;
-export const INVOICE_EVENT_TYPES = [
-  'invoice.created',
-  'invoice.partially_paid',
-  'invoice.paid',
-  'invoice.overpaid',
-  'invoice.expired',
-] as const;
+export const PAYMENT_EVENT_TYPES = ['payment.created', 'payment.partially_paid', 'payment.paid', 'payment.overpaid', 'payment.expired'] as const;
+export const INVOICE_EVENT_TYPES = ['invoice.created', 'invoice.partially_paid', 'invoice.paid', 'invoice.overpaid', 'invoice.expired'] as const;
 export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...INVOICE_EVENT_TYPES] as const;
 export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
 export type InvoiceEventType = (typeof INVOICE_EVENT_TYPES)[number];

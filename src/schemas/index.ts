@@ -27,12 +27,4 @@ export {
   SAMPLE_EVENT_PREFIX,
   isSampleEvent,
 } from './event.js';
-export type {
-  CheckoutEvent,
-  PaymentEvent,
-  InvoiceEvent,
-  EventOf,
-  KnownEventType,
-  PaymentEventType,
-  InvoiceEventType,
-} from './event.js';
+export type { CheckoutEvent, PaymentEvent, InvoiceEvent, EventOf, KnownEventType, PaymentEventType, InvoiceEventType } from './event.js';

@@ -50,14 +50,17 @@ function lenient<T extends z.ZodType>(schema: T) {
  * invoice must never fail over these: that would leave a paid invoice unfulfilled.
  */
 function tolerantList<T extends z.ZodType>(entry: T) {
-  return z.unknown().optional().transform((value): Array<z.output<T>> =>
-    Array.isArray(value)
-      ? value.flatMap((item) => {
-          const parsed = entry.safeParse(item);
-          return parsed.success ? [parsed.data] : [];
-        })
-      : [],
-  );
+  return z
+    .unknown()
+    .optional()
+    .transform((value): Array<z.output<T>> =>
+      Array.isArray(value)
+        ? value.flatMap((item) => {
+            const parsed = entry.safeParse(item);
+            return parsed.success ? [parsed.data] : [];
+          })
+        : [],
+    );
 }
 
 /** A payment entry of an invoice's detail (shape not shown in the spec: every field lenient). */

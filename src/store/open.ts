@@ -39,7 +39,9 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
     const dir = fileStoreDir(url, options.cwd ?? process.cwd());
     // A file in the folder's place is SqliteStore's to explain; only a plain absence is refused here.
     if (!(await fileStoreExists(dir)) && !(await fileInTheWay(dir))) {
-      throw new ConfigError(`No store at ${dir} (CHECKOUT_STORE=${url}): nothing was ever stored there. Check CHECKOUT_STORE; a relative folder is read from the current directory.`);
+      throw new ConfigError(
+        `No store at ${dir} (CHECKOUT_STORE=${url}): nothing was ever stored there. Check CHECKOUT_STORE; a relative folder is read from the current directory.`,
+      );
     }
   }
   const store = await createStore(url, options);
@@ -53,7 +55,10 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
   return store;
 }
 
-async function createStore(url: string, { cwd = process.cwd(), warmPool = false, readonly = false, mustExist = false, logger }: OpenStoreOptions): Promise<Store> {
+async function createStore(
+  url: string,
+  { cwd = process.cwd(), warmPool = false, readonly = false, mustExist = false, logger }: OpenStoreOptions,
+): Promise<Store> {
   if (url.startsWith('memory:')) return new MemoryStore();
   if (url.startsWith('file:')) return new SqliteStore({ dir: fileStoreDir(url, cwd), readonly });
   // Loaded only for a PostgreSQL URL: a command on the embedded store starts without it (and the

@@ -74,9 +74,13 @@ function activityEntry(entry: { at: string; kind: string; data: Record<string, u
 function runEntries(run: Run): TimelineEntry[] {
   const outcome = run.key.split(':').at(-1) ?? '';
   const source = typeof run.data.source === 'string' ? ` by ${run.data.source}` : '';
-  const entries: TimelineEntry[] = [{ at: run.createdAt, kind: 'run', title: `${outcome} handler queued${source}`, detail: undefined, tone: 'info', runKey: run.key }];
-  if (run.status === 'done' && run.completedAt) entries.push({ at: run.completedAt, kind: 'run', title: `${outcome} run done`, detail: `after ${run.attempts} attempt(s)`, tone: 'ok', runKey: run.key });
-  if (run.status === 'failed') entries.push({ at: run.updatedAt, kind: 'run', title: `${outcome} run failed for good`, detail: run.lastError, tone: 'error', runKey: run.key });
+  const entries: TimelineEntry[] = [
+    { at: run.createdAt, kind: 'run', title: `${outcome} handler queued${source}`, detail: undefined, tone: 'info', runKey: run.key },
+  ];
+  if (run.status === 'done' && run.completedAt)
+    entries.push({ at: run.completedAt, kind: 'run', title: `${outcome} run done`, detail: `after ${run.attempts} attempt(s)`, tone: 'ok', runKey: run.key });
+  if (run.status === 'failed')
+    entries.push({ at: run.updatedAt, kind: 'run', title: `${outcome} run failed for good`, detail: run.lastError, tone: 'error', runKey: run.key });
   return entries;
 }
 
@@ -91,7 +95,10 @@ export async function readTimeline(store: Store, kind: ResourceKind, id: string)
   const runs = await resourceRuns(store, kind, id);
   // Both lists come newest first: reversed, so that entries of one instant stay in the order they happened.
   const entries = [
-    ...[...events].reverse().filter((event) => event.resourceKind === undefined || event.resourceKind === kind).map(eventEntry),
+    ...[...events]
+      .reverse()
+      .filter((event) => event.resourceKind === undefined || event.resourceKind === kind)
+      .map(eventEntry),
     ...[...activity].reverse().map(activityEntry),
     ...runs.flatMap(runEntries),
   ];

@@ -67,7 +67,8 @@ export function eventTask(settings: EventTaskSettings): Task {
       {
         ...runSettings,
         signal,
-        onLeaseLost: (reason) => logger.warn({ eventId, reason }, `Lost the lease on event ${eventId} while its handlers ran; another worker may run them again.`),
+        onLeaseLost: (reason) =>
+          logger.warn({ eventId, reason }, `Lost the lease on event ${eventId} while its handlers ran; another worker may run them again.`),
         explain: (error, { attempt: number, retryAt }) =>
           error instanceof HandlerFailures ? new WebhookHandlerError(error.event, error.errors, number, maxAttempts, retryAt) : error,
       },
@@ -90,7 +91,10 @@ export function eventTask(settings: EventTaskSettings): Task {
         return 'stopped';
       case 'finished':
         if (result.completion === 'lease-lost') {
-          logger.warn({ eventId, leaseMs }, `Lease on event ${eventId} ran out before its handlers finished; another worker may run them again. Raise leaseMs.`);
+          logger.warn(
+            { eventId, leaseMs },
+            `Lease on event ${eventId} ran out before its handlers finished; another worker may run them again. Raise leaseMs.`,
+          );
         }
         // Not stored: the run stays claimable once its lease runs out, as after a store failure.
         return result.completion === 'unstored' ? 'error' : 'done';

@@ -5,13 +5,7 @@ import { createHmac } from 'node:crypto';
  * string that crypto encodes as UTF-8): it is never re-serialised, so the bytes signed are the
  * bytes received. `web-hmac.ts` is the same on `crypto.subtle`.
  */
-export function hmacDigest(
-  algorithm: 'sha256' | 'sha512',
-  key: Uint8Array,
-  prefix: string,
-  body: Uint8Array | string,
-  encoding: 'hex' | 'base64',
-): string {
+export function hmacDigest(algorithm: 'sha256' | 'sha512', key: Uint8Array, prefix: string, body: Uint8Array | string, encoding: 'hex' | 'base64'): string {
   const hmac = createHmac(algorithm, key);
   if (prefix) hmac.update(prefix);
   hmac.update(body);

@@ -8,9 +8,7 @@ import { utf8Text } from './utf8.js';
  */
 export type EnvelopeMapper = (parsed: unknown) => unknown;
 
-export type ParsedDelivery =
-  | { ok: true; event: CheckoutEvent }
-  | { ok: false; code: 'invalid_json' | 'invalid_event'; message: string };
+export type ParsedDelivery = { ok: true; event: CheckoutEvent } | { ok: false; code: 'invalid_json' | 'invalid_event'; message: string };
 
 /** The body as text, or undefined when its bytes are not UTF-8 (then it cannot be stored byte-exact). */
 export function bodyText(body: Uint8Array | string): string | undefined {

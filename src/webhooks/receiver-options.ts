@@ -76,9 +76,7 @@ export interface ReceiverOptions {
   doctor?: DoctorOptions | false;
 }
 
-export type NormalizedReceiverOptions = Required<
-  Omit<ReceiverOptions, 'environment' | 'mapEnvelope' | 'retention' | 'secrets' | 'doctor' | 'backoff'>
-> & {
+export type NormalizedReceiverOptions = Required<Omit<ReceiverOptions, 'environment' | 'mapEnvelope' | 'retention' | 'secrets' | 'doctor' | 'backoff'>> & {
   secrets: readonly string[];
   environment: Environment | undefined;
   doctor: NormalizedDoctorOptions | false;

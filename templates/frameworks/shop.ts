@@ -56,7 +56,9 @@ export async function openShop(options: ShopOptions = {}): Promise<Shop> {
   const config = options.config ?? loadConfig();
   const logger = options.logger ?? createLogger();
   if (config.webhookSecrets.length === 0) {
-    throw new ConfigError('CHECKOUT_WEBHOOK_SECRET is not set: start the sandbox with --write-env (npm run checkout:sandbox -- --write-env) to set it in .env, or set your own.');
+    throw new ConfigError(
+      'CHECKOUT_WEBHOOK_SECRET is not set: start the sandbox with --write-env (npm run checkout:sandbox -- --write-env) to set it in .env, or set your own.',
+    );
   }
   const handlers = options.handlers ?? (await loadHandlers(config.handlers));
   const store = await openStore(config.store);
@@ -86,7 +88,7 @@ export async function openShop(options: ShopOptions = {}): Promise<Shop> {
     receiver,
     checkout,
     async close() {
-        await receiver.stop();
+      await receiver.stop();
       await store.close();
     },
   };

@@ -42,7 +42,9 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   const config = options.config ?? loadConfig();
   const logger = options.logger ?? createLogger();
   if (config.webhookSecrets.length === 0) {
-    throw new ConfigError('CHECKOUT_WEBHOOK_SECRET is not set: start the sandbox with --write-env (npm run checkout:sandbox -- --write-env) to set it in .env, or set your own.');
+    throw new ConfigError(
+      'CHECKOUT_WEBHOOK_SECRET is not set: start the sandbox with --write-env (npm run checkout:sandbox -- --write-env) to set it in .env, or set your own.',
+    );
   }
   const handlers = options.handlers ?? (await loadHandlers(config.handlers));
   const store = await openStore(config.store);
@@ -72,7 +74,6 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   }
 
   app.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').send(homePage(randomUUID().slice(0, 8), client !== undefined)));
-
 
   app.addHook('onClose', async () => {
     await store.close();

@@ -18,7 +18,12 @@ describe('POST /webhooks/checkout', () => {
       expect(accepted.statusCode).toBe(200);
       await expect.poll(() => getOrder('order-webhook')?.state).toBe('paid');
 
-      const tampered = await app.inject({ method: 'POST', url: '/webhooks/checkout', headers: delivery.headers, payload: delivery.body.replace('25.00', '2500.00') });
+      const tampered = await app.inject({
+        method: 'POST',
+        url: '/webhooks/checkout',
+        headers: delivery.headers,
+        payload: delivery.body.replace('25.00', '2500.00'),
+      });
       expect(tampered.statusCode).toBe(401);
       expect(getOrder('order-webhook')?.shipments).toBe(1);
     } finally {

@@ -53,7 +53,11 @@ describe('alerts', () => {
     expect(sink.posts).toHaveLength(1);
     expect(hooked).toHaveLength(1);
     const [alert] = hooked as [Alert];
-    expect(alert).toMatchObject({ kind: 'run_failed', state: 'firing', title: expect.stringMatching(/^10 run\(s\) failed for good: 10 fulfillment handler run\(s\)/) });
+    expect(alert).toMatchObject({
+      kind: 'run_failed',
+      state: 'firing',
+      title: expect.stringMatching(/^10 run\(s\) failed for good: 10 fulfillment handler run\(s\)/),
+    });
     expect(alert.details).toContain('warehouse API timeout');
     expect(alert.next).toContain(`${CONSOLE}/runs?status=failed`);
     expect(alert.next).toContain('checkout-kit retry --all');
@@ -122,15 +126,40 @@ describe('alerts', () => {
     expect(fired()).toEqual([]);
     now += 2 * 60_000;
     await monitor.evaluate();
-    expect(hooked.at(-1)).toMatchObject({ kind: 'dispatch_backlog', title: expect.stringMatching(/oldest for 11 min \(limit 10 min\)/), next: expect.stringContaining(`${CONSOLE}/events?status=pending`) });
+    expect(hooked.at(-1)).toMatchObject({
+      kind: 'dispatch_backlog',
+      title: expect.stringMatching(/oldest for 11 min \(limit 10 min\)/),
+      next: expect.stringContaining(`${CONSOLE}/events?status=pending`),
+    });
 
-    await recordPass(store, { ok: true, checked: 5, missedByWebhooks: 2, missed: [{ kind: 'payment', id: 'pay_9' }, { kind: 'invoice', id: 'inv_3' }] }, clock(), silentLogger);
+    await recordPass(
+      store,
+      {
+        ok: true,
+        checked: 5,
+        missedByWebhooks: 2,
+        missed: [
+          { kind: 'payment', id: 'pay_9' },
+          { kind: 'invoice', id: 'inv_3' },
+        ],
+      },
+      clock(),
+      silentLogger,
+    );
     await monitor.evaluate();
-    expect(hooked.at(-1)).toMatchObject({ kind: 'missed_by_webhooks', details: expect.stringContaining('payment pay_9, invoice inv_3'), next: expect.stringContaining('checkout-kit doctor') });
+    expect(hooked.at(-1)).toMatchObject({
+      kind: 'missed_by_webhooks',
+      details: expect.stringContaining('payment pay_9, invoice inv_3'),
+      next: expect.stringContaining('checkout-kit doctor'),
+    });
 
     for (let i = 0; i < 12; i++) verification.count('bad_signature');
     await monitor.evaluate();
-    expect(hooked.at(-1)).toMatchObject({ kind: 'verification_failures', title: expect.stringMatching(/^12 webhook deliveries failed verification .* \(bad_signature ×12\)/), next: expect.stringContaining('CHECKOUT_WEBHOOK_SECRET') });
+    expect(hooked.at(-1)).toMatchObject({
+      kind: 'verification_failures',
+      title: expect.stringMatching(/^12 webhook deliveries failed verification .* \(bad_signature ×12\)/),
+      next: expect.stringContaining('CHECKOUT_WEBHOOK_SECRET'),
+    });
 
     writable = false;
     await monitor.evaluate();
@@ -147,6 +176,11 @@ describe('alerts', () => {
     now += 11 * 60_000;
     await monitor.evaluate();
     await monitor.evaluate();
-    expect(hooked.filter((alert) => alert.state === 'resolved').map((alert) => alert.kind).sort()).toEqual(['dispatch_backlog', 'missed_by_webhooks', 'store_unwritable', 'verification_failures']);
+    expect(
+      hooked
+        .filter((alert) => alert.state === 'resolved')
+        .map((alert) => alert.kind)
+        .sort(),
+    ).toEqual(['dispatch_backlog', 'missed_by_webhooks', 'store_unwritable', 'verification_failures']);
   });
 });

@@ -90,7 +90,8 @@ const LIST_PAUSE_MS = envNumber('BENCH_BESIDE_LIST_PAUSE_MS', 1000);
 const CONSOLE_PAUSE_MS = envNumber('BENCH_BESIDE_CONSOLE_PAUSE_MS', 200);
 /** What runs beside serve in the beside phase: BENCH_BESIDE_WITH, a comma-separated subset (to tell their shares apart). */
 const WITH = new Set((process.env.BENCH_BESIDE_WITH || 'reconcile,list,console').split(',').map((name) => name.trim()));
-for (const name of WITH) if (!['reconcile', 'list', 'console'].includes(name)) throw new Error(`BENCH_BESIDE_WITH takes reconcile, list and console, got "${name}"`);
+for (const name of WITH)
+  if (!['reconcile', 'list', 'console'].includes(name)) throw new Error(`BENCH_BESIDE_WITH takes reconcile, list and console, got "${name}"`);
 const SCRAPE_EVERY_MS = 5000;
 /** The requirement this bench measures against (not asserted). */
 const TARGET_P99_MS = 100;
@@ -157,7 +158,15 @@ async function buildHistory(root: string, standin: ForkedServer): Promise<Histor
         openIds.slice(i, i + 500).map((id) => {
           const snapshot = payment(id, 'created', hourAgo.getTime() + 60_000);
           return store.updateResource(
-            { kind: 'payment', id, environment: 'test', orderId: String(snapshot.referenceId), source: 'checkout', snapshot, expiresAt: String(snapshot.expiresAt) },
+            {
+              kind: 'payment',
+              id,
+              environment: 'test',
+              orderId: String(snapshot.referenceId),
+              source: 'checkout',
+              snapshot,
+              expiresAt: String(snapshot.expiresAt),
+            },
             hourAgo,
           );
         }),
@@ -224,10 +233,17 @@ function listLoop(serve: ServeProcess) {
   let n = 0;
   const loop = repeat(LIST_PAUSE_MS, async () => {
     const variant = n++ % LIST_VARIANTS.length;
-    const run = await serve.runCli(LIST_VARIANTS[variant]!, { timeoutMs: 60_000 }).catch(
-      (error: unknown): CliRun => ({ code: null, signal: null, timedOut: false, ms: NaN, stdout: '', stderr: String(error), cpuSeconds: 0 }),
-    );
-    runs.push({ variant, ms: run.ms, cpuSeconds: run.cpuSeconds, ok: run.code === 0 && run.stdout.length > 0, code: run.code, error: run.code === 0 ? '' : (run.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200) });
+    const run = await serve
+      .runCli(LIST_VARIANTS[variant]!, { timeoutMs: 60_000 })
+      .catch((error: unknown): CliRun => ({ code: null, signal: null, timedOut: false, ms: NaN, stdout: '', stderr: String(error), cpuSeconds: 0 }));
+    runs.push({
+      variant,
+      ms: run.ms,
+      cpuSeconds: run.cpuSeconds,
+      ok: run.code === 0 && run.stdout.length > 0,
+      code: run.code,
+      error: run.code === 0 ? '' : (run.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200),
+    });
   });
   return { runs, stop: () => loop.stop() };
 }
@@ -249,7 +265,9 @@ function consoleLoop(port: number, pages: string[]) {
       const request = httpRequest({ host: '127.0.0.1', port, path: `/checkout-kit${page}`, agent, headers: { accept: 'text/html' } }, (response) => {
         let bytes = 0;
         response.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        response.on('end', () => resolve({ page, status: response.statusCode ?? 0, bytes, ms: performance.now() - started, ok: response.statusCode === 200 && bytes > 0 }));
+        response.on('end', () =>
+          resolve({ page, status: response.statusCode ?? 0, bytes, ms: performance.now() - started, ok: response.statusCode === 200 && bytes > 0 }),
+        );
       });
       request.setTimeout(60_000, () => request.destroy(new Error('timeout')));
       request.on('error', () => resolve({ page, status: 0, bytes: 0, ms: performance.now() - started, ok: false }));
@@ -336,7 +354,11 @@ async function measuredLoad(port: number, pids: Record<string, number>, during?:
   lag.enable();
   const next = distinctPaidEvents();
   const exitedBefore = exitedChildrenCpuSeconds();
-  const { value: paced, seconds, machineBusy } = await cpuDuring({ ...pids, generator: process.pid }, async () => {
+  const {
+    value: paced,
+    seconds,
+    machineBusy,
+  } = await cpuDuring({ ...pids, generator: process.pid }, async () => {
     const finish = during?.();
     try {
       return await pacedDeliver({ port, next, seconds: SECONDS, rate: RATE, windowSeconds: WINDOW_SECONDS });
@@ -351,7 +373,13 @@ async function measuredLoad(port: number, pids: Record<string, number>, during?:
     paced,
     rate: (paced.answered - paced.non2xx) / (spanMs / 1000),
     spanSeconds: spanMs / 1000,
-    cpu: { server: (seconds.server ?? NaN) / (spanMs / 1000), generator: (seconds.generator ?? NaN) / (spanMs / 1000), standin: (seconds.standin ?? NaN) / (spanMs / 1000), commands: commandSeconds / (spanMs / 1000), machineBusy },
+    cpu: {
+      server: (seconds.server ?? NaN) / (spanMs / 1000),
+      generator: (seconds.generator ?? NaN) / (spanMs / 1000),
+      standin: (seconds.standin ?? NaN) / (spanMs / 1000),
+      commands: commandSeconds / (spanMs / 1000),
+      machineBusy,
+    },
     generatorLag: { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 },
   };
 }
@@ -389,14 +417,15 @@ async function servePhase(kind: 'baseline' | 'beside', storeDir: string, standin
       if (kind === 'beside') {
         if (WITH.has('list')) lists = listLoop(serve);
         if (WITH.has('console')) polls = consoleLoop(serve.port, consolePages(history.openIds[0]!));
-        if (WITH.has('reconcile')) reconcile = sleep(RECONCILE_AT_SECONDS * 1000).then(async () => {
-          const startedAt = (performance.now() - loadStarted) / 1000;
-          log(`reconcile pass started ${fmt(startedAt, 1)} s into the load`);
-          const run = await serve.runCli(['reconcile', '--json'], { timeoutMs: RECONCILE_TIMEOUT_SECONDS * 1000 });
-          const endedAt = (performance.now() - loadStarted) / 1000;
-          log(`reconcile pass ended ${fmt(endedAt, 1)} s into the load (exit ${run.code ?? run.signal})`);
-          return { startedAt, endedAt, run, summary: parseSummary(run.stdout) };
-        });
+        if (WITH.has('reconcile'))
+          reconcile = sleep(RECONCILE_AT_SECONDS * 1000).then(async () => {
+            const startedAt = (performance.now() - loadStarted) / 1000;
+            log(`reconcile pass started ${fmt(startedAt, 1)} s into the load`);
+            const run = await serve.runCli(['reconcile', '--json'], { timeoutMs: RECONCILE_TIMEOUT_SECONDS * 1000 });
+            const endedAt = (performance.now() - loadStarted) / 1000;
+            log(`reconcile pass ended ${fmt(endedAt, 1)} s into the load (exit ${run.code ?? run.signal})`);
+            return { startedAt, endedAt, run, summary: parseSummary(run.stdout) };
+          });
       }
       // The load is over: stop the loops (what runs finishes) and read serve's figures of the load;
       // the reconcile pass is waited for below.
@@ -434,7 +463,10 @@ async function servePhase(kind: 'baseline' | 'beside', storeDir: string, standin
         reconcileSent: during.length,
         lists: lists?.runs ?? [],
         polls: polls?.polls ?? [],
-        exactlyOnce: never === 0 && several === 0 ? `each of the ${fmt(OPEN)} open payments' handler ran exactly once` : `of the ${fmt(OPEN)} open payments ${fmt(never)} had no handler call, ${fmt(several)} more than one`,
+        exactlyOnce:
+          never === 0 && several === 0
+            ? `each of the ${fmt(OPEN)} open payments' handler ran exactly once`
+            : `of the ${fmt(OPEN)} open payments ${fmt(never)} had no handler call, ${fmt(several)} more than one`,
       };
     }
     return {
@@ -443,7 +475,10 @@ async function servePhase(kind: 'baseline' | 'beside', storeDir: string, standin
       loopLag,
       reads,
       handlersDuring: calls.total - callsBefore,
-      log: summary.warnings + summary.errors > 0 ? `serve logged ${fmt(summary.warnings)} warnings, ${fmt(summary.errors)} errors: ${summary.top.join('; ')}` : 'serve logged no warnings',
+      log:
+        summary.warnings + summary.errors > 0
+          ? `serve logged ${fmt(summary.warnings)} warnings, ${fmt(summary.errors)} errors: ${summary.top.join('; ')}`
+          : 'serve logged no warnings',
       stop: graceful ? '' : 'serve did not exit within 10 s of SIGTERM (killed)',
       ...(beside ? { beside } : {}),
     };
@@ -484,7 +519,9 @@ function serveNote(phase: ServePhase, bare: Phase): string {
     phase.own
       ? `serve's own ack time over the load (its /metrics histogram, ${fmt(phase.own.count)} answers): p50 ≤ ${fmt(phase.own.p50AtMostMs, 1)} ms, p99 ≤ ${fmt(phase.own.p99AtMostMs, 1)} ms`
       : "serve's ack histogram unavailable",
-    phase.loopLag.length > 0 ? `serve's event-loop delay over the load (highest of ${phase.loopLag.length} readings, its /metrics every 5 s): p99 ${fmt(lagP99, 1)} ms, max ${fmt(lagMax, 1)} ms` : '',
+    phase.loopLag.length > 0
+      ? `serve's event-loop delay over the load (highest of ${phase.loopLag.length} readings, its /metrics every 5 s): p99 ${fmt(lagP99, 1)} ms, max ${fmt(lagMax, 1)} ms`
+      : '',
     machineNote(phase),
     `${fmt(phase.reads)} Get payment reads and ${fmt(phase.handlersDuring)} handler calls from the load's start to the phase's end (serve's CHECKOUT_MAX_RPS ${fmt(RPS)}${phase.beside ? "; reconcile's reads and calls included" : ''})`,
     phase.log,
@@ -496,7 +533,10 @@ function serveNote(phase: ServePhase, bare: Phase): string {
 
 function rows(history: History, bare: Phase, baseline: ServePhase, beside: ServePhase): BenchResult[] {
   const label = `beside (serve --console, SQLite file, ${fmt(RATE)} deliveries/s evenly paced for ${fmt(SECONDS)} s after ${fmt(WARMUP_SECONDS)} s of warm-up)`;
-  const besideName = [WITH.has('reconcile') ? 'a reconcile pass' : '', WITH.has('list') ? 'events list' : '', WITH.has('console') ? 'the console' : ''].filter(Boolean).join(', ').replace(/, ([^,]*)$/, ' and $1');
+  const besideName = [WITH.has('reconcile') ? 'a reconcile pass' : '', WITH.has('list') ? 'events list' : '', WITH.has('console') ? 'the console' : '']
+    .filter(Boolean)
+    .join(', ')
+    .replace(/, ([^,]*)$/, ' and $1');
   const b = beside.beside!;
   const reconcile = b.reconcile;
   const summary = reconcile?.summary;
@@ -553,7 +593,19 @@ function rows(history: History, bare: Phase, baseline: ServePhase, beside: Serve
       eventsPerSec: listOk.length / beside.spanSeconds,
       note: [
         `${fmt(listOk.length)} runs completed (exit 0, output printed) in ${fmt(beside.spanSeconds, 1)} s, ${LIST_PAUSE_MS} ms between runs${listFailed.length > 0 ? `; **${fmt(listFailed.length)} failed**: ${[...new Set(listFailed.map((r) => `exit ${r.code}: ${r.error}`))].slice(0, 3).join(' / ')}` : ''}`,
-        `spawn to exit: p50 ${ms(b.lists.map((r) => r.ms), 50)} ms, max ${ms(b.lists.map((r) => r.ms), 100)} ms; CPU per run p50 ${fmt(percentile(b.lists.map((r) => r.cpuSeconds), 50), 2)} s`,
+        `spawn to exit: p50 ${ms(
+          b.lists.map((r) => r.ms),
+          50,
+        )} ms, max ${ms(
+          b.lists.map((r) => r.ms),
+          100,
+        )} ms; CPU per run p50 ${fmt(
+          percentile(
+            b.lists.map((r) => r.cpuSeconds),
+            50,
+          ),
+          2,
+        )} s`,
         ...byVariant,
       ].join('; '),
     },
@@ -562,7 +614,16 @@ function rows(history: History, bare: Phase, baseline: ServePhase, beside: Serve
       eventsPerSec: pollOk.length / beside.spanSeconds,
       note: [
         `${fmt(pollOk.length)} pages answered 200 in ${fmt(beside.spanSeconds, 1)} s, one request at a time, ${CONSOLE_PAUSE_MS} ms between${pollFailed.length > 0 ? `; **${fmt(pollFailed.length)} not 200** (${[...new Set(pollFailed.map((p) => `${p.page} ${p.status}`))].slice(0, 5).join(', ')})` : ''}`,
-        `answer time p50 ${ms(b.polls.map((p) => p.ms), 50)} ms, p99 ${ms(b.polls.map((p) => p.ms), 99)} ms, max ${ms(b.polls.map((p) => p.ms), 100)} ms`,
+        `answer time p50 ${ms(
+          b.polls.map((p) => p.ms),
+          50,
+        )} ms, p99 ${ms(
+          b.polls.map((p) => p.ms),
+          99,
+        )} ms, max ${ms(
+          b.polls.map((p) => p.ms),
+          100,
+        )} ms`,
         ...byPage,
       ].join('; '),
     },

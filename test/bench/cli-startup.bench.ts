@@ -61,7 +61,9 @@ interface Probe {
 
 /** Build dist/ from src/ (`npm run build`), so the bin is this checkout's code. */
 function build(): void {
-  const tsc = spawnSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.json')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const tsc = spawnSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.json')], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   if (tsc.status !== 0) throw new Error(`bench: building dist/ failed (tsc exited ${tsc.status}); run npm run build to see why`);
 }
 
@@ -86,7 +88,8 @@ function once(probe: Probe): Promise<number> {
     child.on('close', (code) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (code !== 0) reject(new Error(`bench: ${probe.name} exited ${code}: ${stderr.trim().split('\n')[0]}`));
-      else if (probe.expect && !probe.expect.test(stdout)) reject(new Error(`bench: ${probe.name} printed ${JSON.stringify(stdout.slice(0, 200))}, not ${probe.expect}`));
+      else if (probe.expect && !probe.expect.test(stdout))
+        reject(new Error(`bench: ${probe.name} printed ${JSON.stringify(stdout.slice(0, 200))}, not ${probe.expect}`));
       else resolve(ms);
     });
   });
@@ -94,7 +97,10 @@ function once(probe: Probe): Promise<number> {
 
 const median = (values: number[]) => percentile(values, 50);
 const fmt = (ms: number) => `${Math.round(ms)} ms`;
-const loads = () => loadavg().map((n) => n.toFixed(2)).join(', ');
+const loads = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(', ');
 
 export async function run(): Promise<BenchResult[]> {
   const sides: Side[] = [];
@@ -106,7 +112,8 @@ export async function run(): Promise<BenchResult[]> {
       cli = join(REPO, 'dist/cli/main.js');
     }
     sides.push({ name: 'checkout-kit', cli, dir: join(scratch, 'this') });
-    if (process.env.BENCH_CLI_BASELINE) sides.push({ name: process.env.BENCH_CLI_BASELINE_NAME || 'baseline', cli: process.env.BENCH_CLI_BASELINE, dir: join(scratch, 'baseline') });
+    if (process.env.BENCH_CLI_BASELINE)
+      sides.push({ name: process.env.BENCH_CLI_BASELINE_NAME || 'baseline', cli: process.env.BENCH_CLI_BASELINE, dir: join(scratch, 'baseline') });
     const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
     const node: Probe = { name: 'node -e 0', argv: ['-e', '0'], env: { PATH: process.env.PATH }, cwd: scratch, ms: [] };
@@ -117,9 +124,25 @@ export async function run(): Promise<BenchResult[]> {
       const env = { PATH: process.env.PATH, CHECKOUT_STORE: `file:${join(side.dir, 'store')}` };
       const label = sides.length > 1 ? ` (${side.name})` : '';
       probes.push(
-        { name: `checkout-kit --version${label}`, argv: [side.cli, '--version'], env, cwd: side.dir, expect: side === sides[0] && !process.env.BENCH_CLI ? new RegExp(`^${version.replaceAll('.', '\\.')}\\n$`) : /^\S+\n$/, goal: 2, ms: [] },
+        {
+          name: `checkout-kit --version${label}`,
+          argv: [side.cli, '--version'],
+          env,
+          cwd: side.dir,
+          expect: side === sides[0] && !process.env.BENCH_CLI ? new RegExp(`^${version.replaceAll('.', '\\.')}\\n$`) : /^\S+\n$/,
+          goal: 2,
+          ms: [],
+        },
         { name: `checkout-kit --help${label}`, argv: [side.cli, '--help'], env, cwd: side.dir, expect: /^Usage: checkout-kit /, ms: [] },
-        { name: `checkout-kit events list, empty store${label}`, argv: [side.cli, 'events', 'list'], env, cwd: side.dir, expect: /^\(none\)\n$/, goal: 2, ms: [] },
+        {
+          name: `checkout-kit events list, empty store${label}`,
+          argv: [side.cli, 'events', 'list'],
+          env,
+          cwd: side.dir,
+          expect: /^\(none\)\n$/,
+          goal: 2,
+          ms: [],
+        },
       );
     }
 
@@ -139,10 +162,18 @@ export async function run(): Promise<BenchResult[]> {
       const m = median(probe.ms);
       const spread = `p25–p75 ${fmt(percentile(probe.ms, 25))}–${fmt(percentile(probe.ms, 75))}`;
       if (probe === node) {
-        return { name: probe.name, eventsPerSec: 1000 / m, note: `median ${fmt(m)} (${spread}) of ${ROUNDS} rounds; load average ${loadBefore} before, ${loadAfter} after` };
+        return {
+          name: probe.name,
+          eventsPerSec: 1000 / m,
+          note: `median ${fmt(m)} (${spread}) of ${ROUNDS} rounds; load average ${loadBefore} before, ${loadAfter} after`,
+        };
       }
       const perRound = median(probe.ms.map((ms, round) => ms / node.ms[round]!));
-      return { name: probe.name, eventsPerSec: 1000 / m, note: `median ${fmt(m)} (${spread}): **${(m / base).toFixed(2)}×** node -e 0 (median of each round's ratio ${perRound.toFixed(2)}×)${probe.goal ? `; goal ≤ ${probe.goal}×` : ''}` };
+      return {
+        name: probe.name,
+        eventsPerSec: 1000 / m,
+        note: `median ${fmt(m)} (${spread}): **${(m / base).toFixed(2)}×** node -e 0 (median of each round's ratio ${perRound.toFixed(2)}×)${probe.goal ? `; goal ≤ ${probe.goal}×` : ''}`,
+      };
     });
   } finally {
     await rm(scratch, { recursive: true, force: true });

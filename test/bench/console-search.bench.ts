@@ -62,14 +62,39 @@ async function seed(store: Store, finish: (statements: string[]) => Promise<void
         const n = i + j;
         const id = paymentId(tag, n);
         const at = new Date(started + n * 20_000);
-        const snapshot: Record<string, unknown> = { ...payment(id, 'paid', at.getTime()), referenceId: orderOf(n), email: emailOf(n), amount: amountOf(n), amountReceived: amountOf(n) };
+        const snapshot: Record<string, unknown> = {
+          ...payment(id, 'paid', at.getTime()),
+          referenceId: orderOf(n),
+          email: emailOf(n),
+          amount: amountOf(n),
+          amountReceived: amountOf(n),
+        };
         const eventId = `evt_${tag}_${n}`;
         await store.insertEvent(
-          { id: eventId, type: 'payment.paid', environment: 'test', createdAt: at.toISOString(), receivedAt: at.toISOString(), resourceKind: 'payment', resourceId: id, body: JSON.stringify({ id: eventId, type: 'payment.paid', data: snapshot }) },
+          {
+            id: eventId,
+            type: 'payment.paid',
+            environment: 'test',
+            createdAt: at.toISOString(),
+            receivedAt: at.toISOString(),
+            resourceKind: 'payment',
+            resourceId: id,
+            body: JSON.stringify({ id: eventId, type: 'payment.paid', data: snapshot }),
+          },
           at,
         );
         await store.updateResource(
-          { kind: 'payment', id, environment: 'test', orderId: orderOf(n), outcome: 'paid', source: 'webhook', snapshot, expiresAt: String(snapshot.expiresAt), open: false },
+          {
+            kind: 'payment',
+            id,
+            environment: 'test',
+            orderId: orderOf(n),
+            outcome: 'paid',
+            source: 'webhook',
+            snapshot,
+            expiresAt: String(snapshot.expiresAt),
+            open: false,
+          },
           at,
           { queue: () => ({ key: `payment:${id}:paid`, kind: 'fulfillment', data: { kind: 'payment', id, outcome: 'paid' } }) },
         );
@@ -79,13 +104,21 @@ async function seed(store: Store, finish: (statements: string[]) => Promise<void
   }
   await finish([
     `UPDATE ${prefix}runs SET status = 'done', completed_at = updated_at`,
-    `UPDATE ${prefix}runs SET status = 'failed', last_error = 'no stock' WHERE key IN (${Array.from({ length: Math.ceil(PAYMENTS / 1000) }, (_, k) => k * 1000 + 7)
+    `UPDATE ${prefix}runs SET status = 'failed', last_error = 'no stock' WHERE key IN (${Array.from(
+      { length: Math.ceil(PAYMENTS / 1000) },
+      (_, k) => k * 1000 + 7,
+    )
       .filter((n) => n < PAYMENTS)
       .map((n) => `'payment:${paymentId(tag, n)}:paid'`)
       .join(', ')})`,
   ]);
   // The newest failed handler: the first row of the failed list.
-  return { tag, middle: Math.floor(PAYMENTS / 2), failed: Math.floor((PAYMENTS - 8) / 1000) * 1000 + 7, firstDay: new Date(started).toISOString().slice(0, 10) };
+  return {
+    tag,
+    middle: Math.floor(PAYMENTS / 2),
+    failed: Math.floor((PAYMENTS - 8) / 1000) * 1000 + 7,
+    firstDay: new Date(started).toISOString().slice(0, 10),
+  };
 }
 
 interface Probe {
@@ -118,7 +151,10 @@ async function timeOnce(base: string, probe: Probe): Promise<void> {
   const response = await fetch(`${base}${probe.path}`, { redirect: 'manual', signal: AbortSignal.timeout(30_000) });
   const body = await response.text();
   probe.ms.push(performance.now() - started);
-  const ok = 'redirect' in probe.expect ? response.status === 303 && response.headers.get('location') === probe.expect.redirect : response.status === 200 && body.includes(probe.expect.contains);
+  const ok =
+    'redirect' in probe.expect
+      ? response.status === 303 && response.headers.get('location') === probe.expect.redirect
+      : response.status === 200 && body.includes(probe.expect.contains);
   if (!ok) throw new Error(`${probe.name}: ${probe.path} answered ${response.status} ${response.headers.get('location') ?? body.slice(0, 200)}`);
 }
 
@@ -128,7 +164,9 @@ async function bareFloor(): Promise<number[]> {
     const ms: number[] = [];
     for (let i = 0; i < ROUNDS * 3; i++) {
       const started = performance.now();
-      await (await fetch(`http://127.0.0.1:${bare.port}/webhooks/checkout`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).text();
+      await (
+        await fetch(`http://127.0.0.1:${bare.port}/webhooks/checkout`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
+      ).text();
       ms.push(performance.now() - started);
     }
     return ms;

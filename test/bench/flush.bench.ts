@@ -49,7 +49,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChild, standInStats, type StandInStats } from './serve-children.js';
-import { cpuDuring, deliver, envNumber, failures, fmt, fromList, sleep, startServe, watchPeak, WEBHOOK_SECRET, type BenchResult, type HandlerCalls } from './serve-harness.js';
+import {
+  cpuDuring,
+  deliver,
+  envNumber,
+  failures,
+  fmt,
+  fromList,
+  sleep,
+  startServe,
+  watchPeak,
+  WEBHOOK_SECRET,
+  type BenchResult,
+  type HandlerCalls,
+} from './serve-harness.js';
 import { backlog } from './serve-payloads.js';
 
 const PAYMENTS = Math.round(envNumber('BENCH_FLUSH_PAYMENTS', 5000));
@@ -82,7 +95,12 @@ function limitKind(value: string | undefined): 'bucket' | 'window' {
  */
 async function ackPhase(port: number, pids: { server: number; standin?: number }, deliveries: Deliveries) {
   const started = performance.now();
-  const { value: result, seconds: cpu, threads, machineBusy } = await cpuDuring({ ...pids, generator: process.pid }, () =>
+  const {
+    value: result,
+    seconds: cpu,
+    threads,
+    machineBusy,
+  } = await cpuDuring({ ...pids, generator: process.pid }, () =>
     deliver({ port, next: fromList(deliveries), amount: deliveries.length, timeoutSeconds: ACK_TIMEOUT_SECONDS }),
   );
   return { result, seconds: (result.lastResponseAt - started) / 1000, cpu: phaseCpu(cpu, machineBusy, deliveries.length, threads.server ?? {}) };
@@ -298,7 +316,8 @@ export async function run(): Promise<BenchResult[]> {
       allAt !== undefined
         ? `**all ${fmt(PAYMENTS)} paid handlers done ${fmt(allAt, 1)} s after the flush began, ${(allAt / floorSeconds).toFixed(2)}× payments ÷ rate (${fmt(floorSeconds)} s)**, ${fmt(allAt - ackSeconds, 1)} s after the last ack (half by ${fmt(halfAt ?? allAt, 1)} s)`
         : `**only ${fmt(figures.done)} of ${fmt(PAYMENTS)} payments' handlers done after ${fmt(watchedSeconds)} s** (gave up: ${stopReason}${halfAt !== undefined ? `; half by ${fmt(halfAt, 1)} s` : ''})`;
-    const exactlyOnce = figures.none === 0 && figures.several === 0 ? 'exactly 1 each' : `${fmt(figures.several)} payments called more than once, ${fmt(figures.none)} never`;
+    const exactlyOnce =
+      figures.none === 0 && figures.several === 0 ? 'exactly 1 each' : `${fmt(figures.several)} payments called more than once, ${fmt(figures.none)} never`;
     return [
       {
         name: `${label}, serve: acknowledged`,
@@ -316,7 +335,14 @@ export async function run(): Promise<BenchResult[]> {
         name: `${label}, receiver with dispatch off, same deliveries: acknowledged (median of ${fmt(references.length)} runs)`,
         eventsPerSec: median(referenceRates),
         note: references
-          .map((run, i) => `run ${i + 1}: ${fmt(total / run.seconds)}/s, all answered in ${fmt(run.seconds, 1)} s, ack p99 ${run.result.latency.p99} ms, ${fmt(run.stored ?? 0)} events stored${failures(run.result).map((f) => `, ${f}`).join('')}, ${cpuNote(run.cpu)}`)
+          .map(
+            (run, i) =>
+              `run ${i + 1}: ${fmt(total / run.seconds)}/s, all answered in ${fmt(run.seconds, 1)} s, ack p99 ${run.result.latency.p99} ms, ${fmt(run.stored ?? 0)} events stored${failures(
+                run.result,
+              )
+                .map((f) => `, ${f}`)
+                .join('')}, ${cpuNote(run.cpu)}`,
+          )
           .join('; '),
       },
       {
@@ -331,7 +357,9 @@ export async function run(): Promise<BenchResult[]> {
           `${fmt(stats.requests)} reads in ${fmt(watchedSeconds)} s, ${fmt(stats.rateLimited)} answered 429 (${fmt((100 * stats.rateLimited) / Math.max(1, stats.requests))}%), ${fmt(stats.ok)} answered 200 for ${fmt(stats.distinct)} distinct payments`,
           `floor at ${fmt(RPS)} reads/s: ${fmt(PAYMENTS / RPS)} s to read each payment once`,
           `after the last ack ${fmt(stats.requests - atLastAck.reads)} reads at ${fmt((stats.requests - atLastAck.reads) / Math.max(0.001, (stats.lastRequestAt - atLastAck.wallMs) / 1000), 1)}/s`,
-          summary.warnings + summary.errors > 0 ? `serve logged ${fmt(summary.warnings)} warnings, ${fmt(summary.errors)} errors: ${summary.top.join('; ')}` : 'serve logged no warnings',
+          summary.warnings + summary.errors > 0
+            ? `serve logged ${fmt(summary.warnings)} warnings, ${fmt(summary.errors)} errors: ${summary.top.join('; ')}`
+            : 'serve logged no warnings',
           graceful ? '' : 'serve did not exit within 10 s of SIGTERM (killed)',
         ]
           .filter(Boolean)

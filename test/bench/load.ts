@@ -47,9 +47,30 @@ export const EVENT_TEMPLATE = JSON.stringify({
     successUrl: 'https://shop.example.com/checkout/return?orderId=order-2025-000123',
     cancelUrl: 'https://shop.example.com/cart',
     depositAddresses: [
-      { networkId: 1, chainName: 'Ethereum', family: 'evm', address: '0x71C7656EC7ab88b098defB751B7401B5f6d8976F', token: 'USDC', chainId: '0d6a3c10-1f2e-4a5b-9c8d-7e6f5a4b3c2d' },
-      { networkId: 137, chainName: 'Polygon', family: 'evm', address: '0x8Ba1f109551bD432803012645Ac136ddd64DBA72', token: 'USDC', chainId: '2b7e4d90-3c1a-4f6e-8d5b-9a0c1e2f3a4b' },
-      { networkId: 728126428, chainName: 'Tron', family: 'tron', address: 'TXLAQ63Xg1NAzckPwKHvzw7CSEmLMEqcdj', token: 'USDT', chainId: '5e9f1a2b-6c3d-4e7f-8a9b-0c1d2e3f4a5b' },
+      {
+        networkId: 1,
+        chainName: 'Ethereum',
+        family: 'evm',
+        address: '0x71C7656EC7ab88b098defB751B7401B5f6d8976F',
+        token: 'USDC',
+        chainId: '0d6a3c10-1f2e-4a5b-9c8d-7e6f5a4b3c2d',
+      },
+      {
+        networkId: 137,
+        chainName: 'Polygon',
+        family: 'evm',
+        address: '0x8Ba1f109551bD432803012645Ac136ddd64DBA72',
+        token: 'USDC',
+        chainId: '2b7e4d90-3c1a-4f6e-8d5b-9a0c1e2f3a4b',
+      },
+      {
+        networkId: 728126428,
+        chainName: 'Tron',
+        family: 'tron',
+        address: 'TXLAQ63Xg1NAzckPwKHvzw7CSEmLMEqcdj',
+        token: 'USDT',
+        chainId: '5e9f1a2b-6c3d-4e7f-8a9b-0c1d2e3f4a5b',
+      },
     ],
     createdAt: '2025-03-01T12:00:00.000Z',
     updatedAt: '2025-03-01T12:07:31.000Z',
@@ -98,10 +119,7 @@ export function load({ port, seconds, secret }: { port: number; seconds: number;
 // ---------------------------------------------------------------------------------------------
 // The server under test in a child process: `forkServer` in the bench, `serveInChild` in the child.
 
-type ChildMessage =
-  | { type: 'ready'; port: number; setupMs: number }
-  | { type: 'closed'; stored: number | undefined }
-  | { type: 'error'; message: string };
+type ChildMessage = { type: 'ready'; port: number; setupMs: number } | { type: 'closed'; stored: number | undefined } | { type: 'error'; message: string };
 
 /** A bench server as the child process runs it; `close` returns how many events it holds. */
 export interface ChildServer {
@@ -155,7 +173,17 @@ export interface ForkedServer {
  * BENCH_CHILD_CPU_PROF=dir writes a V8 CPU profile of each helper there (e.g. the dispatch-off
  * receiver, to set beside serve's BENCH_SERVE_CPU_PROF profile).
  */
-export async function forkServer<Config>({ module, roleEnv, config, name }: { module: string; roleEnv: string; config: Config; name: string }): Promise<ForkedServer> {
+export async function forkServer<Config>({
+  module,
+  roleEnv,
+  config,
+  name,
+}: {
+  module: string;
+  roleEnv: string;
+  config: Config;
+  name: string;
+}): Promise<ForkedServer> {
   const child = fork(fileURLToPath(module), [], {
     execArgv: ['--import', 'tsx', ...(process.env.BENCH_CHILD_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CHILD_CPU_PROF}`] : [])],
     env: { ...process.env, [roleEnv]: JSON.stringify(config) },

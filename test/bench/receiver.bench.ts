@@ -63,7 +63,7 @@ async function startServer(config: ServerConfig): Promise<ChildServer> {
     const store = new SqliteStore({ dir: config.dir });
     await store.open();
     // Pre-fill in parallel batches: the store group-commits concurrent writes.
-    for (let done = 0; done < scenario.prestored; ) {
+    for (let done = 0; done < scenario.prestored;) {
       const batch = Math.min(2000, scenario.prestored - done);
       await Promise.all(
         Array.from({ length: batch }, () => {

@@ -32,17 +32,28 @@ function startStub(): Promise<{ server: Server; url: string }> {
     const now = new Date().toISOString();
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(
-      JSON.stringify({ id, status: 'CREATED', amount: '25.00', amountReceived: '0', expiresAt: new Date(Date.now() + 3_600_000).toISOString(), createdAt: now, updatedAt: now }),
+      JSON.stringify({
+        id,
+        status: 'CREATED',
+        amount: '25.00',
+        amountReceived: '0',
+        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+        createdAt: now,
+        updatedAt: now,
+      }),
     );
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}` })),
+  );
 }
 
 async function seed(store: Store, open: number, closed: number): Promise<void> {
   const old = new Date(Date.now() - 3_600_000);
   const jobs: Array<() => Promise<unknown>> = [];
   for (let i = 0; i < open; i += 1) jobs.push(() => store.updateResource({ kind: 'payment', id: randomUUID(), source: 'checkout' }, old));
-  for (let i = 0; i < closed; i += 1) jobs.push(() => store.updateResource({ kind: 'payment', id: randomUUID(), outcome: 'paid', source: 'webhook', open: false }, old));
+  for (let i = 0; i < closed; i += 1)
+    jobs.push(() => store.updateResource({ kind: 'payment', id: randomUUID(), outcome: 'paid', source: 'webhook', open: false }, old));
   for (let i = 0; i < jobs.length; i += 500) await Promise.all(jobs.slice(i, i + 500).map((job) => job()));
 }
 
@@ -73,7 +84,11 @@ export async function run(): Promise<BenchResult[]> {
     const history = await pass(url, 1_000, 50_000);
     return [
       { name: 'reconcile pass, 1,000 open payments', eventsPerSec: small.perSecond, note: `${Math.round(small.ms)} ms per pass` },
-      { name: 'reconcile pass, 10,000 open payments', eventsPerSec: large.perSecond, note: `${Math.round(large.ms)} ms per pass; per-payment cost ${(small.perSecond / large.perSecond).toFixed(2)}x of 1,000` },
+      {
+        name: 'reconcile pass, 10,000 open payments',
+        eventsPerSec: large.perSecond,
+        note: `${Math.round(large.ms)} ms per pass; per-payment cost ${(small.perSecond / large.perSecond).toFixed(2)}x of 1,000`,
+      },
       {
         name: 'reconcile pass, 1,000 open + 50,000 settled',
         eventsPerSec: history.perSecond,

@@ -37,7 +37,9 @@ let built: Promise<void> | undefined;
 function buildOnce(): Promise<void> {
   if (process.env.BENCH_SERVE_CLI) return Promise.resolve();
   built ??= new Promise<void>((resolve, reject) => {
-    const tsc = spawn(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.json')], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const tsc = spawn(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.json')], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     tsc.on('error', reject);
     tsc.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`bench: building dist/ failed (tsc exited ${code}); run npm run build to see why`))));
   });
@@ -460,7 +462,14 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
       const space = (name: string, space: string) => (sampleValue(families, name, { space }) ?? 0) / 2 ** 20;
       return used === undefined || total === undefined
         ? undefined
-        : { used: used / 2 ** 20, total: total / 2 ** 20, newTotal: space('nodejs_heap_space_size_total_bytes', 'new'), oldUsed: space('nodejs_heap_space_size_used_bytes', 'old'), oldTotal: space('nodejs_heap_space_size_total_bytes', 'old'), largeUsed: space('nodejs_heap_space_size_used_bytes', 'large_object') };
+        : {
+            used: used / 2 ** 20,
+            total: total / 2 ** 20,
+            newTotal: space('nodejs_heap_space_size_total_bytes', 'new'),
+            oldUsed: space('nodejs_heap_space_size_used_bytes', 'old'),
+            oldTotal: space('nodejs_heap_space_size_total_bytes', 'old'),
+            largeUsed: space('nodejs_heap_space_size_used_bytes', 'large_object'),
+          };
     },
     async logSummary() {
       const text = existsSync(logFile) ? await readFile(logFile, 'utf8') : '';
@@ -544,7 +553,13 @@ export function ackQuantiles(metrics: string, since?: string): AckQuantiles | un
     const value = sampleValue(families, name);
     return value === undefined ? undefined : value * 1000;
   };
-  return { count, p50AtMostMs: atMost(0.5), p99AtMostMs: atMost(0.99), loopLagP99Ms: ms('nodejs_eventloop_lag_p99_seconds'), loopLagMaxMs: ms('nodejs_eventloop_lag_max_seconds') };
+  return {
+    count,
+    p50AtMostMs: atMost(0.5),
+    p99AtMostMs: atMost(0.99),
+    loopLagP99Ms: ms('nodejs_eventloop_lag_p99_seconds'),
+    loopLagMaxMs: ms('nodejs_eventloop_lag_max_seconds'),
+  };
 }
 
 /** `url` with `?schema=name` (the way CHECKOUT_STORE picks a schema, src/store/postgres/postgres-store.ts). */
@@ -576,7 +591,10 @@ export async function checkPostgres(url: string): Promise<void> {
 // Load: signed deliveries, every request signed when it is built (a fresh timestamp).
 
 function signed(delivery: { msgId: string; body: string }) {
-  return { body: delivery.body, headers: { 'content-type': 'application/json', ...signWebhook({ id: delivery.msgId, body: delivery.body, secret: WEBHOOK_SECRET }) } };
+  return {
+    body: delivery.body,
+    headers: { 'content-type': 'application/json', ...signWebhook({ id: delivery.msgId, body: delivery.body, secret: WEBHOOK_SECRET }) },
+  };
 }
 
 export interface LoadOptions {
@@ -609,7 +627,13 @@ export function deliver(options: LoadOptions): Promise<autocannon.Result & { las
         ...(options.amount !== undefined ? { amount: options.amount } : { duration: options.seconds ?? 5 }),
         ...(options.overallRate !== undefined ? { overallRate: options.overallRate } : {}),
         timeout: options.timeoutSeconds ?? 10,
-        requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, ...signed(options.next()) }), onResponse: () => void (lastResponseAt = performance.now()) }],
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (request) => ({ ...request, ...signed(options.next()) }),
+            onResponse: () => void (lastResponseAt = performance.now()),
+          },
+        ],
       },
       (error, result) => (error ? reject(error) : resolve({ ...result, lastResponseAt })),
     );
@@ -640,7 +664,14 @@ export interface PacedResult {
  * of its connections sends its share of a second back to back at the start of the second, so the
  * whole second's deliveries arrive as one burst.
  */
-export async function pacedDeliver(options: { port: number; next: () => { msgId: string; body: string }; seconds: number; rate: number; connections?: number; windowSeconds?: number }): Promise<PacedResult> {
+export async function pacedDeliver(options: {
+  port: number;
+  next: () => { msgId: string; body: string };
+  seconds: number;
+  rate: number;
+  connections?: number;
+  windowSeconds?: number;
+}): Promise<PacedResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections ?? CONNECTIONS });
   const latencies: number[] = [];
   const samples: PacedResult['samples'] = [];
@@ -656,17 +687,27 @@ export async function pacedDeliver(options: { port: number; next: () => { msgId:
       let socketAt: number | undefined;
       // The last window ends with the load: a delivery sent in its final moments counts in it.
       const window = (windows[Math.min(Math.floor((started - loadStarted) / windowMs), Math.ceil((options.seconds * 1000) / windowMs) - 1)] ??= []);
-      const request = httpRequest({ host: '127.0.0.1', port: options.port, path: WEBHOOK_PATH, method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (response) => {
-        response.resume();
-        response.on('end', () => {
-          const latency = performance.now() - started;
-          latencies.push(latency);
-          samples.push({ sentAt: started - loadStarted, ms: latency, waitMs: (socketAt ?? started) - started });
-          window.push(latency);
-          if ((response.statusCode ?? 0) < 200 || (response.statusCode ?? 0) >= 300) non2xx += 1;
-          resolve();
-        });
-      });
+      const request = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: options.port,
+          path: WEBHOOK_PATH,
+          method: 'POST',
+          agent,
+          headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () => {
+            const latency = performance.now() - started;
+            latencies.push(latency);
+            samples.push({ sentAt: started - loadStarted, ms: latency, waitMs: (socketAt ?? started) - started });
+            window.push(latency);
+            if ((response.statusCode ?? 0) < 200 || (response.statusCode ?? 0) >= 300) non2xx += 1;
+            resolve();
+          });
+        },
+      );
       request.once('socket', () => (socketAt = performance.now()));
       request.on('error', () => {
         errors += 1;

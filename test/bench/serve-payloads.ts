@@ -50,9 +50,30 @@ export function payment(id: string, state: PaymentState, now = Date.now()): Reco
     successUrl: `https://shop.example.com/checkout/return?orderId=order-${id.slice(-12)}`,
     cancelUrl: 'https://shop.example.com/cart',
     depositAddresses: [
-      { networkId: 1, chainName: 'Ethereum', family: 'evm', address: '0x71C7656EC7ab88b098defB751B7401B5f6d8976F', token: 'USDC', chainId: '0d6a3c10-1f2e-4a5b-9c8d-7e6f5a4b3c2d' },
-      { networkId: 137, chainName: 'Polygon', family: 'evm', address: '0x8Ba1f109551bD432803012645Ac136ddd64DBA72', token: 'USDC', chainId: '2b7e4d90-3c1a-4f6e-8d5b-9a0c1e2f3a4b' },
-      { networkId: 728126428, chainName: 'Tron', family: 'tron', address: 'TXLAQ63Xg1NAzckPwKHvzw7CSEmLMEqcdj', token: 'USDT', chainId: '5e9f1a2b-6c3d-4e7f-8a9b-0c1d2e3f4a5b' },
+      {
+        networkId: 1,
+        chainName: 'Ethereum',
+        family: 'evm',
+        address: '0x71C7656EC7ab88b098defB751B7401B5f6d8976F',
+        token: 'USDC',
+        chainId: '0d6a3c10-1f2e-4a5b-9c8d-7e6f5a4b3c2d',
+      },
+      {
+        networkId: 137,
+        chainName: 'Polygon',
+        family: 'evm',
+        address: '0x8Ba1f109551bD432803012645Ac136ddd64DBA72',
+        token: 'USDC',
+        chainId: '2b7e4d90-3c1a-4f6e-8d5b-9a0c1e2f3a4b',
+      },
+      {
+        networkId: 728126428,
+        chainName: 'Tron',
+        family: 'tron',
+        address: 'TXLAQ63Xg1NAzckPwKHvzw7CSEmLMEqcdj',
+        token: 'USDT',
+        chainId: '5e9f1a2b-6c3d-4e7f-8a9b-0c1d2e3f4a5b',
+      },
     ],
     createdAt,
     updatedAt: new Date(now - (state === 'created' ? 3_600_000 : state === 'partially_paid' ? 1_800_000 : 600_000)).toISOString(),
@@ -106,7 +127,10 @@ export function backlog({ payments, duplicates, tag = newRunTag(), seed = 13 }: 
   const states: PaymentState[] = ['created', 'partially_paid', 'paid'];
   // Each payment appears three times; a shuffle of those slots, each slot taking its payment's
   // next state, interleaves payments while keeping each one's events in order.
-  const slots = shuffle(Array.from({ length: payments * states.length }, (_, i) => i % payments), random);
+  const slots = shuffle(
+    Array.from({ length: payments * states.length }, (_, i) => i % payments),
+    random,
+  );
   const next = new Array<number>(payments).fill(0);
   const now = Date.now();
   const deliveries: Delivery[] = slots.map((p) => {

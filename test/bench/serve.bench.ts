@@ -122,7 +122,10 @@ class ServeSession {
   async finish(): Promise<{ peakMb: number; log: string; stop: string }> {
     const peakMb = this.peak.stop();
     const summary = await this.serve.logSummary();
-    const log = summary.warnings + summary.errors > 0 ? `serve logged ${fmt(summary.warnings)} warnings, ${fmt(summary.errors)} errors: ${summary.top.join('; ')}` : 'serve logged no warnings';
+    const log =
+      summary.warnings + summary.errors > 0
+        ? `serve logged ${fmt(summary.warnings)} warnings, ${fmt(summary.errors)} errors: ${summary.top.join('; ')}`
+        : 'serve logged no warnings';
     const { graceful } = await this.serve.stop();
     await ServeSession.closeStandIn(this.standin);
     return { peakMb, log, stop: graceful ? '' : 'serve did not exit within 10 s of SIGTERM (killed)' };
@@ -198,7 +201,9 @@ export async function runOn(kind: 'file' | 'postgres'): Promise<BenchResult[]> {
       {
         name: `fastify bare route (200, no work), same load (${kind === 'file' ? 'serve' : 'serve-postgres'} run)`,
         eventsPerSec: bareRate,
-        note: [`p50 ${middle.bare.result.latency.p50} ms, p99 ${middle.bare.result.latency.p99} ms`, ...failures(middle.bare.result), roundsNote].filter(Boolean).join('; '),
+        note: [`p50 ${middle.bare.result.latency.p50} ms, p99 ${middle.bare.result.latency.p99} ms`, ...failures(middle.bare.result), roundsNote]
+          .filter(Boolean)
+          .join('; '),
       },
       {
         name: `${label}, service answers paid: events acknowledged`,

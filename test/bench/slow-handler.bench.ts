@@ -25,7 +25,20 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { startChild, standInStats } from './serve-children.js';
 import { randomBytes } from 'node:crypto';
-import { checkPostgres, DEFAULT_DATABASE_URL, deliver, dropSchema, envNumber, failures, fmt, memoryMb, pacedDeliver, startServe, withSchema, type BenchResult } from './serve-harness.js';
+import {
+  checkPostgres,
+  DEFAULT_DATABASE_URL,
+  deliver,
+  dropSchema,
+  envNumber,
+  failures,
+  fmt,
+  memoryMb,
+  pacedDeliver,
+  startServe,
+  withSchema,
+  type BenchResult,
+} from './serve-harness.js';
 import { distinctPaidEvents } from './serve-payloads.js';
 import { DEFAULT_MAX_RPS } from '../../src/client/rate-limiter.js';
 import { DEFAULT_DISPATCH_CONCURRENCY } from '../../src/webhooks/receiver-options.js';
@@ -38,7 +51,8 @@ const SAMPLE_SECONDS = envNumber('BENCH_SLOW_SAMPLE_SECONDS', 5);
 const STORE = process.env.BENCH_SLOW_STORE === 'postgres' ? 'postgres' : 'file';
 type Load = 'paced' | 'autocannon';
 /** `paced`, `autocannon`, or both (default), each on a fresh serve. */
-const LOADS: Load[] = process.env.BENCH_SLOW_LOAD === 'paced' ? ['paced'] : process.env.BENCH_SLOW_LOAD === 'autocannon' ? ['autocannon'] : ['paced', 'autocannon'];
+const LOADS: Load[] =
+  process.env.BENCH_SLOW_LOAD === 'paced' ? ['paced'] : process.env.BENCH_SLOW_LOAD === 'autocannon' ? ['autocannon'] : ['paced', 'autocannon'];
 const LOAD_LABEL: Record<Load, string> = {
   paced: 'evenly paced (one delivery every 2 ms at 500/s)',
   autocannon: "autocannon overallRate (each connection's share of a second sent back to back at its start)",
@@ -65,10 +79,20 @@ export async function run(): Promise<BenchResult[]> {
 async function sendLoad(load: Load, port: number) {
   if (load === 'paced') {
     const paced = await pacedDeliver({ port, next: distinctPaidEvents(), seconds: SECONDS, rate: RATE, windowSeconds: SAMPLE_SECONDS });
-    return { acknowledged: paced.answered - paced.non2xx, rate: (paced.answered - paced.non2xx) / SECONDS, latency: `ack p50 ${paced.p50} ms, **p99 ${paced.p99} ms**, p99.9 ${paced.p999} ms, max ${paced.max} ms; p99 of each ${fmt(SAMPLE_SECONDS, 1)} s sent: ${paced.windowP99.join(', ')} ms`, problems: failures(paced) };
+    return {
+      acknowledged: paced.answered - paced.non2xx,
+      rate: (paced.answered - paced.non2xx) / SECONDS,
+      latency: `ack p50 ${paced.p50} ms, **p99 ${paced.p99} ms**, p99.9 ${paced.p999} ms, max ${paced.max} ms; p99 of each ${fmt(SAMPLE_SECONDS, 1)} s sent: ${paced.windowP99.join(', ')} ms`,
+      problems: failures(paced),
+    };
   }
   const result = await deliver({ port, next: distinctPaidEvents(), seconds: SECONDS, overallRate: RATE });
-  return { acknowledged: result['2xx'], rate: result['2xx'] / result.duration, latency: `ack p50 ${result.latency.p50} ms, **p99 ${result.latency.p99} ms**, max ${result.latency.max} ms`, problems: failures(result) };
+  return {
+    acknowledged: result['2xx'],
+    rate: result['2xx'] / result.duration,
+    latency: `ack p50 ${result.latency.p50} ms, **p99 ${result.latency.p99} ms**, max ${result.latency.max} ms`,
+    problems: failures(result),
+  };
 }
 
 async function measure(load: Load): Promise<BenchResult[]> {
@@ -122,11 +146,15 @@ async function measure(load: Load): Promise<BenchResult[]> {
           `${fmt(result.acknowledged)} acknowledged (asked ${fmt(RATE)}/s)`,
           result.latency,
           // Where the time goes: what serve itself took to answer (verify and store), by its /metrics.
-          own ? `serve's own ack time (its histogram, ${fmt(own.count)} answers): p50 ≤ ${fmt(own.p50AtMostMs, 1)} ms, p99 ≤ ${fmt(own.p99AtMostMs, 1)} ms; its event-loop delay p99 ${fmt(own.loopLagP99Ms ?? NaN, 1)} ms, max ${fmt(own.loopLagMaxMs ?? NaN, 1)} ms` : "serve's ack histogram unavailable",
+          own
+            ? `serve's own ack time (its histogram, ${fmt(own.count)} answers): p50 ≤ ${fmt(own.p50AtMostMs, 1)} ms, p99 ≤ ${fmt(own.p99AtMostMs, 1)} ms; its event-loop delay p99 ${fmt(own.loopLagP99Ms ?? NaN, 1)} ms, max ${fmt(own.loopLagMaxMs ?? NaN, 1)} ms`
+            : "serve's ack histogram unavailable",
           `the load generator's event-loop delay p99 ${fmt(generatorLag.percentile(99) / 1e6, 1)} ms, max ${fmt(generatorLag.max / 1e6, 1)} ms`,
           ...result.problems,
           `${fmt(calls)} handlers completed and ${fmt(reads)} Get payment reads by the end (dispatch's ceiling ~${fmt(completionCeiling(result.rate))}: ${DISPATCH_BOUND})`,
-          summary.warnings + summary.errors > 0 ? `serve logged ${fmt(summary.warnings)} warnings, ${fmt(summary.errors)} errors: ${summary.top.join('; ')}` : '',
+          summary.warnings + summary.errors > 0
+            ? `serve logged ${fmt(summary.warnings)} warnings, ${fmt(summary.errors)} errors: ${summary.top.join('; ')}`
+            : '',
           graceful ? '' : 'serve did not exit within 10 s of SIGTERM (killed)',
         ]
           .filter(Boolean)
@@ -141,7 +169,9 @@ async function measure(load: Load): Promise<BenchResult[]> {
             : 'no RSS readings',
           `every ${fmt(SAMPLE_SECONDS)} s: ${series}`,
           heaps.length > 0 ? `V8 heap used / total (MB), same readings: ${heaps.map((heap) => `${fmt(heap.used)}/${fmt(heap.total)}`).join(', ')}` : '',
-          heaps.length > 0 ? `of which old space used / total, new space total and large objects (MB): ${heaps.map((heap) => `${fmt(heap.oldUsed)}/${fmt(heap.oldTotal)}+${fmt(heap.newTotal)}+${fmt(heap.largeUsed)}`).join(', ')}` : '',
+          heaps.length > 0
+            ? `of which old space used / total, new space total and large objects (MB): ${heaps.map((heap) => `${fmt(heap.oldUsed)}/${fmt(heap.oldTotal)}+${fmt(heap.newTotal)}+${fmt(heap.largeUsed)}`).join(', ')}`
+            : '',
           '"per second" column: last RSS in MB',
         ]
           .filter(Boolean)

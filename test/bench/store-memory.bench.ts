@@ -77,7 +77,11 @@ interface Start {
 export async function run(): Promise<BenchResult[]> {
   const sides: Side[] = [{ name: 'this checkout', cli: undefined, given: process.env.BENCH_HISTORY_DIR || undefined }];
   if (process.env.BENCH_HISTORY_BASELINE_CLI) {
-    sides.push({ name: process.env.BENCH_HISTORY_BASELINE_NAME || 'baseline', cli: process.env.BENCH_HISTORY_BASELINE_CLI, given: process.env.BENCH_HISTORY_BASELINE_DIR || undefined });
+    sides.push({
+      name: process.env.BENCH_HISTORY_BASELINE_NAME || 'baseline',
+      cli: process.env.BENCH_HISTORY_BASELINE_CLI,
+      given: process.env.BENCH_HISTORY_BASELINE_DIR || undefined,
+    });
   }
   const standin = await startChild({ kind: 'standin', mode: 'paid' });
   const built: string[] = [];
@@ -119,14 +123,21 @@ export async function run(): Promise<BenchResult[]> {
 /** `serve` takes PAYMENTS payments, one paid event each, and fulfils every one; then it stops. */
 async function buildHistory(side: Side, dir: string, standin: ForkedServer): Promise<string> {
   const started = performance.now();
-  const serve = await startServe({ servicePort: standin.port, store: `file:${dir}`, maxRps: 100_000, cli: side.cli, env: { CHECKOUT_DISPATCH_CONCURRENCY: '64' } });
+  const serve = await startServe({
+    servicePort: standin.port,
+    store: `file:${dir}`,
+    maxRps: 100_000,
+    cli: side.cli,
+    env: { CHECKOUT_DISPATCH_CONCURRENCY: '64' },
+  });
   try {
     const result = await deliver({ port: serve.port, next: distinctPaidEvents(), amount: PAYMENTS, timeoutSeconds: 30 });
     if (result['2xx'] !== PAYMENTS) throw new Error(`building the history: ${result['2xx']} of ${PAYMENTS} deliveries acknowledged`);
     let done = 0;
     let reported = performance.now();
     while (done < PAYMENTS) {
-      if (performance.now() - started > BUILD_TIMEOUT_SECONDS * 1000) throw new Error(`building the history: ${done} of ${PAYMENTS} payments fulfilled after ${BUILD_TIMEOUT_SECONDS} s`);
+      if (performance.now() - started > BUILD_TIMEOUT_SECONDS * 1000)
+        throw new Error(`building the history: ${done} of ${PAYMENTS} payments fulfilled after ${BUILD_TIMEOUT_SECONDS} s`);
       await sleep(1000);
       done = (await serve.handlerCalls()).total;
       if (performance.now() - reported > PROGRESS_EVERY_MS) {
@@ -176,7 +187,11 @@ const nextDelivery = distinctPaidEvents();
 /** One signed delivery of a new payment; its status code. */
 function postOne(port: number): Promise<number> {
   const { msgId, body } = nextDelivery();
-  const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...signWebhook({ id: msgId, body, secret: WEBHOOK_SECRET }) };
+  const headers = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    ...signWebhook({ id: msgId, body, secret: WEBHOOK_SECRET }),
+  };
   return new Promise((resolve, reject) => {
     const request = httpRequest({ host: '127.0.0.1', port, path: WEBHOOK_PATH, method: 'POST', headers }, (response) => {
       response.resume();
@@ -196,7 +211,13 @@ async function folderMb(dir: string): Promise<number> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const spread = (values: number[]) => values.map((v) => fmt(v)).join(', ');
 
-function sideRows(side: Side, empty: Start[], history: Start[], historyNote: string, other: { name: string; empty: Start[]; history: Start[] } | undefined): BenchResult[] {
+function sideRows(
+  side: Side,
+  empty: Start[],
+  history: Start[],
+  historyNote: string,
+  other: { name: string; empty: Start[]; history: Start[] } | undefined,
+): BenchResult[] {
   const pick = (starts: Start[], key: Exclude<keyof Start, 'trickle'>) => starts.map((s) => s[key]);
   const trickle = (starts: Start[], key: keyof Start['trickle']) => starts.map((s) => s.trickle[key]);
   const m = (starts: Start[], key: Exclude<keyof Start, 'trickle'>) => median(pick(starts, key));

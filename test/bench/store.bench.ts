@@ -43,7 +43,10 @@ import { sampleEvent } from '../store/fixtures/sample-event.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const num = (name: string, fallback: number) => (Number(process.env[name]) > 0 ? Number(process.env[name]) : fallback);
-const HISTORY = (process.env.BENCH_STORE_HISTORY ?? '0,100000,1000000').split(',').map(Number).filter((n) => Number.isFinite(n) && n >= 0);
+const HISTORY = (process.env.BENCH_STORE_HISTORY ?? '0,100000,1000000')
+  .split(',')
+  .map(Number)
+  .filter((n) => Number.isFinite(n) && n >= 0);
 const INSERTS = num('BENCH_STORE_INSERTS', 10_000);
 const WRITERS = num('BENCH_STORE_WRITERS', 50);
 const ROUNDS = num('BENCH_STORE_ROUNDS', 3);
@@ -173,7 +176,9 @@ async function child<T = unknown>(script: string, command: Record<string, unknow
     // The thrown error's own line (`StoreError: …`), else the last line the child printed.
     const lines = (stderr ?? '').trim().split('\n').filter(Boolean);
     const why = (lines.find((line) => /^\w*Error\b/.test(line)) ?? lines.at(-1) ?? '').slice(0, 300);
-    throw new Error(`${String(command.op)} of ${String(command.count)} (${signal ?? `exit ${code}`}): ${why || (error as Error).message.split('\n')[0]}`, { cause: error });
+    throw new Error(`${String(command.op)} of ${String(command.count)} (${signal ?? `exit ${code}`}): ${why || (error as Error).message.split('\n')[0]}`, {
+      cause: error,
+    });
   }
 }
 

@@ -14,7 +14,18 @@ const fixture = (name: string) => fileURLToPath(new URL(`fixtures/${name}`, impo
 async function checkBroken(backend: string, json = true): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const cwd = await tempDir('ck-check-broken-');
   const port = await freePort();
-  const args = ['check', '--against', `http://127.0.0.1:${port}/webhooks/checkout`, '--start', tsxCommand(fixture(backend)), '--no-reconcile', '--timeout', '3s', '--settle', '500ms'];
+  const args = [
+    'check',
+    '--against',
+    `http://127.0.0.1:${port}/webhooks/checkout`,
+    '--start',
+    tsxCommand(fixture(backend)),
+    '--no-reconcile',
+    '--timeout',
+    '3s',
+    '--settle',
+    '500ms',
+  ];
   return execCli(json ? [...args, '--json'] : args, { cwd, env: { LOG_LEVEL: 'error' } });
 }
 
@@ -28,7 +39,9 @@ describe('checkout-kit check fails a broken backend, naming the scenario and the
     expect(report.ok).toBe(false);
     const paid = scenario(report, 'paid');
     expect(paid.ok).toBe(false);
-    expect(paid.causes[0]).toMatch(/^refused 2 genuine deliveries \(payment\.created, payment\.paid\) that it must acknowledge: answered 500: raw_body_required — .*express\.json\(\)/);
+    expect(paid.causes[0]).toMatch(
+      /^refused 2 genuine deliveries \(payment\.created, payment\.paid\) that it must acknowledge: answered 500: raw_body_required — .*express\.json\(\)/,
+    );
     expect(paid.causes).toContain('paid never ran: its deliveries were refused (see above)');
     // Every scenario that sends a webhook fails on it; the stale copies are refused as they must be.
     for (const s of report.scenarios.filter((s) => s.deliveries.length > 0)) expect(s.causes.join('\n'), s.scenario).toMatch(/raw_body_required/);
@@ -41,9 +54,14 @@ describe('checkout-kit check fails a broken backend, naming the scenario and the
     expect(code).toBe(1);
     const mislabelled = scenario(report, 'mislabelled-paid');
     expect(mislabelled.calls.paid).toBe(1);
-    expect(mislabelled.causes).toEqual([expect.stringMatching(/^paid ran, but this payment's outcome is pending \(no handler yet\): the payment received 24\.00 of 25\.00 .*without confirming the amounts/)]);
+    expect(mislabelled.causes).toEqual([
+      expect.stringMatching(
+        /^paid ran, but this payment's outcome is pending \(no handler yet\): the payment received 24\.00 of 25\.00 .*without confirming the amounts/,
+      ),
+    ]);
     // What it gets right still passes: the receiver dedupes, and the event names agree with the amounts there.
-    for (const name of ['paid', 'partial-then-paid', 'overpaid', 'duplicates', 'reordering', 'stale-timestamp'] as const) expect(scenario(report, name).causes, name).toEqual([]);
+    for (const name of ['paid', 'partial-then-paid', 'overpaid', 'duplicates', 'reordering', 'stale-timestamp'] as const)
+      expect(scenario(report, name).causes, name).toEqual([]);
     // No checkout route and no reconcile: the lost webhook is never caught, with the reason.
     expect(scenario(report, 'dropped-webhook').causes.join('\n')).toMatch(/never recorded this payment \(POST .*\/checkout answered 4\d\d/);
     expect(failing(report)).toEqual(['dropped-webhook', 'mislabelled-paid']);
@@ -53,7 +71,9 @@ describe('checkout-kit check fails a broken backend, naming the scenario and the
     const { code, stdout } = await checkBroken('no-dedupe-backend.ts', false);
     expect(code).toBe(1);
     expect(stdout).toMatch(/^duplicates +paid ×1 +paid ×3 +6 sent, 6 accepted +FAIL$/m);
-    expect(stdout).toMatch(/^duplicates: pay in full; every event delivered three times \(webhooks: each event three times, two of them at once\)\n {2}- paid ran 3 times \(expected once\): the same event delivered again ran it again: dedupe deliveries by event id/m);
+    expect(stdout).toMatch(
+      /^duplicates: pay in full; every event delivered three times \(webhooks: each event three times, two of them at once\)\n {2}- paid ran 3 times \(expected once\): the same event delivered again ran it again: dedupe deliveries by event id/m,
+    );
     // It verifies signatures, so the stale copies are refused and the fresh ones run it once.
     expect(stdout).toMatch(/^stale-timestamp +paid ×1 +paid ×1 +4 sent, 2 accepted, 2 refused +ok$/m);
     expect(stdout).toMatch(/^paid +paid ×1 +paid ×1 +2 sent, 2 accepted +ok$/m);

@@ -18,7 +18,10 @@ describe('checkout-kit check passes a correct backend', () => {
     const shop = join(await tempDir('ck-check-shop-'), 'shop');
     await scaffoldShop(shop);
     const port = await freePort();
-    const result = await execCli(['check', '--against', `http://127.0.0.1:${port}/webhooks/checkout`, '--start', tsxCommand('src/server.ts'), '--json'], { cwd: shop, env: { LOG_LEVEL: 'warn' } });
+    const result = await execCli(['check', '--against', `http://127.0.0.1:${port}/webhooks/checkout`, '--start', tsxCommand('src/server.ts'), '--json'], {
+      cwd: shop,
+      env: { LOG_LEVEL: 'warn' },
+    });
     const report = reportOf(result);
     expect(report.scenarios.filter((s) => !s.ok).map((s) => `${s.scenario}: ${s.causes.join(' | ')}`)).toEqual([]);
     expect(result.code).toBe(0);
@@ -35,7 +38,9 @@ describe('checkout-kit check passes a correct backend', () => {
     expect(scenario(report, 'dropped-webhook')).toMatchObject({ deliveries: [], calls: { paid: 1 } });
     expect(scenario(report, 'mislabelled-paid').calls).toEqual({ paid: 0, overpaid: 0, underpaid: 0, expired: 0 });
     const stale = scenario(report, 'stale-timestamp').deliveries;
-    expect(stale.filter((d) => d.expected === 'refuse').map((d) => [d.status, d.accepted])).toEqual(stale.filter((d) => d.expected === 'refuse').map(() => [401, false]));
+    expect(stale.filter((d) => d.expected === 'refuse').map((d) => [d.status, d.accepted])).toEqual(
+      stale.filter((d) => d.expected === 'refuse').map(() => [401, false]),
+    );
     expect(stale.filter((d) => d.expected === 'accept').every((d) => d.accepted)).toBe(true);
   });
 

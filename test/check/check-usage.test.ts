@@ -33,7 +33,10 @@ describe('checkout-kit check: bad input is one clear line and exit 2', () => {
   });
 
   it('refuses live keys and a base URL that is not a local sandbox, before starting anything', async () => {
-    const live = await check(['--against', 'http://127.0.0.1:9/webhooks/checkout'], { CHECKOUT_API_KEY: 'svc_mk_live_abcdefgh', CHECKOUT_SIGNING_SECRET: 'svc_ms_abcdefgh' });
+    const live = await check(['--against', 'http://127.0.0.1:9/webhooks/checkout'], {
+      CHECKOUT_API_KEY: 'svc_mk_live_abcdefgh',
+      CHECKOUT_SIGNING_SECRET: 'svc_ms_abcdefgh',
+    });
     expect([live.code, oneLine(live.stderr)]).toEqual([2, true]);
     expect(live.stderr).toMatch(/live keys/);
     const remote = await check(['--against', 'http://127.0.0.1:9/webhooks/checkout'], { CHECKOUT_BASE_URL: 'https://api.example.com' });
@@ -43,7 +46,9 @@ describe('checkout-kit check: bad input is one clear line and exit 2', () => {
 
   it("a webhook secret that is not the sandbox's, and a backend that does not answer, are configuration errors", async () => {
     const data = await tempDir('ck-check-data-');
-    const secret = await check(['--against', 'http://127.0.0.1:9/webhooks/checkout', '--data', data, '--sandbox-port', '0'], { CHECKOUT_WEBHOOK_SECRET: newWebhookSecret() });
+    const secret = await check(['--against', 'http://127.0.0.1:9/webhooks/checkout', '--data', data, '--sandbox-port', '0'], {
+      CHECKOUT_WEBHOOK_SECRET: newWebhookSecret(),
+    });
     expect([secret.code, oneLine(secret.stderr)]).toEqual([2, true]);
     expect(secret.stderr).toMatch(/CHECKOUT_WEBHOOK_SECRET is not this sandbox's webhookSecret/);
     expect(secret.stderr).not.toMatch(/whsec_/);
@@ -58,7 +63,14 @@ describe('checkout-kit check: bad input is one clear line and exit 2', () => {
     const taken = await holdPort();
     const { port } = taken;
     try {
-      const busy = await check(['--against', 'http://127.0.0.1:9/webhooks/checkout', '--data', await tempDir('ck-check-data-'), '--sandbox-port', String(port)]);
+      const busy = await check([
+        '--against',
+        'http://127.0.0.1:9/webhooks/checkout',
+        '--data',
+        await tempDir('ck-check-data-'),
+        '--sandbox-port',
+        String(port),
+      ]);
       expect([busy.code, oneLine(busy.stderr)]).toEqual([2, true]);
       expect(busy.stderr).toMatch(new RegExp(`^checkout-kit: Port ${port} is taken: stop \`checkout-kit sandbox\` there .*or give --sandbox-port\\.$`, 'm'));
     } finally {

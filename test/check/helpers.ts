@@ -19,7 +19,10 @@ export async function scaffoldShop(dir: string): Promise<void> {
   expect(init.code, init.stderr).toBe(0);
   const kit = join(dir, 'node_modules', 'checkout-kit');
   await mkdir(kit, { recursive: true });
-  await writeFile(join(kit, 'package.json'), JSON.stringify({ name: 'checkout-kit', type: 'module', exports: { '.': './index.ts', './testing': './testing.ts' } }));
+  await writeFile(
+    join(kit, 'package.json'),
+    JSON.stringify({ name: 'checkout-kit', type: 'module', exports: { '.': './index.ts', './testing': './testing.ts' } }),
+  );
   await writeFile(join(kit, 'index.ts'), `export * from ${JSON.stringify(join(REPO, 'src/index.ts'))};\n`);
   await writeFile(join(kit, 'testing.ts'), `export * from ${JSON.stringify(join(REPO, 'src/testing/index.ts'))};\n`);
   await symlink(join(REPO, 'node_modules', 'fastify'), join(dir, 'node_modules', 'fastify'), 'dir');

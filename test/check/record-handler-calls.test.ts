@@ -25,14 +25,30 @@ describe('recordHandlerCalls', () => {
     expect(await readHandlerCalls(file)).toBeUndefined();
     fail = false;
     await handlers.paid!(payment, fulfillmentContext(payment, { outcome: 'overpaid' }));
-    expect(await readHandlerCalls(file)).toEqual([expect.objectContaining({ kind: 'payment', id: payment.id, outcome: 'overpaid', handler: 'paid', referenceId: 'order-7', key: `payment:${payment.id}:overpaid` })]);
+    expect(await readHandlerCalls(file)).toEqual([
+      expect.objectContaining({
+        kind: 'payment',
+        id: payment.id,
+        outcome: 'overpaid',
+        handler: 'paid',
+        referenceId: 'order-7',
+        key: `payment:${payment.id}:overpaid`,
+      }),
+    ]);
   });
 
   it('records nothing with live keys, and still calls the handler', async () => {
     const file = join(await tempDir('ck-record-'), 'calls.jsonl');
     const payment = samplePayment();
     const calls: string[] = [];
-    const live: FulfillmentHandlers = recordHandlerCalls({ async paid() { calls.push('live'); } }, { file, environment: 'live' });
+    const live: FulfillmentHandlers = recordHandlerCalls(
+      {
+        async paid() {
+          calls.push('live');
+        },
+      },
+      { file, environment: 'live' },
+    );
     await live.paid!(payment, fulfillmentContext(payment));
     expect(calls).toEqual(['live']);
     expect(await readHandlerCalls(file)).toBeUndefined();

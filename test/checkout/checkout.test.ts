@@ -46,7 +46,9 @@ describe('createCheckout against the sandbox', () => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     }) as Store;
-    await expect(createCheckout({ store: crashing, creator: { client } }, { orderId: 'order-crash', amount: '12.50', email: 'b@example.com' })).rejects.toThrow('process killed');
+    await expect(createCheckout({ store: crashing, creator: { client } }, { orderId: 'order-crash', amount: '12.50', email: 'b@example.com' })).rejects.toThrow(
+      'process killed',
+    );
     await first.close();
     // The store let go of its files: the wrapper's calls ran on the store itself.
     if (process.platform === 'linux') expect([...(await openDescriptors(join(dir, 'store'))).keys()]).toEqual([]);
@@ -56,7 +58,7 @@ describe('createCheckout against the sandbox', () => {
     const retry = await createCheckout({ store: restarted, creator: { client } }, { orderId: 'order-crash', amount: '12.50', email: 'b@example.com' });
     expect(retry.reused).toBe(true);
     expect(await paymentsAtService(sandbox, 'order-crash')).toBe(1);
-    expect((await restarted.getCheckoutAttempt('order-crash'))).toMatchObject({ status: 'created', resourceId: retry.resourceId });
+    expect(await restarted.getCheckoutAttempt('order-crash')).toMatchObject({ status: 'created', resourceId: retry.resourceId });
     expect((await restarted.getResource('payment', retry.resourceId))?.orderId).toBe('order-crash');
     await restarted.close();
   });
@@ -69,7 +71,9 @@ describe('createCheckout against the sandbox', () => {
     held.rateLimiter.throttled(60_000);
     const store = new MemoryStore();
     const closing = new AbortController();
-    const waiting = createCheckout({ store, creator: { client: held }, signal: closing.signal }, { orderId: 'order-closing', amount: '7.00' }).catch((e: unknown) => e);
+    const waiting = createCheckout({ store, creator: { client: held }, signal: closing.signal }, { orderId: 'order-closing', amount: '7.00' }).catch(
+      (e: unknown) => e,
+    );
     // Its create call waits in the limiter.
     while (held.rateLimiter.queued === 0) await new Promise((resolve) => setImmediate(resolve));
     closing.abort(new Error('the server is closing'));
@@ -79,7 +83,9 @@ describe('createCheckout against the sandbox', () => {
     expect(await store.getCheckoutAttempt('order-closing')).toMatchObject({ status: 'sending' });
     expect(await paymentsAtService(sandbox, 'order-closing')).toBe(0);
     // A checkout arriving once the close has begun records nothing.
-    expect(await createCheckout({ store, creator: { client: held }, signal: closing.signal }, { orderId: 'order-late', amount: '7.00' }).catch((e: unknown) => e)).toMatchObject({ code: 'service_unreachable' });
+    expect(
+      await createCheckout({ store, creator: { client: held }, signal: closing.signal }, { orderId: 'order-late', amount: '7.00' }).catch((e: unknown) => e),
+    ).toMatchObject({ code: 'service_unreachable' });
     expect(await store.getCheckoutAttempt('order-late')).toBeUndefined();
     // After the restart: the same key, one payment.
     const retry = await createCheckout({ store, creator: { client: merchantClient(sandbox) } }, { orderId: 'order-closing', amount: '7.00' });
@@ -115,18 +121,30 @@ describe('createCheckout against the sandbox', () => {
     const sandbox = await openSandbox();
     const store = new MemoryStore();
     const creator = { client: merchantClient(sandbox) };
-    await expect(createCheckout({ store, creator }, { orderId: 'o-tok', amount: '5', token: 'DOGE' })).rejects.toMatchObject({ code: 'token_not_available', status: 422 });
-    await expect(createCheckout({ store, creator }, { orderId: 'o-net', amount: '5', networkId: 999 })).rejects.toMatchObject({ code: 'network_not_available', status: 422 });
+    await expect(createCheckout({ store, creator }, { orderId: 'o-tok', amount: '5', token: 'DOGE' })).rejects.toMatchObject({
+      code: 'token_not_available',
+      status: 422,
+    });
+    await expect(createCheckout({ store, creator }, { orderId: 'o-net', amount: '5', networkId: 999 })).rejects.toMatchObject({
+      code: 'network_not_available',
+      status: 422,
+    });
     await expect(createCheckout({ store, creator }, { orderId: 'o-amt', amount: '-5' })).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
     const unreachable = new CheckoutClient({ ...sandbox.credentials.test.merchant, baseUrl: 'http://127.0.0.1:9', retries: 0 });
-    await expect(createCheckout({ store, creator: { client: unreachable } }, { orderId: 'o-down', amount: '5' })).rejects.toMatchObject({ code: 'service_unreachable', status: 503 });
+    await expect(createCheckout({ store, creator: { client: unreachable } }, { orderId: 'o-down', amount: '5' })).rejects.toMatchObject({
+      code: 'service_unreachable',
+      status: 503,
+    });
   });
 
   it('regression: a create the service refused (422) does not block a corrected retry of the order', async () => {
     const sandbox = await openSandbox();
     const store = new MemoryStore();
     const creator = { client: merchantClient(sandbox) };
-    await expect(createCheckout({ store, creator }, { orderId: 'o-fix', amount: '5', token: 'DOGE' })).rejects.toMatchObject({ code: 'token_not_available', status: 422 });
+    await expect(createCheckout({ store, creator }, { orderId: 'o-fix', amount: '5', token: 'DOGE' })).rejects.toMatchObject({
+      code: 'token_not_available',
+      status: 422,
+    });
     expect(await store.getCheckoutAttempt('o-fix')).toMatchObject({ number: 1, status: 'refused' });
     const fixed = await createCheckout({ store, creator }, { orderId: 'o-fix', amount: '5' });
     // A new key: the service may remember the refused body under the old one.
@@ -139,7 +157,7 @@ describe('createCheckout against the sandbox', () => {
     expect(await paymentsAtService(sandbox, 'o-fix')).toBe(1);
   });
 
-  it('regression: a later attempt\'s key never equals another order\'s first key', () => {
+  it("regression: a later attempt's key never equals another order's first key", () => {
     expect(orderIdempotencyKey('payment', 'A', 2)).not.toBe(orderIdempotencyKey('payment', 'A~2'));
     expect(new Set([1, 2, 3].map((n) => orderIdempotencyKey('payment', 'A', n))).size).toBe(3);
   });
@@ -148,7 +166,9 @@ describe('createCheckout against the sandbox', () => {
     const sandbox = await openSandbox();
     const store = new MemoryStore();
     const unreachable = new CheckoutClient({ ...sandbox.credentials.test.merchant, baseUrl: 'http://127.0.0.1:9', retries: 0 });
-    await expect(createCheckout({ store, creator: { client: unreachable } }, { orderId: 'o-unk', amount: '5' })).rejects.toMatchObject({ code: 'service_unreachable' });
+    await expect(createCheckout({ store, creator: { client: unreachable } }, { orderId: 'o-unk', amount: '5' })).rejects.toMatchObject({
+      code: 'service_unreachable',
+    });
     expect(await store.getCheckoutAttempt('o-unk')).toMatchObject({ number: 1, status: 'sending' });
     const creator = { client: merchantClient(sandbox) };
     await expect(createCheckout({ store, creator }, { orderId: 'o-unk', amount: '7' })).rejects.toMatchObject({ code: 'idempotency_key_reused' });
@@ -172,7 +192,10 @@ describe('createCheckout against the sandbox', () => {
   it('regression: service refusals the buyer cannot fix are service_rejected (502), not a 500', async () => {
     const sandbox = await openSandbox();
     const wrongKey = new CheckoutClient({ ...sandbox.credentials.test.merchant, apiKey: 'svc_mk_test_notarealkey0000', baseUrl: sandbox.url, retries: 0 });
-    await expect(createCheckout({ store: new MemoryStore(), creator: { client: wrongKey } }, { orderId: 'o-401', amount: '1' })).rejects.toMatchObject({ code: 'service_rejected', status: 502 });
+    await expect(createCheckout({ store: new MemoryStore(), creator: { client: wrongKey } }, { orderId: 'o-401', amount: '1' })).rejects.toMatchObject({
+      code: 'service_rejected',
+      status: 502,
+    });
   });
 
   it('a partner creates on behalf of its merchant, once per order', async () => {
@@ -180,8 +203,14 @@ describe('createCheckout against the sandbox', () => {
     const { partner, merchant } = sandbox.credentials.test;
     const client = new PartnerClient({ baseUrl: sandbox.url, ...partner });
     const store = new MemoryStore();
-    const a = await createCheckout({ store, creator: { partner: client, merchantId: merchant.merchantId } }, { orderId: 'p-1', amount: '7', email: 'b@example.com' });
-    const b = await createCheckout({ store, creator: { partner: client, merchantId: merchant.merchantId } }, { orderId: 'p-1', amount: '7', email: 'b@example.com' });
+    const a = await createCheckout(
+      { store, creator: { partner: client, merchantId: merchant.merchantId } },
+      { orderId: 'p-1', amount: '7', email: 'b@example.com' },
+    );
+    const b = await createCheckout(
+      { store, creator: { partner: client, merchantId: merchant.merchantId } },
+      { orderId: 'p-1', amount: '7', email: 'b@example.com' },
+    );
     expect(b).toMatchObject({ resourceId: a.resourceId, reused: true });
   });
 
@@ -205,7 +234,14 @@ describe('checkout routes (fastify)', () => {
     let logs = '';
     const logger = createLogger({ destination: new Writable({ write: (chunk, _e, done) => ((logs += String(chunk)), done()) }) });
     const app = Fastify();
-    await app.register(checkoutRoutes, { store, engine, creator: { client }, redirect: { allowedHosts, allowLoopbackHttp: true }, publicUrl: 'https://shop.example', logger });
+    await app.register(checkoutRoutes, {
+      store,
+      engine,
+      creator: { client },
+      redirect: { allowedHosts, allowLoopbackHttp: true },
+      publicUrl: 'https://shop.example',
+      logger,
+    });
     return { app, paid, logs: () => logs };
   }
 

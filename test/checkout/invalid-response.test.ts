@@ -46,7 +46,14 @@ async function shop(serviceUrl: string) {
   const app = Fastify({ ...SPEC_ERROR_OPTIONS });
   apps.push(app);
   app.setErrorHandler(specErrorHandler(logger, 'shop'));
-  await app.register(checkoutRoutes, { store, engine, creator: { client }, redirect: { allowedHosts: ['127.0.0.1'], allowLoopbackHttp: true }, publicUrl: 'https://shop.example', logger });
+  await app.register(checkoutRoutes, {
+    store,
+    engine,
+    creator: { client },
+    redirect: { allowedHosts: ['127.0.0.1'], allowLoopbackHttp: true },
+    publicUrl: 'https://shop.example',
+    logger,
+  });
   app.get<{ Params: { id: string } }>('/orders/:id/payment', async (request) => client.payments.get(request.params.id));
   await app.register(checkoutConsole, {
     store,
@@ -75,11 +82,21 @@ describe("a service answer that does not match the spec is the service's fault",
     const { origin, serviceCalls, lines } = await shop(await malformedService(orders));
 
     for (const orderId of Object.keys(orders)) {
-      const answer = await fetch(`${origin}/checkout`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ orderId, amount: '10.00' }) });
+      const answer = await fetch(`${origin}/checkout`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ orderId, amount: '10.00' }),
+      });
       expect(answer.headers.get('location'), orderId).toBeNull();
       expect(await json(answer), orderId).toEqual({
         status: 502,
-        body: { error: { code: 'invalid_response', message: "The payment service's answer to payments.create does not match its spec (checkoutUrl); nothing was redirected. Try again later." } },
+        body: {
+          error: {
+            code: 'invalid_response',
+            message: "The payment service's answer to payments.create does not match its spec (checkoutUrl); nothing was redirected. Try again later.",
+          },
+        },
       });
     }
     expect(lines().filter((line) => line.level >= 50)).toEqual([]);
@@ -87,7 +104,9 @@ describe("a service answer that does not match the spec is the service's fault",
     expect(warnings).toHaveLength(BAD_CHECKOUT_URLS.length);
     for (const warning of warnings) {
       expect(warning).toMatchObject({ operation: 'payments.create', fields: ['checkoutUrl'] });
-      expect(warning.msg).toMatch(/^payments\.create: the service's 201 answer does not match the spec \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/payments\): checkoutUrl: /);
+      expect(warning.msg).toMatch(
+        /^payments\.create: the service's 201 answer does not match the spec \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/payments\): checkoutUrl: /,
+      );
     }
     // Asked once per order (never retried), each counted as a failed exchange.
     expect(serviceCalls.snapshot()).toEqual([{ operation: 'payments.create', status: 'invalid_response', count: BAD_CHECKOUT_URLS.length }]);
@@ -106,7 +125,11 @@ describe("a service answer that does not match the spec is the service's fault",
     const page = await (await fetch(`${origin}/checkout-kit/actions/reconcile`)).text();
     const form = Object.fromEntries([...page.matchAll(/<input type="hidden"[^>]*name="([^"]+)" value="([^"]*)"/g)].map(([, name, value]) => [name!, value!]));
     expect(Object.keys(form).sort()).toEqual(['csrf', 'nonce']);
-    const action = await fetch(`${origin}/checkout-kit/actions/reconcile`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    const action = await fetch(`${origin}/checkout-kit/actions/reconcile`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
     expect(await json(action)).toEqual({
       status: 502,
       body: { error: { code: 'invalid_response', message: "The payment service's answer to payments.get does not match its spec (amount)." } },

@@ -35,7 +35,10 @@ async function shopWithOrders() {
   const engine = new FulfillmentEngine({ store, client: reader, handlers: { paid: async (p) => void paid.push(p.id) } });
   const orders: Record<string, string> = {};
   // Two orders: one the buyer paid in full, one still awaiting its money.
-  for (const [orderId, amountReceived] of [['o-paid', '10'], ['o-waiting', '0']] as const) {
+  for (const [orderId, amountReceived] of [
+    ['o-paid', '10'],
+    ['o-waiting', '0'],
+  ] as const) {
     const payment = reader.put(samplePayment({ amount: '10', amountReceived, referenceId: orderId, checkoutUrl: `${BASE_URL}/checkout/${orderId}` }));
     await store.putCheckoutAttempt({ orderId, kind: 'payment', idempotencyKey: `ck-payment-${orderId}`, requestHash: 'h' });
     await store.completeCheckoutAttempt(orderId, { resourceId: payment.id, checkoutUrl: payment.checkoutUrl });
@@ -47,7 +50,14 @@ async function shopWithOrders() {
   apps.push(app);
   // Only the return page is under test: the creator is never called.
   const creator = { client: new CheckoutClient({ baseUrl: BASE_URL, ...TEST_KEYS, retries: 0 }) };
-  await app.register(checkoutRoutes, { store, engine, creator, redirect: { allowedHosts: [new URL(BASE_URL).host] }, publicUrl: 'https://shop.example', logger });
+  await app.register(checkoutRoutes, {
+    store,
+    engine,
+    creator,
+    redirect: { allowedHosts: [new URL(BASE_URL).host] },
+    publicUrl: 'https://shop.example',
+    logger,
+  });
   const back = (orderId: string, accept = 'application/json') => app.inject({ method: 'GET', url: `/checkout/return?orderId=${orderId}`, headers: { accept } });
   return { app, reader, store, paid, orders, back, logs: () => logs };
 }
@@ -78,7 +88,13 @@ describe('GET /checkout/return during an outage of the service', () => {
 
     const waiting = await shop.back('o-waiting');
     expect(waiting.statusCode).toBe(200);
-    expect(waiting.json()).toMatchObject({ orderId: 'o-waiting', state: 'pending', outcome: 'pending', confirmed: false, note: expect.stringMatching(/still confirming/) });
+    expect(waiting.json()).toMatchObject({
+      orderId: 'o-waiting',
+      state: 'pending',
+      outcome: 'pending',
+      confirmed: false,
+      note: expect.stringMatching(/still confirming/),
+    });
     // Still a way back to the payment page while pending.
     expect(waiting.json().checkoutUrl).toBe(`${BASE_URL}/checkout/o-waiting`);
     expect(shop.reader.reads).toBe(readsBefore);
@@ -99,7 +115,10 @@ describe('GET /checkout/return during an outage of the service', () => {
       .map((line) => JSON.parse(line) as { level: number; msg: string; orderId?: string; err?: { type: string; message: string } })
       .filter((line) => line.level === 40);
     expect(warnings.map((w) => w.orderId)).toEqual(['o-paid', 'o-waiting', 'o-waiting']);
-    expect(warnings[0]).toMatchObject({ msg: expect.stringMatching(/could not confirm/), err: { type: 'NetworkError', message: expect.stringMatching(/ECONNREFUSED/) } });
+    expect(warnings[0]).toMatchObject({
+      msg: expect.stringMatching(/could not confirm/),
+      err: { type: 'NetworkError', message: expect.stringMatching(/ECONNREFUSED/) },
+    });
     expect(shop.logs()).not.toContain('internal_error');
     // Nothing was fulfilled twice, nothing moved back.
     expect(shop.paid).toHaveLength(1);

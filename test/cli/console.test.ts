@@ -54,7 +54,11 @@ describe('checkout-kit serve --console and checkout-kit console (child processes
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ ok: true });
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ ready: true, checks: { store: { ok: true }, backlog: { ok: true, pending: 0, limitSeconds: 600 } }, reasons: [] });
+    expect(await ready.json()).toMatchObject({
+      ready: true,
+      checks: { store: { ok: true }, backlog: { ok: true, pending: 0, limitSeconds: 600 } },
+      reasons: [],
+    });
     const unknown = await fetch(`${base}/nowhere`);
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toEqual({ error: { code: 'not_found', message: 'No route GET /nowhere.' } });
@@ -73,14 +77,18 @@ describe('checkout-kit serve --console and checkout-kit console (child processes
     // Anywhere but loopback needs CHECKOUT_CONSOLE_TOKEN: a usage error, one line, exit 2.
     const refused = await execCli(['console', '--host', '0.0.0.0', '--port', '0'], { cwd: dir, env });
     expect(refused.code).toBe(2);
-    expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^checkout-kit: the console listens on 0\.0\.0\.0 only with CHECKOUT_CONSOLE_TOKEN set/)]);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^checkout-kit: the console listens on 0\.0\.0\.0 only with CHECKOUT_CONSOLE_TOKEN set/),
+    ]);
   });
 
   it('runs without a fulfillment module, saying so; a store it cannot open stops it with that one line only', async () => {
     const dir = await tempDir('ck-console-nomodule-');
     const broken = await execCli(['console', '--port', '0'], { cwd: dir, env: { CHECKOUT_STORE: 'garbage://x' } });
     expect(broken.code).toBe(2);
-    expect(broken.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^checkout-kit: CHECKOUT_STORE "garbage:\/\/x" is none of file:<dir>, postgres:\/\/… or memory: \(tests only\)\.$/)]);
+    expect(broken.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^checkout-kit: CHECKOUT_STORE "garbage:\/\/x" is none of file:<dir>, postgres:\/\/… or memory: \(tests only\)\.$/),
+    ]);
 
     const consoleProcess = spawnCli(['console', '--port', String(await freePort())], { cwd: dir, env: {} });
     children.push(consoleProcess);

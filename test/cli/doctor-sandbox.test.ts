@@ -34,7 +34,12 @@ async function writeEnv(changes: Record<string, string | undefined> = {}): Promi
     CHECKOUT_STORE: 'memory:',
     ...changes,
   };
-  await writeFile(join(dir, '.env'), Object.entries(values).flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${value}\n`])).join(''));
+  await writeFile(
+    join(dir, '.env'),
+    Object.entries(values)
+      .flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${value}\n`]))
+      .join(''),
+  );
 }
 
 async function doctor(env: NodeJS.ProcessEnv = {}) {
@@ -71,14 +76,18 @@ describe('doctor beside a sandbox', () => {
         '(compared with .sandbox/credentials.json): to use the sandbox, restart it with --write-env (`checkout-kit sandbox --write-env`), which sets them in .env',
     });
     const { merchant } = sandbox.credentials.test;
-    for (const secret of [typed, otherSecret, merchant.apiKey, merchant.invoiceKey, merchant.signingSecret, sandbox.credentials.webhookSecret]) expect(stdout).not.toContain(secret);
+    for (const secret of [typed, otherSecret, merchant.apiKey, merchant.invoiceKey, merchant.signingSecret, sandbox.credentials.webhookSecret])
+      expect(stdout).not.toContain(secret);
   });
 
   it('only warns when the configuration has live keys (it is meant to differ), and has no row without a sandbox', async () => {
     const { merchant } = sandbox.credentials.live;
     await writeEnv({ CHECKOUT_API_KEY: merchant.apiKey, CHECKOUT_SIGNING_SECRET: merchant.signingSecret, CHECKOUT_INVOICE_KEY: merchant.invoiceKey });
     const live = await doctor();
-    expect(live.row).toMatchObject({ result: 'warn', detail: expect.stringMatching(/^CHECKOUT_API_KEY differs; CHECKOUT_SIGNING_SECRET differs; CHECKOUT_INVOICE_KEY differs \(compared with/) });
+    expect(live.row).toMatchObject({
+      result: 'warn',
+      detail: expect.stringMatching(/^CHECKOUT_API_KEY differs; CHECKOUT_SIGNING_SECRET differs; CHECKOUT_INVOICE_KEY differs \(compared with/),
+    });
 
     const elsewhere = await tempDir('ck-doctor-no-sandbox-');
     const result = await runCli(['doctor', '--json'], { cwd: elsewhere, env: { CHECKOUT_BASE_URL: 'http://127.0.0.1:9' } });

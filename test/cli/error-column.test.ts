@@ -19,11 +19,27 @@ afterEach(async () => {
 async function seed(cwd: string) {
   const payment = samplePayment();
   const event: CheckoutEvent = { id: 'evt_1', type: 'payment.paid', createdAt: new Date().toISOString(), environment: 'test', data: payment };
-  const notFound = new ApiError({ status: 404, code: 'not_found', message: 'no such payment', operation: 'payments.get', method: 'GET', url: `http://127.0.0.1:4010/v1/payments/${payment.id}` });
+  const notFound = new ApiError({
+    status: 404,
+    code: 'not_found',
+    message: 'no such payment',
+    operation: 'payments.get',
+    method: 'GET',
+    url: `http://127.0.0.1:4010/v1/payments/${payment.id}`,
+  });
   const dispatchError = new WebhookHandlerError(event, [notFound], 5, 5, undefined).message;
   const store = await openStore('file:.checkout-kit', { cwd });
   const now = new Date().toISOString();
-  await store.insertEvent({ id: event.id, type: event.type, environment: 'test', createdAt: now, receivedAt: now, resourceKind: 'payment', resourceId: payment.id, body: JSON.stringify(event) });
+  await store.insertEvent({
+    id: event.id,
+    type: event.type,
+    environment: 'test',
+    createdAt: now,
+    receivedAt: now,
+    resourceKind: 'payment',
+    resourceId: payment.id,
+    body: JSON.stringify(event),
+  });
   await store.claimRun(runKeys.event(event.id), { owner: 'me', leaseMs: 60_000 });
   await store.failRun(runKeys.event(event.id), 'me', { error: dispatchError });
   const fulfillment = runKeys.fulfillment('payment', payment.id, 'paid');

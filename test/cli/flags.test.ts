@@ -31,7 +31,9 @@ describe('numeric flags', () => {
   it('duration reads 500ms, 30s, 10m, 2h, 1d, and a bare number in the unit the flag names', () => {
     expect(['500ms', '30s', '10m', '2h', '1d', '0'].map(duration('--older-than'))).toEqual([500, 30_000, 600_000, 7_200_000, 86_400_000, 0]);
     expect(duration('--timeout', 's')('20')).toBe(20_000);
-    expect(() => duration('--timeout', 's')('soon')).toThrow(new UsageError('--timeout takes a duration such as 500ms, 30s, 10m or 2h (a bare number is in s), got "soon".'));
+    expect(() => duration('--timeout', 's')('soon')).toThrow(
+      new UsageError('--timeout takes a duration such as 500ms, 30s, 10m or 2h (a bare number is in s), got "soon".'),
+    );
   });
 
   it('sinceTime reads an ISO time or a duration back from the clock it is given', () => {
@@ -57,7 +59,20 @@ describe('numeric flags', () => {
 
   it('a malformed numeric flag is a usage error (exit 2) before any work', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
-    for (const args of [['events', 'list', '--limit', '0'], ['payments', 'list', '--limit', 'ten'], ['reconcile', '--concurrency', '300'], ['reconcile', '--older-than', 'later'], ['serve', '--port', '70000'], ['console', '--port', 'x'], ['demo', '--orders', '0'], ['events', 'list', '--since', 'garbage'], ['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--since', 'garbage'], ['serve', '--host', ''], ['console', '--host', ' '], ['sandbox', '--host', '']]) {
+    for (const args of [
+      ['events', 'list', '--limit', '0'],
+      ['payments', 'list', '--limit', 'ten'],
+      ['reconcile', '--concurrency', '300'],
+      ['reconcile', '--older-than', 'later'],
+      ['serve', '--port', '70000'],
+      ['console', '--port', 'x'],
+      ['demo', '--orders', '0'],
+      ['events', 'list', '--since', 'garbage'],
+      ['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--since', 'garbage'],
+      ['serve', '--host', ''],
+      ['console', '--host', ' '],
+      ['sandbox', '--host', ''],
+    ]) {
       const result = await runCli(args, { cwd, env: { CHECKOUT_STORE: 'memory:' } });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toMatch(new RegExp(`^checkout-kit: ${args[args.length - 2]} takes `));

@@ -59,6 +59,13 @@ describe('src/cli imports', () => {
   it('the check finds a cycle when there is one', () => {
     const a = join(CLI, 'a.ts');
     const b = join(CLI, 'b.ts');
-    expect(findCycle(new Map([[a, [b]], [b, [a]]]))).toEqual(['a.ts', 'b.ts', 'a.ts']);
+    expect(
+      findCycle(
+        new Map([
+          [a, [b]],
+          [b, [a]],
+        ]),
+      ),
+    ).toEqual(['a.ts', 'b.ts', 'a.ts']);
   });
 });

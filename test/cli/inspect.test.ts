@@ -18,7 +18,16 @@ async function seed() {
   const store = await openStore('file:.checkout-kit', { cwd: dir });
   const payment = samplePayment();
   const body = JSON.stringify({ id: 'evt_1', type: 'payment.created', createdAt: new Date().toISOString(), data: payment });
-  await store.insertEvent({ id: 'evt_1', type: 'payment.created', environment: 'test', createdAt: new Date().toISOString(), receivedAt: new Date().toISOString(), resourceKind: 'payment', resourceId: payment.id, body });
+  await store.insertEvent({
+    id: 'evt_1',
+    type: 'payment.created',
+    environment: 'test',
+    createdAt: new Date().toISOString(),
+    receivedAt: new Date().toISOString(),
+    resourceKind: 'payment',
+    resourceId: payment.id,
+    body,
+  });
   await store.updateResource({ kind: 'payment', id: payment.id, orderId: 'order-7', outcome: 'paid', source: 'reconcile', snapshot: payment });
   await store.enqueueRun({ key: `payment:${payment.id}:paid`, kind: 'fulfillment', data: {} });
   await store.claimRun(`payment:${payment.id}:paid`, { owner: 'me', leaseMs: 1000 });
@@ -79,7 +88,10 @@ describe('inspection commands', () => {
     // A bad LOG_LEVEL is its own row, not a store that fails to open.
     const loud = await runCli(['doctor', '--json'], { cwd: dir, env: { CHECKOUT_BASE_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'loud' } });
     const rows = JSON.parse(loud.stdout) as Array<{ check: string; result: string; detail: string }>;
-    expect(rows.find((c) => c.check === 'log level')).toMatchObject({ result: 'fail', detail: expect.stringContaining('The log level "loud" (LOG_LEVEL) is not one of') });
+    expect(rows.find((c) => c.check === 'log level')).toMatchObject({
+      result: 'fail',
+      detail: expect.stringContaining('The log level "loud" (LOG_LEVEL) is not one of'),
+    });
     expect(rows.find((c) => c.check === 'store')?.result).toBe('ok');
   });
 
@@ -91,12 +103,31 @@ describe('inspection commands', () => {
       const result = await runCli(['doctor', '--json'], { cwd: dir, env: name === 'fulfillment.mjs' ? env : { ...env, CHECKOUT_HANDLERS: name } });
       const checks = JSON.parse(result.stdout) as Array<{ check: string; result: string; detail: string }>;
       // The credentials are left unset, so they fail too: what else fails is the module's doing.
-      return { code: result.code, check: checks.find((c) => c.check === 'fulfillment module'), failing: checks.filter((c) => c.result === 'fail').map((c) => c.check) };
+      return {
+        code: result.code,
+        check: checks.find((c) => c.check === 'fulfillment module'),
+        failing: checks.filter((c) => c.result === 'fail').map((c) => c.check),
+      };
     };
     // Found by its default name, or named: either way it is meant to load.
-    expect(await moduleCheck('fulfillment.mjs', 'export default { shipped() {} };\n')).toMatchObject({ code: 1, failing: ['merchant credentials', 'fulfillment module'], check: { result: 'fail', detail: expect.stringContaining('unknown handler "shipped"') } });
-    expect(await moduleCheck('broken.mjs', 'export default {\n')).toMatchObject({ code: 1, failing: ['merchant credentials', 'fulfillment module'], check: { result: 'fail', detail: expect.stringContaining('Could not load the fulfillment module') } });
-    expect(await moduleCheck('missing.mjs')).toMatchObject({ code: 1, failing: ['merchant credentials', 'fulfillment module'], check: { result: 'fail', detail: expect.stringContaining('does not exist') } });
-    expect(await moduleCheck('good.mjs', 'export default { paid() {} };\n')).toMatchObject({ check: { result: 'ok', detail: 'handlers: paid' }, failing: ['merchant credentials'] });
+    expect(await moduleCheck('fulfillment.mjs', 'export default { shipped() {} };\n')).toMatchObject({
+      code: 1,
+      failing: ['merchant credentials', 'fulfillment module'],
+      check: { result: 'fail', detail: expect.stringContaining('unknown handler "shipped"') },
+    });
+    expect(await moduleCheck('broken.mjs', 'export default {\n')).toMatchObject({
+      code: 1,
+      failing: ['merchant credentials', 'fulfillment module'],
+      check: { result: 'fail', detail: expect.stringContaining('Could not load the fulfillment module') },
+    });
+    expect(await moduleCheck('missing.mjs')).toMatchObject({
+      code: 1,
+      failing: ['merchant credentials', 'fulfillment module'],
+      check: { result: 'fail', detail: expect.stringContaining('does not exist') },
+    });
+    expect(await moduleCheck('good.mjs', 'export default { paid() {} };\n')).toMatchObject({
+      check: { result: 'ok', detail: 'handlers: paid' },
+      failing: ['merchant credentials'],
+    });
   });
 });

@@ -32,7 +32,13 @@ describe('a service answer that does not match the spec, in the processes a merc
     const dir = await tempDir('ck-invalid-response-');
     await writeFile(join(dir, 'fulfillment.mjs'), 'export default { async paid() {} };\n');
     const port = await freePort();
-    const env = { CHECKOUT_BASE_URL: serviceUrl, CHECKOUT_API_KEY: TEST_KEYS.apiKey, CHECKOUT_SIGNING_SECRET: TEST_KEYS.signingSecret, CHECKOUT_WEBHOOK_SECRET: WEBHOOK_SECRET, LOG_LEVEL: 'warn' };
+    const env = {
+      CHECKOUT_BASE_URL: serviceUrl,
+      CHECKOUT_API_KEY: TEST_KEYS.apiKey,
+      CHECKOUT_SIGNING_SECRET: TEST_KEYS.signingSecret,
+      CHECKOUT_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      LOG_LEVEL: 'warn',
+    };
     const serve = spawnCli(['serve', '--port', String(port)], { cwd: dir, env });
     children.push(serve);
     let stderr = '';
@@ -40,16 +46,28 @@ describe('a service answer that does not match the spec, in the processes a merc
     await waitForLine(serve, /listening on/);
     const base = `http://127.0.0.1:${port}`;
 
-    const answer = await fetch(`${base}/checkout`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ orderId: 'o-1', amount: '10.00' }) });
+    const answer = await fetch(`${base}/checkout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ orderId: 'o-1', amount: '10.00' }),
+    });
     expect(answer.status).toBe(502);
     expect(answer.headers.get('location')).toBeNull();
     expect(await answer.json()).toEqual({ error: { code: 'invalid_response', message: expect.stringMatching(/payments\.create .*\(checkoutUrl\)/) } });
 
     const metrics = parsePrometheusStrict(await (await fetch(`${base}/metrics`)).text());
     expect(sampleValue(metrics, 'checkout_kit_service_requests_total', { operation: 'payments.create', status: 'invalid_response' })).toBe(1);
-    const lines = () => stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string; operation?: string; fields?: string[] });
+    const lines = () =>
+      stderr
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { level: number; msg: string; operation?: string; fields?: string[] });
     const warning = await eventually(() => lines().find((line) => line.level === 40 && line.operation === 'payments.create'));
-    expect(warning).toMatchObject({ fields: ['checkoutUrl'], msg: expect.stringMatching(/^payments\.create: the service's 201 answer does not match the spec \(.*\): checkoutUrl: /) });
+    expect(warning).toMatchObject({
+      fields: ['checkoutUrl'],
+      msg: expect.stringMatching(/^payments\.create: the service's 201 answer does not match the spec \(.*\): checkoutUrl: /),
+    });
     expect(lines().filter((line) => line.level >= 50)).toEqual([]);
   });
 
@@ -58,12 +76,17 @@ describe('a service answer that does not match the spec, in the processes a merc
     const dir = await tempDir('ck-invalid-response-cli-');
     const keys = { apiKey: TEST_KEYS.apiKey, signingSecret: TEST_KEYS.signingSecret };
     const environment = { partner: keys, merchant: { ...keys, merchantId: samplePayment().id, invoiceKey: TEST_KEYS.invoiceKey } };
-    await writeFile(join(dir, 'credentials.json'), JSON.stringify({ baseUrl: serviceUrl, webhookSecret: WEBHOOK_SECRET, test: environment, live: environment }));
+    await writeFile(
+      join(dir, 'credentials.json'),
+      JSON.stringify({ baseUrl: serviceUrl, webhookSecret: WEBHOOK_SECRET, test: environment, live: environment }),
+    );
 
     const result = await execCli(['trigger', 'paid', '--data', dir], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr.split('\n').filter(Boolean)).toEqual([
-      expect.stringMatching(/^checkout-kit: payments\.create: the service's 201 answer does not match the spec \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/payments\): checkoutUrl: expected an absolute http\(s\) URL$/),
+      expect.stringMatching(
+        /^checkout-kit: payments\.create: the service's 201 answer does not match the spec \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/payments\): checkoutUrl: expected an absolute http\(s\) URL$/,
+      ),
     ]);
   });
 });

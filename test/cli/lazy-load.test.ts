@@ -25,9 +25,15 @@ async function loadedBy(args: string[], options: { cwd: string; env?: NodeJS.Pro
     cwd: options.cwd,
     env: { PATH: process.env.PATH, ...options.env, RECORD_LOADS_FILE: list },
   });
-  const urls = (await readFile(list, 'utf8')).split('\n').filter(Boolean).map((line) => line.split(' ')[0]!);
+  const urls = (await readFile(list, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' ')[0]!);
   const packages = new Set(urls.map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1]));
-  const under = (dir: string) => [...new Set(urls.filter((url) => url.startsWith('file://') && fileURLToPath(url).startsWith(dir)).map((url) => fileURLToPath(url).slice(dir.length)))].sort();
+  const under = (dir: string) =>
+    [
+      ...new Set(urls.filter((url) => url.startsWith('file://') && fileURLToPath(url).startsWith(dir)).map((url) => fileURLToPath(url).slice(dir.length))),
+    ].sort();
   return { stdout, heavy: HEAVY.filter((name) => packages.has(name)), commander: packages.has('commander'), cli: under(CLI_DIR), store: under(STORE_DIR) };
 }
 

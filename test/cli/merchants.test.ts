@@ -25,7 +25,9 @@ describe('checkout-kit merchants, as separate processes on one store file', () =
     const cwd = await tempDir('ck-merchants-');
     const env = partnerEnv(sandbox);
     const runs = await Promise.all(
-      Array.from({ length: 4 }, () => execCli(['merchants', 'onboard', '--tenant', 'tenant-a', '--name', 'Shop A', '--email', 'a@example.com', '--json'], { cwd, env })),
+      Array.from({ length: 4 }, () =>
+        execCli(['merchants', 'onboard', '--tenant', 'tenant-a', '--name', 'Shop A', '--email', 'a@example.com', '--json'], { cwd, env }),
+      ),
     );
     for (const run of runs) expect(run, run.stderr).toMatchObject({ code: 0 });
     const records = runs.map((run) => JSON.parse(run.stdout) as { tenantId: string; merchantId: string; status: string });
@@ -49,8 +51,14 @@ describe('checkout-kit merchants, as separate processes on one store file', () =
     const sandbox = await openSandbox();
     const cwd = await tempDir('ck-merchants-');
     const env = partnerEnv(sandbox);
-    const noKeys = await execCli(['merchants', 'onboard', '--tenant', 't', '--name', 'N', '--email', 'n@example.com'], { cwd, env: { ...env, CHECKOUT_PARTNER_API_KEY: '' } });
-    expect(noKeys).toMatchObject({ code: 2, stderr: expect.stringMatching(/^checkout-kit: CHECKOUT_PARTNER_API_KEY and CHECKOUT_PARTNER_SIGNING_SECRET must both be set[^\n]*\n$/) });
+    const noKeys = await execCli(['merchants', 'onboard', '--tenant', 't', '--name', 'N', '--email', 'n@example.com'], {
+      cwd,
+      env: { ...env, CHECKOUT_PARTNER_API_KEY: '' },
+    });
+    expect(noKeys).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^checkout-kit: CHECKOUT_PARTNER_API_KEY and CHECKOUT_PARTNER_SIGNING_SECRET must both be set[^\n]*\n$/),
+    });
     expect(existsSync(join(cwd, 'store'))).toBe(false);
 
     const bad = await execCli(['merchants', 'onboard', '--tenant', 't', '--name', 'N', '--email', 'not-an-address'], { cwd, env });
@@ -58,7 +66,12 @@ describe('checkout-kit merchants, as separate processes on one store file', () =
 
     expect((await execCli(['merchants', 'onboard', '--tenant', 't', '--name', 'N', '--email', 'n@example.com'], { cwd, env })).code).toBe(0);
     const other = await execCli(['merchants', 'onboard', '--tenant', 't', '--name', 'Renamed', '--email', 'n@example.com'], { cwd, env });
-    expect(other).toMatchObject({ code: 2, stderr: expect.stringMatching(/^checkout-kit: Tenant t is already onboarded \(merchant [0-9a-f-]+\) with another name or e-mail \(N, n@example.com\)[^\n]*\n$/) });
+    expect(other).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(
+        /^checkout-kit: Tenant t is already onboarded \(merchant [0-9a-f-]+\) with another name or e-mail \(N, n@example.com\)[^\n]*\n$/,
+      ),
+    });
     expect(await merchantsOf(sandbox, 't')).toHaveLength(1);
 
     const unknown = await execCli(['merchants', 'show', 'nobody'], { cwd, env });

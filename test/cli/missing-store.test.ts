@@ -46,14 +46,20 @@ describe('commands that read the store refuse one that does not exist', () => {
     const result = await runCli(args as string[], { cwd });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr.split('\n').filter(Boolean)).toEqual([expect.stringMatching(new RegExp(`^checkout-kit: No store at ${join(cwd, '.checkout-kit')} \\(CHECKOUT_STORE=file:\\.checkout-kit\\)`))]);
+    expect(result.stderr.split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(new RegExp(`^checkout-kit: No store at ${join(cwd, '.checkout-kit')} \\(CHECKOUT_STORE=file:\\.checkout-kit\\)`)),
+    ]);
     expect(await readdir(cwd)).toEqual([]);
   });
 
   it.each(['./x', '.checkout-kit', '/var/lib/shop/store'])('a bare path as CHECKOUT_STORE (%s) is told to write file:<path>', async (path) => {
     const cwd = await tempDir('ck-bare-store-');
     const result = await execCli(['runs'], { cwd, env: { CHECKOUT_STORE: path } });
-    expect(result).toEqual({ code: 2, stdout: '', stderr: `checkout-kit: CHECKOUT_STORE "${path}" is a bare path: write file:${path} for the embedded store in that folder.\n` });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `checkout-kit: CHECKOUT_STORE "${path}" is a bare path: write file:${path} for the embedded store in that folder.\n`,
+    });
     expect(await readdir(cwd)).toEqual([]);
   });
 });

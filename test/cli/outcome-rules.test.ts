@@ -69,15 +69,20 @@ describe('outcome rules from the configuration, in every command', () => {
 
     const bad = await runCli(['doctor', '--json'], { cwd: dir, env: { ...env, CHECKOUT_STATUS_MAP: 'EXPIRED=gone' } });
     expect(bad.code).toBe(1);
-    expect(JSON.parse(bad.stdout)).toEqual([{ check: 'configuration', result: 'fail', detail: expect.stringMatching(/^CHECKOUT_STATUS_MAP "EXPIRED=gone" is not a status map/) }]);
+    expect(JSON.parse(bad.stdout)).toEqual([
+      { check: 'configuration', result: 'fail', detail: expect.stringMatching(/^CHECKOUT_STATUS_MAP "EXPIRED=gone" is not a status map/) },
+    ]);
   });
 
-  it.each([['reconcile'], ['serve', '--port', '0'], ['payments', 'list']])('a malformed outcome rule stops `%s` with one clear line and exit 2', async (...args) => {
-    const dir = await tempDir('ck-bad-rule-');
-    const result = await runCli(args, { cwd: dir, env: { CHECKOUT_BASE_URL: 'http://127.0.0.1:9', CHECKOUT_UNDERPAY_TOLERANCE: '2%,3%' } });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toBe(
-      'checkout-kit: CHECKOUT_UNDERPAY_TOLERANCE "2%,3%" is not a tolerance (give at most one amount and one percent): use an amount like 0.01, a percent like 1%, or both as 0.01,1%.\n',
-    );
-  });
+  it.each([['reconcile'], ['serve', '--port', '0'], ['payments', 'list']])(
+    'a malformed outcome rule stops `%s` with one clear line and exit 2',
+    async (...args) => {
+      const dir = await tempDir('ck-bad-rule-');
+      const result = await runCli(args, { cwd: dir, env: { CHECKOUT_BASE_URL: 'http://127.0.0.1:9', CHECKOUT_UNDERPAY_TOLERANCE: '2%,3%' } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        'checkout-kit: CHECKOUT_UNDERPAY_TOLERANCE "2%,3%" is not a tolerance (give at most one amount and one percent): use an amount like 0.01, a percent like 1%, or both as 0.01,1%.\n',
+      );
+    },
+  );
 });

@@ -23,7 +23,8 @@ async function reformattingProxy(upstream: string): Promise<string> {
     request.on('end', async () => {
       const body = JSON.stringify(JSON.parse(Buffer.concat(chunks).toString('utf8')), null, 2);
       const headers: Record<string, string> = { via: '1.1 reformatting-proxy', 'x-forwarded-for': '127.0.0.1' };
-      for (const [name, value] of Object.entries(request.headers)) if (typeof value === 'string' && name !== 'content-length' && name !== 'host') headers[name] = value;
+      for (const [name, value] of Object.entries(request.headers))
+        if (typeof value === 'string' && name !== 'content-length' && name !== 'host') headers[name] = value;
       const answer = await fetch(upstream, { method: 'POST', headers, body });
       response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
       response.end(await answer.text());

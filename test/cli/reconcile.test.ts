@@ -76,7 +76,10 @@ describe('checkout-kit reconcile', () => {
     expect(retry).toMatchObject({ code: 0, stdout: '1 run(s) put back in line\n' });
 
     // Once more: the run is pending now, and a key no run has is a mistake, not "0 runs".
-    expect(await runCli(['retry', 'payment:p-1:paid'], { cwd: dir, env })).toMatchObject({ code: 0, stdout: 'run payment:p-1:paid is pending, not failed: nothing to put back\n' });
+    expect(await runCli(['retry', 'payment:p-1:paid'], { cwd: dir, env })).toMatchObject({
+      code: 0,
+      stdout: 'run payment:p-1:paid is pending, not failed: nothing to put back\n',
+    });
     expect(await runCli(['retry', 'payment:p-1:payd'], { cwd: dir, env })).toMatchObject({
       code: 2,
       stdout: '',

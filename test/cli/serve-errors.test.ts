@@ -71,12 +71,25 @@ describe('bad HTTP gets the spec error object from the processes a merchant runs
     });
     // Bytes that are not UTF-8 would otherwise decode to U+FFFD: two such order ids, one order.
     const notUtf8 = Buffer.concat([Buffer.from('{"orderId":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","amount":"10","email":"b@example.com"}')]);
-    const lossy = await fetch(`${base}/checkout`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: new Uint8Array(notUtf8) });
+    const lossy = await fetch(`${base}/checkout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/json' },
+      body: new Uint8Array(notUtf8),
+    });
     expect(lossy.status).toBe(400);
     expect(await lossy.json()).toEqual({ error: { code: 'invalid_request', message: 'The request body is not valid UTF-8' } });
     // The same through a form, as raw bytes and as a %-escape.
-    for (const form of [Buffer.concat([Buffer.from('orderId='), Buffer.from([0xff]), Buffer.from('&amount=10&email=b%40example.com')]), Buffer.from('orderId=%FE&amount=10&email=b%40example.com')]) {
-      const answer = await fetch(`${base}/checkout`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new Uint8Array(form) });
+    for (const form of [
+      Buffer.concat([Buffer.from('orderId='), Buffer.from([0xff]), Buffer.from('&amount=10&email=b%40example.com')]),
+      Buffer.from('orderId=%FE&amount=10&email=b%40example.com'),
+    ]) {
+      const answer = await fetch(`${base}/checkout`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new Uint8Array(form),
+      });
       expect(answer.status, form.toString('latin1')).toBe(400);
       expect(await answer.json()).toEqual({ error: { code: 'invalid_request', message: 'The request body is not valid UTF-8' } });
     }
@@ -106,7 +119,11 @@ describe('bad HTTP gets the spec error object from the processes a merchant runs
     expect(badUrl.status).toBe(400);
     expect(await badUrl.json()).toEqual(specError('invalid_request'));
     // Inside the console's pages too: fastify's own 4xx keep their status and get their code.
-    const xml = await fetch(`http://127.0.0.1:${port}/checkout-kit/actions/retry`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: '<retry/>' });
+    const xml = await fetch(`http://127.0.0.1:${port}/checkout-kit/actions/retry`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/xml' },
+      body: '<retry/>',
+    });
     expect(xml.status).toBe(415);
     expect(await xml.json()).toEqual({ error: { code: 'unsupported_media_type', message: expect.stringMatching(/\.$/) } });
   });

@@ -72,26 +72,29 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
     expect(readFileSync(join(dir, 'calls.log'), 'utf8').trim().split('\n')).toEqual([`payment:${paymentId}:paid reconcile`]);
   });
 
-  it.skipIf(!process.env.DATABASE_URL)('on PostgreSQL, serve opens its whole pool before it listens (no connection set-up on the first deliveries)', async () => {
-    const { dir, port, sandbox } = await openShop('ck-serve-pg-', HANDLERS);
-    const name = `ck_serve_${randomBytes(5).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    try {
-      const serve = spawnCli(['serve', '--port', String(port)], {
-        cwd: dir,
-        env: sandboxEnv(sandbox, { CHECKOUT_STORE: `${process.env.DATABASE_URL}?schema=${name}&application_name=${name}` }),
-      });
-      children.push(serve);
-      await waitForLine(serve, /listening on (http:\/\/\S+)/);
-      const { rows } = await admin.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [name]);
-      expect(Number(rows[0]!.n)).toBe(10);
-    } finally {
-      await terminateAll(children);
-      await admin.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
-      await admin.end();
-    }
-  });
+  it.skipIf(!process.env.DATABASE_URL)(
+    'on PostgreSQL, serve opens its whole pool before it listens (no connection set-up on the first deliveries)',
+    async () => {
+      const { dir, port, sandbox } = await openShop('ck-serve-pg-', HANDLERS);
+      const name = `ck_serve_${randomBytes(5).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await admin.connect();
+      try {
+        const serve = spawnCli(['serve', '--port', String(port)], {
+          cwd: dir,
+          env: sandboxEnv(sandbox, { CHECKOUT_STORE: `${process.env.DATABASE_URL}?schema=${name}&application_name=${name}` }),
+        });
+        children.push(serve);
+        await waitForLine(serve, /listening on (http:\/\/\S+)/);
+        const { rows } = await admin.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [name]);
+        expect(Number(rows[0]!.n)).toBe(10);
+      } finally {
+        await terminateAll(children);
+        await admin.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+        await admin.end();
+      }
+    },
+  );
 
   /** serve on a taken port must exit with one line: before the fix it printed the error and stayed up (the pool, the app's timers). */
   async function serveOnTakenPort(databaseUrl: string | undefined) {
@@ -103,7 +106,9 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
       const extra: Record<string, string> = databaseUrl ? { CHECKOUT_STORE: `${databaseUrl}?schema=${schema}` } : {};
       const result = await execCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox, extra) });
       expect(result.code).toBe(1);
-      expect(result.stderr.trim().split('\n')).toEqual([`checkout-kit: 127.0.0.1:${port} is already in use by another process: stop it, or choose another port (--port or PORT).`]);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `checkout-kit: 127.0.0.1:${port} is already in use by another process: stop it, or choose another port (--port or PORT).`,
+      ]);
     } finally {
       await taken.release();
       if (databaseUrl) {
@@ -154,14 +159,18 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
     }
   });
 
-  it('a fulfillment module that will not load: one line with the reason (a syntax error\'s file and line); one in a CommonJS package loads', async () => {
+  it("a fulfillment module that will not load: one line with the reason (a syntax error's file and line); one in a CommonJS package loads", async () => {
     const { dir, port, sandbox } = await openShop('ck-serve-badmodule-', HANDLERS);
     await rm(join(dir, 'fulfillment.mjs'));
     await writeFile(join(dir, 'fulfillment.ts'), 'export default {\n  async paid() {}\n);\n');
     const syntax = await execCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox) });
     expect(syntax.code).toBe(2);
     // Before: the line ended at "Transform failed with 1 error:", the rest being on the next lines.
-    expect(syntax.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^checkout-kit: Could not load the fulfillment module .*fulfillment\.ts: Transform failed with 1 error: .*fulfillment\.ts:3:0: ERROR: Expected "}" but found "\)"$/)]);
+    expect(syntax.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^checkout-kit: Could not load the fulfillment module .*fulfillment\.ts: Transform failed with 1 error: .*fulfillment\.ts:3:0: ERROR: Expected "}" but found "\)"$/,
+      ),
+    ]);
 
     // What `npm init -y` (npm 11) writes, with the package installed beside it: a CommonJS
     // package, whose `.ts` module tsx loads as CommonJS, which requires checkout-kit's CommonJS entry.
@@ -175,5 +184,7 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
   });
 
   it('exits with one line when its port is taken (embedded store)', () => serveOnTakenPort(undefined));
-  it.skipIf(!process.env.DATABASE_URL)('exits with one line when its port is taken (PostgreSQL: its open pool does not keep it alive)', () => serveOnTakenPort(process.env.DATABASE_URL));
+  it.skipIf(!process.env.DATABASE_URL)('exits with one line when its port is taken (PostgreSQL: its open pool does not keep it alive)', () =>
+    serveOnTakenPort(process.env.DATABASE_URL),
+  );
 });

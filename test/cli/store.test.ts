@@ -67,7 +67,10 @@ describe('checkout-kit store check', () => {
   it('is not applicable to PostgreSQL or memory stores: exit 2 with one line, no credentials', async () => {
     const cwd = await tempDir('ck-store-cli-');
     for (const [store, pattern] of [
-      ['postgres://user:secret@127.0.0.1:5432/shop', /^checkout-kit: store check is for the embedded store \(CHECKOUT_STORE=file:<dir>\), not a postgres: store: use PostgreSQL's own tools/],
+      [
+        'postgres://user:secret@127.0.0.1:5432/shop',
+        /^checkout-kit: store check is for the embedded store \(CHECKOUT_STORE=file:<dir>\), not a postgres: store: use PostgreSQL's own tools/,
+      ],
       ['memory:', /not a memory: store: it keeps nothing on disk/],
     ] as const) {
       const result = await runCli(['store', 'check'], { cwd, env: { CHECKOUT_STORE: store } });

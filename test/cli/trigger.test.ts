@@ -118,12 +118,25 @@ describe('trigger EVENT-TYPE with a sandbox running (real sandbox and serve proc
     const paymentId = event!.resourceId;
     const key = `payment:${paymentId}:paid`;
 
-    await waitUntil(async () => (await storeJson<{ record: { open: boolean } }>(dir, env, ['payments', 'show', paymentId]))?.record.open === false, DEADLINE_MS, 'serve to close the payment');
+    await waitUntil(
+      async () => (await storeJson<{ record: { open: boolean } }>(dir, env, ['payments', 'show', paymentId]))?.record.open === false,
+      DEADLINE_MS,
+      'serve to close the payment',
+    );
     expect(calls(dir).filter((call) => call.key.startsWith(`payment:${paymentId}:`))).toEqual([{ key, source: 'webhook' }]);
-    expect(await storeJson(dir, env, ['payments', 'show', paymentId])).toMatchObject({ record: { outcome: 'paid', open: false }, runs: [{ key, status: 'done' }] });
+    expect(await storeJson(dir, env, ['payments', 'show', paymentId])).toMatchObject({
+      record: { outcome: 'paid', open: false },
+      runs: [{ key, status: 'done' }],
+    });
     await expectNothingFailedOrAlerted(dir, env, alerts);
     // The payment is the sandbox's own, paid there.
-    expect(JSON.parse(triggered.stdout)).toMatchObject({ type: 'payment.paid', kind: 'payment', resourceId: paymentId, finalStatus: 'PAID', sent: { sent: 1, delivered: 1 } });
+    expect(JSON.parse(triggered.stdout)).toMatchObject({
+      type: 'payment.paid',
+      kind: 'payment',
+      resourceId: paymentId,
+      finalStatus: 'PAID',
+      sent: { sent: 1, delivered: 1 },
+    });
   });
 
   /** What serve makes of each event type's real resource. Expired stays open: money may still come late. */
@@ -135,22 +148,32 @@ describe('trigger EVENT-TYPE with a sandbox running (real sandbox and serve proc
     expired: { status: 'EXPIRED', outcome: 'expired', handled: true, open: true },
   };
 
-  it.each(EVENT_TYPES)('trigger %s --to serve: a real resource in that state, confirmed by serve, handled at most once; no run fails, no alert', async (type) => {
-    const triggered = await runCli(['trigger', type, '--to', to, '--json'], { cwd: dir, env });
-    expect(triggered.code, triggered.stderr).toBe(0);
-    const report = JSON.parse(triggered.stdout) as TriggerEventReport;
-    const expected = EXPECTED[type.slice(report.kind.length + 1) as EventSuffix];
-    expect(report).toMatchObject({ type, finalStatus: expected.status, event: { type }, sent: { delivered: 1 } });
+  it.each(EVENT_TYPES)(
+    'trigger %s --to serve: a real resource in that state, confirmed by serve, handled at most once; no run fails, no alert',
+    async (type) => {
+      const triggered = await runCli(['trigger', type, '--to', to, '--json'], { cwd: dir, env });
+      expect(triggered.code, triggered.stderr).toBe(0);
+      const report = JSON.parse(triggered.stdout) as TriggerEventReport;
+      const expected = EXPECTED[type.slice(report.kind.length + 1) as EventSuffix];
+      expect(report).toMatchObject({ type, finalStatus: expected.status, event: { type }, sent: { delivered: 1 } });
 
-    await waitUntil(async () => (await storeJson<{ run?: StoredRun }>(dir, env, ['events', 'show', report.event.id]))?.run?.status === 'done', DEADLINE_MS, `serve to dispatch ${report.event.id}`);
-    // The handler's run follows the event's, under its own lease.
-    const handlerKey = `${report.kind}:${report.resourceId}:${expected.outcome}`;
-    if (expected.handled) await waitUntil(async () => calls(dir).some((call) => call.key === handlerKey), DEADLINE_MS, `serve to call the handler of ${handlerKey}`);
-    const handled = calls(dir).filter((call) => call.key.startsWith(`${report.kind}:${report.resourceId}:`));
-    expect(handled).toEqual(expected.handled ? [{ key: handlerKey, source: 'webhook' }] : []);
-    expect(await storeJson(dir, env, [`${report.kind}s`, 'show', report.resourceId])).toMatchObject({ record: { outcome: expected.outcome, open: expected.open } });
-    await expectNothingFailedOrAlerted(dir, env, alerts);
-  });
+      await waitUntil(
+        async () => (await storeJson<{ run?: StoredRun }>(dir, env, ['events', 'show', report.event.id]))?.run?.status === 'done',
+        DEADLINE_MS,
+        `serve to dispatch ${report.event.id}`,
+      );
+      // The handler's run follows the event's, under its own lease.
+      const handlerKey = `${report.kind}:${report.resourceId}:${expected.outcome}`;
+      if (expected.handled)
+        await waitUntil(async () => calls(dir).some((call) => call.key === handlerKey), DEADLINE_MS, `serve to call the handler of ${handlerKey}`);
+      const handled = calls(dir).filter((call) => call.key.startsWith(`${report.kind}:${report.resourceId}:`));
+      expect(handled).toEqual(expected.handled ? [{ key: handlerKey, source: 'webhook' }] : []);
+      expect(await storeJson(dir, env, [`${report.kind}s`, 'show', report.resourceId])).toMatchObject({
+        record: { outcome: expected.outcome, open: expected.open },
+      });
+      await expectNothingFailedOrAlerted(dir, env, alerts);
+    },
+  );
 });
 
 describe('trigger EVENT-TYPE without a sandbox (real serve process)', () => {

@@ -19,14 +19,21 @@ async function emptyStore(): Promise<string> {
 describe('an id the user names that the store does not hold is a usage error in every command', () => {
   it('events show: one line, exit 2', async () => {
     const cwd = await emptyStore();
-    expect(await execCli(['events', 'show', 'evt_nope'], { cwd })).toEqual({ code: 2, stdout: '', stderr: 'checkout-kit: No event evt_nope in the store: see `checkout-kit events list`.\n' });
+    expect(await execCli(['events', 'show', 'evt_nope'], { cwd })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'checkout-kit: No event evt_nope in the store: see `checkout-kit events list`.\n',
+    });
   });
 
   it.each([
     [['payments', 'show', 'p-nope'], 'No payment p-nope in the store: see `checkout-kit payments list`.'],
     [['invoices', 'show', 'i-nope'], 'No invoice i-nope in the store: see `checkout-kit invoices list`.'],
     [['retry', 'payment:p-nope:paid'], 'No run payment:p-nope:paid in the store: see `checkout-kit runs --failed` for the keys of failed runs.'],
-    [['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--event', 'evt_nope', '--secret', SECRET], 'No event evt_nope in the store: see `checkout-kit events list`.'],
+    [
+      ['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--event', 'evt_nope', '--secret', SECRET],
+      'No event evt_nope in the store: see `checkout-kit events list`.',
+    ],
   ])('%j: one line, exit 2', async (args, message) => {
     const cwd = await emptyStore();
     const result = await runCli(args, { cwd });

@@ -30,7 +30,11 @@ describe('dispatch runs of events still waiting, across a second process and a r
     await writer.close();
 
     expect(expected).toHaveLength(22);
-    expect(expected.find((run) => run.key === 'event:evt_21')).toMatchObject({ status: 'pending', attempts: 0, createdAt: new Date(T0 + 21_250).toISOString() });
+    expect(expected.find((run) => run.key === 'event:evt_21')).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      createdAt: new Date(T0 + 21_250).toISOString(),
+    });
     expect(expected.find((run) => run.key === 'event:evt_03')).toMatchObject({ status: 'running', attempts: 1, owner: 'worker-1' });
 
     // Another process (the real CLI) reads the folder: every run whole, in the same order, and each
@@ -51,7 +55,11 @@ describe('dispatch runs of events still waiting, across a second process and a r
     expect(await restarted.listRuns({ limit: 1000 })).toEqual(expected);
     const due = await restarted.listRuns({ dueBy: new Date(T0 + 40_000).toISOString(), status: 'pending', limit: 1 });
     expect(due.map((run) => run.key)).toEqual(['event:evt_00']);
-    expect(await restarted.claimRun('event:evt_00', { owner: 'worker-2', leaseMs: 60_000, now: new Date(T0 + 40_000) })).toMatchObject({ attempts: 1, owner: 'worker-2', createdAt: new Date(T0).toISOString() });
+    expect(await restarted.claimRun('event:evt_00', { owner: 'worker-2', leaseMs: 60_000, now: new Date(T0 + 40_000) })).toMatchObject({
+      attempts: 1,
+      owner: 'worker-2',
+      createdAt: new Date(T0).toISOString(),
+    });
     await restarted.close();
   });
 });

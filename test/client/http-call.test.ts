@@ -58,7 +58,9 @@ describe('the client over Node http (the default)', () => {
 
   it('tells onCall of every exchange, retries and failures included', async () => {
     let n = 0;
-    const stub = await service((_request, response) => (++n === 1 ? json(response, 503, { error: { code: 'unavailable', message: 'later' } }) : json(response, 200, samplePayment())));
+    const stub = await service((_request, response) =>
+      ++n === 1 ? json(response, 503, { error: { code: 'unavailable', message: 'later' } }) : json(response, 200, samplePayment()),
+    );
     const calls: HttpCallRecord[] = [];
     const client = new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, minRetryDelayMs: 1, onCall: (call) => calls.push(call) });
     await client.payments.get(ID);

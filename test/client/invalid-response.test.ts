@@ -39,7 +39,9 @@ describe('a success status with a body that does not match the spec', () => {
       expect(error).toBeInstanceOf(InvalidResponseError);
       expect(error).toBeInstanceOf(SchemaValidationError);
       expect(error).toMatchObject({ operation: 'payments.create', status: 201, method: 'POST', url: `${BASE_URL}/v1/payments`, fields: ['checkoutUrl'] });
-      expect((error as Error).message).toMatch(/^payments\.create: the service's 201 answer does not match the spec \(POST https:\/\/api\.checkout\.test\/v1\/payments\): checkoutUrl: /);
+      expect((error as Error).message).toMatch(
+        /^payments\.create: the service's 201 answer does not match the spec \(POST https:\/\/api\.checkout\.test\/v1\/payments\): checkoutUrl: /,
+      );
       expect(calls).toEqual([{ method: 'POST', url: `${BASE_URL}/v1/payments`, status: 'invalid_response' }]);
       expect(log.above(['warn', 'error'])).toEqual([
         { level: 'warn', obj: expect.objectContaining({ operation: 'payments.create', status: 201, fields: ['checkoutUrl'] }), msg: (error as Error).message },
@@ -56,18 +58,27 @@ describe('a success status with a body that does not match the spec', () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error).toMatchObject({ operation: 'payments.get', status: 200, fields: ['(root)'] });
-    expect((error as Error).message).toMatch(/^payments\.get: the service's 200 answer is not JSON \(GET .*\): \(root\): body starts "<html>maintenance<\/html>"$/);
+    expect((error as Error).message).toMatch(
+      /^payments\.get: the service's 200 answer is not JSON \(GET .*\): \(root\): body starts "<html>maintenance<\/html>"$/,
+    );
     expect(calls.map((call) => call.status)).toEqual(['invalid_response']);
   });
 
   it('every wrong field is named, once', async () => {
     const payment = samplePayment();
     const depositAddresses = [{ networkId: 'one', address: 1 }];
-    nock(BASE_URL).get(`/v1/payments/${payment.id}`).once().reply(200, { ...payment, amount: 10, depositAddresses });
-    const error = await client().payments.get(payment.id).catch((caught: unknown) => caught);
+    nock(BASE_URL)
+      .get(`/v1/payments/${payment.id}`)
+      .once()
+      .reply(200, { ...payment, amount: 10, depositAddresses });
+    const error = await client()
+      .payments.get(payment.id)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect((error as InvalidResponseError).fields).toEqual(['amount', 'depositAddresses.0.networkId', 'depositAddresses.0.address']);
-    expect((error as InvalidResponseError).summary).toBe("The payment service's answer to payments.get does not match its spec (amount, depositAddresses.0.networkId, depositAddresses.0.address)");
+    expect((error as InvalidResponseError).summary).toBe(
+      "The payment service's answer to payments.get does not match its spec (amount, depositAddresses.0.networkId, depositAddresses.0.address)",
+    );
   });
 
   it('the summary a server shows names five fields at most, and no URL', () => {

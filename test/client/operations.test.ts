@@ -34,7 +34,13 @@ function assertSigned(seen: Seen, secret: string) {
   expect(reason).toBeUndefined();
 }
 
-const merchant = new CheckoutClient({ baseUrl: BASE_URL, apiKey: TEST_KEYS.apiKey, signingSecret: TEST_KEYS.signingSecret, invoiceKey: TEST_KEYS.invoiceKey, retries: 0 });
+const merchant = new CheckoutClient({
+  baseUrl: BASE_URL,
+  apiKey: TEST_KEYS.apiKey,
+  signingSecret: TEST_KEYS.signingSecret,
+  invoiceKey: TEST_KEYS.invoiceKey,
+  retries: 0,
+});
 const partner = new PartnerClient({ ...PARTNER_OPTIONS, retries: 0 });
 
 strictNock();

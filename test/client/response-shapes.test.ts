@@ -122,7 +122,17 @@ describe('still tolerant where the spec is silent', () => {
       ...sampleInvoiceDetail({ status: 'PAID', amount: '40.00', amountReceived: '40.00' }),
       payments: [
         null,
-        { id: 'p1', status: 'CONFIRMED', amount: '40.00', amountReceived: null, token: null, networkId: '3448148188', txHash: 7, createdAt: 'yesterday', confirmations: 12 },
+        {
+          id: 'p1',
+          status: 'CONFIRMED',
+          amount: '40.00',
+          amountReceived: null,
+          token: null,
+          networkId: '3448148188',
+          txHash: 7,
+          createdAt: 'yesterday',
+          confirmations: 12,
+        },
         'garbage',
       ],
       settlements: [{ id: null, status: 'SETTLED', amount: 40, createdAt: null, fee: { amount: '0.1' } }, null],

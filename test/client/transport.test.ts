@@ -18,15 +18,18 @@ afterAll(() => nock.enableNetConnect());
 /** Up to `times` `method` requests to `path`, each answered with `answer()`; `calls` counts those that came. */
 function counted(method: 'get' | 'post', path: string | RegExp, times: number, answer: () => nock.ReplyFnResult): { calls: number } {
   const counter = { calls: 0 };
-  nock(BASE_URL)[method](path).times(times).reply(() => {
-    counter.calls += 1;
-    return answer();
-  });
+  const scope = nock(BASE_URL);
+  scope[method](path)
+    .times(times)
+    .reply(() => {
+      counter.calls += 1;
+      return answer();
+    });
   return counter;
 }
 
 describe('a signal that lives as long as the process', () => {
-  it('calls and their retries leave no listener on it (a receiver\'s stop signal is given to every read)', async () => {
+  it("calls and their retries leave no listener on it (a receiver's stop signal is given to every read)", async () => {
     const stopping = new AbortController();
     const payment = samplePayment();
     // A 503 with Retry-After (the wait between tries listens to the signal), then answers.
@@ -117,30 +120,44 @@ describe('retries', () => {
   });
 
   it('retries 409 (same key in flight)', async () => {
-    nock(BASE_URL).post('/v1/payments').reply(409, { error: { code: 'idempotency_key_in_flight', message: 'busy' } });
+    nock(BASE_URL)
+      .post('/v1/payments')
+      .reply(409, { error: { code: 'idempotency_key_in_flight', message: 'busy' } });
     nock(BASE_URL).post('/v1/payments').reply(201, samplePayment());
     await expect(client().payments.create({ amount: '5' })).resolves.toMatchObject({ status: 'CREATED' });
   });
 
   it('tries a 400 once and throws ApiError with status, code, operation and key', async () => {
     const answered = counted('post', '/v1/payments', 3, () => [400, { error: { code: 'invalid_request', message: 'amount too small' } }]);
-    const error = await client().payments.create({ amount: '0.0001' }, { idempotencyKey: 'k-400' }).catch((e: unknown) => e);
+    const error = await client()
+      .payments.create({ amount: '0.0001' }, { idempotencyKey: 'k-400' })
+      .catch((e: unknown) => e);
     expect(answered.calls).toBe(1);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 400, code: 'invalid_request', operation: 'payments.create', idempotencyKey: 'k-400', serviceMessage: 'amount too small' });
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      operation: 'payments.create',
+      idempotencyKey: 'k-400',
+      serviceMessage: 'amount too small',
+    });
     expect((error as Error).message).toContain('payments.create failed: 400 invalid_request');
   });
 
   it('gives up after the configured retries and reports the last error', async () => {
     const answered = counted('get', /\/v1\/payments\/.*/, 5, () => [500, 'oops']);
-    const error = await client({ retries: 2 }).payments.get(samplePayment().id).catch((e: unknown) => e);
+    const error = await client({ retries: 2 })
+      .payments.get(samplePayment().id)
+      .catch((e: unknown) => e);
     expect(answered.calls).toBe(3);
     expect(error).toMatchObject({ name: 'ApiError', status: 500, code: 'http_500' });
   });
 
   it('does not retry a malformed 200 body: SchemaValidationError with issues', async () => {
     const answered = counted('post', '/v1/payments', 2, () => [200, { id: 'x', amount: 25 }]);
-    const error = await client().payments.create({ amount: '25' }).catch((e: unknown) => e);
+    const error = await client()
+      .payments.create({ amount: '25' })
+      .catch((e: unknown) => e);
     expect(answered.calls).toBe(1);
     expect(error).toBeInstanceOf(SchemaValidationError);
     expect((error as SchemaValidationError).issues.map((issue) => issue.path.join('.'))).toEqual(expect.arrayContaining(['status', 'amount']));
@@ -153,22 +170,31 @@ describe('retries', () => {
 
   it('network errors are retried, then NetworkError', async () => {
     // An Error, as a socket gives: nock's Node http interception never settles a plain object.
-    nock(BASE_URL).post('/v1/payments').times(2).replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
-    const error = await client({ retries: 1 }).payments.create({ amount: '1' }).catch((e: unknown) => e);
+    nock(BASE_URL)
+      .post('/v1/payments')
+      .times(2)
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    const error = await client({ retries: 1 })
+      .payments.create({ amount: '1' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toContain('socket hang up');
   });
 
   it('a slow answer is a TimeoutError', async () => {
     nock(BASE_URL).post('/v1/payments').delay(500).reply(201, samplePayment());
-    const error = await client({ retries: 0, timeoutMs: 50 }).payments.create({ amount: '1' }).catch((e: unknown) => e);
+    const error = await client({ retries: 0, timeoutMs: 50 })
+      .payments.create({ amount: '1' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
   });
 
   it('an AbortSignal stops the call and its retries', async () => {
     const answered = counted('post', '/v1/payments', 5, () => [503, { error: { code: 'unavailable', message: 'x' } }, { 'Retry-After': '5' }]);
     const controller = new AbortController();
-    const calling = client().payments.create({ amount: '1' }, { signal: controller.signal }).catch((e: unknown) => e);
+    const calling = client()
+      .payments.create({ amount: '1' }, { signal: controller.signal })
+      .catch((e: unknown) => e);
     // Aborted while waiting out the first answer's Retry-After.
     while (answered.calls === 0) await new Promise((resolve) => setImmediate(resolve));
     controller.abort(new Error('user gave up'));
@@ -225,8 +251,12 @@ describe('input is checked before anything is sent', () => {
   it.each(['0', '0.00'])('a zero amount (%s) is refused up front by every create', async (amount) => {
     const partner = new PartnerClient(PARTNER_OPTIONS);
     const errors = await Promise.all([
-      client().payments.create({ amount }).catch((e: unknown) => e),
-      client().invoices.create({ amount }).catch((e: unknown) => e),
+      client()
+        .payments.create({ amount })
+        .catch((e: unknown) => e),
+      client()
+        .invoices.create({ amount })
+        .catch((e: unknown) => e),
       partner.payments.create({ amount, merchantId: '0b6f1c2e-3c51-4d0a-9d8e-0d4f6a1b2c3d' }).catch((e: unknown) => e),
     ]);
     for (const error of errors) {
@@ -251,7 +281,9 @@ describe('input is checked before anything is sent', () => {
     ['order\n1', 'newline'],
   ])('an Idempotency-Key %j (%s) is an InvalidRequestError before any request, not a retried NetworkError', async (idempotencyKey) => {
     const answered = counted('post', '/v1/payments', 5, () => [201, samplePayment()]);
-    const error = await client({ retries: 4 }).payments.create({ amount: '1' }, { idempotencyKey }).catch((e: unknown) => e);
+    const error = await client({ retries: 4 })
+      .payments.create({ amount: '1' }, { idempotencyKey })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error).not.toBeInstanceOf(NetworkError);
     expect((error as Error).message).toMatch(/idempotencyKey has a character HTTP headers cannot carry.*printable ASCII/);
@@ -272,7 +304,11 @@ describe('the request signature covers the path actually sent', () => {
     nock(BASE_URL)
       .intercept(path, method.toUpperCase())
       .reply(function (uri, requestBody) {
-        seen.push({ path: uri, signature: this.req.headers['x-request-signature'] as string, body: typeof requestBody === 'string' ? requestBody : JSON.stringify(requestBody) });
+        seen.push({
+          path: uri,
+          signature: this.req.headers['x-request-signature'] as string,
+          body: typeof requestBody === 'string' ? requestBody : JSON.stringify(requestBody),
+        });
         return [method === 'post' ? 201 : 200, body as nock.Body];
       });
     return seen;
@@ -285,22 +321,41 @@ describe('the request signature covers the path actually sent', () => {
     const read = capture('get', `/api/v1/payments/${payment.id}`, payment);
     await prefixed.payments.create({ amount: '1' });
     await prefixed.payments.get(payment.id);
-    for (const [seen, method] of [[created, 'POST'], [read, 'GET']] as const) {
+    for (const [seen, method] of [
+      [created, 'POST'],
+      [read, 'GET'],
+    ] as const) {
       expect(seen).toHaveLength(1);
       const { path, signature, body } = seen[0]!;
       expect(path.startsWith('/api/v1/payments')).toBe(true);
       expect(checkRequestSignature({ header: signature, method, path, body, secret: TEST_KEYS.signingSecret })).toBeUndefined();
       // The spec path without the prefix is not what was signed.
-      expect(checkRequestSignature({ header: signature, method, path: path.slice('/api'.length), body, secret: TEST_KEYS.signingSecret })).toBe('X-Request-Signature does not match');
+      expect(checkRequestSignature({ header: signature, method, path: path.slice('/api'.length), body, secret: TEST_KEYS.signingSecret })).toBe(
+        'X-Request-Signature does not match',
+      );
     }
   });
 
   it('the query is signed with the prefix', async () => {
     const transport = new Transport({ baseUrl: `${PREFIXED}/`, retries: 0 });
     const seen = capture('get', '/api/v1/invoices?limit=5&status=PAID', [sampleInvoice()]);
-    await transport.request({ operation: 'test', method: 'GET', path: '/v1/invoices?limit=5&status=PAID', auth: { bearer: TEST_KEYS.invoiceKey, signingSecret: TEST_KEYS.signingSecret }, schema: z.array(z.unknown()) });
+    await transport.request({
+      operation: 'test',
+      method: 'GET',
+      path: '/v1/invoices?limit=5&status=PAID',
+      auth: { bearer: TEST_KEYS.invoiceKey, signingSecret: TEST_KEYS.signingSecret },
+      schema: z.array(z.unknown()),
+    });
     expect(seen[0]!.path).toBe('/api/v1/invoices?limit=5&status=PAID');
-    expect(checkRequestSignature({ header: seen[0]!.signature, method: 'GET', path: '/api/v1/invoices?limit=5&status=PAID', body: '', secret: TEST_KEYS.signingSecret })).toBeUndefined();
+    expect(
+      checkRequestSignature({
+        header: seen[0]!.signature,
+        method: 'GET',
+        path: '/api/v1/invoices?limit=5&status=PAID',
+        body: '',
+        secret: TEST_KEYS.signingSecret,
+      }),
+    ).toBeUndefined();
   });
 
   it('a base URL that cannot carry a path (query, fragment, not http) is a ConfigError', () => {
@@ -310,7 +365,8 @@ describe('the request signature covers the path actually sent', () => {
 
 describe('configuration errors come before any request', () => {
   it('a timeoutMs a timer cannot keep (not a whole number, not positive, over 2^31 - 1 ms) is a ConfigError naming it', () => {
-    for (const timeoutMs of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31]) expect(() => client({ timeoutMs })).toThrow(/timeoutMs must be a whole number/);
+    for (const timeoutMs of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31])
+      expect(() => client({ timeoutMs })).toThrow(/timeoutMs must be a whole number/);
     expect(() => client({ timeoutMs: 2 ** 31 - 1 })).not.toThrow();
   });
 
@@ -358,7 +414,10 @@ describe('secrets never leak', () => {
       .post('/v1/payments')
       .reply(401, { error: { code: 'unauthorized', message: `key ${canary.apiKey} rejected` } });
     nock(BASE_URL).get('/v1/invoices').replyWithError(`connect failed with Bearer ${canary.invoiceKey}`);
-    const errors = (await Promise.all([leaky.payments.create({ amount: '1' }).catch((e: Error) => e), leaky.invoices.list().catch((e: Error) => e)])) as Error[];
+    const errors = (await Promise.all([
+      leaky.payments.create({ amount: '1' }).catch((e: Error) => e),
+      leaky.invoices.list().catch((e: Error) => e),
+    ])) as Error[];
     const text = errors.map((e) => `${e.message} ${String(e.stack)} ${JSON.stringify(e)}`).join('\n') + logged;
     expect(errors[0]).toBeInstanceOf(ApiError);
     expect(logged).toContain('attempt 1 failed');

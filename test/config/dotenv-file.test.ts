@@ -19,7 +19,11 @@ const EXISTING = [
 
 describe('setDotenvValues', () => {
   it('rewrites the given variables in place, appends the missing ones, and keeps every other line and comment', () => {
-    const text = setDotenvValues(EXISTING, { CHECKOUT_BASE_URL: 'http://127.0.0.1:4010', CHECKOUT_API_KEY: 'svc_mk_test_new', CHECKOUT_WEBHOOK_SECRET: 'whsec_c2VjcmV0Kys=' });
+    const text = setDotenvValues(EXISTING, {
+      CHECKOUT_BASE_URL: 'http://127.0.0.1:4010',
+      CHECKOUT_API_KEY: 'svc_mk_test_new',
+      CHECKOUT_WEBHOOK_SECRET: 'whsec_c2VjcmV0Kys=',
+    });
     expect(text).toBe(
       [
         '# my shop',

@@ -58,12 +58,22 @@ describe('loadConfig', () => {
 
   it('reads CHECKOUT_WEBHOOK_SCHEME in short or JSON form; other schemes take any secret', () => {
     expect(loadConfig({ env: base, dotenv: false }).webhookScheme).toEqual({ kind: 'standard-webhooks' });
-    expect(loadConfig({ env: { ...base, CHECKOUT_WEBHOOK_SCHEME: 'stripe-style:x-sig' }, dotenv: false }).webhookScheme).toEqual({ kind: 'stripe-style', header: 'x-sig' });
-    const hmac = loadConfig({ env: { ...base, CHECKOUT_WEBHOOK_SCHEME: 'hmac:x-hub-signature-256:sha256:hex:sha256=', CHECKOUT_WEBHOOK_SECRET: 'plain-shared-secret' }, dotenv: false });
+    expect(loadConfig({ env: { ...base, CHECKOUT_WEBHOOK_SCHEME: 'stripe-style:x-sig' }, dotenv: false }).webhookScheme).toEqual({
+      kind: 'stripe-style',
+      header: 'x-sig',
+    });
+    const hmac = loadConfig({
+      env: { ...base, CHECKOUT_WEBHOOK_SCHEME: 'hmac:x-hub-signature-256:sha256:hex:sha256=', CHECKOUT_WEBHOOK_SECRET: 'plain-shared-secret' },
+      dotenv: false,
+    });
     expect(hmac.webhookScheme).toEqual({ kind: 'hmac', header: 'x-hub-signature-256', algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' });
     expect(hmac.webhookSecrets).toEqual(['plain-shared-secret']);
     const json = '{"kind":"hmac","header":"x-signature","encoding":"base64"}';
-    expect(loadConfig({ env: { ...base, CHECKOUT_WEBHOOK_SCHEME: json }, dotenv: false }).webhookScheme).toEqual({ kind: 'hmac', header: 'x-signature', encoding: 'base64' });
+    expect(loadConfig({ env: { ...base, CHECKOUT_WEBHOOK_SCHEME: json }, dotenv: false }).webhookScheme).toEqual({
+      kind: 'hmac',
+      header: 'x-signature',
+      encoding: 'base64',
+    });
     expect(() => loadConfig({ env: { ...base, CHECKOUT_WEBHOOK_SCHEME: 'rot13' }, dotenv: false })).toThrow(/CHECKOUT_WEBHOOK_SCHEME "rot13" is not a scheme/);
     expect(() => loadConfig({ env: { ...base, CHECKOUT_WEBHOOK_SCHEME: 'hmac' }, dotenv: false })).toThrow(ConfigError);
   });
@@ -100,7 +110,10 @@ describe('loadConfig', () => {
 
   it('reads CHECKOUT_MAX_RPS and CHECKOUT_DISPATCH_CONCURRENCY, and refuses what is not a positive number', () => {
     expect(loadConfig({ env: base, dotenv: false })).toMatchObject({ maxRps: undefined, dispatchConcurrency: undefined });
-    expect(loadConfig({ env: { ...base, CHECKOUT_MAX_RPS: '0.5', CHECKOUT_DISPATCH_CONCURRENCY: '32' }, dotenv: false })).toMatchObject({ maxRps: 0.5, dispatchConcurrency: 32 });
+    expect(loadConfig({ env: { ...base, CHECKOUT_MAX_RPS: '0.5', CHECKOUT_DISPATCH_CONCURRENCY: '32' }, dotenv: false })).toMatchObject({
+      maxRps: 0.5,
+      dispatchConcurrency: 32,
+    });
     for (const [variable, value] of [
       ['CHECKOUT_MAX_RPS', '0'],
       ['CHECKOUT_MAX_RPS', '-3'],

@@ -43,7 +43,8 @@ export default {
 
 /** An address of this machine that is not loopback, when it has one (requests to it are "off loopback"). */
 function outsideAddress(): string | undefined {
-  for (const entries of Object.values(networkInterfaces())) for (const entry of entries ?? []) if (entry.family === 'IPv4' && !entry.internal) return entry.address;
+  for (const entries of Object.values(networkInterfaces()))
+    for (const entry of entries ?? []) if (entry.family === 'IPv4' && !entry.internal) return entry.address;
   return undefined;
 }
 
@@ -103,7 +104,11 @@ beforeAll(async () => {
   await sandbox.webhooksIdle();
   // Two forged deliveries: counted as verification failures.
   for (const id of ['evt_forged_1', 'evt_forged_2']) {
-    const forged = await fetch(`${base}/webhooks/checkout`, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ id, body: '{}', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }) }, body: '{}' });
+    const forged = await fetch(`${base}/webhooks/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signWebhook({ id, body: '{}', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }) },
+      body: '{}',
+    });
     expect(forged.status).toBe(401);
   }
   await eventually(async () => ((await runtime.store.summarize({ now: runtime.engine.clock() })).dispatch.pending === 0 ? true : undefined));
@@ -159,8 +164,12 @@ async function fits(page: Page, label: string): Promise<void> {
       innerWidth: window.innerWidth,
       split,
       loose: document.querySelectorAll('table:not(.scroll > table)').length,
-      spilling: Array.from(document.querySelectorAll('.card, .notice'), (box) => (box.scrollWidth > box.clientWidth ? box.textContent?.slice(0, 60) : undefined)).filter(Boolean),
-      idsWithoutTitle: Array.from(document.querySelectorAll('.id')).filter((element) => element.getAttribute('title') !== element.textContent || element.getClientRects().length !== 1).length,
+      spilling: Array.from(document.querySelectorAll('.card, .notice'), (box) =>
+        box.scrollWidth > box.clientWidth ? box.textContent?.slice(0, 60) : undefined,
+      ).filter(Boolean),
+      idsWithoutTitle: Array.from(document.querySelectorAll('.id')).filter(
+        (element) => element.getAttribute('title') !== element.textContent || element.getClientRects().length !== 1,
+      ).length,
     };
   });
   expect(layout.scrollWidth, label).toBeLessThanOrEqual(layout.innerWidth);
@@ -180,9 +189,11 @@ describe('operator console in Chromium', () => {
     expect(await count(page, 'events-last-hour')).toBe(sum('lastHour'));
     expect(await count(page, 'events-last-day')).toBe(sum('lastDay'));
     expect(sum('lastHour')).toBeGreaterThanOrEqual(6);
-    const table = await page.locator('#events-by-type tr[data-type]').evaluateAll((rows) =>
-      rows.map((row) => ({ type: row.getAttribute('data-type'), cells: Array.from(row.querySelectorAll('td.num'), (cell) => cell.textContent) })),
-    );
+    const table = await page
+      .locator('#events-by-type tr[data-type]')
+      .evaluateAll((rows) =>
+        rows.map((row) => ({ type: row.getAttribute('data-type'), cells: Array.from(row.querySelectorAll('td.num'), (cell) => cell.textContent) })),
+      );
     expect(table).toEqual(summary.eventsByType.map((row) => ({ type: row.type, cells: [String(row.lastHour), String(row.lastDay)] })));
     expect(await count(page, 'verification-last-hour')).toBe(2);
     expect(await page.locator('#verification-by-reason tr[data-reason="bad_signature"] td.num').first().textContent()).toBe('2');
@@ -199,7 +210,9 @@ describe('operator console in Chromium', () => {
     await page.locator('#reconcile-now').click();
     await page.locator('#confirm').click();
     await page.waitForLoadState();
-    expect(await page.locator('#result').textContent()).toMatch(/^Reconcile pass done in \d+ ms: checked 0, fulfilled 0, missed by webhooks 0, failed 0, awaiting retry 1\.$/);
+    expect(await page.locator('#result').textContent()).toMatch(
+      /^Reconcile pass done in \d+ ms: checked 0, fulfilled 0, missed by webhooks 0, failed 0, awaiting retry 1\.$/,
+    );
     await page.goto(`${base}/checkout-kit/`);
     expect(await page.locator('[data-field="pass-result"]').textContent()).toBe('ok');
     expect(await page.locator('[data-field="pass-checked"]').textContent()).toBe('0');
@@ -227,7 +240,9 @@ describe('operator console in Chromium', () => {
     await page.goBack();
     await page.locator('#confirm').click();
     await page.waitForLoadState();
-    expect(await page.locator('#result').textContent()).toMatch(new RegExp(`^Nothing to do: run ${key} is done \\(its handler completed at .*; it never runs again\\)\\.$`));
+    expect(await page.locator('#result').textContent()).toMatch(
+      new RegExp(`^Nothing to do: run ${key} is done \\(its handler completed at .*; it never runs again\\)\\.$`),
+    );
     await runtime.engine.runDue();
     expect((await calls()).filter((line) => line === key)).toEqual([key]);
 
@@ -258,7 +273,9 @@ describe('operator console in Chromium', () => {
     expect(await page.locator('#result').textContent()).toBe(`Event ${event!.id} was sent to ${sink.url}: it answered 200.`);
     expect(sink.received).toHaveLength(1);
     expect(sink.received[0]?.body).toBe(event!.body);
-    expect(() => createVerifier({ secrets: [sandbox.credentials.webhookSecret] })({ headers: sink.received[0]!.headers, body: sink.received[0]!.body })).not.toThrow();
+    expect(() =>
+      createVerifier({ secrets: [sandbox.credentials.webhookSecret] })({ headers: sink.received[0]!.headers, body: sink.received[0]!.body }),
+    ).not.toThrow();
     await page.close();
   });
 
@@ -273,7 +290,9 @@ describe('operator console in Chromium', () => {
     await page.locator('#q').fill('Alice.Buyer@Example.com');
     await Promise.all([page.waitForURL('**/checkout-kit/search?q=*'), page.locator('#search button').click()]);
     const rows = page.locator('#resources tbody tr[data-id]');
-    expect(new Set(await rows.evaluateAll((list) => list.map((row) => row.getAttribute('data-id'))))).toEqual(new Set([payments.paid, payments.failed, payments.partial]));
+    expect(new Set(await rows.evaluateAll((list) => list.map((row) => row.getAttribute('data-id'))))).toEqual(
+      new Set([payments.paid, payments.failed, payments.partial]),
+    );
     // The handler column says what the store says (the retry test before this one may have run it again).
     const run = await runtime.store.getRun(`payment:${payments.failed}:paid`);
     expect(await page.locator(`#resources tr[data-id="${payments.failed}"]`).getAttribute('data-handler')).toBe(run?.status);
@@ -284,10 +303,25 @@ describe('operator console in Chromium', () => {
 
   it('renders markup from stored events as text', async () => {
     // An event of a type the toolkit does not know, with markup in its type and body: stored as sent.
-    const body = JSON.stringify({ id: 'evt_xss', type: 'note.added<img src=x onerror="window.__pwned=2">', createdAt: new Date().toISOString(), environment: 'test', data: { text: '</pre><script>window.__pwned = 3</script>' } });
-    const delivered = await fetch(`${base}/webhooks/checkout`, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ id: 'evt_xss', body, secret: sandbox.credentials.webhookSecret }) }, body });
+    const body = JSON.stringify({
+      id: 'evt_xss',
+      type: 'note.added<img src=x onerror="window.__pwned=2">',
+      createdAt: new Date().toISOString(),
+      environment: 'test',
+      data: { text: '</pre><script>window.__pwned = 3</script>' },
+    });
+    const delivered = await fetch(`${base}/webhooks/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signWebhook({ id: 'evt_xss', body, secret: sandbox.credentials.webhookSecret }) },
+      body,
+    });
     expect(delivered.status).toBe(200);
-    for (const url of [`${base}/checkout-kit/events/evt_xss`, `${base}/checkout-kit/events`, `${base}/checkout-kit/payments/${payments.failed}?reveal=1`, `${base}/checkout-kit/`]) {
+    for (const url of [
+      `${base}/checkout-kit/events/evt_xss`,
+      `${base}/checkout-kit/events`,
+      `${base}/checkout-kit/payments/${payments.failed}?reveal=1`,
+      `${base}/checkout-kit/`,
+    ]) {
       const page = await open(url);
       expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), url).toBeUndefined();
       // The console's own script is the only one.
@@ -313,7 +347,7 @@ describe('operator console in Chromium', () => {
     expect(await page.content()).not.toContain('data-count');
     const metrics = await page.goto(`${remote}/metrics`);
     expect(metrics?.status()).toBe(401);
-    expect(JSON.parse(await page.locator('body').textContent() ?? '{}')).toMatchObject({ error: { code: 'unauthorized' } });
+    expect(JSON.parse((await page.locator('body').textContent()) ?? '{}')).toMatchObject({ error: { code: 'unauthorized' } });
 
     await page.goto(`${remote}/checkout-kit/`);
     await page.locator('#token').fill('not-the-token');
@@ -327,7 +361,7 @@ describe('operator console in Chromium', () => {
     expect(cookies[0]?.value).not.toContain(TOKEN);
     await page.close();
   });
-  it('fits every page from 390 px to 1366 px: nothing scrolls sideways, no word breaks, one time format in the viewer\'s zone', async () => {
+  it("fits every page from 390 px to 1366 px: nothing scrolls sideways, no word breaks, one time format in the viewer's zone", async () => {
     // Real data at its widest: a long order id, a long error, an event body, a dead letter, an invoice.
     await writeFile(join(dir, 'broken'), LONG_ERROR);
     const long = await payment('19.99', 'order-2031-03-04-EU-web-shop-basket-7f3a9c2e', '19.99');
@@ -339,12 +373,29 @@ describe('operator console in Chromium', () => {
     await eventually(async () => (await runtime.store.getResource('invoice', invoice.id)) ?? undefined);
     // A platform's tenant at its widest: a long tenant id, name and address.
     const tenantId = 'tenant-2031-eu-web-shop-builder-customer-7f3a9c2e';
-    await runtime.store.putTenantMerchant({ tenantId, environment: 'test', name: 'Lorem Ipsum Dolor Sit Amet Online Shop GmbH & Co. KG', email: 'accounts.payable.department@lorem-ipsum-online-shop.example', idempotencyKey: `ck-merchant-${tenantId}`, requestHash: 'h' });
-    await runtime.store.insertDeadLetter({ receivedAt: new Date().toISOString(), reason: 'invalid_json: Unexpected end of JSON input', body: `{"id":"evt_cut_short","type":"payment.paid","data":{"note":"${'lorem ipsum '.repeat(60)}`, headers: {} });
+    await runtime.store.putTenantMerchant({
+      tenantId,
+      environment: 'test',
+      name: 'Lorem Ipsum Dolor Sit Amet Online Shop GmbH & Co. KG',
+      email: 'accounts.payable.department@lorem-ipsum-online-shop.example',
+      idempotencyKey: `ck-merchant-${tenantId}`,
+      requestHash: 'h',
+    });
+    await runtime.store.insertDeadLetter({
+      receivedAt: new Date().toISOString(),
+      reason: 'invalid_json: Unexpected end of JSON input',
+      body: `{"id":"evt_cut_short","type":"payment.paid","data":{"note":"${'lorem ipsum '.repeat(60)}`,
+      headers: {},
+    });
     const [paidEvent] = await runtime.store.listEvents({ resourceId: payments.paid, type: 'payment.paid' });
     // An order the buyer left unpaid, for the return page.
     const order = 'order-2031-03-04-EU-web-shop-basket-unpaid';
-    const checkout = await fetch(`${base}/checkout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ orderId: order, amount: '5.00' }), redirect: 'manual' });
+    const checkout = await fetch(`${base}/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ orderId: order, amount: '5.00' }),
+      redirect: 'manual',
+    });
     expect(checkout.status).toBe(303);
 
     const root = `${base}/checkout-kit`;
@@ -393,7 +444,11 @@ describe('operator console in Chromium', () => {
 
         // Times: written in UTC by the server, shown in the viewer's zone, UTC on hover.
         await page.goto(`${root}/payments/${payments.failed}`);
-        const times = await page.locator('time[data-local]').evaluateAll((elements) => elements.map((element) => ({ at: element.getAttribute('datetime') ?? '', text: element.textContent, title: element.getAttribute('title') })));
+        const times = await page
+          .locator('time[data-local]')
+          .evaluateAll((elements) =>
+            elements.map((element) => ({ at: element.getAttribute('datetime') ?? '', text: element.textContent, title: element.getAttribute('title') })),
+          );
         expect(times.length).toBeGreaterThan(3);
         for (const time of times) {
           const utc = new Date(time.at);

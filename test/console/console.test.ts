@@ -22,12 +22,19 @@ async function consoleApp(store: Store, options: Partial<Parameters<typeof check
 
 /** The `data-count` figures of the overview. */
 function figures(page: string): Record<string, number> {
-  return Object.fromEntries([...page.matchAll(/data-count="([^"]+)">([\d,]+)</g)].map(([, name, value]) => [name, Number((value as string).replace(/,/g, ''))]));
+  return Object.fromEntries(
+    [...page.matchAll(/data-count="([^"]+)">([\d,]+)</g)].map(([, name, value]) => [name, Number((value as string).replace(/,/g, ''))]),
+  );
 }
 
 /** A form post as a browser makes it from the console's own page. */
 const post = (app: FastifyInstance, url: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
-  app.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80', host: 'localhost:80', ...headers }, payload: new URLSearchParams(form).toString() });
+  app.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80', host: 'localhost:80', ...headers },
+    payload: new URLSearchParams(form).toString(),
+  });
 
 /** What a result page says, as the operator reads it (a long id in it is an element of its own). */
 const resultText = (page: string) => /<p id="result"[^>]*>([\s\S]*?)<\/p>/.exec(page)?.[1]?.replace(/<[^>]+>/g, '');
@@ -35,7 +42,15 @@ const resultText = (page: string) => /<p id="result"[^>]*>([\s\S]*?)<\/p>/.exec(
 /** The hidden fields of the confirmation form on a page. */
 function confirmForm(page: string): Record<string, string> {
   const form = /<form method="post"[^>]*id="confirm-form">([\s\S]*?)<\/form>/.exec(page)?.[1] ?? '';
-  return Object.fromEntries([...form.matchAll(/<input type="(?:hidden|url)"[^>]*name="([^"]+)" value="([^"]*)"/g)].map(([, name, value]) => [name, (value as string).replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"')]));
+  return Object.fromEntries(
+    [...form.matchAll(/<input type="(?:hidden|url)"[^>]*name="([^"]+)" value="([^"]*)"/g)].map(([, name, value]) => [
+      name,
+      (value as string)
+        .replace(/&amp;/g, '&')
+        .replace(/&#39;/g, "'")
+        .replace(/&quot;/g, '"'),
+    ]),
+  );
 }
 
 describe('operator console (fastify, memory store)', () => {
@@ -118,14 +133,28 @@ describe('operator console (fastify, memory store)', () => {
     const store = new MemoryStore();
     const payload = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';
     await store.insertEvent(
-      storedEvent({ id: 'evt_xss', type: `payment.paid${payload}`, resourceId: 'pay_xss', body: eventBody('evt_xss', 'payment.paid', { id: 'pay_xss', note: `</pre>${payload}` }) }),
+      storedEvent({
+        id: 'evt_xss',
+        type: `payment.paid${payload}`,
+        resourceId: 'pay_xss',
+        body: eventBody('evt_xss', 'payment.paid', { id: 'pay_xss', note: `</pre>${payload}` }),
+      }),
       new Date(T0),
     );
-    await store.updateResource({ kind: 'payment', id: 'pay_xss', source: 'webhook', snapshot: { id: 'pay_xss', amount: '1', status: payload, email: 'x@example.com' } }, new Date(T0));
+    await store.updateResource(
+      { kind: 'payment', id: 'pay_xss', source: 'webhook', snapshot: { id: 'pay_xss', amount: '1', status: payload, email: 'x@example.com' } },
+      new Date(T0),
+    );
     await store.appendActivity({ subject: 'payment:pay_xss', kind: 'news', data: { source: 'webhook', ok: false, error: payload } }, new Date(T0));
     await store.insertDeadLetter({ receivedAt: new Date(T0).toISOString(), reason: payload, body: payload, headers: {} }, new Date(T0));
     const app = await consoleApp(store);
-    for (const url of ['/checkout-kit/events', '/checkout-kit/events/evt_xss', '/checkout-kit/payments/pay_xss', '/checkout-kit/dead-letters', '/checkout-kit/']) {
+    for (const url of [
+      '/checkout-kit/events',
+      '/checkout-kit/events/evt_xss',
+      '/checkout-kit/payments/pay_xss',
+      '/checkout-kit/dead-letters',
+      '/checkout-kit/',
+    ]) {
       const response = await app.inject(url);
       expect(response.statusCode, url).toBe(200);
       expect(response.body, url).not.toContain('<script>window');
@@ -153,7 +182,7 @@ describe('operator console (fastify, memory store)', () => {
     ]);
   });
 
-  it('lists a platform\'s tenants with their merchants, e-mails masked, oldest first', async () => {
+  it("lists a platform's tenants with their merchants, e-mails masked, oldest first", async () => {
     const store = new MemoryStore();
     const tenant = { environment: 'test' as const, name: 'Shop <One>', email: 'owner@shop-one.example', requestHash: 'h' };
     await store.putTenantMerchant({ ...tenant, tenantId: 't-1', idempotencyKey: 'k1' }, new Date(T0));
@@ -174,15 +203,25 @@ describe('operator console (fastify, memory store)', () => {
     const canary = 'canary-console-token-5f1e9a0c7b';
     registerSecret(canary);
     const store = new MemoryStore();
-    const body = eventBody('evt_secret', 'payment.paid', { id: 'pay_s', note: `leaked whsec_c2VjcmV0c2VjcmV0c2VjcmV0 svc_mk_test_abcdefabcdef123456 ${canary}` });
+    const body = eventBody('evt_secret', 'payment.paid', {
+      id: 'pay_s',
+      note: `leaked whsec_c2VjcmV0c2VjcmV0c2VjcmV0 svc_mk_test_abcdefabcdef123456 ${canary}`,
+    });
     await store.insertEvent(storedEvent({ id: 'evt_secret', resourceId: 'pay_s', body }), new Date(T0));
     const secrets = ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'];
     registerSecret(secrets[0]);
     const app = await consoleApp(store, { token: canary, replay: { secrets, defaultUrl: 'http://127.0.0.1:9/webhooks/checkout' } });
-    for (const url of ['/checkout-kit/', '/checkout-kit/events', '/checkout-kit/events/evt_secret', '/checkout-kit/actions/replay?event=evt_secret', '/checkout-kit/log']) {
+    for (const url of [
+      '/checkout-kit/',
+      '/checkout-kit/events',
+      '/checkout-kit/events/evt_secret',
+      '/checkout-kit/actions/replay?event=evt_secret',
+      '/checkout-kit/log',
+    ]) {
       const response = await app.inject(url);
       expect(response.statusCode, url).toBe(200);
-      for (const secret of [canary, secrets[0] as string, 'whsec_c2VjcmV0', 'svc_mk_test_abcdef']) expect(response.body, `${url} shows ${secret}`).not.toContain(secret);
+      for (const secret of [canary, secrets[0] as string, 'whsec_c2VjcmV0', 'svc_mk_test_abcdef'])
+        expect(response.body, `${url} shows ${secret}`).not.toContain(secret);
     }
     expect((await app.inject('/checkout-kit/events/evt_secret')).body).toContain('[redacted]');
   });
@@ -290,7 +329,11 @@ describe('operator console (fastify, memory store)', () => {
     expect(page.body).not.toContain('memory (nothing');
     // A proxy on this machine relays strangers: its forwarding header makes the request remote.
     expect((await app.inject({ url: '/checkout-kit/', headers: { 'x-forwarded-for': '198.51.100.7' } })).statusCode).toBe(401);
-    expect((await app.inject({ url: '/checkout-kit/', headers: { authorization: 'Bearer a-long-random-console-token-0123456789' }, ...remote })).statusCode).toBe(200);
-    expect((await app.inject({ url: '/checkout-kit/', headers: { authorization: 'Bearer a-long-random-console-token-012345678' }, ...remote })).statusCode).toBe(401);
+    expect(
+      (await app.inject({ url: '/checkout-kit/', headers: { authorization: 'Bearer a-long-random-console-token-0123456789' }, ...remote })).statusCode,
+    ).toBe(200);
+    expect(
+      (await app.inject({ url: '/checkout-kit/', headers: { authorization: 'Bearer a-long-random-console-token-012345678' }, ...remote })).statusCode,
+    ).toBe(401);
   });
 });

@@ -3,7 +3,9 @@ import { clip, indentJson, prose, when } from '../../src/console/format.js';
 
 describe('console formatting', () => {
   it('writes every time one way, in UTC, with the instant for the page script', () => {
-    expect(String(when('2031-03-04T10:00:00.800Z'))).toBe('<time datetime="2031-03-04T10:00:00.800Z" title="2031-03-04 10:00:00 UTC" data-local><span>2031-03-04</span> <span>10:00:00</span> <span>UTC</span></time>');
+    expect(String(when('2031-03-04T10:00:00.800Z'))).toBe(
+      '<time datetime="2031-03-04T10:00:00.800Z" title="2031-03-04 10:00:00 UTC" data-local><span>2031-03-04</span> <span>10:00:00</span> <span>UTC</span></time>',
+    );
     // The service's own offset form is the same instant, written the same way.
     expect(String(when('2031-03-04T11:00:00+01:00'))).toContain('title="2031-03-04 10:00:00 UTC"');
     expect(when(undefined)).toBe('—');

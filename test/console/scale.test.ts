@@ -25,7 +25,15 @@ beforeAll(async () => {
         const at = new Date(T0 - (EVENTS - 1 - i) * 1000);
         const id = `evt_${String(i).padStart(6, '0')}`;
         const type = TYPES[i % TYPES.length] as string;
-        const event = { id, type, environment: 'test' as const, createdAt: at.toISOString(), receivedAt: at.toISOString(), resourceKind: 'payment' as const, resourceId: `pay_${i >> 2}` };
+        const event = {
+          id,
+          type,
+          environment: 'test' as const,
+          createdAt: at.toISOString(),
+          receivedAt: at.toISOString(),
+          resourceKind: 'payment' as const,
+          resourceId: `pay_${i >> 2}`,
+        };
         await store.insertEvent({ ...event, body: eventBody(id, type, { id: `pay_${i >> 2}`, email: 'buyer@example.com' }) }, at);
         // All dispatched but the last 20; every 1,000th failed for good.
         if (i < EVENTS - 20) {

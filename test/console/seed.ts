@@ -41,7 +41,12 @@ export function testEngine(store: Store, handlers: FulfillmentHandlers) {
 }
 
 /** A paid payment brought by a webhook: its event stored and processed by the engine. */
-export async function paidPayment(store: Store, engine: FulfillmentEngine, clock: () => Date, options: { email?: string; amount?: string; received?: string } = {}) {
+export async function paidPayment(
+  store: Store,
+  engine: FulfillmentEngine,
+  clock: () => Date,
+  options: { email?: string; amount?: string; received?: string } = {},
+) {
   const payment = samplePayment({
     id: randomUUID(),
     amount: options.amount ?? '25.00',
@@ -53,7 +58,10 @@ export async function paidPayment(store: Store, engine: FulfillmentEngine, clock
     expiresAt: new Date(T0 + 3_600_000).toISOString(),
   });
   const eventId = `evt_${randomUUID()}`;
-  await store.insertEvent(storedEvent({ id: eventId, resourceId: payment.id, receivedAt: clock().toISOString(), body: eventBody(eventId, 'payment.paid', payment) }), clock());
+  await store.insertEvent(
+    storedEvent({ id: eventId, resourceId: payment.id, receivedAt: clock().toISOString(), body: eventBody(eventId, 'payment.paid', payment) }),
+    clock(),
+  );
   const result = await engine.process({ kind: 'payment', id: payment.id, source: 'webhook', hint: payment });
   return { payment, eventId, result };
 }

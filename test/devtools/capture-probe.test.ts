@@ -24,7 +24,13 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'standard-webhooks', scheme: { kind: 'standard-webhooks' }, secret: SECRET, expected: { kind: 'standard-webhooks' }, timestampHeader: 'webhook-timestamp' },
+  {
+    name: 'standard-webhooks',
+    scheme: { kind: 'standard-webhooks' },
+    secret: SECRET,
+    expected: { kind: 'standard-webhooks' },
+    timestampHeader: 'webhook-timestamp',
+  },
   {
     name: 'stripe-style-custom-header',
     scheme: { kind: 'stripe-style', header: 'X-Checkout-Signature' },
@@ -73,7 +79,11 @@ const sent: Array<{ path: string; body: Buffer; headers: Record<string, string> 
 
 async function send(path: string, body: Buffer | string, headers: Record<string, string>) {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
-  const response = await fetch(`${captureUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: new Uint8Array(bytes) });
+  const response = await fetch(`${captureUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: new Uint8Array(bytes),
+  });
   expect(response.status).toBe(200);
   sent.push({ path, body: bytes, headers });
 }

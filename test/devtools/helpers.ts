@@ -5,7 +5,6 @@ import { WebhookVerificationError } from '../../src/errors/index.js';
 import { errorObject } from '../../src/schemas/index.js';
 import { createVerifier, type WebhookScheme } from '../../src/webhooks/index.js';
 
-
 export const tempDir = (prefix = 'ck-devtools-') => makeTempDir(prefix);
 
 export { removeTempDirs };

@@ -156,7 +156,9 @@ describe('replay', () => {
     // Nothing needs to listen there: fetch refuses before it connects.
     const result = await runCli(['replay', '--to', 'http://127.0.0.1:6000/hook', '--event', 'evt_old', '--secret', SECRET], { cwd });
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/evt_old\s+payment\.created\s+-\s+failed: no answer \(fetch refuses to connect to http:\/\/127\.0\.0\.1:6000\/hook .*bad ports.*let the server listen on another port/);
+    expect(result.stdout).toMatch(
+      /evt_old\s+payment\.created\s+-\s+failed: no answer \(fetch refuses to connect to http:\/\/127\.0\.0\.1:6000\/hook .*bad ports.*let the server listen on another port/,
+    );
   });
 
   it('an unknown event id is a usage error (exit 2) with one clear line; the others are still sent', async () => {

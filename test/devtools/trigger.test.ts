@@ -89,7 +89,7 @@ describe('trigger SCENARIO against a running sandbox', () => {
     expect(report!.sent).toMatchObject({ url: receiver.url, sent: 40, delivered: 40, failed: 0, answers: { '204': 40 } });
   });
 
-  it('--to forwards a scenario\'s events once each, and exits 1 when the receiver refuses them', async () => {
+  it("--to forwards a scenario's events once each, and exits 1 when the receiver refuses them", async () => {
     receiver = await startTestReceiver({ secret: SECRET });
     // Signed with the sandbox's secret, which this receiver does not hold: 401.
     const refused = await trigger(['paid', '--data', sandbox.dataDir, '--to', receiver.url]);
@@ -119,32 +119,35 @@ describe('trigger SCENARIO against a running sandbox', () => {
 });
 
 describe('trigger EVENT-TYPE against a running sandbox: a real payment or invoice', () => {
-  it.each(EVENT_TYPES)("%s creates the resource at the sandbox, drives it to that state and delivers the sandbox's own event about it to --to, once", async (type) => {
-    receiver = await startTestReceiver({ secret: sandbox.credentials.webhookSecret });
-    const result = await runCli(['trigger', type, '--data', sandbox.dataDir, '--to', receiver.url, '--json'], { cwd });
-    expect(result.code, result.stderr).toBe(0);
-    const report = JSON.parse(result.stdout) as TriggerEventReport;
-    const named = sandbox.events().filter((event) => event.data.id === report.resourceId && event.type === type);
-    expect(named).toHaveLength(1);
-    expect(report.event).toEqual({ id: named[0]!.id, type });
+  it.each(EVENT_TYPES)(
+    "%s creates the resource at the sandbox, drives it to that state and delivers the sandbox's own event about it to --to, once",
+    async (type) => {
+      receiver = await startTestReceiver({ secret: sandbox.credentials.webhookSecret });
+      const result = await runCli(['trigger', type, '--data', sandbox.dataDir, '--to', receiver.url, '--json'], { cwd });
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout) as TriggerEventReport;
+      const named = sandbox.events().filter((event) => event.data.id === report.resourceId && event.type === type);
+      expect(named).toHaveLength(1);
+      expect(report.event).toEqual({ id: named[0]!.id, type });
 
-    expect(receiver.deliveries).toHaveLength(1);
-    const [delivery] = receiver.deliveries;
-    expect(delivery!.verified, delivery!.verifyError).toBe(true);
-    expect(delivery!.headers['webhook-id']).toBe(named[0]!.id);
-    expect(JSON.parse(delivery!.body.toString('utf8'))).toMatchObject({ id: named[0]!.id, type, data: { id: report.resourceId } });
-    expect(report.sent).toMatchObject({ sent: 1, delivered: 1 });
+      expect(receiver.deliveries).toHaveLength(1);
+      const [delivery] = receiver.deliveries;
+      expect(delivery!.verified, delivery!.verifyError).toBe(true);
+      expect(delivery!.headers['webhook-id']).toBe(named[0]!.id);
+      expect(JSON.parse(delivery!.body.toString('utf8'))).toMatchObject({ id: named[0]!.id, type, data: { id: report.resourceId } });
+      expect(report.sent).toMatchObject({ sent: 1, delivered: 1 });
 
-    // The resource is the sandbox's own, in the state the type announces.
-    const { merchant } = sandbox.credentials.test;
-    const read =
-      report.kind === 'payment'
-        ? await api(sandbox, 'GET', `/v1/payments/${report.resourceId}`, { key: merchant.apiKey, secret: merchant.signingSecret })
-        : await api(sandbox, 'GET', `/v1/invoices/${report.resourceId}`, { key: merchant.invoiceKey });
-    expect(read.status).toBe(200);
-    expect(read.body.status).toBe(type.slice(report.kind.length + 1).toUpperCase());
-    expect(report.finalStatus).toBe(read.body.status);
-  });
+      // The resource is the sandbox's own, in the state the type announces.
+      const { merchant } = sandbox.credentials.test;
+      const read =
+        report.kind === 'payment'
+          ? await api(sandbox, 'GET', `/v1/payments/${report.resourceId}`, { key: merchant.apiKey, secret: merchant.signingSecret })
+          : await api(sandbox, 'GET', `/v1/invoices/${report.resourceId}`, { key: merchant.invoiceKey });
+      expect(read.status).toBe(200);
+      expect(read.body.status).toBe(type.slice(report.kind.length + 1).toUpperCase());
+      expect(report.finalStatus).toBe(read.body.status);
+    },
+  );
 
   it('without --to sends nothing itself: the sandbox delivers its event to its --webhook-url', async () => {
     receiver = await startTestReceiver({ secret: SECRET });
@@ -165,9 +168,17 @@ describe('trigger EVENT-TYPE against a running sandbox: a real payment or invoic
     expect(JSON.parse(real.stdout)).toMatchObject({ type: 'payment.paid', sandboxUrl: running.url, finalStatus: 'PAID' });
 
     await running.close();
-    const sample = await runCli(['trigger', 'payment.paid', '--to', receiver.url, '--json'], { cwd: shop, env: { CHECKOUT_WEBHOOK_SECRET: running.credentials.webhookSecret } });
+    const sample = await runCli(['trigger', 'payment.paid', '--to', receiver.url, '--json'], {
+      cwd: shop,
+      env: { CHECKOUT_WEBHOOK_SECRET: running.credentials.webhookSecret },
+    });
     expect(sample.code, sample.stderr).toBe(0);
-    expect(JSON.parse(sample.stdout)).toMatchObject({ sample: true, why: `no sandbox answers at ${running.url}`, event: { id: expect.stringMatching(/^sample_evt_/) }, ok: true });
+    expect(JSON.parse(sample.stdout)).toMatchObject({
+      sample: true,
+      why: `no sandbox answers at ${running.url}`,
+      event: { id: expect.stringMatching(/^sample_evt_/) },
+      ok: true,
+    });
   });
 });
 
@@ -215,7 +226,10 @@ describe('trigger usage errors (exit 2)', () => {
     [['duplicate-storm', '--data', '<sandbox>'], /duplicate-storm re-sends the payment's events to a receiver: give its URL \(--to URL\)/],
     [['paid', '--data', 'missing-dir'], /No sandbox credentials at .*missing-dir\/credentials\.json: start the sandbox/],
     [['paid', '--data', '<sandbox>', '--to', 'nope'], /--to takes an http\(s\) URL/],
-    [['payment.paid'], /no sandbox credentials at .*\.sandbox\/credentials\.json, so trigger sends a sample payment\.paid event, which needs a receiver: add --to URL \(or start `checkout-kit sandbox` first\)/],
+    [
+      ['payment.paid'],
+      /no sandbox credentials at .*\.sandbox\/credentials\.json, so trigger sends a sample payment\.paid event, which needs a receiver: add --to URL \(or start `checkout-kit sandbox` first\)/,
+    ],
     [['payment.paid', '--to', 'http://127.0.0.1:9/x'], /no secret to sign with/],
   ])('%j', async (args, message) => {
     const before = sandbox.events().length;

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { describeFetchError } from '../../src/errors/index.js';
 import { freePort } from '../support/ports.js';
 
-const failureOf = (url: string) => fetch(url, { method: 'POST', body: '{}' }).then(() => expect.unreachable(), (error: unknown) => error);
+const failureOf = (url: string) =>
+  fetch(url, { method: 'POST', body: '{}' }).then(
+    () => expect.unreachable(),
+    (error: unknown) => error,
+  );
 
 describe('describeFetchError', () => {
   it('names the network reason instead of undici\'s "fetch failed"', async () => {
@@ -19,7 +23,7 @@ describe('describeFetchError', () => {
     expect(describeFetchError(error)).toMatch(/^fetch refuses to connect to the address: .*another port$/);
   });
 
-  it('falls back to the error\'s own message', () => {
+  it("falls back to the error's own message", () => {
     expect(describeFetchError(new Error('something else'))).toBe('something else');
   });
 });

@@ -28,7 +28,10 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-const sha256 = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
+const sha256 = async (file: string) =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
 
 /** A new store folder holding a copy of `backup`, as an operator restores one. */
 async function restoreInto(backup: string): Promise<string> {
@@ -52,7 +55,13 @@ describe('store backup SIGKILLed mid-copy (real serve, real store backup)', () =
     const storeDir = join(await tempDir('ck-backup-store-'), 'store');
     const backup = join(await tempDir('ck-backup-'), 'nightly', 'store.sqlite');
     const secret = newWebhookSecret();
-    const env = { ...service.env, CHECKOUT_STORE: `file:${storeDir}`, CHECKOUT_WEBHOOK_SECRET: secret, CHECKOUT_HANDLERS: STORE_FULFILLMENT, LOG_LEVEL: 'error' };
+    const env = {
+      ...service.env,
+      CHECKOUT_STORE: `file:${storeDir}`,
+      CHECKOUT_WEBHOOK_SECRET: secret,
+      CHECKOUT_HANDLERS: STORE_FULFILLMENT,
+      LOG_LEVEL: 'error',
+    };
     const port = await freePort();
     const serve = await startServe(processes, port, { cwd, env });
 
@@ -96,12 +105,16 @@ describe('store backup SIGKILLed mid-copy (real serve, real store backup)', () =
       });
       let written = 0;
       try {
-        await eventually(async () => {
-          if (tonight.exitCode !== null || tonight.signalCode !== null) return true;
-          written = await bytesBeside(dirname(backup), basename(backup));
-          if (when === 'mid-copy' && written >= storeBytes / 4) kill();
-          return undefined;
-        }, 120_000, 5);
+        await eventually(
+          async () => {
+            if (tonight.exitCode !== null || tonight.signalCode !== null) return true;
+            written = await bytesBeside(dirname(backup), basename(backup));
+            if (when === 'mid-copy' && written >= storeBytes / 4) kill();
+            return undefined;
+          },
+          120_000,
+          5,
+        );
       } finally {
         watcher.close();
       }
@@ -111,7 +124,10 @@ describe('store backup SIGKILLed mid-copy (real serve, real store backup)', () =
     }
     delivering = false;
     await load;
-    expect(kills.filter((kill) => !kill.lastGoodUntouched), 'kills that changed the last good backup').toEqual([]);
+    expect(
+      kills.filter((kill) => !kill.lastGoodUntouched),
+      'kills that changed the last good backup',
+    ).toEqual([]);
     // It still opens alone (copied without anything beside it) and checks healthy.
     const lastGoodCheck = await cli(processes, ['store', 'check', '--json', '--dir', await restoreInto(backup)], { cwd, env });
     expect(lastGoodCheck.code, lastGoodCheck.stderr).toBe(0);

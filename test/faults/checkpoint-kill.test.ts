@@ -39,7 +39,13 @@ describe('serve SIGKILLed mid-checkpoint (real serve, real files)', () => {
     const cwd = await tempDir('ck-checkpoint-shop-');
     const storeDir = join(await tempDir('ck-checkpoint-store-'), 'store');
     const secret = newWebhookSecret();
-    const env = { ...service.env, CHECKOUT_STORE: `file:${storeDir}`, CHECKOUT_WEBHOOK_SECRET: secret, CHECKOUT_HANDLERS: STORE_FULFILLMENT, LOG_LEVEL: 'error' };
+    const env = {
+      ...service.env,
+      CHECKOUT_STORE: `file:${storeDir}`,
+      CHECKOUT_WEBHOOK_SECRET: secret,
+      CHECKOUT_HANDLERS: STORE_FULFILLMENT,
+      LOG_LEVEL: 'error',
+    };
     const acked: string[] = [];
     /** Every body sent, by event id: what the store must give back byte for byte. */
     const bodies = new Map<string, string>();

@@ -32,7 +32,19 @@ const PRUNE = fileURLToPath(new URL('./support/store-prune.ts', import.meta.url)
 const STORE_CALLS = fileURLToPath(new URL('./support/store-calls.ts', import.meta.url));
 const DAY_MS = 86_400_000;
 
-type Step = 'checkout' | 'refused checkout' | 'onboard' | 'refused onboard' | 'paid' | 'dead letter' | 'slow handler' | 'throwing handler' | 'reconcile' | 'fail for good' | 'retry --all' | 'prune';
+type Step =
+  | 'checkout'
+  | 'refused checkout'
+  | 'onboard'
+  | 'refused onboard'
+  | 'paid'
+  | 'dead letter'
+  | 'slow handler'
+  | 'throwing handler'
+  | 'reconcile'
+  | 'fail for good'
+  | 'retry --all'
+  | 'prune';
 
 /** Every method of the Store seam. */
 type StoreMethod = { [K in keyof Store]: Store[K] extends (...args: never[]) => unknown ? K : never }[keyof Store];
@@ -134,7 +146,10 @@ describe('every kind of store write, through the real processes', () => {
       const port = await freePort();
       const started = performance.now();
 
-      const sandbox = processes.start(['sandbox', '--port', '0', '--data', sandboxDir, '--webhook-url', `http://127.0.0.1:${port}/webhooks/checkout`], { cwd: sandboxDir, env: { LOG_LEVEL: 'warn' } });
+      const sandbox = processes.start(['sandbox', '--port', '0', '--data', sandboxDir, '--webhook-url', `http://127.0.0.1:${port}/webhooks/checkout`], {
+        cwd: sandboxDir,
+        env: { LOG_LEVEL: 'warn' },
+      });
       const [, sandboxUrl, credentialsPath] = await waitForLine(sandbox, /sandbox listening on (http:\/\/127\.0\.0\.1:\d+)\ncredentials: (\S+)\n/);
       const creds = JSON.parse(await readFile(credentialsPath!, 'utf8'));
       const secret = creds.webhookSecret as string;
@@ -167,7 +182,13 @@ describe('every kind of store write, through the real processes', () => {
       const runs = () => json<Run[]>(['runs', '--json']);
       /** Poll `runs --json` (a second process) until a run matches. */
       const runsHave = (match: (run: Run) => boolean, timeoutMs = 30_000) => eventually(async () => (await runs()).find(match), timeoutMs, 300);
-      const lines = <T>(file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as T) : []);
+      const lines = <T>(file: string) =>
+        existsSync(file)
+          ? readFileSync(file, 'utf8')
+              .split('\n')
+              .filter(Boolean)
+              .map((line) => JSON.parse(line) as T)
+          : [];
       const calls = () => lines<{ step: string; key: string; attempt: number }>(log);
       const writes = () => lines<StoreCall>(storeCalls);
       const restart = async (faketime?: string) => {
@@ -182,7 +203,11 @@ describe('every kind of store write, through the real processes', () => {
         const created = await checkout(orderId, amount);
         expect(created.status).toBe(303);
         const id = createdPaymentId(created);
-        const deposit = await fetch(`${sandboxUrl}/sandbox/payments/${id}/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount }) });
+        const deposit = await fetch(`${sandboxUrl}/sandbox/payments/${id}/deposit`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ amount }),
+        });
         expect(deposit.status).toBe(200);
         return id;
       };
@@ -218,17 +243,24 @@ describe('every kind of store write, through the real processes', () => {
         await action();
         const due = WRITES.filter((method) => MADE_BY[method] === name);
         // A call is logged as it settles, a moment after what it wrote became visible.
-        const made = await eventually(() => {
-          const added = writes().slice(before);
-          return due.every((method) => added.some((call) => call.method === method && call.ok)) ? added : undefined;
-        }, 10_000, 100).catch(() => writes().slice(before));
+        const made = await eventually(
+          () => {
+            const added = writes().slice(before);
+            return due.every((method) => added.some((call) => call.method === method && call.ok)) ? added : undefined;
+          },
+          10_000,
+          100,
+        ).catch(() => writes().slice(before));
         for (const call of made) if (call.ok) seen.add(call.method as WriteMethod);
         figures.writeCalls += made.length;
         expect(
           due.filter((method) => !made.some((call) => call.method === method && call.ok)),
           `step "${name}" made ${[...new Set(made.map((call) => call.method))].join(', ')}`,
         ).toEqual([]);
-        expect(made.filter((call) => !call.ok), `step "${name}": writes that failed`).toEqual([]);
+        expect(
+          made.filter((call) => !call.ok),
+          `step "${name}": writes that failed`,
+        ).toEqual([]);
 
         const [runList, payments, events, deadLetters, merchants] = await Promise.all([
           runs(),
@@ -249,10 +281,22 @@ describe('every kind of store write, through the real processes', () => {
         const shown = await consoleView(paidId ? [paidId] : []);
         expect(shown.merchants, `tenants the restarted serve does not show after "${name}"`).toEqual(new Set(merchants.map((m) => m.tenantId)));
         figures.consolePagesRead += 4 + shown.timeline.size;
-        expect([...runList.map((r) => r.key)].filter((key) => !shown.runs.has(key)), `runs the restarted serve does not show after "${name}"`).toEqual([]);
-        expect([...payments.map((p) => p.id)].filter((id) => !shown.payments.has(id)), `payments the restarted serve does not show after "${name}"`).toEqual([]);
-        expect([...events.map((e) => e.id)].filter((id) => !shown.events.has(id)), `events the restarted serve does not show after "${name}"`).toEqual([]);
-        expect([...deadLetters.map((d) => d.id)].filter((id) => !shown.deadLetters.has(id)), `dead letters the restarted serve does not show after "${name}"`).toEqual([]);
+        expect(
+          [...runList.map((r) => r.key)].filter((key) => !shown.runs.has(key)),
+          `runs the restarted serve does not show after "${name}"`,
+        ).toEqual([]);
+        expect(
+          [...payments.map((p) => p.id)].filter((id) => !shown.payments.has(id)),
+          `payments the restarted serve does not show after "${name}"`,
+        ).toEqual([]);
+        expect(
+          [...events.map((e) => e.id)].filter((id) => !shown.events.has(id)),
+          `events the restarted serve does not show after "${name}"`,
+        ).toEqual([]);
+        expect(
+          [...deadLetters.map((d) => d.id)].filter((id) => !shown.deadLetters.has(id)),
+          `dead letters the restarted serve does not show after "${name}"`,
+        ).toEqual([]);
         if (seen.has('appendActivity') && paidId) expect(shown.timeline.get(paidId), `the paid payment's timeline after "${name}"`).toBeGreaterThan(0);
         figures.steps += 1;
       }
@@ -288,23 +332,34 @@ describe('every kind of store write, through the real processes', () => {
       // onboarding (the sandbox refuses an address under .invalid) releases its try.
       await step(
         'onboard',
-        async () => expect(await json(['merchants', 'onboard', '--tenant', 'tenant-1', '--name', 'Tenant One', '--email', 'one@example.com', '--json'])).toMatchObject({ status: 'created' }),
+        async () =>
+          expect(await json(['merchants', 'onboard', '--tenant', 'tenant-1', '--name', 'Tenant One', '--email', 'one@example.com', '--json'])).toMatchObject({
+            status: 'created',
+          }),
         ({ merchants }) => expect(merchants).toEqual([expect.objectContaining({ tenantId: 'tenant-1', status: 'created', merchantId: expect.any(String) })]),
       );
       await step(
         'refused onboard',
-        async () => expect((await run(['merchants', 'onboard', '--tenant', 'tenant-2', '--name', 'Tenant Two', '--email', 'two@example.invalid'])).code).toBe(1),
+        async () =>
+          expect((await run(['merchants', 'onboard', '--tenant', 'tenant-2', '--name', 'Tenant Two', '--email', 'two@example.invalid'])).code).toBe(1),
         ({ merchants }) => expect(merchants.map((m) => `${m.tenantId}:${m.status}`)).toEqual(['tenant-1:created', 'tenant-2:refused']),
       );
       // The release, read back: the corrected address is sent under the tenant's next key.
-      expect(await json(['merchants', 'onboard', '--tenant', 'tenant-2', '--name', 'Tenant Two', '--email', 'two@example.com', '--json'])).toMatchObject({ status: 'created', number: 2 });
+      expect(await json(['merchants', 'onboard', '--tenant', 'tenant-2', '--name', 'Tenant Two', '--email', 'two@example.com', '--json'])).toMatchObject({
+        status: 'created',
+        number: 2,
+      });
 
       // The sandbox's signed webhook: event stored, dispatched (claim, complete), the payment
       // confirmed (resource), its handler run queued (enqueue), claimed and completed, its timeline kept.
       await step(
         'paid',
         async () => {
-          const deposit = await fetch(`${sandboxUrl}/sandbox/payments/${paidId}/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: '10' }) });
+          const deposit = await fetch(`${sandboxUrl}/sandbox/payments/${paidId}/deposit`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ amount: '10' }),
+          });
           expect(deposit.status).toBe(200);
           await runsHave((r) => r.key === `payment:${paidId}:paid` && r.status === 'done');
           await eventually(async () => ((await runs()).every((r) => r.status === 'done') ? true : undefined), 20_000, 300);
@@ -321,10 +376,17 @@ describe('every kind of store write, through the real processes', () => {
         'dead letter',
         async () => {
           const body = '{"id": "evt_broken", "type": "payment.paid", ';
-          const response = await fetch(`http://127.0.0.1:${port}/webhooks/checkout`, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ id: 'evt_broken', body, secret }) }, body });
+          const response = await fetch(`http://127.0.0.1:${port}/webhooks/checkout`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...signWebhook({ id: 'evt_broken', body, secret }) },
+            body,
+          });
           expect(response.status).toBe(400);
         },
-        ({ deadLetters }) => expect(deadLetters).toEqual([expect.objectContaining({ reason: expect.stringMatching(/JSON/i), body: '{"id": "evt_broken", "type": "payment.paid", ' })]),
+        ({ deadLetters }) =>
+          expect(deadLetters).toEqual([
+            expect.objectContaining({ reason: expect.stringMatching(/JSON/i), body: '{"id": "evt_broken", "type": "payment.paid", ' }),
+          ]),
       );
 
       // A handler running past a third of its run's 30 s lease: the lease is renewed, and a second
@@ -337,12 +399,16 @@ describe('every kind of store write, through the real processes', () => {
           // Claimed for 30 s once its event's run is done; renewed 10 s in, to 30 s from then. The
           // handler runs until the release file exists, so the renewed lease is read while it surely runs.
           const key = `payment:${slowId}:paid`;
-          const renewed = await runsHave((r) => r.key === key && r.status === 'running' && r.attempts === 1 && Date.parse(r.leaseUntil!) - Date.parse(r.createdAt) > 35_000, 60_000);
+          const renewed = await runsHave(
+            (r) => r.key === key && r.status === 'running' && r.attempts === 1 && Date.parse(r.leaseUntil!) - Date.parse(r.createdAt) > 35_000,
+            60_000,
+          );
           expect(writes().filter((call) => call.method === 'renewLease' && call.subject === renewed.key && call.ok).length).toBeGreaterThan(0);
           await writeFile(release, '');
           await runsHave((r) => r.key === key && r.status === 'done', 60_000);
         },
-        ({ runs: list }) => expect(list).toEqual(expect.arrayContaining([expect.objectContaining({ key: `payment:${slowId}:paid`, status: 'done', attempts: 1 })])),
+        ({ runs: list }) =>
+          expect(list).toEqual(expect.arrayContaining([expect.objectContaining({ key: `payment:${slowId}:paid`, status: 'done', attempts: 1 })])),
       );
 
       // A handler that throws once: fail with a retry time, then serve's run loop runs it again.
@@ -354,7 +420,8 @@ describe('every kind of store write, through the real processes', () => {
           await runsHave((r) => r.key === `payment:${flakyId}:paid` && r.status === 'done', 30_000);
           expect(writes().filter((call) => call.method === 'failRun' && call.subject === `payment:${flakyId}:paid` && call.ok)).toHaveLength(1);
         },
-        ({ runs: list }) => expect(list).toEqual(expect.arrayContaining([expect.objectContaining({ key: `payment:${flakyId}:paid`, status: 'done', attempts: 2 })])),
+        ({ runs: list }) =>
+          expect(list).toEqual(expect.arrayContaining([expect.objectContaining({ key: `payment:${flakyId}:paid`, status: 'done', attempts: 2 })])),
       );
 
       // reconcile beside serve: its lock, taken and given back (the second pass, another process,
@@ -376,13 +443,20 @@ describe('every kind of store write, through the real processes', () => {
           // Signed on serve's own (fast) clock, read from its Date header.
           const fastNow = Math.floor(Date.parse((await fetch(`http://127.0.0.1:${port}/healthz`)).headers.get('date')!) / 1000);
           const body = JSON.stringify({ ...sampleEvent('payment.created', samplePayment()), id: doomed });
-          const response = await fetch(`http://127.0.0.1:${port}/webhooks/checkout`, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ id: doomed, body, secret, timestamp: fastNow }) }, body });
+          const response = await fetch(`http://127.0.0.1:${port}/webhooks/checkout`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...signWebhook({ id: doomed, body, secret, timestamp: fastNow }) },
+            body,
+          });
           expect(response.status).toBe(200);
           await runsHave((r) => r.key === `event:${doomed}` && r.status === 'failed', 60_000);
           expect(await stop(serve.child)).toBe(0);
           await restart();
         },
-        ({ runs: list }) => expect(list).toEqual(expect.arrayContaining([expect.objectContaining({ key: `event:${doomed}`, status: 'failed', attempts: 8, lastError: expect.any(String) })])),
+        ({ runs: list }) =>
+          expect(list).toEqual(
+            expect.arrayContaining([expect.objectContaining({ key: `event:${doomed}`, status: 'failed', attempts: 8, lastError: expect.any(String) })]),
+          ),
       );
 
       // checkout-kit retry puts it back in line.
@@ -412,13 +486,26 @@ describe('every kind of store write, through the real processes', () => {
 
       expect([...seen].sort()).toEqual([...WRITES].sort());
       // Handlers ran once per payment and outcome across every restart (the throwing one twice, as designed).
-      const byKey = (id: string) => calls().filter((c) => c.key === `payment:${id}:paid` && c.step !== 'start').map((c) => `${c.step}#${c.attempt}`);
-      expect({ paid: byKey(paidId), slow: byKey(slowId), flaky: byKey(flakyId), unpaid: byKey(refusedThenPaidId) }).toEqual({ paid: ['end#1'], slow: ['end#1'], flaky: ['throw#1', 'end#2'], unpaid: [] });
+      const byKey = (id: string) =>
+        calls()
+          .filter((c) => c.key === `payment:${id}:paid` && c.step !== 'start')
+          .map((c) => `${c.step}#${c.attempt}`);
+      expect({ paid: byKey(paidId), slow: byKey(slowId), flaky: byKey(flakyId), unpaid: byKey(refusedThenPaidId) }).toEqual({
+        paid: ['end#1'],
+        slow: ['end#1'],
+        flaky: ['throw#1', 'end#2'],
+        unpaid: [],
+      });
       expect(writes().filter((call) => !call.ok)).toEqual([]);
       const check = await run(['store', 'check', '--json']);
       expect(check.code, check.stderr).toBe(0);
       expect(JSON.parse(check.stdout)).toMatchObject({ status: 'healthy', problems: [] });
-      reportFigures('every-write', { writeMethods: seen.size, writeMethodsTotal: WRITES.length, ...figures, seconds: Math.round((performance.now() - started) / 1000) });
+      reportFigures('every-write', {
+        writeMethods: seen.size,
+        writeMethodsTotal: WRITES.length,
+        ...figures,
+        seconds: Math.round((performance.now() - started) / 1000),
+      });
     },
     600_000,
   );

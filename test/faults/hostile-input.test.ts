@@ -51,7 +51,14 @@ describe(`hostile input to the library functions behind serve (${RUNS} cases eac
     expect(stats.runs).toBeGreaterThanOrEqual(RUNS);
     // Not vacuous: genuine signatures verified, and every kind of refusal was reached.
     expect(stats.verified).toBeGreaterThan(0);
-    expect(Object.keys(stats.refused).sort()).toEqual(['bad_signature', 'bad_timestamp', 'missing_headers', 'parsed_body', 'timestamp_too_new', 'timestamp_too_old']);
+    expect(Object.keys(stats.refused).sort()).toEqual([
+      'bad_signature',
+      'bad_timestamp',
+      'missing_headers',
+      'parsed_body',
+      'timestamp_too_new',
+      'timestamp_too_old',
+    ]);
     reportFigures('hostile-verifier-garbage', { cases: stats.runs, verified: stats.verified, ...prefixed('refused', stats.refused), ms: ms(started) });
   });
 
@@ -60,7 +67,13 @@ describe(`hostile input to the library functions behind serve (${RUNS} cases eac
     const stats = checkTamperedRefused(RUNS);
     expect(stats.runs).toBe(RUNS);
     expect(Math.min(...Object.values(stats.byPart))).toBeGreaterThan(RUNS / 40);
-    reportFigures('hostile-verifier-tamper', { cases: stats.runs, ...prefixed('part', stats.byPart), ...prefixed('scheme', stats.byScheme), accepted: 0, ms: ms(started) });
+    reportFigures('hostile-verifier-tamper', {
+      cases: stats.runs,
+      ...prefixed('part', stats.byPart),
+      ...prefixed('scheme', stats.byScheme),
+      accepted: 0,
+      ms: ms(started),
+    });
   });
 
   it('envelope parser: never throws, keeps unknown fields, never pollutes a prototype', () => {
@@ -69,7 +82,14 @@ describe(`hostile input to the library functions behind serve (${RUNS} cases eac
     expect(stats.runs).toBe(RUNS);
     expect(stats.ok).toBeGreaterThan(RUNS / 10);
     expect(stats.unknownFieldsChecked).toBeGreaterThan(RUNS / 10);
-    reportFigures('hostile-envelope-parser', { cases: stats.runs, ok: stats.ok, invalidJson: stats.invalidJson, invalidEvent: stats.invalidEvent, fieldsChecked: stats.unknownFieldsChecked, ms: ms(started) });
+    reportFigures('hostile-envelope-parser', {
+      cases: stats.runs,
+      ok: stats.ok,
+      invalidJson: stats.invalidJson,
+      invalidEvent: stats.invalidEvent,
+      fieldsChecked: stats.unknownFieldsChecked,
+      ms: ms(started),
+    });
   });
 
   it('envelope parser: 100,000 levels of nesting (open, closed, inside data) are answered, not thrown', () => {
@@ -110,7 +130,9 @@ describe(`hostile input to the library functions behind serve (${RUNS} cases eac
     // 62 integer digits used to be accepted and rounded (a payment short by 1e-18 was classified paid);
     // the service's schema now stops at 60, and classification refuses what it cannot decide exactly.
     const big = '1' + '0'.repeat(80);
-    expect(() => classify({ amount: `${big}.000000000000000002`, amountReceived: `${big}.000000000000000001`, expiresAt: '2020-01-01T00:00:00Z' })).toThrow(MoneyError);
+    expect(() => classify({ amount: `${big}.000000000000000002`, amountReceived: `${big}.000000000000000001`, expiresAt: '2020-01-01T00:00:00Z' })).toThrow(
+      MoneyError,
+    );
     const largest = '9'.repeat(60);
     const verdict = classify({ amount: `${largest}.000000000000000002`, amountReceived: `${largest}.000000000000000001`, expiresAt: '2020-01-01T00:00:00Z' });
     expect(verdict.shortfall).toBe('0.000000000000000001');
@@ -159,7 +181,14 @@ describe('hostile input: a real checkout-kit serve under raw-socket abuse', () =
     services.push(service);
     const serve = spawnCli(['serve', '--port', String(port)], {
       cwd: dir,
-      env: { ...service.env, CHECKOUT_WEBHOOK_SECRET: secret, CHECKOUT_STORE: `file:${join(dir, 'store')}`, CHECKOUT_HANDLERS: join(dir, 'fulfillment.mjs'), HOSTILE_CALLS: calls, LOG_LEVEL: 'warn' },
+      env: {
+        ...service.env,
+        CHECKOUT_WEBHOOK_SECRET: secret,
+        CHECKOUT_STORE: `file:${join(dir, 'store')}`,
+        CHECKOUT_HANDLERS: join(dir, 'fulfillment.mjs'),
+        HOSTILE_CALLS: calls,
+        LOG_LEVEL: 'warn',
+      },
     });
     children.push(serve);
     let stderr = '';
@@ -235,7 +264,13 @@ describe('hostile input: a real checkout-kit serve under raw-socket abuse', () =
       hundredMb,
       { chunked: false, headPauseMs: 500 },
     );
-    const chunked = await streamUntilAnswered(pool, port, `POST /webhooks/checkout HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`, hundredMb, { chunked: true });
+    const chunked = await streamUntilAnswered(
+      pool,
+      port,
+      `POST /webhooks/checkout HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      hundredMb,
+      { chunked: true },
+    );
 
     // 5. Deep nesting: 100,000 '[' unsigned; signed events nested 30,000 deep (under the 64 KiB limit).
     const nestedStatuses: Record<string, number> = {};
@@ -246,7 +281,10 @@ describe('hostile input: a real checkout-kit serve under raw-socket abuse', () =
       statuses.push(response.status);
       return response.status;
     };
-    const signed = (body: string, id = `evt_${Math.random().toString(36).slice(2)}`) => ({ 'content-type': 'application/json', ...signWebhook({ id, body, secret }) });
+    const signed = (body: string, id = `evt_${Math.random().toString(36).slice(2)}`) => ({
+      'content-type': 'application/json',
+      ...signWebhook({ id, body, secret }),
+    });
     const deep = 30_000;
     await post('unsigned100k', '['.repeat(100_000), { 'content-type': 'application/json' });
     await post('signedOpen', '['.repeat(deep), signed('['.repeat(deep)));
@@ -260,7 +298,8 @@ describe('hostile input: a real checkout-kit serve under raw-socket abuse', () =
     // 6. __proto__ / constructor keys in a signed event, at the top and inside data.
     const polluting = paidDelivery(secret, {
       extra: '"__proto__":{"polluted":"top"},"constructor":{"prototype":{"polluted":"ctor"}}',
-      dataExtra: '"__proto__":{"polluted":"data","amountReceived":"999"},"constructor":{"prototype":{"polluted":"data-ctor"}},"toString":"x","hasOwnProperty":"y"',
+      dataExtra:
+        '"__proto__":{"polluted":"data","amountReceived":"999"},"constructor":{"prototype":{"polluted":"data-ctor"}},"toString":"x","hasOwnProperty":"y"',
     });
     await post('proto', polluting.body, polluting.headers);
 
@@ -284,16 +323,25 @@ describe('hostile input: a real checkout-kit serve under raw-socket abuse', () =
     const p99 = percentile(latencies, 99);
     const failedLegit = results.filter((result) => result.status !== 200);
     const paidIds = new Set(results.map((result) => result.paymentId));
-    const fulfilled = await eventually(() => {
-      const done = new Set(readCalls(calls).map((call) => call.id));
-      return [...paidIds].every((id) => done.has(id)) ? done : undefined;
-    }, 30_000, 250).catch(() => new Set(readCalls(calls).map((call) => call.id)));
+    const fulfilled = await eventually(
+      () => {
+        const done = new Set(readCalls(calls).map((call) => call.id));
+        return [...paidIds].every((id) => done.has(id)) ? done : undefined;
+      },
+      30_000,
+      250,
+    ).catch(() => new Set(readCalls(calls).map((call) => call.id)));
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     const allCalls = readCalls(calls);
     const protoCall = allCalls.find((call) => call.id === polluting.paymentId);
     if (!protoCall) console.log(`no handler call for the __proto__ event; serve stderr:\n${stderr.slice(-3000)}`);
     const deepDataCalled = allCalls.some((call) => call.id === inData.paymentId);
-    statuses.push(...results.map((result) => result.status), ...manyHeaders.filter((s): s is number => s !== undefined), declared.status ?? 0, chunked.status ?? 0);
+    statuses.push(
+      ...results.map((result) => result.status),
+      ...manyHeaders.filter((s): s is number => s !== undefined),
+      declared.status ?? 0,
+      chunked.status ?? 0,
+    );
     statuses.push(...endlessStatuses.filter((s): s is number => s !== undefined));
 
     reportFigures('hostile-serve', {

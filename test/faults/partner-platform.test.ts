@@ -83,7 +83,20 @@ async function partnerPlatform({ store, serves, name }: { store: string; serves:
     const started = performance.now();
 
     const sandbox = processes.start(
-      ['sandbox', '--port', '0', '--data', sandboxDir, ...ports.flatMap((port) => ['--webhook-url', `http://127.0.0.1:${port}/webhooks/checkout`]), '--drop', '0.3', '--duplicate', '0.3', '--seed', String(seed)],
+      [
+        'sandbox',
+        '--port',
+        '0',
+        '--data',
+        sandboxDir,
+        ...ports.flatMap((port) => ['--webhook-url', `http://127.0.0.1:${port}/webhooks/checkout`]),
+        '--drop',
+        '0.3',
+        '--duplicate',
+        '0.3',
+        '--seed',
+        String(seed),
+      ],
       { cwd: sandboxDir, env: { LOG_LEVEL: 'error' } },
     );
     const [, sandboxUrl, credentialsPath] = await waitForLine(sandbox, /sandbox listening on (http:\/\/127\.0\.0\.1:\d+)\ncredentials: (\S+)\n/);
@@ -116,7 +129,9 @@ async function partnerPlatform({ store, serves, name }: { store: string; serves:
     expect(a1.merchantId).toBe(a2.merchantId);
     expect(b1.merchantId).toBe(b2.merchantId);
     const merchantOf: Record<string, string> = { 'tenant-a': a1.merchantId, 'tenant-b': b1.merchantId, 'tenant-c': c.merchantId };
-    const atService = JSON.parse(await readFile(join(sandboxDir, 'sandbox.json'), 'utf8')).merchants.filter((m: { externalTenantId?: string }) => m.externalTenantId?.startsWith('tenant-'));
+    const atService = JSON.parse(await readFile(join(sandboxDir, 'sandbox.json'), 'utf8')).merchants.filter((m: { externalTenantId?: string }) =>
+      m.externalTenantId?.startsWith('tenant-'),
+    );
     expect(atService.map((m: { externalTenantId: string }) => m.externalTenantId).sort()).toEqual([...TENANTS]);
 
     await Promise.all(ports.map((port) => startServe(processes, port, { cwd: shop, env })));
@@ -144,18 +159,39 @@ async function partnerPlatform({ store, serves, name }: { store: string; serves:
     // payment is paid and names tenant B's merchant. The engine decides from the service's read of
     // the payment (still unpaid, tenant A's), never from the body: nothing is fulfilled, for anyone.
     const [paymentOfA] = [...tenantOf].find(([, tenant]) => tenant === 'tenant-a')!;
-    const created = (await (await fetch(`${sandboxUrl}/sandbox/events?type=payment.created`)).json()) as Array<{ data: { id: string; amount: string; merchantId?: string } }>;
+    const created = (await (await fetch(`${sandboxUrl}/sandbox/events?type=payment.created`)).json()) as Array<{
+      data: { id: string; amount: string; merchantId?: string };
+    }>;
     const real = created.find((event) => event.data.id === paymentOfA)!;
     expect(real.data.merchantId).toBe(merchantOf['tenant-a']);
     const forgedId = 'evt_forged_cross_tenant';
-    const body = JSON.stringify({ ...real, id: forgedId, type: 'payment.paid', data: { ...real.data, status: 'PAID', amountReceived: real.data.amount, merchantId: merchantOf['tenant-b'] } });
-    const forged = await fetch(`${origin()}/webhooks/checkout`, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ id: forgedId, body, secret: creds.webhookSecret }) }, body });
+    const body = JSON.stringify({
+      ...real,
+      id: forgedId,
+      type: 'payment.paid',
+      data: { ...real.data, status: 'PAID', amountReceived: real.data.amount, merchantId: merchantOf['tenant-b'] },
+    });
+    const forged = await fetch(`${origin()}/webhooks/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signWebhook({ id: forgedId, body, secret: creds.webhookSecret }) },
+      body,
+    });
     expect(forged.status).toBe(200);
-    await eventually(async () => {
-      const shown = await run(['events', 'show', forgedId, '--json']);
-      return shown.code === 0 && (JSON.parse(shown.stdout) as { run?: { status: string } }).run?.status === 'done' ? true : undefined;
-    }, 60_000, 300);
-    const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Call) : []);
+    await eventually(
+      async () => {
+        const shown = await run(['events', 'show', forgedId, '--json']);
+        return shown.code === 0 && (JSON.parse(shown.stdout) as { run?: { status: string } }).run?.status === 'done' ? true : undefined;
+      },
+      60_000,
+      300,
+    );
+    const calls = () =>
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as Call)
+        : [];
     expect(calls()).toEqual([]);
 
     // Paid through the hosted page: it renders, and its button posts the deposit.
@@ -163,7 +199,11 @@ async function partnerPlatform({ store, serves, name }: { store: string; serves:
       const page = await fetch(`${sandboxUrl}/checkout/${id}`);
       expect(page.status).toBe(200);
       const amount = [...tenantOf.keys()].indexOf(id) % 2 === 0 ? '10.00' : '12.50';
-      const deposit = await fetch(`${sandboxUrl}/sandbox/payments/${id}/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount }) });
+      const deposit = await fetch(`${sandboxUrl}/sandbox/payments/${id}/deposit`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ amount }),
+      });
       expect(deposit.status).toBe(200);
     }
 
@@ -188,10 +228,21 @@ async function partnerPlatform({ store, serves, name }: { store: string; serves:
     for (const call of final) byPayment.set(call.id, [...(byPayment.get(call.id) ?? []), call]);
     expect([...byPayment.keys()].sort()).toEqual([...tenantOf.keys()].sort());
     for (const [id, tenantId] of tenantOf) {
-      expect(byPayment.get(id)!.map((call) => ({ tenantId: call.tenantId, merchantId: call.merchantId })), id).toEqual([{ tenantId, merchantId: merchantOf[tenantId] }]);
+      expect(
+        byPayment.get(id)!.map((call) => ({ tenantId: call.tenantId, merchantId: call.merchantId })),
+        id,
+      ).toEqual([{ tenantId, merchantId: merchantOf[tenantId] }]);
     }
     const merchants = await run(['merchants', 'list', '--json']);
     expect((JSON.parse(merchants.stdout) as Array<{ tenantId: string }>).map((t) => t.tenantId)).toEqual([...TENANTS]);
-    reportFigures(name, { serves, tenants: TENANTS.length, payments: tenantOf.size, handlerCalls: final.length, reconcilePasses, seed, seconds: Math.round((performance.now() - started) / 1000) });
+    reportFigures(name, {
+      serves,
+      tenants: TENANTS.length,
+      payments: tenantOf.size,
+      handlerCalls: final.length,
+      reconcilePasses,
+      seed,
+      seconds: Math.round((performance.now() - started) / 1000),
+    });
   }
 }

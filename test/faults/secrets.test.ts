@@ -89,7 +89,12 @@ describe('secrets never leave the configuration', () => {
     const canaryUrl = `http://127.0.0.1:${canaryPort}/webhooks/checkout`;
 
     // The service, locally, delivering to both receivers (the canary one cannot verify its signature).
-    const sandbox = start('sandbox', ['sandbox', '--port', '0', '--data', sandboxDir, '--webhook-url', goodUrl, '--webhook-url', canaryUrl], { LOG_LEVEL: 'trace' }, sandboxDir);
+    const sandbox = start(
+      'sandbox',
+      ['sandbox', '--port', '0', '--data', sandboxDir, '--webhook-url', goodUrl, '--webhook-url', canaryUrl],
+      { LOG_LEVEL: 'trace' },
+      sandboxDir,
+    );
     const [, sandboxUrl, credentialsPath] = await waitForLine(sandbox.child, /sandbox listening on (http:\/\/127\.0\.0\.1:\d+)\ncredentials: (\S+)\n/);
     const credentials = JSON.parse(readFileSync(credentialsPath!, 'utf8'));
     const generated = sandboxSecrets(credentials);
@@ -126,7 +131,11 @@ describe('secrets never leave the configuration', () => {
     });
     expect(created.status, created.text).toBe(303);
     const paymentId = createdPaymentId(created);
-    await http('sandbox deposit', `${sandboxUrl}/sandbox/payments/${paymentId}/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: '12.50' }) });
+    await http('sandbox deposit', `${sandboxUrl}/sandbox/payments/${paymentId}/deposit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: '12.50' }),
+    });
     await eventually(() => (readCalls(calls).some((call) => call.id === paymentId) ? true : undefined), 20_000, 200);
     await http('good return', `http://127.0.0.1:${goodPort}/checkout/return?orderId=o-good`, { headers: { accept: 'application/json' } });
 
@@ -139,11 +148,25 @@ describe('secrets never leave the configuration', () => {
     await http('canary return', `http://127.0.0.1:${canaryPort}/checkout/return?orderId=o-canary`, { headers: { accept: 'application/json' } });
     // ... a delivery it verifies (signed with the canary secret) whose confirm read then fails ...
     const eventId = `evt_canary_${paymentId}`;
-    const body = JSON.stringify({ id: eventId, type: 'payment.paid', createdAt: new Date().toISOString(), environment: 'test', data: payment(paymentId, '12.50', '12.50') });
-    const accepted = await http('canary delivery', canaryUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ id: eventId, body, secret: canary.CHECKOUT_WEBHOOK_SECRET }) }, body });
+    const body = JSON.stringify({
+      id: eventId,
+      type: 'payment.paid',
+      createdAt: new Date().toISOString(),
+      environment: 'test',
+      data: payment(paymentId, '12.50', '12.50'),
+    });
+    const accepted = await http('canary delivery', canaryUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signWebhook({ id: eventId, body, secret: canary.CHECKOUT_WEBHOOK_SECRET }) },
+      body,
+    });
     expect(accepted.status).toBe(200);
     // ... and failing deliveries: the sandbox's (signed with its own secret) and one with a wrong secret.
-    const forged = await http('forged delivery', goodUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ id: eventId, body, secret: canary.CHECKOUT_WEBHOOK_SECRET }) }, body });
+    const forged = await http('forged delivery', goodUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signWebhook({ id: eventId, body, secret: canary.CHECKOUT_WEBHOOK_SECRET }) },
+      body,
+    });
     expect(forged.status).toBe(401);
     await eventually(() => (/Webhook refused/.test(bad.stderr()) && /401|unauthorized/i.test(bad.stderr()) ? true : undefined), 20_000, 200);
 
@@ -152,13 +175,20 @@ describe('secrets never leave the configuration', () => {
     const echo = Fastify({ forceCloseConnections: true });
     servers.push(echo);
     echo.all('/*', async (request, reply) =>
-      reply.code(401).send({ error: { code: 'unauthorized', message: `key ${request.headers.authorization} signature ${request.headers['x-request-signature']} not accepted for ${request.url}` } }),
+      reply.code(401).send({
+        error: {
+          code: 'unauthorized',
+          message: `key ${request.headers.authorization} signature ${request.headers['x-request-signature']} not accepted for ${request.url}`,
+        },
+      }),
     );
     const echoUrl = await echo.listen({ host: '127.0.0.1', port: 0 });
     const echoEnv = { ...canaryEnv, CHECKOUT_BASE_URL: echoUrl };
 
     // Every other command, at trace level, on both configurations (a few at a time).
-    const dotenv = Object.entries(canary).map(([name, value]) => `${name}=${value}`).join('\n');
+    const dotenv = Object.entries(canary)
+      .map(([name, value]) => `${name}=${value}`)
+      .join('\n');
     await writeFile(join(dotenvDir, '.env'), `${dotenv}\nCHECKOUT_BASE_URL=${sandboxUrl}\nCHECKOUT_STORE=file:${join(dotenvDir, 'store')}\n`);
     await mkdir(join(dotenvDir, 'store'));
     const batches: Array<Array<() => Promise<unknown>>> = [
@@ -200,7 +230,12 @@ describe('secrets never leave the configuration', () => {
       ],
       [
         () => run('mixed environments', ['--verbose', 'serve'], { ...canaryEnv, CHECKOUT_API_KEY: canary.CHECKOUT_API_KEY.replace('_test_', '_live_') }),
-        () => run('whsec as api key', ['--verbose', 'doctor'], { ...canaryEnv, CHECKOUT_API_KEY: canary.CHECKOUT_WEBHOOK_SECRET, CHECKOUT_WEBHOOK_SECRET: canary.CHECKOUT_API_KEY }),
+        () =>
+          run('whsec as api key', ['--verbose', 'doctor'], {
+            ...canaryEnv,
+            CHECKOUT_API_KEY: canary.CHECKOUT_WEBHOOK_SECRET,
+            CHECKOUT_WEBHOOK_SECRET: canary.CHECKOUT_API_KEY,
+          }),
       ],
     ];
     for (const batch of batches) await Promise.all(batch.map((task) => task()));
@@ -218,7 +253,10 @@ describe('secrets never leave the configuration', () => {
     const sandboxFiles = filesUnder(sandboxDir).filter((f) => f.path !== 'credentials.json');
     const texts = [...captured, ...files];
     const merchantFindings = findSecrets([...texts, ...sandboxFiles.map((f) => ({ where: `sandbox data ${f.path}`, text: f.text }))], canaries);
-    const sandboxFindings = findSecrets([...texts, ...sandboxFiles.filter((f) => f.path !== 'sandbox.json').map((f) => ({ where: `sandbox data ${f.path}`, text: f.text }))], generated);
+    const sandboxFindings = findSecrets(
+      [...texts, ...sandboxFiles.filter((f) => f.path !== 'sandbox.json').map((f) => ({ where: `sandbox data ${f.path}`, text: f.text }))],
+      generated,
+    );
     const allText = texts.map((t) => t.text).join('\n');
 
     reportFigures('secrets', {

@@ -81,7 +81,11 @@ describe('the service misbehaving under a real checkout-kit serve', () => {
       const eventId = `evt_${randomUUID()}`;
       const data = payment(paymentId, '10.00', type === 'payment.paid' ? '10.00' : '4.00');
       const body = JSON.stringify({ id: eventId, type, createdAt: new Date().toISOString(), environment: 'test', data });
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ id: eventId, body, secret }) }, body });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signWebhook({ id: eventId, body, secret }) },
+        body,
+      });
       expect(response.status, await response.text()).toBe(200);
       eventIds.push(eventId);
     };
@@ -131,8 +135,13 @@ describe('the service misbehaving under a real checkout-kit serve', () => {
     ).catch((error: Error) => error.message);
     await sleep(1_500);
     const finalCalls = readCalls(calls);
-    const finalEvents = (await cliJson(['events', 'list', '--json', '--limit', '1000'], dir, env)) as Array<{ id: string; resourceId?: string; run?: { status: string; attempts: number } }>;
-    const attemptsOf = (ids: string[]) => finalEvents.filter((event) => event.resourceId !== undefined && ids.includes(event.resourceId)).map((event) => event.run?.attempts ?? 0);
+    const finalEvents = (await cliJson(['events', 'list', '--json', '--limit', '1000'], dir, env)) as Array<{
+      id: string;
+      resourceId?: string;
+      run?: { status: string; attempts: number };
+    }>;
+    const attemptsOf = (ids: string[]) =>
+      finalEvents.filter((event) => event.resourceId !== undefined && ids.includes(event.resourceId)).map((event) => event.run?.attempts ?? 0);
     const runs = (await cliJson(['runs', '--json'], dir, env)) as Array<{ key: string; status: string }>;
     const payments = (await cliJson(['payments', 'list', '--json'], dir, env)) as Array<{ id: string; outcome: string }>;
 
@@ -155,7 +164,9 @@ describe('the service misbehaving under a real checkout-kit serve', () => {
       eventsRetried: finalEvents.filter((event) => (event.run?.attempts ?? 0) > 1).length,
       handlerCalls: finalCalls.length,
       handlerCallsBeforeRecovery: duringFaults.length,
-      bySource: [...new Set(finalCalls.map((call) => call.source))].map((source) => `${source}:${finalCalls.filter((call) => call.source === source).length}`).join(','),
+      bySource: [...new Set(finalCalls.map((call) => call.source))]
+        .map((source) => `${source}:${finalCalls.filter((call) => call.source === source).length}`)
+        .join(','),
       reconcileFulfilled: reconciled.fulfilled,
       reconcileChecked: reconciled.checked,
       faultsShown,
@@ -172,13 +183,19 @@ describe('the service misbehaving under a real checkout-kit serve', () => {
       duringFaults.filter((call) => call.key !== `payment:${call.id}:paid`),
       'before recovery, a handler got another payment than the one its key names, or another outcome than paid',
     ).toEqual([]);
-    expect(faulty.filter((id) => fulfilledBefore.has(id)), 'fulfilled before the service could confirm it').toEqual([]);
+    expect(
+      faulty.filter((id) => fulfilledBefore.has(id)),
+      'fulfilled before the service could confirm it',
+    ).toEqual([]);
     expect([...fulfilledBefore].sort()).toEqual([...byMode.get('ok')!, ...backwards].sort());
     // Nothing lost: every event stored, and the dispatch of every event whose confirm read kept
     // failing (500, 429, truncated JSON) retried.
     expect(storedEvents.map((event) => event.id).sort()).toEqual([...eventIds].sort());
     const failingReads = ['http500', 'rate429', 'truncated'].flatMap((mode) => byMode.get(mode as FaultMode)!);
-    expect(attemptsOf(failingReads).every((attempts) => attempts >= 2), `dispatch attempts ${attemptsOf(failingReads).join(',')}`).toBe(true);
+    expect(
+      attemptsOf(failingReads).every((attempts) => attempts >= 2),
+      `dispatch attempts ${attemptsOf(failingReads).join(',')}`,
+    ).toBe(true);
     expect(settled).toBe(true);
 
     // Exactly once per payment, as paid, with the payment its key names.

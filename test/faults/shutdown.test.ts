@@ -63,7 +63,9 @@ const closing = (port: number) => eventually(async () => ((await roundTrip(port)
 /** The count of `checkout_kit_service_requests_total` for an operation and status in serve's /metrics. */
 async function serviceRequests(port: number, operation: string, status: string): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const line = text.split('\n').find((row) => row.startsWith('checkout_kit_service_requests_total{') && row.includes(`operation="${operation}"`) && row.includes(`status="${status}"`));
+  const line = text
+    .split('\n')
+    .find((row) => row.startsWith('checkout_kit_service_requests_total{') && row.includes(`operation="${operation}"`) && row.includes(`status="${status}"`));
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
@@ -100,8 +102,18 @@ describe('serve stopped while its reads wait for the service', () => {
     serve.stderr!.on('data', (chunk: Buffer) => void (log += chunk.toString('utf8')));
     serve.stdout!.on('data', (chunk: Buffer) => void (log += chunk.toString('utf8')));
     const eventId = `evt_${randomUUID()}`;
-    const body = JSON.stringify({ id: eventId, type: 'payment.paid', createdAt: new Date().toISOString(), environment: 'test', data: payment(paymentId, '10.00', '10.00') });
-    const response = await fetch(`http://127.0.0.1:${port}/webhooks/checkout`, { method: 'POST', headers: { 'content-type': 'application/json', ...signWebhook({ id: eventId, body, secret }) }, body });
+    const body = JSON.stringify({
+      id: eventId,
+      type: 'payment.paid',
+      createdAt: new Date().toISOString(),
+      environment: 'test',
+      data: payment(paymentId, '10.00', '10.00'),
+    });
+    const response = await fetch(`http://127.0.0.1:${port}/webhooks/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signWebhook({ id: eventId, body, secret }) },
+      body,
+    });
     expect(response.status).toBe(200);
     // The service said 429 with Retry-After, and serve took it in: every read of this serve now waits 300 s.
     await eventually(async () => ((await serviceRequests(port, 'payments.get', '429')) >= 1 ? true : undefined), 60_000, 50);
@@ -132,7 +144,9 @@ describe('serve stopped while its reads wait for the service', () => {
     // do (not failed, no error recorded), and claimable now (its lease given back).
     const runs = await execCli(['runs', '--json'], { cwd: dir, env });
     expect(runs.code).toBe(0);
-    const run = (JSON.parse(runs.stdout) as Array<{ key: string; status: string; attempts: number; lastError?: string; leaseUntil?: string }>).find((r) => r.key === runKeys.event(eventId));
+    const run = (JSON.parse(runs.stdout) as Array<{ key: string; status: string; attempts: number; lastError?: string; leaseUntil?: string }>).find(
+      (r) => r.key === runKeys.event(eventId),
+    );
     expect(run).toMatchObject({ status: 'running', attempts: 1 });
     expect(run?.lastError).toBeUndefined();
     expect(Date.parse(run!.leaseUntil!)).toBeLessThanOrEqual(Date.now());
@@ -148,10 +162,16 @@ describe('serve stopped while its reads wait for the service', () => {
     // Once it has exited, every call it made is in the file: exactly one.
     expect(await stopProcess(again, 30_000)).toBe(0);
     expect(readCalls(calls).map((call) => [call.id, call.outcome])).toEqual([[paymentId, 'paid']]);
-    reportFigures('shutdown', { retryAfterSeconds: RETRY_AFTER_SECONDS, stopSeconds: stopSeconds.toFixed(2), exitCode: String(code), fulfilledAfterRestartSeconds: fulfilledSeconds.toFixed(2), handlerCalls: readCalls(calls).length });
+    reportFigures('shutdown', {
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+      stopSeconds: stopSeconds.toFixed(2),
+      exitCode: String(code),
+      fulfilledAfterRestartSeconds: fulfilledSeconds.toFixed(2),
+      handlerCalls: readCalls(calls).length,
+    });
   }, 120_000);
 
-  it('a sender\'s keep-alive connection with a delivery in flight at SIGTERM: the delivery is answered (and the connection closed), and serve exits at once, not after the 72 s keep-alive', async () => {
+  it("a sender's keep-alive connection with a delivery in flight at SIGTERM: the delivery is answered (and the connection closed), and serve exits at once, not after the 72 s keep-alive", async () => {
     const dir = await tempDir('ck-shutdown-keepalive-');
     const secret = newWebhookSecret();
     const calls = join(dir, 'calls.jsonl');
@@ -166,7 +186,13 @@ describe('serve stopped while its reads wait for the service', () => {
     await waitForLine(serve, /checkout-kit serve listening on/);
 
     const eventId = `evt_${randomUUID()}`;
-    const body = JSON.stringify({ id: eventId, type: 'payment.paid', createdAt: new Date().toISOString(), environment: 'test', data: payment(paymentId, '10.00', '10.00') });
+    const body = JSON.stringify({
+      id: eventId,
+      type: 'payment.paid',
+      createdAt: new Date().toISOString(),
+      environment: 'test',
+      data: payment(paymentId, '10.00', '10.00'),
+    });
     const headers = { 'content-type': 'application/json', ...signWebhook({ id: eventId, body, secret }) };
     const socket = connect(port, '127.0.0.1');
     await once(socket, 'connect');
@@ -174,7 +200,11 @@ describe('serve stopped while its reads wait for the service', () => {
     socket.on('data', (chunk: Buffer) => void (answer += chunk.toString('utf8')));
     const closed = once(socket, 'close');
     // A keep-alive delivery, half its body sent when serve is told to stop.
-    const head = `POST /webhooks/checkout HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: keep-alive\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`;
+    const head = `POST /webhooks/checkout HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: keep-alive\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${Object.entries(
+      headers,
+    )
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('')}\r\n`;
     await new Promise<void>((resolve, reject) => socket.write(head + body.slice(0, 100), (error) => (error ? reject(error) : resolve())));
     // serve has the request's head (a delivery in flight) once a later request is answered.
     expect(await roundTrip(port)).toBe(200);

@@ -35,7 +35,13 @@ afterAll(async () => {
 });
 
 const secret = newWebhookSecret();
-const envFor = (storeDir: string) => ({ ...service.env, CHECKOUT_STORE: `file:${storeDir}`, CHECKOUT_WEBHOOK_SECRET: secret, CHECKOUT_HANDLERS: STORE_FULFILLMENT, LOG_LEVEL: 'warn' });
+const envFor = (storeDir: string) => ({
+  ...service.env,
+  CHECKOUT_STORE: `file:${storeDir}`,
+  CHECKOUT_WEBHOOK_SECRET: secret,
+  CHECKOUT_HANDLERS: STORE_FULFILLMENT,
+  LOG_LEVEL: 'warn',
+});
 
 async function run(args: string[], storeDir: string, cwd: string): Promise<CliResult> {
   return cli(processes, args, { cwd, env: envFor(storeDir) });
@@ -49,10 +55,14 @@ async function eventIds(storeDir: string, cwd: string): Promise<string[]> {
 
 /** Until serve has dispatched every stored event (another process reads the runs). */
 async function dispatched(storeDir: string, cwd: string): Promise<void> {
-  await eventually(async () => {
-    const result = await run(['events', 'list', '--json', '--status', 'pending', '--limit', '100000'], storeDir, cwd);
-    return result.code === 0 && JSON.parse(result.stdout).length === 0 ? true : undefined;
-  }, 60_000, 300);
+  await eventually(
+    async () => {
+      const result = await run(['events', 'list', '--json', '--status', 'pending', '--limit', '100000'], storeDir, cwd);
+      return result.code === 0 && JSON.parse(result.stdout).length === 0 ? true : undefined;
+    },
+    60_000,
+    300,
+  );
 }
 
 /** One clear line: exit 1, a single stderr line naming the database file and calling it damaged, nothing on stdout. */
@@ -111,7 +121,13 @@ describe('a damaged database file (real serve, events list, store check and stor
     backedUp = await eventIds(probe, cwd);
     expect(backedUp).toEqual(expect.arrayContaining(early));
     expect(all.filter((id) => backedUp.includes(id))).toEqual(all.slice(0, backedUp.length));
-    reportFigures('store-files online backup', { ackedBefore: early.length, ackedWhileItRan: whileBackingUp, acked: all.length, inBackup: backedUp.length, backupHealthy: true });
+    reportFigures('store-files online backup', {
+      ackedBefore: early.length,
+      ackedWhileItRan: whileBackingUp,
+      acked: all.length,
+      inBackup: backedUp.length,
+      backupHealthy: true,
+    });
   }, 180_000);
 
   /** A copy of the filled store to damage. */
@@ -333,6 +349,13 @@ describe.skipIf(!TMPFS)(`a full disk (a ${TMPFS_MIB} MiB tmpfs under the store)`
     const check = await cli(processes, ['store', 'check', '--json'], { cwd, env: envFor(dir) });
     expect(check.code, check.stderr).toBe(0);
     expect(JSON.parse(check.stdout)).toMatchObject({ status: 'healthy' });
-    reportFigures('store-files full-disk', { tmpfsMiB: TMPFS_MIB, fillerBytes: filled, acceptedWhileFull: accepted, refused503: refused.length, acked: acked.length + refused.length, lost: 0 });
+    reportFigures('store-files full-disk', {
+      tmpfsMiB: TMPFS_MIB,
+      fillerBytes: filled,
+      acceptedWhileFull: accepted,
+      refused503: refused.length,
+      acked: acked.length + refused.length,
+      lost: 0,
+    });
   });
 });

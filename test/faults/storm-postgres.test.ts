@@ -46,7 +46,8 @@ async function reachable(): Promise<string | undefined> {
   }
 }
 const unreachable = await reachable();
-if (unreachable) console.log(`SKIPPED crash storm (PostgreSQL): ${new URL(DATABASE).host} is unreachable (${unreachable}); set DATABASE_URL to a server to run it`);
+if (unreachable)
+  console.log(`SKIPPED crash storm (PostgreSQL): ${new URL(DATABASE).host} is unreachable (${unreachable}); set DATABASE_URL to a server to run it`);
 
 const procs = new Procs();
 afterAll(async () => {
@@ -61,24 +62,20 @@ afterAll(async () => {
 });
 
 describe.skipIf(unreachable !== undefined)('crash storm on PostgreSQL (two serves on one schema, a reconcile loop, SIGKILLs)', () => {
-  it(
-    `${EVENTS} events to each of two receivers with drops, duplicates and reordering, serves SIGKILLed ${KILLS}+ times, reconcile every 3 s: nothing acknowledged is lost, nothing is stored or fulfilled twice, every paid payment is fulfilled`,
-    async () => {
-      const url = new URL(DATABASE);
-      url.searchParams.set('schema', SCHEMA);
-      const outcome = await runStorm({
-        store: url.toString(),
-        receivers: 2,
-        reconcileEveryMs: 3_000,
-        events: EVENTS,
-        kills: KILLS,
-        seed: SEED,
-        procs,
-        readStore: () => new PostgresStore({ connectionString: DATABASE, schema: SCHEMA, logger: silentLogger }),
-      });
-      expectStormHeld('crash storm (postgres)', outcome, KILLS);
-      expect(outcome.info.loopReconciles).toBeGreaterThan(0);
-    },
-    900_000,
-  );
+  it(`${EVENTS} events to each of two receivers with drops, duplicates and reordering, serves SIGKILLed ${KILLS}+ times, reconcile every 3 s: nothing acknowledged is lost, nothing is stored or fulfilled twice, every paid payment is fulfilled`, async () => {
+    const url = new URL(DATABASE);
+    url.searchParams.set('schema', SCHEMA);
+    const outcome = await runStorm({
+      store: url.toString(),
+      receivers: 2,
+      reconcileEveryMs: 3_000,
+      events: EVENTS,
+      kills: KILLS,
+      seed: SEED,
+      procs,
+      readStore: () => new PostgresStore({ connectionString: DATABASE, schema: SCHEMA, logger: silentLogger }),
+    });
+    expectStormHeld('crash storm (postgres)', outcome, KILLS);
+    expect(outcome.info.loopReconciles).toBeGreaterThan(0);
+  }, 900_000);
 });

@@ -60,13 +60,24 @@ async function scenario(name: string) {
   const planned = await createPayments(sandbox, PAYMENTS, random);
   const topology = await cliTopology({ procs, sandbox, storeDir, cwd: await tempDir('ck-writers-shop-'), port: await freePort(), seed: SEED });
   topologies.push(topology);
-  const load = await runLoad({ receiverUrl: topology.receiverUrl, sandboxUrl: sandbox.url, secret: sandbox.credentials.webhookSecret, payments: planned, seconds: SECONDS, connections: CONNECTIONS, random });
+  const load = await runLoad({
+    receiverUrl: topology.receiverUrl,
+    sandboxUrl: sandbox.url,
+    secret: sandbox.credentials.webhookSecret,
+    payments: planned,
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+    random,
+  });
   const loops = await topology.stopLoops();
   const drained = await waitForDrain(storeDir, 120_000);
   await topology.stop();
   const read = await readStore(storeDir);
   // What the product shows, from a process of its own once everything has stopped.
-  const listed = await procs.run('events-list', ['events', 'list', '--json', '--limit', '100000000'], { cwd: storeDir, env: { CHECKOUT_STORE: `file:${storeDir}`, LOG_LEVEL: 'warn' } });
+  const listed = await procs.run('events-list', ['events', 'list', '--json', '--limit', '100000000'], {
+    cwd: storeDir,
+    env: { CHECKOUT_STORE: `file:${storeDir}`, LOG_LEVEL: 'warn' },
+  });
   expect(listed.code, listed.stderr).toBe(0);
   const listedByCli = new Set((JSON.parse(listed.stdout) as Array<{ id: string }>).map((event) => event.id));
   const { figures, examples } = writersFigures({ load, loops, lines: topology.handlerLines(), read, listedByCli, storeErrors: topology.storeErrors() });
@@ -90,16 +101,12 @@ const ZERO = {
 const failures = (figures: Record<string, number | string>) => Object.fromEntries(Object.keys(ZERO).map((key) => [key, figures[key]]));
 
 describe('two writers and more on one embedded store', () => {
-  it(
-    `serve under load + two reconcile loops + replay --all for ${SECONDS} s (real processes): nothing lost, no run claimed twice`,
-    async () => {
-      const { figures, examples, drained } = await scenario('two writers (embedded, processes)');
-      expect(figures.acked).toBeGreaterThan(0);
-      expect(figures.reconcilePasses).toBeGreaterThan(0);
-      expect(figures.replays).toBeGreaterThan(0);
-      expect(drained).toBe(true);
-      expect(failures(figures), JSON.stringify(examples)).toEqual(ZERO);
-    },
-    600_000,
-  );
+  it(`serve under load + two reconcile loops + replay --all for ${SECONDS} s (real processes): nothing lost, no run claimed twice`, async () => {
+    const { figures, examples, drained } = await scenario('two writers (embedded, processes)');
+    expect(figures.acked).toBeGreaterThan(0);
+    expect(figures.reconcilePasses).toBeGreaterThan(0);
+    expect(figures.replays).toBeGreaterThan(0);
+    expect(drained).toBe(true);
+    expect(failures(figures), JSON.stringify(examples)).toEqual(ZERO);
+  }, 600_000);
 });

@@ -30,7 +30,9 @@ describe('attachFulfillment', () => {
     expect(reader.reads).toBe(0);
     expect(await store.listResources({})).toEqual([]);
     expect(calls).toEqual([]);
-    expect(logger.lines).toContainEqual(expect.objectContaining({ level: 'info', msg: expect.stringContaining(`Event ${event.id} (payment.paid) is a sample`) }));
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({ level: 'info', msg: expect.stringContaining(`Event ${event.id} (payment.paid) is a sample`) }),
+    );
   });
 
   it('confirms and fulfils a live event even when its id starts with sample_, and a test event with any other id', async () => {

@@ -35,7 +35,12 @@ describe('FulfillmentEngine', () => {
         signal?.addEventListener('abort', () => reject(signal.reason));
       });
     const calls: string[] = [];
-    const engine = new FulfillmentEngine({ store, client: reader, observer: { news: (n) => void news.push(n) }, handlers: { paid: async (p) => void calls.push(p.id) } });
+    const engine = new FulfillmentEngine({
+      store,
+      client: reader,
+      observer: { news: (n) => void news.push(n) },
+      handlers: { paid: async (p) => void calls.push(p.id) },
+    });
     const stopping = new AbortController();
     const processing = engine.process({ kind: 'payment', id: payment.id, source: 'webhook', signal: stopping.signal });
     await waitFor(() => asked);
@@ -83,7 +88,8 @@ describe('FulfillmentEngine', () => {
     const { calls, handlers } = recorder();
     const engine = new FulfillmentEngine({ store: new MemoryStore(), handlers, client: reader });
     const results = [];
-    for (const source of ['webhook', 'return', 'reconcile', 'webhook'] as const) results.push(await engine.process({ kind: 'payment', id: payment.id, source }));
+    for (const source of ['webhook', 'return', 'reconcile', 'webhook'] as const)
+      results.push(await engine.process({ kind: 'payment', id: payment.id, source }));
     expect(calls).toHaveLength(1);
     expect(calls[0]!.ctx).toMatchObject({ kind: 'payment', outcome: 'paid', key: `payment:${payment.id}:paid`, source: 'webhook', late: false, attempt: 1 });
     expect(results.map((r) => r.run)).toEqual(['completed', 'already-done', 'already-done', 'already-done']);
@@ -149,10 +155,18 @@ describe('FulfillmentEngine', () => {
     const a = reader.put(paid({ amountReceived: '30.00' }));
     const b = reader.put(paid({ amountReceived: '30.00' }));
     const first = recorder();
-    await new FulfillmentEngine({ store: new MemoryStore(), handlers: first.handlers, client: reader }).process({ kind: 'payment', id: a.id, source: 'webhook' });
+    await new FulfillmentEngine({ store: new MemoryStore(), handlers: first.handlers, client: reader }).process({
+      kind: 'payment',
+      id: a.id,
+      source: 'webhook',
+    });
     expect(first.calls.map((c) => [c.outcome, c.ctx.outcome])).toEqual([['paid', 'overpaid']]);
     const overpaid: string[] = [];
-    await new FulfillmentEngine({ store: new MemoryStore(), handlers: { paid: async () => {}, overpaid: async (r) => void overpaid.push(r.id) }, client: reader }).process({
+    await new FulfillmentEngine({
+      store: new MemoryStore(),
+      handlers: { paid: async () => {}, overpaid: async (r) => void overpaid.push(r.id) },
+      client: reader,
+    }).process({
       kind: 'payment',
       id: b.id,
       source: 'webhook',
@@ -206,7 +220,10 @@ describe('FulfillmentEngine', () => {
     const key = `payment:${payment.id}:paid`;
     // Worker A claims and "dies" (never completes), on the engine's clock.
     await store.updateResource({ kind: 'payment', id: payment.id, outcome: 'paid', snapshot: payment }, new Date(now));
-    await store.enqueueRun({ key, kind: 'fulfillment', data: { kind: 'payment', id: payment.id, outcome: 'paid', source: 'webhook', late: false } }, new Date(now));
+    await store.enqueueRun(
+      { key, kind: 'fulfillment', data: { kind: 'payment', id: payment.id, outcome: 'paid', source: 'webhook', late: false } },
+      new Date(now),
+    );
     expect(await store.claimRun(key, { owner: 'worker-a', leaseMs: 60_000, now: new Date(now) })).toBeTruthy();
     const { calls, handlers } = recorder();
     const engine = new FulfillmentEngine({ store, handlers, client: reader, clock: () => new Date(now) });
@@ -326,7 +343,11 @@ describe('FulfillmentEngine', () => {
     const invoice = sampleInvoiceDetail({ amount: '40', amountReceived: undefined, payments: [{ amount: '40' }] });
     reader.invoicesById.set(invoice.id, invoice);
     const { calls, handlers } = recorder();
-    const result = await new FulfillmentEngine({ store: new MemoryStore(), handlers, client: reader }).process({ kind: 'invoice', id: invoice.id, source: 'webhook' });
+    const result = await new FulfillmentEngine({ store: new MemoryStore(), handlers, client: reader }).process({
+      kind: 'invoice',
+      id: invoice.id,
+      source: 'webhook',
+    });
     expect(result).toMatchObject({ outcome: 'paid', run: 'completed' });
     expect(calls[0]!.ctx).toMatchObject({ kind: 'invoice', key: `invoice:${invoice.id}:paid` });
   });

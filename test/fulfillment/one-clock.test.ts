@@ -23,7 +23,9 @@ describe.each([
     const { store, violations } = clockCheckedStore(new MemoryStore(), clock);
     const reader = new FakeReader();
     const iso = (offsetMs: number) => new Date(Date.parse(start) + offsetMs).toISOString();
-    const payment = reader.put(samplePayment({ amountReceived: '25.00', status: 'PAID', createdAt: iso(-60_000), updatedAt: iso(-1000), expiresAt: iso(3_600_000) }));
+    const payment = reader.put(
+      samplePayment({ amountReceived: '25.00', status: 'PAID', createdAt: iso(-60_000), updatedAt: iso(-1000), expiresAt: iso(3_600_000) }),
+    );
     let failing = true;
     const calls: string[] = [];
     const engine = new FulfillmentEngine({
@@ -78,11 +80,20 @@ describe.each([
       payments: {
         create: async () => {
           if (!refuse) return created;
-          throw new ApiError({ status: 422, code: 'token_not_available', message: 'no such token', operation: 'Create payment', method: 'POST', url: '/v1/payments' });
+          throw new ApiError({
+            status: 422,
+            code: 'token_not_available',
+            message: 'no such token',
+            operation: 'Create payment',
+            method: 'POST',
+            url: '/v1/payments',
+          });
         },
       },
     } as unknown as CheckoutClient;
-    await expect(createCheckout({ store, creator: { client }, clock }, { orderId: 'o-1', amount: '25.00', token: 'DOGE' })).rejects.toMatchObject({ code: 'token_not_available' });
+    await expect(createCheckout({ store, creator: { client }, clock }, { orderId: 'o-1', amount: '25.00', token: 'DOGE' })).rejects.toMatchObject({
+      code: 'token_not_available',
+    });
     refuse = false;
     expect((await createCheckout({ store, creator: { client }, clock }, { orderId: 'o-1', amount: '25.00' })).resourceId).toBe(created.id);
 

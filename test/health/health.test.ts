@@ -31,7 +31,11 @@ describe('/healthz and /readyz', () => {
     now += 90_000;
     const stale = await app.inject('/readyz');
     expect(stale.statusCode).toBe(503);
-    expect(stale.json()).toMatchObject({ ready: false, checks: { backlog: { ok: false, oldestAgeSeconds: 150 } }, reasons: [expect.stringMatching(/has waited 150 s \(limit 120 s\): dispatch is not keeping up/)] });
+    expect(stale.json()).toMatchObject({
+      ready: false,
+      checks: { backlog: { ok: false, oldestAgeSeconds: 150 } },
+      reasons: [expect.stringMatching(/has waited 150 s \(limit 120 s\): dispatch is not keeping up/)],
+    });
     await app.close();
     await store.close();
   });
@@ -44,7 +48,10 @@ describe('/healthz and /readyz', () => {
     const response = await app.inject('/readyz');
     expect(response.statusCode).toBe(503);
     expect(response.json()).toMatchObject({ ready: false, checks: { store: { ok: false, writable: false, caughtUp: false } } });
-    expect(response.json().reasons).toEqual([expect.stringMatching(/^the store does not take writes: The store .* is closed/), expect.stringMatching(/^the store cannot be read up to date/)]);
+    expect(response.json().reasons).toEqual([
+      expect.stringMatching(/^the store does not take writes: The store .* is closed/),
+      expect.stringMatching(/^the store cannot be read up to date/),
+    ]);
     expect((await app.inject('/healthz')).json()).toEqual({ ok: true });
     await app.close();
   });

@@ -9,7 +9,14 @@ function capture() {
   const destination = new PassThrough();
   let text = '';
   destination.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  return { destination, lines: () => text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) };
+  return {
+    destination,
+    lines: () =>
+      text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
 }
 
 describe('createLogger', () => {

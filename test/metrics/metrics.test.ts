@@ -32,7 +32,14 @@ describe('GET /metrics', () => {
     // A stand-in service: the first read answers 200, the next 429.
     const service = Fastify();
     let reads = 0;
-    service.get('/v1/payments/:id', async (_request, reply) => (++reads === 1 ? reply.send({}) : reply.code(429).header('retry-after', '1').send({ error: { code: 'rate_limited', message: 'slow down' } })));
+    service.get('/v1/payments/:id', async (_request, reply) =>
+      ++reads === 1
+        ? reply.send({})
+        : reply
+            .code(429)
+            .header('retry-after', '1')
+            .send({ error: { code: 'rate_limited', message: 'slow down' } }),
+    );
     const serviceUrl = await listen(service);
     const serviceCalls = new ServiceCalls();
     expect((await serviceCalls.fetch(`${serviceUrl}/v1/payments/abc`)).status).toBe(200);
@@ -51,10 +58,18 @@ describe('GET /metrics', () => {
 
     const deliver = async (id: string, data: Record<string, unknown>, sign: { secret?: string; timestamp?: number } = {}) => {
       const body = JSON.stringify({ id, type: 'payment.paid', createdAt: new Date(T0).toISOString(), environment: 'test', data });
-      const headers = { 'content-type': 'application/json', ...signWebhook({ id, body, secret: sign.secret ?? secret, timestamp: sign.timestamp ?? T0 / 1000 }) };
+      const headers = {
+        'content-type': 'application/json',
+        ...signWebhook({ id, body, secret: sign.secret ?? secret, timestamp: sign.timestamp ?? T0 / 1000 }),
+      };
       return (await fetch(`${url}/webhooks/checkout`, { method: 'POST', headers, body })).status;
     };
-    const paid = samplePayment({ amount: '10', amountReceived: '10', expiresAt: new Date(T0 + 3_600_000).toISOString(), updatedAt: new Date(T0).toISOString() });
+    const paid = samplePayment({
+      amount: '10',
+      amountReceived: '10',
+      expiresAt: new Date(T0 + 3_600_000).toISOString(),
+      updatedAt: new Date(T0).toISOString(),
+    });
     const short = samplePayment({ amount: '10', amountReceived: '4', expiresAt: new Date(T0 - 60_000).toISOString(), updatedAt: new Date(T0).toISOString() });
     expect(await deliver('evt_paid', paid)).toBe(200);
     expect(await deliver('evt_paid', paid)).toBe(200);
@@ -115,7 +130,19 @@ describe('GET /metrics', () => {
     const store = new MemoryStore();
     let now = T0;
     const metrics = createMetrics({ store, clock: () => new Date(now), storeCacheMs: 0, processMetrics: false });
-    await store.insertEvent({ id: 'e1', type: 'payment.paid', environment: 'test', createdAt: '', receivedAt: new Date(T0).toISOString(), resourceKind: 'payment', resourceId: 'p', body: '{}' }, new Date(T0));
+    await store.insertEvent(
+      {
+        id: 'e1',
+        type: 'payment.paid',
+        environment: 'test',
+        createdAt: '',
+        receivedAt: new Date(T0).toISOString(),
+        resourceKind: 'payment',
+        resourceId: 'p',
+        body: '{}',
+      },
+      new Date(T0),
+    );
     now = T0 + 90_000;
     let families = parsePrometheusStrict(await metrics.render());
     expect(sampleValue(families, 'checkout_kit_dispatch_backlog', { status: 'pending' })).toBe(1);
@@ -134,7 +161,9 @@ describe('GET /metrics', () => {
     apps.push(app);
     await app.register(metricsRoute, { metrics, token: 'scrape-token-0123456789abcdef' });
     const remote = { remoteAddress: '10.1.2.3' };
-    expect((await app.inject({ url: '/metrics', ...remote })).json()).toEqual({ error: { code: 'unauthorized', message: expect.stringMatching(/CHECKOUT_CONSOLE_TOKEN/) } });
+    expect((await app.inject({ url: '/metrics', ...remote })).json()).toEqual({
+      error: { code: 'unauthorized', message: expect.stringMatching(/CHECKOUT_CONSOLE_TOKEN/) },
+    });
     expect((await app.inject({ url: '/metrics', headers: { authorization: 'Bearer scrape-token-0123456789abcdef' }, ...remote })).statusCode).toBe(200);
     expect((await app.inject({ url: '/metrics' })).statusCode).toBe(200);
   });

@@ -26,7 +26,10 @@ describe('package exports', () => {
       expect(Object.keys(entry), subpath).toEqual(['import', 'require']);
       expect(existsSync(sourceOf(entry.import.default)), `${subpath} → ${entry.import.default}`).toBe(true);
       expect(entry.import.types, subpath).toBe(entry.import.default.replace(/\.js$/, '.d.ts'));
-      expect(entry.require, subpath).toEqual({ types: entry.import.default.replace(/\.js$/, '.d.cts'), default: entry.import.default.replace(/\.js$/, '.cjs') });
+      expect(entry.require, subpath).toEqual({
+        types: entry.import.default.replace(/\.js$/, '.d.cts'),
+        default: entry.import.default.replace(/\.js$/, '.cjs'),
+      });
     }
   });
 

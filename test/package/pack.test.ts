@@ -188,32 +188,44 @@ describe('the packed package, installed without its optional peers', () => {
     }
   });
 
-  it('a TypeScript consumer type-checks under node16 (.mts, .cts) and bundler', async () => {
-    // skipLibCheck, as `tsc --init` sets it: checkout-kit/fastify's declarations name fastify's
-    // types, and fastify is not installed. With the peers in place the declarations are checked too (below).
-    await typeCheck(consumer, true);
-  }, 5 * MINUTE);
+  it(
+    'a TypeScript consumer type-checks under node16 (.mts, .cts) and bundler',
+    async () => {
+      // skipLibCheck, as `tsc --init` sets it: checkout-kit/fastify's declarations name fastify's
+      // types, and fastify is not installed. With the peers in place the declarations are checked too (below).
+      await typeCheck(consumer, true);
+    },
+    5 * MINUTE,
+  );
 
-  it('@arethetypeswrong/cli finds no problem for node16 (from CJS and ESM) or bundler', async () => {
-    // On the tarball `--pack` would make: the same npm pack, without building a second time.
-    const report = join(root, 'attw.json');
-    const file = await open(report, 'w');
-    try {
-      await run(process.execPath, [ATTW, tarball, '--format', 'json'], root, file.fd);
-    } finally {
-      await file.close();
-    }
-    const { problems, analysis } = JSON.parse(await readFile(report, 'utf8')) as {
-      problems: Record<string, Array<{ kind: string; entrypoint?: string; resolutionKind?: string }>>;
-      analysis: { entrypoints: Record<string, { resolutions: Record<string, unknown> }> };
-    };
-    expect(Object.keys(analysis.entrypoints)).toEqual(Object.keys(pkg.exports));
-    for (const entrypoint of Object.values(analysis.entrypoints)) {
-      expect(Object.keys(entrypoint.resolutions)).toEqual(expect.arrayContaining(['node16-cjs', 'node16-esm', 'bundler']));
-    }
-    // node10 (TypeScript's moduleResolution "node", which has no exports map) finds no subpath.
-    expect(Object.values(problems).flat().filter((problem) => problem.resolutionKind !== 'node10')).toEqual([]);
-  }, 5 * MINUTE);
+  it(
+    '@arethetypeswrong/cli finds no problem for node16 (from CJS and ESM) or bundler',
+    async () => {
+      // On the tarball `--pack` would make: the same npm pack, without building a second time.
+      const report = join(root, 'attw.json');
+      const file = await open(report, 'w');
+      try {
+        await run(process.execPath, [ATTW, tarball, '--format', 'json'], root, file.fd);
+      } finally {
+        await file.close();
+      }
+      const { problems, analysis } = JSON.parse(await readFile(report, 'utf8')) as {
+        problems: Record<string, Array<{ kind: string; entrypoint?: string; resolutionKind?: string }>>;
+        analysis: { entrypoints: Record<string, { resolutions: Record<string, unknown> }> };
+      };
+      expect(Object.keys(analysis.entrypoints)).toEqual(Object.keys(pkg.exports));
+      for (const entrypoint of Object.values(analysis.entrypoints)) {
+        expect(Object.keys(entrypoint.resolutions)).toEqual(expect.arrayContaining(['node16-cjs', 'node16-esm', 'bundler']));
+      }
+      // node10 (TypeScript's moduleResolution "node", which has no exports map) finds no subpath.
+      expect(
+        Object.values(problems)
+          .flat()
+          .filter((problem) => problem.resolutionKind !== 'node10'),
+      ).toEqual([]);
+    },
+    5 * MINUTE,
+  );
 
   it('the installed CLI: --version, init into an empty folder, and the demo says it needs fastify', async () => {
     const bin = join(consumer, 'node_modules/.bin/checkout-kit');
@@ -229,21 +241,31 @@ describe('the packed package, installed without its optional peers', () => {
 
     const demo = await run(process.execPath, [bin, 'demo'], consumer);
     expect(demo.code).toBe(2);
-    expect(demo.stderr).toBe('checkout-kit: The demo needs fastify, an optional peer dependency of checkout-kit that is not installed: npm install fastify@5\n');
+    expect(demo.stderr).toBe(
+      'checkout-kit: The demo needs fastify, an optional peer dependency of checkout-kit that is not installed: npm install fastify@5\n',
+    );
   });
 
   it('a TypeScript fulfillment module says it needs tsx', async () => {
     const handlers = join(consumer, 'fulfillment.ts');
     await writeFile(handlers, "export default { paid: async (resource: { id: string }) => console.log('paid', resource.id) };\n");
-    await writeFile(join(consumer, 'load-handlers.mjs'), "import { loadHandlers } from 'checkout-kit';\nloadHandlers('fulfillment.ts').then((h) => console.log(Object.keys(h).join(',')), (e) => console.log(e.message));\n");
+    await writeFile(
+      join(consumer, 'load-handlers.mjs'),
+      "import { loadHandlers } from 'checkout-kit';\nloadHandlers('fulfillment.ts').then((h) => console.log(Object.keys(h).join(',')), (e) => console.log(e.message));\n",
+    );
     const { stdout } = await ok(process.execPath, ['load-handlers.mjs'], consumer);
-    expect(stdout).toBe(`The TypeScript fulfillment module ${handlers} needs tsx, an optional peer dependency of checkout-kit that is not installed: npm install tsx@4\n`);
+    expect(stdout).toBe(
+      `The TypeScript fulfillment module ${handlers} needs tsx, an optional peer dependency of checkout-kit that is not installed: npm install tsx@4\n`,
+    );
   });
 });
 
 describe('with the optional peers fastify and tsx installed', () => {
   beforeAll(async () => {
-    await npmInstall(['fastify', 'tsx'].map((name) => `${name}@${pkg.peerDependencies[name]}`), consumer);
+    await npmInstall(
+      ['fastify', 'tsx'].map((name) => `${name}@${pkg.peerDependencies[name]}`),
+      consumer,
+    );
     sizes['with fastify and tsx'] = await installSize(consumer);
   }, 20 * MINUTE);
 
@@ -252,17 +274,25 @@ describe('with the optional peers fastify and tsx installed', () => {
     expect(stdout).toBe('paid\n');
   });
 
-  it('the declarations themselves type-check under node16 and bundler (skipLibCheck off)', async () => {
-    await typeCheck(consumer, false);
-  }, 5 * MINUTE);
+  it(
+    'the declarations themselves type-check under node16 and bundler (skipLibCheck off)',
+    async () => {
+      await typeCheck(consumer, false);
+    },
+    5 * MINUTE,
+  );
 
-  it('checkout-kit demo runs: every order reaches its outcome with one handler call', async () => {
-    if (!hasNodeSqlite()) {
-      // The embedded store needs better-sqlite3 on this Node: the repository's built copy stands in
-      // for an install (the registry's package downloads or compiles its addon on install).
-      await symlink(await realpath(join(REPO, 'node_modules/better-sqlite3')), join(consumer, 'node_modules/better-sqlite3'), 'dir');
-    }
-    const demo = await ok(process.execPath, [join(consumer, 'node_modules/.bin/checkout-kit'), 'demo', '--orders', '6'], consumer);
-    expect(demo.stdout).toMatch(/^all 6 orders reached their outcome with exactly one handler call per outcome/m);
-  }, 5 * MINUTE);
+  it(
+    'checkout-kit demo runs: every order reaches its outcome with one handler call',
+    async () => {
+      if (!hasNodeSqlite()) {
+        // The embedded store needs better-sqlite3 on this Node: the repository's built copy stands in
+        // for an install (the registry's package downloads or compiles its addon on install).
+        await symlink(await realpath(join(REPO, 'node_modules/better-sqlite3')), join(consumer, 'node_modules/better-sqlite3'), 'dir');
+      }
+      const demo = await ok(process.execPath, [join(consumer, 'node_modules/.bin/checkout-kit'), 'demo', '--orders', '6'], consumer);
+      expect(demo.stdout).toMatch(/^all 6 orders reached their outcome with exactly one handler call per outcome/m);
+    },
+    5 * MINUTE,
+  );
 });

@@ -23,12 +23,15 @@ async function openStore() {
 }
 
 describe('onboardMerchant against the sandbox', () => {
-  it('creates the tenant\'s merchant once: a second call gets the stored one, and the service holds one merchant', async () => {
+  it("creates the tenant's merchant once: a second call gets the stored one, and the service holds one merchant", async () => {
     const sandbox = await openSandbox();
     const store = await openStore();
     const deps = { store, partner: partnerOf(sandbox) };
     const first = await onboardMerchant(deps, { tenantId: 'shop-1', name: 'Shop One', email: 'one@example.com' });
-    expect(first).toMatchObject({ created: true, tenant: { tenantId: 'shop-1', environment: 'test', status: 'created', snapshot: { externalTenantId: 'shop-1', name: 'Shop One' } } });
+    expect(first).toMatchObject({
+      created: true,
+      tenant: { tenantId: 'shop-1', environment: 'test', status: 'created', snapshot: { externalTenantId: 'shop-1', name: 'Shop One' } },
+    });
     const again = await onboardMerchant(deps, { tenantId: 'shop-1', name: 'Shop One', email: 'one@example.com' });
     expect(again).toEqual({ created: false, tenant: first.tenant });
     expect(await merchantsAtService(sandbox, 'shop-1')).toHaveLength(1);
@@ -39,7 +42,9 @@ describe('onboardMerchant against the sandbox', () => {
     const sandbox = await openSandbox();
     const store = await openStore();
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => onboardMerchant({ store, partner: partnerOf(sandbox) }, { tenantId: 'shop-c', name: 'Concurrent', email: 'c@example.com' })),
+      Array.from({ length: 10 }, () =>
+        onboardMerchant({ store, partner: partnerOf(sandbox) }, { tenantId: 'shop-c', name: 'Concurrent', email: 'c@example.com' }),
+      ),
     );
     expect(new Set(results.map((r) => r.tenant.merchantId)).size).toBe(1);
     expect(await merchantsAtService(sandbox, 'shop-c')).toHaveLength(1);
@@ -53,7 +58,14 @@ describe('onboardMerchant against the sandbox', () => {
     // What the crashed call left: its try stored, its create sent, the answer lost.
     const body = { externalTenantId: 'shop-k', name: 'Killed', email: 'k@example.com' };
     const idempotencyKey = createOnceKey('merchant', 'shop-k');
-    await store.putTenantMerchant({ tenantId: 'shop-k', environment: 'test', name: body.name, email: body.email, requestHash: requestHash(body), idempotencyKey });
+    await store.putTenantMerchant({
+      tenantId: 'shop-k',
+      environment: 'test',
+      name: body.name,
+      email: body.email,
+      requestHash: requestHash(body),
+      idempotencyKey,
+    });
     const sent = await partner.merchants.create(body, { idempotencyKey });
     const { tenant } = await onboardMerchant({ store, partner }, { tenantId: 'shop-k', name: 'Killed', email: 'k@example.com' });
     expect(tenant).toMatchObject({ status: 'created', merchantId: sent.merchantId });
@@ -66,7 +78,9 @@ describe('onboardMerchant against the sandbox', () => {
     const store = await openStore();
     const deps = { store, partner: partnerOf(sandbox) };
     await onboardMerchant(deps, { tenantId: 'shop-d', name: 'Before', email: 'd@example.com' });
-    await expect(onboardMerchant(deps, { tenantId: 'shop-d', name: 'After', email: 'd@example.com' })).rejects.toThrow(/already onboarded .* with another name or e-mail \(Before, d@example.com\)/);
+    await expect(onboardMerchant(deps, { tenantId: 'shop-d', name: 'After', email: 'd@example.com' })).rejects.toThrow(
+      /already onboarded .* with another name or e-mail \(Before, d@example.com\)/,
+    );
     expect(await merchantsAtService(sandbox, 'shop-d')).toHaveLength(1);
     await store.close();
   });
@@ -86,7 +100,10 @@ describe('onboardMerchant against the sandbox', () => {
     const store = await openStore();
     const partner = partnerOf(sandbox);
     // The service refuses a key it saw with another body: make it so for this tenant's first key.
-    await partner.merchants.create({ externalTenantId: 'other', name: 'Other', email: 'o@example.com' }, { idempotencyKey: createOnceKey('merchant', 'shop-r') });
+    await partner.merchants.create(
+      { externalTenantId: 'other', name: 'Other', email: 'o@example.com' },
+      { idempotencyKey: createOnceKey('merchant', 'shop-r') },
+    );
     const refused = await onboardMerchant({ store, partner }, { tenantId: 'shop-r', name: 'R', email: 'r@example.com' }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ApiError);
     expect(await store.getTenantMerchant('shop-r', 'test')).toMatchObject({ status: 'refused', number: 1 });

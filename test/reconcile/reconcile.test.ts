@@ -76,13 +76,24 @@ describe('reconcile', () => {
       get: async (id: string) => {
         if (id !== unknown) return get(id);
         reader.reads += 1;
-        throw new ApiError({ status: 404, code: 'not_found', message: 'Payment not found', operation: 'payments.get', method: 'GET', url: `https://service.example/v1/payments/${id}` });
+        throw new ApiError({
+          status: 404,
+          code: 'not_found',
+          message: 'Payment not found',
+          operation: 'payments.get',
+          method: 'GET',
+          url: `https://service.example/v1/payments/${id}`,
+        });
       },
     });
     await store.updateResource({ kind: 'payment', id: unknown, source: 'webhook' }, ELEVEN_MINUTES_AGO());
     // Alone, it could be a CHECKOUT_BASE_URL that answers 404 for everything: kept open, an error.
     const alone = await reconcile({ store, engine });
-    expect(alone).toMatchObject({ failed: 1, unknownToService: 0, errors: [{ id: unknown, error: expect.stringMatching(/no read of this pass succeeded.*check CHECKOUT_BASE_URL/) }] });
+    expect(alone).toMatchObject({
+      failed: 1,
+      unknownToService: 0,
+      errors: [{ id: unknown, error: expect.stringMatching(/no read of this pass succeeded.*check CHECKOUT_BASE_URL/) }],
+    });
     expect((await store.getResource('payment', unknown))?.open).toBe(true);
     // Beside a payment the service does know: it is the resource, not the address.
     const known = reader.put(samplePayment());

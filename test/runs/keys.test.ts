@@ -1,6 +1,15 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { fulfillmentKey } from '../../src/fulfillment/index.js';
-import { EVENT_RUN_PREFIX, HANDLER_OUTCOMES, parseRunKey, runKeys, type EventRunKey, type FulfillmentRunKey, type HandlerOutcome, type ParsedRunKey } from '../../src/runs/index.js';
+import {
+  EVENT_RUN_PREFIX,
+  HANDLER_OUTCOMES,
+  parseRunKey,
+  runKeys,
+  type EventRunKey,
+  type FulfillmentRunKey,
+  type HandlerOutcome,
+  type ParsedRunKey,
+} from '../../src/runs/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { sampleEvent } from '../store/fixtures/sample-event.js';
 
@@ -25,7 +34,12 @@ describe('run keys', () => {
     expect(parseRunKey(runKeys.event('a:b:paid'))).toEqual({ kind: 'event', eventId: 'a:b:paid' });
     expect(parseRunKey(runKeys.event(''))).toEqual({ kind: 'event', eventId: '' });
     for (const outcome of HANDLER_OUTCOMES) {
-      expect(parseRunKey(runKeys.fulfillment('invoice', 'urn:inv:1', outcome))).toEqual({ kind: 'fulfillment', resourceKind: 'invoice', resourceId: 'urn:inv:1', outcome });
+      expect(parseRunKey(runKeys.fulfillment('invoice', 'urn:inv:1', outcome))).toEqual({
+        kind: 'fulfillment',
+        resourceKind: 'invoice',
+        resourceId: 'urn:inv:1',
+        outcome,
+      });
     }
   });
 

@@ -6,13 +6,26 @@ import { normalizeReconcileOptions, reconcile, type ReconcileOptions } from '../
 import { MemoryStore } from '../../src/store/index.js';
 
 const store = new MemoryStore();
-const engineOptions = (options: Partial<FulfillmentEngineOptions> = {}): FulfillmentEngineOptions => ({ store, handlers: {}, logger: silentLogger, ...options });
+const engineOptions = (options: Partial<FulfillmentEngineOptions> = {}): FulfillmentEngineOptions => ({
+  store,
+  handlers: {},
+  logger: silentLogger,
+  ...options,
+});
 
 describe('normalizeEngineOptions', () => {
   it('fills in the documented defaults', () => {
     const clock = () => new Date(0);
     const normalized = normalizeEngineOptions(engineOptions({ clock }));
-    expect(normalized.runs).toMatchObject({ leaseMs: 300_000, maxAttempts: 8, backoffMs: 2000, maxBackoffMs: 3_600_000, completionRetries: 5, completionRetryMs: 100, clock });
+    expect(normalized.runs).toMatchObject({
+      leaseMs: 300_000,
+      maxAttempts: 8,
+      backoffMs: 2000,
+      maxBackoffMs: 3_600_000,
+      completionRetries: 5,
+      completionRetryMs: 100,
+      clock,
+    });
     expect(normalized.runs.owner).toMatch(/^.+:\d+:[0-9a-f]{8}$/);
     expect(normalized).toMatchObject({ confirm: false, lateWindowMs: 7 * 86_400_000, coalesceCapacity: 50_000, coalesceSkewMs: 250, clock });
   });
@@ -47,7 +60,11 @@ describe('normalizeEngineOptions', () => {
       engine.logger.error({ err: new Error('disk gone') }, 'handler failed for good');
       const lines = write.mock.calls.map(([chunk]) => String(chunk)).filter((line) => line.includes('handler failed for good'));
       expect(lines).toHaveLength(1);
-      expect(JSON.parse(lines[0]!)).toMatchObject({ level: 50, msg: 'handler failed for good', err: { message: 'disk gone', stack: expect.stringContaining('Error: disk gone') } });
+      expect(JSON.parse(lines[0]!)).toMatchObject({
+        level: 50,
+        msg: 'handler failed for good',
+        err: { message: 'disk gone', stack: expect.stringContaining('Error: disk gone') },
+      });
     } finally {
       write.mockRestore();
     }
@@ -59,7 +76,14 @@ describe('normalizeReconcileOptions', () => {
   const reconcileOptions = (options: Partial<ReconcileOptions> = {}): ReconcileOptions => ({ store, engine, ...options });
 
   it('fills in the documented defaults, with the engine’s clock and logger', () => {
-    expect(normalizeReconcileOptions(reconcileOptions())).toMatchObject({ olderThanMs: 600_000, concurrency: 8, limit: 100_000, lockTtlMs: 120_000, clock: engine.clock, logger: engine.logger });
+    expect(normalizeReconcileOptions(reconcileOptions())).toMatchObject({
+      olderThanMs: 600_000,
+      concurrency: 8,
+      limit: 100_000,
+      lockTtlMs: 120_000,
+      clock: engine.clock,
+      logger: engine.logger,
+    });
   });
 
   it.each([

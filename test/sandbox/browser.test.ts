@@ -25,10 +25,18 @@ beforeAll(async () => {
   });
   sandbox = await openSandbox();
   const creds = await readCredentials(sandbox);
-  client = new CheckoutClient({ baseUrl: creds.baseUrl, apiKey: creds.test.merchant.apiKey, signingSecret: creds.test.merchant.signingSecret, invoiceKey: creds.test.merchant.invoiceKey, retries: 0 });
+  client = new CheckoutClient({
+    baseUrl: creds.baseUrl,
+    apiKey: creds.test.merchant.apiKey,
+    signingSecret: creds.test.merchant.signingSecret,
+    invoiceKey: creds.test.merchant.invoiceKey,
+    retries: 0,
+  });
   // The merchant's shop: where the success and cancel links lead.
   shop = Fastify();
-  shop.get('/thanks', async (request, reply) => reply.type('text/html').send(`<h1 id="thanks">Thank you for order ${(request.query as { order?: string }).order}</h1>`));
+  shop.get('/thanks', async (request, reply) =>
+    reply.type('text/html').send(`<h1 id="thanks">Thank you for order ${(request.query as { order?: string }).order}</h1>`),
+  );
   shop.get('/cancelled', async (_request, reply) => reply.type('text/html').send('<h1>Cancelled</h1>'));
   shopUrl = `http://127.0.0.1:${await listenOnLoopback(shop)}`;
 });
@@ -41,7 +49,13 @@ afterAll(async () => {
 
 describe('hosted checkout page in Chromium', () => {
   it('pays partially, then fully, shows PAID live and follows the success link to the shop', async () => {
-    const payment = await client.payments.create({ amount: '25.00', email: 'buyer@example.com', referenceId: 'order-77', successUrl: `${shopUrl}/thanks?order=77`, cancelUrl: `${shopUrl}/cancelled` });
+    const payment = await client.payments.create({
+      amount: '25.00',
+      email: 'buyer@example.com',
+      referenceId: 'order-77',
+      successUrl: `${shopUrl}/thanks?order=77`,
+      cancelUrl: `${shopUrl}/cancelled`,
+    });
     const page = await browser.newPage({ viewport: { width: 900, height: 1000 } });
     await page.goto(payment.checkoutUrl!);
 
@@ -86,7 +100,11 @@ describe('hosted checkout page in Chromium', () => {
     const page = await browser.newPage();
     await page.goto(invoice.checkoutUrl!);
     await expect.poll(() => page.locator('#status').getAttribute('data-status')).toBe('CREATED');
-    const response = await fetch(`${sandbox.url}/sandbox/invoices/${invoice.id}/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"amount":"9"}' });
+    const response = await fetch(`${sandbox.url}/sandbox/invoices/${invoice.id}/deposit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"amount":"9"}',
+    });
     expect(response.status).toBe(200);
     await expect.poll(() => page.locator('#status').getAttribute('data-status')).toBe('OVERPAID');
     expect(await page.locator('#surplus').textContent()).toBe('1');

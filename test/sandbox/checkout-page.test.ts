@@ -51,7 +51,11 @@ async function create(kind: 'payment' | 'invoice', environment: Environment, amo
   const merchant = creds[environment].merchant;
   const created =
     kind === 'payment'
-      ? await api(sandbox, 'POST', '/v1/payments', { key: merchant.apiKey, secret: merchant.signingSecret, body: { amount, email: 'buyer@example.com', ...limits } })
+      ? await api(sandbox, 'POST', '/v1/payments', {
+          key: merchant.apiKey,
+          secret: merchant.signingSecret,
+          body: { amount, email: 'buyer@example.com', ...limits },
+        })
       : await api(sandbox, 'POST', '/v1/invoices', { key: merchant.invoiceKey, body: { amount, ...limits } });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body;

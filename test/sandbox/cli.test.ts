@@ -46,7 +46,9 @@ describe('checkout-kit sandbox', () => {
 
     const second = await runCli(['sandbox', '--port', '0', '--data', first.dir], { cwd: first.dir });
     expect(second.code).toBe(2);
-    expect(second.stderr.trim()).toBe(`checkout-kit: ${first.dir} is in use by another sandbox (lock ${join(first.dir, 'sandbox.lock')}). Stop it, or pass another --data directory.`);
+    expect(second.stderr.trim()).toBe(
+      `checkout-kit: ${first.dir} is in use by another sandbox (lock ${join(first.dir, 'sandbox.lock')}). Stop it, or pass another --data directory.`,
+    );
 
     first.child.kill('SIGKILL');
     await exited(first.child);
@@ -127,7 +129,9 @@ describe('checkout-kit sandbox', () => {
     expect(text.startsWith('# explained\nCHECKOUT_API_KEY=svc_mk_test_')).toBe(true);
     expect((await stat(join(dir, '.env'))).mode & 0o777).toBe(0o600);
     expect(first.stdout().split('\n').slice(0, 5)).toEqual(Object.entries(values).map(([name, value]) => `${name}=${value}`));
-    expect(first.stdout()).toContain(`env: created ${join(dir, '.env')} (CHECKOUT_BASE_URL, CHECKOUT_WEBHOOK_SECRET, CHECKOUT_API_KEY, CHECKOUT_SIGNING_SECRET, CHECKOUT_INVOICE_KEY)`);
+    expect(first.stdout()).toContain(
+      `env: created ${join(dir, '.env')} (CHECKOUT_BASE_URL, CHECKOUT_WEBHOOK_SECRET, CHECKOUT_API_KEY, CHECKOUT_SIGNING_SECRET, CHECKOUT_INVOICE_KEY)`,
+    );
     first.child.kill('SIGTERM');
     expect(await exited(first.child)).toBe(0);
 
@@ -135,7 +139,11 @@ describe('checkout-kit sandbox', () => {
     await writeFile(join(dir, '.env'), `${text.replace(/^CHECKOUT_API_KEY=.*$/m, 'CHECKOUT_API_KEY=svc_mk_test_typed')}# mine\nMY_OWN=1\n`);
     const second = await start(['--write-env']);
     const config = loadConfig({ env: {}, cwd: dir });
-    expect([config.baseUrl, config.webhookSecrets, config.apiKey, config.signingSecret, config.invoiceKey]).toEqual([second.url, [second.creds.webhookSecret], ...Object.values(expected(second.url, second.creds)).slice(2)]);
+    expect([config.baseUrl, config.webhookSecrets, config.apiKey, config.signingSecret, config.invoiceKey]).toEqual([
+      second.url,
+      [second.creds.webhookSecret],
+      ...Object.values(expected(second.url, second.creds)).slice(2),
+    ]);
     const again = await readFile(join(dir, '.env'), 'utf8');
     expect(again).toMatch(/# mine\nMY_OWN=1\n$/);
     expect(again.startsWith('# explained\nCHECKOUT_API_KEY=svc_mk_test_')).toBe(true);
@@ -147,7 +155,9 @@ describe('checkout-kit sandbox', () => {
     const dir = await tempDir();
     const result = await runCli(['sandbox', '--port', '0', '--data', dir, '--write-env', join(dir, 'missing', '.env')], { cwd: dir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`checkout-kit: --write-env cannot write ${join(dir, 'missing', '.env')} (ENOENT): give a file in a folder that exists and that you may write to.\n`);
+    expect(result.stderr).toBe(
+      `checkout-kit: --write-env cannot write ${join(dir, 'missing', '.env')} (ENOENT): give a file in a folder that exists and that you may write to.\n`,
+    );
     // Stopped: its data is free for the next start.
     const again = spawnCli(['sandbox', '--port', '0', '--data', dir], { cwd: dir });
     children.push(again);
@@ -156,7 +166,11 @@ describe('checkout-kit sandbox', () => {
 
   it('logs each refused delivery at warn (its default level): the URL, the status and what the answer said', async () => {
     const receiver = await startReceiver((n) =>
-      n === 1 ? { status: 401, body: errorObject('invalid_signature', 'No matching signature.') } : n === 2 ? { status: 502, body: `<html>Bad Gateway ${'x'.repeat(300)}</html>` } : 204,
+      n === 1
+        ? { status: 401, body: errorObject('invalid_signature', 'No matching signature.') }
+        : n === 2
+          ? { status: 502, body: `<html>Bad Gateway ${'x'.repeat(300)}</html>` }
+          : 204,
     );
     receivers.push(receiver);
     const { child, url, creds } = await startCli(['--webhook-url', receiver.url]);
@@ -176,7 +190,15 @@ describe('checkout-kit sandbox', () => {
         .filter((line) => line.msg.startsWith('webhook refused'));
     await waitUntil(() => refusals().length === 2, undefined, 'both refusals logged');
     const [first, second] = refusals();
-    expect(first).toMatchObject({ level: 40, url: receiver.url, statusCode: 401, code: 'invalid_signature', message: 'No matching signature.', type: 'invoice.created', attempt: 1 });
+    expect(first).toMatchObject({
+      level: 40,
+      url: receiver.url,
+      statusCode: 401,
+      code: 'invalid_signature',
+      message: 'No matching signature.',
+      type: 'invoice.created',
+      attempt: 1,
+    });
     expect(first!.msg).toBe(`webhook refused: ${receiver.url} answered 401: invalid_signature — No matching signature.`);
     expect(second).toMatchObject({ level: 40, url: receiver.url, statusCode: 502, attempt: 2 });
     expect(second!.message).toBe(`<html>Bad Gateway ${'x'.repeat(182)}…`);
@@ -220,7 +242,9 @@ describe('checkout-kit sandbox', () => {
     try {
       const result = await runCli(['sandbox', '--port', String(port), '--data', dir], { cwd: dir });
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe(`checkout-kit: 127.0.0.1:${port} is already in use by another process: stop it, or choose another port (the port option; on the command line --port or PORT).\n`);
+      expect(result.stderr).toBe(
+        `checkout-kit: 127.0.0.1:${port} is already in use by another process: stop it, or choose another port (the port option; on the command line --port or PORT).\n`,
+      );
     } finally {
       await taken.release();
     }

@@ -14,7 +14,13 @@ let partner: PartnerClient;
 function clientsFor(environment: 'test' | 'live') {
   const c = credentials[environment];
   return {
-    merchant: new CheckoutClient({ baseUrl: credentials.baseUrl, apiKey: c.merchant.apiKey, signingSecret: c.merchant.signingSecret, invoiceKey: c.merchant.invoiceKey, retries: 0 }),
+    merchant: new CheckoutClient({
+      baseUrl: credentials.baseUrl,
+      apiKey: c.merchant.apiKey,
+      signingSecret: c.merchant.signingSecret,
+      invoiceKey: c.merchant.invoiceKey,
+      retries: 0,
+    }),
     partner: new PartnerClient({ baseUrl: credentials.baseUrl, apiKey: c.partner.apiKey, signingSecret: c.partner.signingSecret, retries: 0 }),
   };
 }
@@ -62,7 +68,15 @@ describe('the seven operations through CheckoutClient and PartnerClient', () => 
       cancelUrl: 'https://shop.example/cancel',
     });
     expect(payment.merchantId).toBe(shop.merchantId);
-    expect(payment).toMatchObject({ status: 'CREATED', environment: 'test', amount: '12.34', amountReceived: '0', remaining: '12.34', surplus: '0.00', referenceId: 'order-p1' });
+    expect(payment).toMatchObject({
+      status: 'CREATED',
+      environment: 'test',
+      amount: '12.34',
+      amountReceived: '0',
+      remaining: '12.34',
+      surplus: '0.00',
+      referenceId: 'order-p1',
+    });
     expect(payment.checkoutUrl).toBe(`${sandbox.url}/checkout/${payment.id}`);
 
     // A payment for the seeded merchant is readable with that merchant's key, without merchantId.

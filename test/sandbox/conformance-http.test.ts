@@ -92,9 +92,24 @@ async function send(method: 'GET' | 'POST', path: string, req: Req = {}) {
   return { status: response.status, type: response.headers.get('content-type'), headers: response.headers, text, json };
 }
 
-const merchantReq = (body?: unknown, extra: Req = {}): Req => ({ key: creds.test.merchant.apiKey, secret: creds.test.merchant.signingSecret, body: body === undefined ? undefined : JSON.stringify(body), ...extra });
-const partnerReq = (body?: unknown, extra: Req = {}): Req => ({ key: creds.test.partner.apiKey, secret: creds.test.partner.signingSecret, body: body === undefined ? undefined : JSON.stringify(body), idem: randomUUID(), ...extra });
-const invoiceReq = (body?: unknown, extra: Req = {}): Req => ({ key: creds.test.merchant.invoiceKey, body: body === undefined ? undefined : JSON.stringify(body), ...extra });
+const merchantReq = (body?: unknown, extra: Req = {}): Req => ({
+  key: creds.test.merchant.apiKey,
+  secret: creds.test.merchant.signingSecret,
+  body: body === undefined ? undefined : JSON.stringify(body),
+  ...extra,
+});
+const partnerReq = (body?: unknown, extra: Req = {}): Req => ({
+  key: creds.test.partner.apiKey,
+  secret: creds.test.partner.signingSecret,
+  body: body === undefined ? undefined : JSON.stringify(body),
+  idem: randomUUID(),
+  ...extra,
+});
+const invoiceReq = (body?: unknown, extra: Req = {}): Req => ({
+  key: creds.test.merchant.invoiceKey,
+  body: body === undefined ? undefined : JSON.stringify(body),
+  ...extra,
+});
 
 /** The spec's error object (2.6): exactly `{ error: { code, message } }`, code snake_case. */
 function expectError(res: Awaited<ReturnType<typeof send>>, status: number, code?: string) {
@@ -109,7 +124,21 @@ function expectError(res: Awaited<ReturnType<typeof send>>, status: number, code
 }
 
 /** Always present. `token`, `referenceId`, `email`, `successUrl`, `cancelUrl` are present when given, never `null`. */
-const PAYMENT_FIELDS = ['id', 'status', 'environment', 'addressMode', 'amount', 'amountReceived', 'remaining', 'surplus', 'checkoutUrl', 'expiresAt', 'depositAddresses', 'createdAt', 'updatedAt'];
+const PAYMENT_FIELDS = [
+  'id',
+  'status',
+  'environment',
+  'addressMode',
+  'amount',
+  'amountReceived',
+  'remaining',
+  'surplus',
+  'checkoutUrl',
+  'expiresAt',
+  'depositAddresses',
+  'createdAt',
+  'updatedAt',
+];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -160,7 +189,20 @@ describe('success statuses, headers and bodies', () => {
   it('POST /v1/partner/merchants 201 and /v1/partner/payments 201 with merchantId', async () => {
     const merchant = await send('POST', '/v1/partner/merchants', partnerReq({ externalTenantId: 't-9', email: 'm@example.com', name: 'M' }));
     expect(merchant.status).toBe(201);
-    for (const field of ['merchantId', 'organizationId', 'partnerId', 'externalTenantId', 'name', 'email', 'integrationStatus', 'dashboardAccess', 'wallets', 'registeredFamilies', 'createdAt', 'updatedAt']) {
+    for (const field of [
+      'merchantId',
+      'organizationId',
+      'partnerId',
+      'externalTenantId',
+      'name',
+      'email',
+      'integrationStatus',
+      'dashboardAccess',
+      'wallets',
+      'registeredFamilies',
+      'createdAt',
+      'updatedAt',
+    ]) {
       expect(merchant.json, field).toHaveProperty(field);
     }
     for (const field of ['merchantId', 'organizationId', 'partnerId']) expect(merchant.json[field]).toMatch(UUID);
@@ -169,7 +211,8 @@ describe('success statuses, headers and bodies', () => {
     expect(merchant.json).not.toHaveProperty('liveApprovedAt');
     expect(typeof merchant.json.dashboardAccess).toBe('boolean');
     expect(merchant.json.registeredFamilies).toEqual({ evm: true, tron: true });
-    for (const w of merchant.json.wallets) expect(Object.keys(w).sort()).toEqual(['address', 'addressDisplay', 'chainName', 'family', 'networkId', 'registered']);
+    for (const w of merchant.json.wallets)
+      expect(Object.keys(w).sort()).toEqual(['address', 'addressDisplay', 'chainName', 'family', 'networkId', 'registered']);
 
     const payment = await send('POST', '/v1/partner/payments', partnerReq({ merchantId: merchant.json.merchantId, amount: '7.5', token: 'USDT' }));
     expect(payment.status).toBe(201);
@@ -181,7 +224,8 @@ describe('success statuses, headers and bodies', () => {
   it('POST /v1/invoices 201; GET /v1/invoices 200 bare array; GET /v1/invoices/{id} 200 with payments and settlements', async () => {
     const created = await send('POST', '/v1/invoices', invoiceReq({ amount: '40' }));
     expect(created.status).toBe(201);
-    for (const field of ['id', 'status', 'environment', 'amount', 'amountReceived', 'checkoutUrl', 'expiresAt', 'addresses']) expect(created.json, field).toHaveProperty(field);
+    for (const field of ['id', 'status', 'environment', 'amount', 'amountReceived', 'checkoutUrl', 'expiresAt', 'addresses'])
+      expect(created.json, field).toHaveProperty(field);
     expect(created.json).not.toHaveProperty('referenceId');
     expect(created.json.status).toBe('CREATED');
     for (const a of created.json.addresses) {
@@ -221,7 +265,11 @@ describe('400 invalid_request', () => {
   });
 
   it('partner operations require Idempotency-Key', async () => {
-    expectError(await send('POST', '/v1/partner/merchants', partnerReq({ externalTenantId: 't', email: 'e@example.com', name: 'n' }, { idem: undefined })), 400, 'invalid_request');
+    expectError(
+      await send('POST', '/v1/partner/merchants', partnerReq({ externalTenantId: 't', email: 'e@example.com', name: 'n' }, { idem: undefined })),
+      400,
+      'invalid_request',
+    );
   });
 
   it('invoice creation refuses environment and unknown fields too', async () => {
@@ -236,12 +284,26 @@ describe('401 unauthorized', () => {
     expectError(await send('POST', '/v1/payments', { body }), 401, 'unauthorized');
     expectError(await send('POST', '/v1/payments', { ...merchantReq({ amount: '1' }), key: 'svc_mk_test_nope' }), 401, 'unauthorized');
     expectError(await send('POST', '/v1/payments', { key: creds.test.merchant.apiKey, body }), 401, 'unauthorized');
-    expectError(await send('POST', '/v1/payments', merchantReq({ amount: '1' }, { signature: sign('svc_ms_wrong', 'POST', '/v1/payments', body) })), 401, 'unauthorized');
-    expectError(await send('POST', '/v1/payments', merchantReq({ amount: '1' }, { signature: sign(creds.test.merchant.signingSecret, 'POST', '/v1/payments', '{"amount":"2"}') })), 401);
+    expectError(
+      await send('POST', '/v1/payments', merchantReq({ amount: '1' }, { signature: sign('svc_ms_wrong', 'POST', '/v1/payments', body) })),
+      401,
+      'unauthorized',
+    );
+    expectError(
+      await send(
+        'POST',
+        '/v1/payments',
+        merchantReq({ amount: '1' }, { signature: sign(creds.test.merchant.signingSecret, 'POST', '/v1/payments', '{"amount":"2"}') }),
+      ),
+      401,
+    );
     const stale = sign(creds.test.merchant.signingSecret, 'POST', '/v1/payments', body, Math.floor(Date.now() / 1000) - 3600);
     expectError(await send('POST', '/v1/payments', merchantReq({ amount: '1' }, { signature: stale })), 401, 'unauthorized');
     expectError(await send('GET', `/v1/payments/${randomUUID()}`, { key: creds.test.merchant.apiKey }), 401, 'unauthorized');
-    expectError(await send('POST', '/v1/partner/merchants', { ...partnerReq({ externalTenantId: 't', email: 'e@example.com', name: 'n' }), secret: undefined }), 401);
+    expectError(
+      await send('POST', '/v1/partner/merchants', { ...partnerReq({ externalTenantId: 't', email: 'e@example.com', name: 'n' }), secret: undefined }),
+      401,
+    );
     expectError(await send('GET', '/v1/invoices', { key: 'test_unknown' }), 401, 'unauthorized');
   });
 
@@ -259,7 +321,11 @@ describe('401 unauthorized', () => {
 describe('403 forbidden: wrong key kind or environment', () => {
   it('refuses keys of another kind on each operation', async () => {
     expectError(await send('POST', '/v1/payments', { ...invoiceReq({ amount: '1' }), secret: creds.test.merchant.signingSecret }), 403, 'forbidden');
-    expectError(await send('POST', '/v1/partner/merchants', { ...merchantReq({ externalTenantId: 't', email: 'e@example.com', name: 'n' }), idem: 'x' }), 403, 'forbidden');
+    expectError(
+      await send('POST', '/v1/partner/merchants', { ...merchantReq({ externalTenantId: 't', email: 'e@example.com', name: 'n' }), idem: 'x' }),
+      403,
+      'forbidden',
+    );
     expectError(await send('POST', '/v1/invoices', { ...partnerReq({ amount: '1' }) }), 403, 'forbidden');
     expectError(await send('GET', '/v1/invoices', merchantReq()), 403, 'forbidden');
   });
@@ -277,7 +343,11 @@ describe('403 forbidden: wrong key kind or environment', () => {
     const res = await send('POST', '/v1/partner/payments', partnerReq({ merchantId: creds.live.merchant.merchantId, amount: '1' }));
     expectError(res, 403, 'forbidden');
     expect(res.json.error.message).toMatch(/live environment; use a live partner key/);
-    const live = await send('POST', '/v1/partner/payments', partnerReq({ merchantId: creds.live.merchant.merchantId, amount: '1' }, { key: creds.live.partner.apiKey, secret: creds.live.partner.signingSecret }));
+    const live = await send(
+      'POST',
+      '/v1/partner/payments',
+      partnerReq({ merchantId: creds.live.merchant.merchantId, amount: '1' }, { key: creds.live.partner.apiKey, secret: creds.live.partner.signingSecret }),
+    );
     expect(live.status).toBe(201);
     expect(live.json).toMatchObject({ environment: 'live', merchantId: creds.live.merchant.merchantId });
   });
@@ -285,7 +355,14 @@ describe('403 forbidden: wrong key kind or environment', () => {
   it('the same Idempotency-Key under the test and the live partner key makes two payments', async () => {
     const idem = randomUUID();
     const test = await send('POST', '/v1/partner/payments', partnerReq({ merchantId: creds.test.merchant.merchantId, amount: '1' }, { idem }));
-    const live = await send('POST', '/v1/partner/payments', partnerReq({ merchantId: creds.live.merchant.merchantId, amount: '1' }, { idem, key: creds.live.partner.apiKey, secret: creds.live.partner.signingSecret }));
+    const live = await send(
+      'POST',
+      '/v1/partner/payments',
+      partnerReq(
+        { merchantId: creds.live.merchant.merchantId, amount: '1' },
+        { idem, key: creds.live.partner.apiKey, secret: creds.live.partner.signingSecret },
+      ),
+    );
     expect([test.status, live.status]).toEqual([201, 201]);
     expect(live.json.id).not.toBe(test.json.id);
   });
@@ -293,7 +370,7 @@ describe('403 forbidden: wrong key kind or environment', () => {
 
 describe('404 not_found', () => {
   // a 403 here told a key that another merchant's record existed.
-  it('a live key asking for another merchant\'s test payment or invoice gets 404 not_found, as for an unknown id', async () => {
+  it("a live key asking for another merchant's test payment or invoice gets 404 not_found, as for an unknown id", async () => {
     const payment = await send('POST', '/v1/payments', merchantReq({ amount: '1' }));
     const invoice = await send('POST', '/v1/invoices', invoiceReq({ amount: '1' }));
     expect([payment.status, invoice.status]).toEqual([201, 201]);
@@ -347,7 +424,7 @@ describe('what the sandbox sends is what the client reads', () => {
     expect((await send('GET', `/v1/payments/${payment.json.id}`, merchantReq())).json).toMatchObject({ status: 'PARTIALLY_PAID', amountReceived: '4' });
   });
 
-  it('every event the sandbox emitted parses with the client\'s event schema, unchanged and null-free', () => {
+  it("every event the sandbox emitted parses with the client's event schema, unchanged and null-free", () => {
     const events = sandbox.events();
     expect(events.length).toBeGreaterThan(10);
     for (const event of events) {

@@ -19,21 +19,49 @@ let expireInvoiceId: string;
 beforeAll(async () => {
   sandbox = await openSandbox();
   creds = await readCredentials(sandbox);
-  const payment = () => api(sandbox, 'POST', '/v1/payments', { key: creds.test.merchant.apiKey, secret: creds.test.merchant.signingSecret, body: { amount: '10' } });
+  const payment = () =>
+    api(sandbox, 'POST', '/v1/payments', { key: creds.test.merchant.apiKey, secret: creds.test.merchant.signingSecret, body: { amount: '10' } });
   const invoice = () => api(sandbox, 'POST', '/v1/invoices', { key: creds.test.merchant.invoiceKey, body: { amount: '10' } });
   const [a, b, c, d] = await Promise.all([payment(), invoice(), payment(), invoice()]);
   [paymentId, invoiceId, expirePaymentId, expireInvoiceId] = [a!.body.id, b!.body.id, c!.body.id, d!.body.id];
 });
 afterAll(cleanup);
 
-const FIELDS = ['amount', 'email', 'token', 'networkId', 'referenceId', 'successUrl', 'cancelUrl', 'merchantId', 'externalTenantId', 'name', 'environment', '__proto__', 'constructor', 'x'];
+const FIELDS = [
+  'amount',
+  'email',
+  'token',
+  'networkId',
+  'referenceId',
+  'successUrl',
+  'cancelUrl',
+  'merchantId',
+  'externalTenantId',
+  'name',
+  'environment',
+  '__proto__',
+  'constructor',
+  'x',
+];
 const value = fc.oneof(
   fc.string(),
   fc.integer(),
   fc.double(),
   fc.boolean(),
   fc.constant(null),
-  fc.constantFrom('10.50', '0', '-1', '1e3', '0.0000000000000000001', '1'.repeat(80), 'USDT', 'DAI', 'a@b.co', 'https://x.example', '9b2f6b5e-9c1d-4d8e-8f7a-2b6c1d0e9f3a'),
+  fc.constantFrom(
+    '10.50',
+    '0',
+    '-1',
+    '1e3',
+    '0.0000000000000000001',
+    '1'.repeat(80),
+    'USDT',
+    'DAI',
+    'a@b.co',
+    'https://x.example',
+    '9b2f6b5e-9c1d-4d8e-8f7a-2b6c1d0e9f3a',
+  ),
   fc.array(fc.string(), { maxLength: 3 }),
   fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }),
 );
@@ -72,7 +100,10 @@ function nearValidBody(fields: string[], required: string[]): fc.Arbitrary<strin
 
 const contentType = fc.oneof(
   { arbitrary: fc.constant<string | undefined>('application/json'), weight: 6 },
-  { arbitrary: fc.constantFrom<string | undefined>('application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', undefined), weight: 1 },
+  {
+    arbitrary: fc.constantFrom<string | undefined>('application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', undefined),
+    weight: 1,
+  },
 );
 
 interface Target {
@@ -96,11 +127,31 @@ const targets: Record<string, Target> = {
     fields: ['merchantId', ...PAYMENT_FIELDS],
     required: ['merchantId', 'amount'],
   },
-  'POST /v1/payments': { path: () => '/v1/payments', auth: () => ({ key: creds.test.merchant.apiKey, secret: creds.test.merchant.signingSecret }), fields: PAYMENT_FIELDS, required: ['amount'] },
-  'POST /v1/invoices': { path: () => '/v1/invoices', auth: () => ({ key: creds.test.merchant.invoiceKey }), fields: ['amount', 'networkId', 'token', 'referenceId', 'successUrl', 'cancelUrl'], required: ['amount'] },
-  'POST /sandbox/payments/{id}/deposit': { path: () => `/sandbox/payments/${paymentId}/deposit`, auth: () => ({}), fields: ['amount', 'networkId', 'token'], required: ['amount'] },
+  'POST /v1/payments': {
+    path: () => '/v1/payments',
+    auth: () => ({ key: creds.test.merchant.apiKey, secret: creds.test.merchant.signingSecret }),
+    fields: PAYMENT_FIELDS,
+    required: ['amount'],
+  },
+  'POST /v1/invoices': {
+    path: () => '/v1/invoices',
+    auth: () => ({ key: creds.test.merchant.invoiceKey }),
+    fields: ['amount', 'networkId', 'token', 'referenceId', 'successUrl', 'cancelUrl'],
+    required: ['amount'],
+  },
+  'POST /sandbox/payments/{id}/deposit': {
+    path: () => `/sandbox/payments/${paymentId}/deposit`,
+    auth: () => ({}),
+    fields: ['amount', 'networkId', 'token'],
+    required: ['amount'],
+  },
   'POST /sandbox/payments/{id}/expire': { path: () => `/sandbox/payments/${expirePaymentId}/expire`, auth: () => ({}), fields: [], required: [] },
-  'POST /sandbox/invoices/{id}/deposit': { path: () => `/sandbox/invoices/${invoiceId}/deposit`, auth: () => ({}), fields: ['amount', 'networkId', 'token'], required: ['amount'] },
+  'POST /sandbox/invoices/{id}/deposit': {
+    path: () => `/sandbox/invoices/${invoiceId}/deposit`,
+    auth: () => ({}),
+    fields: ['amount', 'networkId', 'token'],
+    required: ['amount'],
+  },
   'POST /sandbox/invoices/{id}/expire': { path: () => `/sandbox/invoices/${expireInvoiceId}/expire`, auth: () => ({}), fields: [], required: [] },
 };
 
@@ -119,29 +170,33 @@ async function counts() {
 describe.each(Object.entries(targets))('%s', (_name, target) => {
   it('answers random bodies without a 500 and without half-stored records', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(randomBody, nearValidBody(target.fields, target.required), nearValidBody(target.fields, target.required)), contentType, async (raw, type) => {
-        const path = target.path();
-        const auth = target.auth();
-        const headers: Record<string, string> = {};
-        if (type) headers['content-type'] = type;
-        if (auth.key) headers.authorization = `Bearer ${auth.key}`;
-        if (auth.secret) headers['x-request-signature'] = defaultRequestSigner({ method: 'POST', path, body: raw, secret: auth.secret });
-        if (auth.idempotent) headers['idempotency-key'] = `fuzz-${++counter}`;
-        const before = await snapshot();
-        const countBefore = await counts();
-        const response = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers, body: raw });
-        const text = await response.text();
-        expect(response.status, text).toBeLessThan(500);
-        if (response.status >= 400) {
-          expect(ErrorObjectSchema.safeParse(JSON.parse(text)).success, text).toBe(true);
-          expect(await snapshot()).toBe(before);
-        } else {
-          const created = JSON.parse(text) as Record<string, unknown>;
-          expect(typeof (created.id ?? created.merchantId)).toBe('string');
-          // A create adds exactly one record; a simulation adds none.
-          expect(await counts()).toBe(countBefore + (path.startsWith('/v1/') ? 1 : 0));
-        }
-      }),
+      fc.asyncProperty(
+        fc.oneof(randomBody, nearValidBody(target.fields, target.required), nearValidBody(target.fields, target.required)),
+        contentType,
+        async (raw, type) => {
+          const path = target.path();
+          const auth = target.auth();
+          const headers: Record<string, string> = {};
+          if (type) headers['content-type'] = type;
+          if (auth.key) headers.authorization = `Bearer ${auth.key}`;
+          if (auth.secret) headers['x-request-signature'] = defaultRequestSigner({ method: 'POST', path, body: raw, secret: auth.secret });
+          if (auth.idempotent) headers['idempotency-key'] = `fuzz-${++counter}`;
+          const before = await snapshot();
+          const countBefore = await counts();
+          const response = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers, body: raw });
+          const text = await response.text();
+          expect(response.status, text).toBeLessThan(500);
+          if (response.status >= 400) {
+            expect(ErrorObjectSchema.safeParse(JSON.parse(text)).success, text).toBe(true);
+            expect(await snapshot()).toBe(before);
+          } else {
+            const created = JSON.parse(text) as Record<string, unknown>;
+            expect(typeof (created.id ?? created.merchantId)).toBe('string');
+            // A create adds exactly one record; a simulation adds none.
+            expect(await counts()).toBe(countBefore + (path.startsWith('/v1/') ? 1 : 0));
+          }
+        },
+      ),
       { numRuns: 80 },
     );
   });

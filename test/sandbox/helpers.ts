@@ -41,7 +41,9 @@ export async function readCredentials(sandbox: SandboxHandle): Promise<SandboxCr
 }
 
 /** The persisted state, to count records. */
-export async function readState(sandbox: SandboxHandle): Promise<{ payments: unknown[]; invoices: Array<Record<string, unknown>>; merchants: unknown[]; idempotency: unknown[] }> {
+export async function readState(
+  sandbox: SandboxHandle,
+): Promise<{ payments: unknown[]; invoices: Array<Record<string, unknown>>; merchants: unknown[]; idempotency: unknown[] }> {
   return JSON.parse(await readFile(join(sandbox.dataDir, 'sandbox.json'), 'utf8'));
 }
 

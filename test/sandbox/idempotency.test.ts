@@ -68,20 +68,33 @@ describe('Idempotency-Key', () => {
     expect((await createPayment(sandbox, creds, { amount: '5' }, key)).status).toBe(201);
     const invoice = await api(sandbox, 'POST', '/v1/invoices', { key: creds.test.merchant.invoiceKey, body: { amount: '5' }, idempotencyKey: key });
     expect(invoice.status).toBe(201);
-    const live = await api(sandbox, 'POST', '/v1/payments', { key: creds.live.merchant.apiKey, secret: creds.live.merchant.signingSecret, body: { amount: '5' }, idempotencyKey: key });
+    const live = await api(sandbox, 'POST', '/v1/payments', {
+      key: creds.live.merchant.apiKey,
+      secret: creds.live.merchant.signingSecret,
+      body: { amount: '5' },
+      idempotencyKey: key,
+    });
     expect(live.status).toBe(201);
   });
 
   it('partner create payment compares merchantId too', async () => {
     const { sandbox, creds } = await setup();
     const partner = { key: creds.test.partner.apiKey, secret: creds.test.partner.signingSecret, idempotencyKey: 'p-key' };
-    const merchant = await api(sandbox, 'POST', '/v1/partner/merchants', { ...partner, idempotencyKey: 'm-key', body: { externalTenantId: 't', email: 'e@example.com', name: 'n' } });
+    const merchant = await api(sandbox, 'POST', '/v1/partner/merchants', {
+      ...partner,
+      idempotencyKey: 'm-key',
+      body: { externalTenantId: 't', email: 'e@example.com', name: 'n' },
+    });
     expect(merchant.status).toBe(201);
     const first = await api(sandbox, 'POST', '/v1/partner/payments', { ...partner, body: { merchantId: merchant.body.merchantId, amount: '5' } });
     expect(first.status).toBe(201);
     const other = await api(sandbox, 'POST', '/v1/partner/payments', { ...partner, body: { merchantId: creds.test.merchant.merchantId, amount: '5' } });
     expect(other.status).toBe(422);
-    const replay = await api(sandbox, 'POST', '/v1/partner/merchants', { ...partner, idempotencyKey: 'm-key', body: { externalTenantId: 't', email: 'e@example.com', name: 'n' } });
+    const replay = await api(sandbox, 'POST', '/v1/partner/merchants', {
+      ...partner,
+      idempotencyKey: 'm-key',
+      body: { externalTenantId: 't', email: 'e@example.com', name: 'n' },
+    });
     expect(replay.status).toBe(200);
     expect(replay.body).toEqual(merchant.body);
   });

@@ -26,7 +26,12 @@ describe('persistence in --data', () => {
       expect(again.baseUrl).toBe(second.url);
       const read = await api(second, 'GET', `/v1/payments/${payment.body.id}`, merchant);
       expect(read.status).toBe(200);
-      expect(read.body).toMatchObject({ status: 'PARTIALLY_PAID', amountReceived: '4.00', remaining: '5.99', checkoutUrl: `${second.url}/checkout/${payment.body.id}` });
+      expect(read.body).toMatchObject({
+        status: 'PARTIALLY_PAID',
+        amountReceived: '4.00',
+        remaining: '5.99',
+        checkoutUrl: `${second.url}/checkout/${payment.body.id}`,
+      });
       const replay = await api(second, 'POST', '/v1/payments', { ...merchant, body: { amount: '9.99' }, idempotencyKey: 'persist-1' });
       expect(replay.status).toBe(200);
       expect(replay.body.id).toBe(payment.body.id);

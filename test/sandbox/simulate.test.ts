@@ -32,7 +32,11 @@ describe('payment deposits', () => {
     expect(half.status).toBe(200);
     expect(half.body).toMatchObject({ status: 'PARTIALLY_PAID', amountReceived: '0.1', remaining: '0.2', surplus: '0.0' });
     // 0.1 + 0.2 is exactly 0.3 here: decimal arithmetic, not floating point.
-    expect((await simulate(sandbox, `/sandbox/payments/${p.id}/deposit`, { amount: '0.2' })).body).toMatchObject({ status: 'PAID', amountReceived: '0.3', remaining: '0.0' });
+    expect((await simulate(sandbox, `/sandbox/payments/${p.id}/deposit`, { amount: '0.2' })).body).toMatchObject({
+      status: 'PAID',
+      amountReceived: '0.3',
+      remaining: '0.0',
+    });
     expect(await getPayment(p.id)).toMatchObject({ status: 'PAID' });
     expect((await simulate(sandbox, `/sandbox/payments/${p.id}/deposit`, { amount: '0.000000000000000001' })).body).toMatchObject({
       status: 'OVERPAID',
@@ -109,7 +113,11 @@ describe('invoices', () => {
     await simulate(sandbox, `/sandbox/invoices/${inv.id}/deposit`, { amount: '10', networkId: 3448148188 });
     let detail = await getInvoice(inv.id);
     expect(detail).toMatchObject({ status: 'PARTIALLY_PAID', amountReceived: '10.00' });
-    expect(detail.payments[0]).toMatchObject({ networkId: 3448148188, token: 'USDT', address: inv.addresses.find((a: { networkId: number }) => a.networkId === 3448148188).depositAddress });
+    expect(detail.payments[0]).toMatchObject({
+      networkId: 3448148188,
+      token: 'USDT',
+      address: inv.addresses.find((a: { networkId: number }) => a.networkId === 3448148188).depositAddress,
+    });
     expect(detail.payments[0].txHash).toMatch(/^[0-9a-f]{64}$/);
     expect(detail.settlements).toEqual([]);
     await simulate(sandbox, `/sandbox/invoices/${inv.id}/deposit`, { amount: '20', token: 'USDC' });

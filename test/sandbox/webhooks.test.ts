@@ -13,7 +13,12 @@ afterEach(async () => {
 async function setup(options: SandboxOptions = {}, respond?: (n: number) => number | Promise<number>) {
   const receiver = await startReceiver(respond);
   receivers.push(receiver);
-  const sandbox = await openSandbox({ webhookUrls: [receiver.url], retry: { baseDelayMs: 50, timeoutMs: 1000 }, faults: { seed: 7, ...options.faults }, ...options });
+  const sandbox = await openSandbox({
+    webhookUrls: [receiver.url],
+    retry: { baseDelayMs: 50, timeoutMs: 1000 },
+    faults: { seed: 7, ...options.faults },
+    ...options,
+  });
   const creds = await readCredentials(sandbox);
   const createPayment = (body: Record<string, unknown> = { amount: '10.00' }) =>
     api(sandbox, 'POST', '/v1/payments', { key: creds.test.merchant.apiKey, secret: creds.test.merchant.signingSecret, body });
@@ -91,13 +96,18 @@ describe('webhook sender', () => {
   });
 
   it('logs a webhook URL on a port fetch refuses as such, with what to do', async () => {
-    const { sandbox, createPayment } = await setup({ webhookUrls: ['http://127.0.0.1:6000/hook'], retry: { baseDelayMs: 10, maxAttempts: 1, timeoutMs: 1000 } });
+    const { sandbox, createPayment } = await setup({
+      webhookUrls: ['http://127.0.0.1:6000/hook'],
+      retry: { baseDelayMs: 10, maxAttempts: 1, timeoutMs: 1000 },
+    });
     await createPayment();
     await sandbox.webhooksIdle();
     const log = await deliveriesOver(sandbox);
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({ statusCode: null, delivered: false });
-    expect(log[0]!.error).toMatch(/^fetch failed: fetch refuses to connect to http:\/\/127\.0\.0\.1:6000\/hook .*bad ports.*let the server listen on another port$/);
+    expect(log[0]!.error).toMatch(
+      /^fetch failed: fetch refuses to connect to http:\/\/127\.0\.0\.1:6000\/hook .*bad ports.*let the server listen on another port$/,
+    );
   });
 
   it('--drop 1 delivers nothing but still stores the events', async () => {
@@ -133,7 +143,9 @@ describe('webhook sender', () => {
     expect(() => verified(creds.webhookSecret, delivery)).toThrow(/too old/i);
     // Only the timestamp is stale: the signature over it is otherwise correct.
     const key = Buffer.from(creds.webhookSecret.slice('whsec_'.length), 'base64');
-    const mac = createHmac('sha256', key).update(`${delivery.headers['webhook-id']}.${delivery.headers['webhook-timestamp']}.${delivery.body}`).digest('base64');
+    const mac = createHmac('sha256', key)
+      .update(`${delivery.headers['webhook-id']}.${delivery.headers['webhook-timestamp']}.${delivery.body}`)
+      .digest('base64');
     expect(delivery.headers['webhook-signature']!.split(' ')).toContain(`v1,${mac}`);
     expect((await deliveriesOver(sandbox))[0]!.staleTimestamp).toBe(true);
   });

@@ -32,22 +32,27 @@ afterAll(async () => {
 });
 
 describe('checkout-kit init --framework', () => {
-  it.each(FRAMEWORKS)('%s: writes its server files and the common ones byte for byte, and its packages at the ranges checkout-kit is tested with', async (framework) => {
-    const { dir, report } = scaffolds[framework];
-    expect(report.framework).toBe(framework);
-    const map = templateFiles(framework);
-    expect(report.files).toEqual({ written: map.map(([, destination]) => destination), overwritten: [], skipped: [] });
-    for (const [source, destination] of map) expect(await readFile(join(dir, destination)), destination).toEqual(await readFile(join(TEMPLATES, source)));
+  it.each(FRAMEWORKS)(
+    '%s: writes its server files and the common ones byte for byte, and its packages at the ranges checkout-kit is tested with',
+    async (framework) => {
+      const { dir, report } = scaffolds[framework];
+      expect(report.framework).toBe(framework);
+      const map = templateFiles(framework);
+      expect(report.files).toEqual({ written: map.map(([, destination]) => destination), overwritten: [], skipped: [] });
+      for (const [source, destination] of map) expect(await readFile(join(dir, destination)), destination).toEqual(await readFile(join(TEMPLATES, source)));
 
-    const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
-    const { dependencies, devDependencies, scripts } = FRAMEWORK_SCAFFOLDS[framework];
-    for (const name of dependencies) expect(manifest.dependencies?.[name], name).toBe(kit.dependencies[name] ?? kit.devDependencies[name]);
-    for (const name of devDependencies) expect(manifest.devDependencies?.[name], name).toBe(kit.devDependencies[name]);
-    // Only the chosen framework's packages.
-    const others = FRAMEWORKS.filter((other) => other !== framework).flatMap((other) => FRAMEWORK_SCAFFOLDS[other].dependencies);
-    expect(Object.keys(manifest.dependencies ?? {}).filter((name) => others.includes(name as never) && !(dependencies as readonly string[]).includes(name))).toEqual([]);
-    expect(manifest.scripts?.dev).toBe((scripts as Record<string, string>).dev ?? 'tsx watch src/server.ts');
-  });
+      const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
+      const { dependencies, devDependencies, scripts } = FRAMEWORK_SCAFFOLDS[framework];
+      for (const name of dependencies) expect(manifest.dependencies?.[name], name).toBe(kit.dependencies[name] ?? kit.devDependencies[name]);
+      for (const name of devDependencies) expect(manifest.devDependencies?.[name], name).toBe(kit.devDependencies[name]);
+      // Only the chosen framework's packages.
+      const others = FRAMEWORKS.filter((other) => other !== framework).flatMap((other) => FRAMEWORK_SCAFFOLDS[other].dependencies);
+      expect(
+        Object.keys(manifest.dependencies ?? {}).filter((name) => others.includes(name as never) && !(dependencies as readonly string[]).includes(name)),
+      ).toEqual([]);
+      expect(manifest.scripts?.dev).toBe((scripts as Record<string, string>).dev ?? 'tsx watch src/server.ts');
+    },
+  );
 
   it('puts the webhook route where its framework needs it', async () => {
     const read = (framework: Framework, file: string) => readFile(join(scaffolds[framework].dir, file), 'utf8');
@@ -78,7 +83,11 @@ describe('checkout-kit init --framework', () => {
 
   it('every scaffold type-checks against checkout-kit', () => {
     const configs = FRAMEWORKS.map((framework) => {
-      const parsed = ts.getParsedCommandLineOfConfigFile(join(scaffolds[framework].dir, 'tsconfig.paths.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+      const parsed = ts.getParsedCommandLineOfConfigFile(
+        join(scaffolds[framework].dir, 'tsconfig.paths.json'),
+        {},
+        { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+      );
       expect(parsed?.errors, framework).toEqual([]);
       return parsed!;
     });
@@ -87,14 +96,30 @@ describe('checkout-kit init --framework', () => {
     const options = configs[FRAMEWORKS.indexOf('nest')]!.options;
     const comparable = ({ configFilePath, pathsBasePath, ...rest }: ts.CompilerOptions) => ({ ...rest, experimentalDecorators: true });
     for (const config of configs) expect(comparable(config.options)).toEqual(comparable(options));
-    const program = ts.createProgram(configs.flatMap((config) => config.fileNames), options);
+    const program = ts.createProgram(
+      configs.flatMap((config) => config.fileNames),
+      options,
+    );
     // The scaffolds' own files: checkout-kit's sources are type-checked by its own build.
     const own = program.getSourceFiles().filter((file) => file.fileName.startsWith(root) && !file.fileName.includes('/node_modules/'));
     for (const framework of FRAMEWORKS) {
-      const files = own.filter((file) => file.fileName.startsWith(`${scaffolds[framework].dir}/`)).map((file) => file.fileName.slice(scaffolds[framework].dir.length + 1));
-      expect(files, framework).toEqual(expect.arrayContaining(['fulfillment.ts', 'test/webhook.test.ts', ...templateFiles(framework).map(([, to]) => to).filter((to) => to.endsWith('.ts'))]));
+      const files = own
+        .filter((file) => file.fileName.startsWith(`${scaffolds[framework].dir}/`))
+        .map((file) => file.fileName.slice(scaffolds[framework].dir.length + 1));
+      expect(files, framework).toEqual(
+        expect.arrayContaining([
+          'fulfillment.ts',
+          'test/webhook.test.ts',
+          ...templateFiles(framework)
+            .map(([, to]) => to)
+            .filter((to) => to.endsWith('.ts')),
+        ]),
+      );
     }
-    const diagnostics = [...program.getOptionsDiagnostics(), ...own.flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)])];
+    const diagnostics = [
+      ...program.getOptionsDiagnostics(),
+      ...own.flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]),
+    ];
     expect(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (name) => name, getCurrentDirectory: () => root, getNewLine: () => '\n' })).toBe('');
   });
 

@@ -41,7 +41,12 @@ async function filesUnder(dir: string): Promise<string[]> {
 async function fakeSandbox(dir: string, baseUrl: string, like?: SandboxCredentials): Promise<SandboxCredentials> {
   const account = (environment: 'test' | 'live') => ({
     partner: { apiKey: `svc_pk_${environment}_${randomUUID()}`, signingSecret: `svc_ps_${randomUUID()}` },
-    merchant: { merchantId: randomUUID(), apiKey: `svc_mk_${environment}_${randomUUID()}`, signingSecret: `svc_ms_${randomUUID()}`, invoiceKey: `${environment}_${randomUUID()}` },
+    merchant: {
+      merchantId: randomUUID(),
+      apiKey: `svc_mk_${environment}_${randomUUID()}`,
+      signingSecret: `svc_ms_${randomUUID()}`,
+      invoiceKey: `${environment}_${randomUUID()}`,
+    },
   });
   const credentials: SandboxCredentials = { ...(like ?? { webhookSecret: newWebhookSecret(), test: account('test'), live: account('live') }), baseUrl };
   await mkdir(join(dir, '.sandbox'), { recursive: true });
@@ -151,17 +156,29 @@ describe('checkout-kit init', () => {
     const dir = join(cwd, 'shop');
     const result = await runCli(['init', 'shop'], { cwd });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^ +wrote +\.env \(CHECKOUT_WEBHOOK_SECRET, CHECKOUT_API_KEY, CHECKOUT_SIGNING_SECRET, CHECKOUT_INVOICE_KEY from \.sandbox\/credentials\.json\)$/m);
+    expect(result.stdout).toMatch(
+      /^ +wrote +\.env \(CHECKOUT_WEBHOOK_SECRET, CHECKOUT_API_KEY, CHECKOUT_SIGNING_SECRET, CHECKOUT_INVOICE_KEY from \.sandbox\/credentials\.json\)$/m,
+    );
     // (CHECKOUT_BASE_URL: .env.example's default is already the sandbox's.)
     const text = await readFile(join(dir, '.env'), 'utf8');
     // .env.example with the five values set: its explanations and defaults stay.
-    expect(text.split('\n').filter((line) => !line.startsWith('CHECKOUT_') || line.startsWith('CHECKOUT_PARTNER') || line.startsWith('CHECKOUT_STORE'))).toEqual(
-      (await readFile(join(TEMPLATES, '_env.example'), 'utf8')).split('\n').filter((line) => !line.startsWith('CHECKOUT_') || line.startsWith('CHECKOUT_PARTNER') || line.startsWith('CHECKOUT_STORE')),
+    expect(
+      text.split('\n').filter((line) => !line.startsWith('CHECKOUT_') || line.startsWith('CHECKOUT_PARTNER') || line.startsWith('CHECKOUT_STORE')),
+    ).toEqual(
+      (await readFile(join(TEMPLATES, '_env.example'), 'utf8'))
+        .split('\n')
+        .filter((line) => !line.startsWith('CHECKOUT_') || line.startsWith('CHECKOUT_PARTNER') || line.startsWith('CHECKOUT_STORE')),
     );
     expect((await stat(join(dir, '.env'))).mode & 0o777).toBe(0o600);
     const config = loadConfig({ env: {}, cwd: dir });
     const { merchant } = credentials.test;
-    expect([config.baseUrl, config.webhookSecrets, config.apiKey, config.signingSecret, config.invoiceKey]).toEqual(['http://127.0.0.1:4010', [credentials.webhookSecret], merchant.apiKey, merchant.signingSecret, merchant.invoiceKey]);
+    expect([config.baseUrl, config.webhookSecrets, config.apiKey, config.signingSecret, config.invoiceKey]).toEqual([
+      'http://127.0.0.1:4010',
+      [credentials.webhookSecret],
+      merchant.apiKey,
+      merchant.signingSecret,
+      merchant.invoiceKey,
+    ]);
 
     // A sandbox of the shop's own, started again on another port: the target's .sandbox wins over the cwd's.
     await fakeSandbox(dir, 'http://127.0.0.1:4011', credentials);
@@ -170,7 +187,9 @@ describe('checkout-kit init', () => {
     expect(kept.env).toMatchObject({ credentials: 'shop/.sandbox/credentials.json', created: false, set: [], kept: ['CHECKOUT_BASE_URL', 'CHECKOUT_API_KEY'] });
     expect(loadConfig({ env: {}, cwd: dir })).toMatchObject({ baseUrl: 'http://127.0.0.1:4010', apiKey: 'svc_mk_test_mine' });
     const human = await runCli(['init', dir], { cwd });
-    expect(human.stdout).toContain("kept        .env's CHECKOUT_BASE_URL, CHECKOUT_API_KEY: they differ from shop/.sandbox/credentials.json; `checkout-kit sandbox --write-env` (or init --force) sets the sandbox's");
+    expect(human.stdout).toContain(
+      "kept        .env's CHECKOUT_BASE_URL, CHECKOUT_API_KEY: they differ from shop/.sandbox/credentials.json; `checkout-kit sandbox --write-env` (or init --force) sets the sandbox's",
+    );
     const forced = JSON.parse((await runCli(['init', 'shop', '--json', '--force'], { cwd })).stdout) as ScaffoldReport;
     expect(forced.env).toMatchObject({ set: ['CHECKOUT_BASE_URL', 'CHECKOUT_API_KEY'], kept: [] });
     expect(loadConfig({ env: {}, cwd: dir })).toMatchObject({ baseUrl: 'http://127.0.0.1:4011', apiKey: merchant.apiKey });
@@ -237,53 +256,57 @@ function exec(command: string, args: string[], cwd: string): Promise<Ran> {
 }
 
 describe('end to end', () => {
-  it(
-    '(c) scaffolds an empty folder and one with existing files, installs the local package, type-checks and runs the sample test green',
-    async () => {
-      const timings: Record<string, number> = {};
-      // The package's exports point at dist/: build it (emitted even if files others are editing have type errors).
-      const build = await exec(join(REPO, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], REPO);
-      timings.build = build.seconds;
-      expect(existsSync(join(REPO, 'dist/index.js')) && existsSync(join(REPO, 'dist/testing/index.d.ts')), build.output).toBe(true);
-      if (build.code !== 0) console.warn(`tsc reported errors while building dist/ (continuing):\n${build.output.slice(0, 2000)}`);
+  it('(c) scaffolds an empty folder and one with existing files, installs the local package, type-checks and runs the sample test green', async () => {
+    const timings: Record<string, number> = {};
+    // The package's exports point at dist/: build it (emitted even if files others are editing have type errors).
+    const build = await exec(join(REPO, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], REPO);
+    timings.build = build.seconds;
+    expect(existsSync(join(REPO, 'dist/index.js')) && existsSync(join(REPO, 'dist/testing/index.d.ts')), build.output).toBe(true);
+    if (build.code !== 0) console.warn(`tsc reported errors while building dist/ (continuing):\n${build.output.slice(0, 2000)}`);
 
-      const empty = join(await tempDir(), 'fresh-shop');
-      await init(empty);
-      const existing = join(await tempDir(), 'old-shop');
-      await mkdir(existing);
-      await writeFile(join(existing, 'README.md'), '# Our shop\n');
-      await writeFile(join(existing, '.gitignore'), 'node_modules/\n');
-      await writeFile(join(existing, 'package.json'), `${JSON.stringify({ name: 'old-shop', private: true, type: 'module', scripts: { start: 'node index.js' } }, null, 2)}\n`);
-      const report = await init(existing);
-      expect(report.files.skipped).toEqual(['README.md', '.gitignore']);
-      expect(await readFile(join(existing, 'README.md'), 'utf8')).toBe('# Our shop\n');
+    const empty = join(await tempDir(), 'fresh-shop');
+    await init(empty);
+    const existing = join(await tempDir(), 'old-shop');
+    await mkdir(existing);
+    await writeFile(join(existing, 'README.md'), '# Our shop\n');
+    await writeFile(join(existing, '.gitignore'), 'node_modules/\n');
+    await writeFile(
+      join(existing, 'package.json'),
+      `${JSON.stringify({ name: 'old-shop', private: true, type: 'module', scripts: { start: 'node index.js' } }, null, 2)}\n`,
+    );
+    const report = await init(existing);
+    expect(report.files.skipped).toEqual(['README.md', '.gitignore']);
+    expect(await readFile(join(existing, 'README.md'), 'utf8')).toBe('# Our shop\n');
 
-      // One install, from the repository itself; the empty-folder scaffold shares its node_modules.
-      const manifest = await readJson(join(existing, 'package.json'));
-      expect(manifest.dependencies?.['checkout-kit']).toBe(`^${version}`);
-      manifest.dependencies = { ...manifest.dependencies, 'checkout-kit': `file:${REPO}` };
-      await writeFile(join(existing, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-      const install = await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], existing);
-      timings.install = install.seconds;
-      expect(install.code, install.output).toBe(0);
-      await symlink(join(existing, 'node_modules'), join(empty, 'node_modules'), 'dir');
+    // One install, from the repository itself; the empty-folder scaffold shares its node_modules.
+    const manifest = await readJson(join(existing, 'package.json'));
+    expect(manifest.dependencies?.['checkout-kit']).toBe(`^${version}`);
+    manifest.dependencies = { ...manifest.dependencies, 'checkout-kit': `file:${REPO}` };
+    await writeFile(join(existing, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    const install = await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], existing);
+    timings.install = install.seconds;
+    expect(install.code, install.output).toBe(0);
+    await symlink(join(existing, 'node_modules'), join(empty, 'node_modules'), 'dir');
 
-      for (const dir of [existing, empty]) {
-        const name = dir === existing ? 'existing' : 'empty';
-        const tsc = await exec('npx', ['tsc', '--noEmit', '-p', '.'], dir);
-        timings[`tsc ${name}`] = tsc.seconds;
-        expect(tsc.code, tsc.output).toBe(0);
+    for (const dir of [existing, empty]) {
+      const name = dir === existing ? 'existing' : 'empty';
+      const tsc = await exec('npx', ['tsc', '--noEmit', '-p', '.'], dir);
+      timings[`tsc ${name}`] = tsc.seconds;
+      expect(tsc.code, tsc.output).toBe(0);
 
-        const vitest = await exec('npx', ['vitest', 'run', '--reporter=json', '--outputFile=vitest-report.json'], dir);
-        timings[`vitest ${name}`] = vitest.seconds;
-        expect(vitest.code, vitest.output).toBe(0);
-        const results = JSON.parse(await readFile(join(dir, 'vitest-report.json'), 'utf8')) as { success: boolean; numPassedTests: number; numFailedTests: number; numTotalTests: number };
-        expect(results).toMatchObject({ success: true, numFailedTests: 0 });
-        expect(results.numPassedTests).toBeGreaterThanOrEqual(5);
-        expect(results.numPassedTests).toBe(results.numTotalTests);
-      }
-      console.info(`init end to end, seconds: ${JSON.stringify(timings)}`);
-    },
-    600_000,
-  );
+      const vitest = await exec('npx', ['vitest', 'run', '--reporter=json', '--outputFile=vitest-report.json'], dir);
+      timings[`vitest ${name}`] = vitest.seconds;
+      expect(vitest.code, vitest.output).toBe(0);
+      const results = JSON.parse(await readFile(join(dir, 'vitest-report.json'), 'utf8')) as {
+        success: boolean;
+        numPassedTests: number;
+        numFailedTests: number;
+        numTotalTests: number;
+      };
+      expect(results).toMatchObject({ success: true, numFailedTests: 0 });
+      expect(results.numPassedTests).toBeGreaterThanOrEqual(5);
+      expect(results.numPassedTests).toBe(results.numTotalTests);
+    }
+    console.info(`init end to end, seconds: ${JSON.stringify(timings)}`);
+  }, 600_000);
 });

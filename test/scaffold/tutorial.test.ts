@@ -80,13 +80,14 @@ describe('the five-minute tutorial', () => {
     // The sandbox delivers payment.paid, the shop accepts it (the webhook secret matched) and its
     // handler runs after a confirm read (the API key and signing secret matched).
     const failure = () => `\nshop:\n${server.output()}\nsandbox:\n${sandbox.output()}`;
-    const delivered = await eventually(
-      async () => {
-        const deliveries = (await (await fetch(`${checkoutUrl.origin}/sandbox/deliveries`)).json()) as Array<{ type: string; delivered: boolean; statusCode: number | null }>;
-        return deliveries.find((delivery) => delivery.type === 'payment.paid' && delivery.delivered);
-      },
-      60_000,
-    ).catch((error: Error) => {
+    const delivered = await eventually(async () => {
+      const deliveries = (await (await fetch(`${checkoutUrl.origin}/sandbox/deliveries`)).json()) as Array<{
+        type: string;
+        delivered: boolean;
+        statusCode: number | null;
+      }>;
+      return deliveries.find((delivery) => delivery.type === 'payment.paid' && delivery.delivered);
+    }, 60_000).catch((error: Error) => {
       throw new Error(`${error.message}: payment.paid was not delivered${failure()}`);
     });
     expect(delivered.statusCode).toBe(200);

@@ -14,7 +14,11 @@ const at = (ms: number) => new Date(ms);
 export function operatorViewsContract(store: () => Store): void {
   describe("the operator's views", () => {
     it('pages events newest first with offset and limit, filters included', async () => {
-      for (let i = 0; i < 7; i++) await store().insertEvent(sampleEvent(`e${i}`, { receivedAt: iso(T0 + i * 1000), type: i % 2 ? 'payment.paid' : 'payment.created' }), at(T0 + i * 1000));
+      for (let i = 0; i < 7; i++)
+        await store().insertEvent(
+          sampleEvent(`e${i}`, { receivedAt: iso(T0 + i * 1000), type: i % 2 ? 'payment.paid' : 'payment.created' }),
+          at(T0 + i * 1000),
+        );
       const ids = async (filter: Parameters<Store['listEvents']>[0]) => (await store().listEvents(filter)).map((event) => event.id);
       expect(await ids({ limit: 3 })).toEqual(['e6', 'e5', 'e4']);
       expect(await ids({ limit: 3, offset: 3 })).toEqual(['e3', 'e2', 'e1']);
@@ -43,10 +47,22 @@ export function operatorViewsContract(store: () => Store): void {
 
     it('finds a resource by id, order id, e-mail in any case or event id, and filters by outcome, handler state, date and amount', async () => {
       const snapshot = (amount: string, email?: string) => ({ amount, amountReceived: amount, ...(email ? { email } : {}) });
-      await store().updateResource({ kind: 'payment', id: 'pay_a', orderId: 'A-1001', outcome: 'paid', source: 'webhook', snapshot: snapshot('42.10', ' Buyer@Example.com ') }, at(T0));
-      await store().updateResource({ kind: 'payment', id: 'pay_b', orderId: 'A-1002', outcome: 'overpaid', source: 'reconcile', snapshot: snapshot('9.5') }, at(T0 + MINUTE));
-      await store().updateResource({ kind: 'invoice', id: 'inv_c', orderId: 'A-1003', outcome: 'pending', snapshot: snapshot('1000', 'other@example.com') }, at(T0 + 2 * MINUTE));
-      await store().updateResource({ kind: 'payment', id: 'pay_d', outcome: 'paid', snapshot: { ...snapshot('not a number', 'buyer@example.com'), referenceId: 'B-1' } }, at(T0 + 3 * MINUTE));
+      await store().updateResource(
+        { kind: 'payment', id: 'pay_a', orderId: 'A-1001', outcome: 'paid', source: 'webhook', snapshot: snapshot('42.10', ' Buyer@Example.com ') },
+        at(T0),
+      );
+      await store().updateResource(
+        { kind: 'payment', id: 'pay_b', orderId: 'A-1002', outcome: 'overpaid', source: 'reconcile', snapshot: snapshot('9.5') },
+        at(T0 + MINUTE),
+      );
+      await store().updateResource(
+        { kind: 'invoice', id: 'inv_c', orderId: 'A-1003', outcome: 'pending', snapshot: snapshot('1000', 'other@example.com') },
+        at(T0 + 2 * MINUTE),
+      );
+      await store().updateResource(
+        { kind: 'payment', id: 'pay_d', outcome: 'paid', snapshot: { ...snapshot('not a number', 'buyer@example.com'), referenceId: 'B-1' } },
+        at(T0 + 3 * MINUTE),
+      );
       await store().insertEvent(sampleEvent('evt_b', { resourceKind: 'payment', resourceId: 'pay_b' }), at(T0));
       // Handler runs of the current outcomes: a's done, b's failed for good, d's running; c has none.
       await store().enqueueRun({ key: 'payment:pay_a:paid', kind: 'fulfillment', data: {} }, at(T0));
@@ -118,7 +134,8 @@ export function operatorViewsContract(store: () => Store): void {
       for (const id of ['old', 'day1', 'day2', 'hour1']) await store().claimRun(`event:${id}`, { owner: 'w', leaseMs: 60_000, now: at(now) });
       for (const id of ['old', 'day1']) await store().completeRun(`event:${id}`, 'w', at(now));
       await store().failRun('event:day2', 'w', { error: 'gave up', now: at(now) });
-      for (const [i, key] of ['payment:a:paid', 'payment:b:paid', 'payment:c:paid', 'invoice:d:expired'].entries()) await store().enqueueRun({ key, kind: 'fulfillment', data: {} }, at(now - i));
+      for (const [i, key] of ['payment:a:paid', 'payment:b:paid', 'payment:c:paid', 'invoice:d:expired'].entries())
+        await store().enqueueRun({ key, kind: 'fulfillment', data: {} }, at(now - i));
       await store().claimRun('payment:a:paid', { owner: 'w', leaseMs: 60_000, now: at(now) });
       await store().claimRun('payment:b:paid', { owner: 'w', leaseMs: 60_000, now: at(now) });
       await store().failRun('payment:b:paid', 'w', { error: 'no stock', now: at(now) });

@@ -70,7 +70,11 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         await store.insertEvent(sampleEvent('evt_1'));
         await store.enqueueRun({ key: 'payment:p1:paid', kind: 'fulfillment', data: {} });
         await store.insertEvent(sampleEvent('evt_2'));
-        expect((await store.listRuns({ kind: ['event', 'fulfillment'], status: ['pending', 'running'] })).map((run) => run.key)).toEqual(['event:evt_1', 'payment:p1:paid', 'event:evt_2']);
+        expect((await store.listRuns({ kind: ['event', 'fulfillment'], status: ['pending', 'running'] })).map((run) => run.key)).toEqual([
+          'event:evt_1',
+          'payment:p1:paid',
+          'event:evt_2',
+        ]);
         expect((await store.listRuns({ kind: ['fulfillment'] })).map((run) => run.key)).toEqual(['payment:p1:paid']);
         expect(await store.listRuns({ kind: [] })).toEqual([]);
       });
@@ -216,7 +220,8 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
 
       it('counts runs by kind, status and due time, past any page size', async () => {
         const t0 = Date.now();
-        for (let i = 0; i < 120; i++) await store.enqueueRun({ key: `payment:p${i}:paid`, kind: 'fulfillment', data: {}, nextAttemptAt: iso(i < 100 ? t0 - 1000 : t0 + HOUR) });
+        for (let i = 0; i < 120; i++)
+          await store.enqueueRun({ key: `payment:p${i}:paid`, kind: 'fulfillment', data: {}, nextAttemptAt: iso(i < 100 ? t0 - 1000 : t0 + HOUR) });
         await store.claimRun('payment:p0:paid', { owner: 'w', leaseMs: 60_000, now: new Date(t0) });
         await store.failRun('payment:p0:paid', 'w', { error: 'gave up', now: new Date(t0) });
         await store.insertEvent(sampleEvent('evt_1'), new Date(t0 - 2000));
@@ -286,7 +291,10 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         expect((await store.getResource('payment', 'pay_l'))?.late).toBe(false);
         // Expired first, then paid after expiry: late from that news.
         await store.updateResource({ kind: 'payment', id: 'pay_m', outcome: 'expired' });
-        expect((await store.updateResource({ kind: 'payment', id: 'pay_m', outcome: 'overpaid', late: true })).record).toMatchObject({ outcome: 'overpaid', late: true });
+        expect((await store.updateResource({ kind: 'payment', id: 'pay_m', outcome: 'overpaid', late: true })).record).toMatchObject({
+          outcome: 'overpaid',
+          late: true,
+        });
         // First seen already paid.
         expect((await store.updateResource({ kind: 'invoice', id: 'inv_l', outcome: 'paid', late: true })).record.late).toBe(true);
       });
@@ -304,7 +312,7 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         await store.updateResource({ kind: 'payment', id: 'pay_old', open: false });
         expect(await ids({ open: true, kind: 'payment' })).toEqual(['pay_new']);
       });
-      it('takes the service\'s referenceId as the order id only where none was given: a given order id stays', async () => {
+      it("takes the service's referenceId as the order id only where none was given: a given order id stays", async () => {
         const snapshot = (referenceId: string, id = 'pay_ref') => ({ id, referenceId, amount: '1', status: 'PENDING' }) as never;
         await store.updateResource({ kind: 'payment', id: 'pay_ref', orderId: 'tenant-a/1001', source: 'checkout', snapshot: snapshot('1001') });
         await store.updateResource({ kind: 'payment', id: 'pay_ref', source: 'webhook', snapshot: snapshot('1001') });
@@ -341,7 +349,10 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         expect(await store.putCheckoutAttempt({ ...first, number: 1 })).toMatchObject({ inserted: false, attempt: { status: 'refused' } });
         expect(await store.putCheckoutAttempt({ ...first, number: 3 })).toMatchObject({ inserted: false, attempt: { status: 'refused' } });
         const second = await store.putCheckoutAttempt({ ...first, number: 2, idempotencyKey: 'idem_r~2', requestHash: 'hash_2' });
-        expect(second).toMatchObject({ inserted: true, attempt: { number: 2, status: 'sending', idempotencyKey: 'idem_r~2', requestHash: 'hash_2', resourceId: undefined } });
+        expect(second).toMatchObject({
+          inserted: true,
+          attempt: { number: 2, status: 'sending', idempotencyKey: 'idem_r~2', requestHash: 'hash_2', resourceId: undefined },
+        });
         expect(await store.putCheckoutAttempt({ ...first, number: 3 })).toMatchObject({ inserted: false, attempt: { number: 2 } });
         expect(await store.completeCheckoutAttempt('order_r', { resourceId: 'pay_r', checkoutUrl: undefined })).toMatchObject({ number: 2, status: 'created' });
         // Only a sending attempt is released: a created one stands.
@@ -349,14 +360,27 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
       });
     });
 
-    describe('partner tenants\' merchants', () => {
+    describe("partner tenants' merchants", () => {
       const merchant = (merchantId: string, externalTenantId: string) =>
         ({ merchantId, externalTenantId, name: 'Shop', email: 'shop@example.com', environment: 'test' }) as unknown as Merchant;
-      const tenant = { tenantId: 't-1', environment: 'test' as const, idempotencyKey: 'idem_t1', requestHash: 'hash_1', name: 'Shop', email: 'shop@example.com' };
+      const tenant = {
+        tenantId: 't-1',
+        environment: 'test' as const,
+        idempotencyKey: 'idem_t1',
+        requestHash: 'hash_1',
+        name: 'Shop',
+        email: 'shop@example.com',
+      };
 
-      it('inserts a tenant\'s try once per environment, completes it with the merchant, and finds it by tenant and by merchant id', async () => {
-        expect(await store.putTenantMerchant(tenant)).toMatchObject({ inserted: true, tenant: { ...tenant, number: 1, status: 'sending', merchantId: undefined } });
-        expect(await store.putTenantMerchant({ ...tenant, idempotencyKey: 'other', requestHash: 'hash_2' })).toMatchObject({ inserted: false, tenant: { idempotencyKey: 'idem_t1', requestHash: 'hash_1' } });
+      it("inserts a tenant's try once per environment, completes it with the merchant, and finds it by tenant and by merchant id", async () => {
+        expect(await store.putTenantMerchant(tenant)).toMatchObject({
+          inserted: true,
+          tenant: { ...tenant, number: 1, status: 'sending', merchantId: undefined },
+        });
+        expect(await store.putTenantMerchant({ ...tenant, idempotencyKey: 'other', requestHash: 'hash_2' })).toMatchObject({
+          inserted: false,
+          tenant: { idempotencyKey: 'idem_t1', requestHash: 'hash_1' },
+        });
         // The same tenant in the other environment is another merchant.
         expect(await store.putTenantMerchant({ ...tenant, environment: 'live', idempotencyKey: 'idem_t1_live' })).toMatchObject({ inserted: true });
         const done = await store.completeTenantMerchant('t-1', 'test', merchant('m-1', 't-1'));
@@ -389,8 +413,8 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
       });
     });
 
-    describe('the caller\'s clock', () => {
-      it('regression: every stamp and due time follows the caller\'s now, not the wall clock', async () => {
+    describe("the caller's clock", () => {
+      it("regression: every stamp and due time follows the caller's now, not the wall clock", async () => {
         // Far from the wall clock either way: a store that read its own clock would show it here.
         for (const t0 of [Date.parse('2001-01-01T00:00:00.000Z'), Date.parse('2099-01-01T00:00:00.000Z')]) {
           const key = `f:clock:${t0}`;
@@ -409,8 +433,12 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
           expect(await store.acquireLock(`lock:${t0}`, 'b', 1000, new Date(t0 + 999))).toBe(false);
           expect(await store.acquireLock(`lock:${t0}`, 'b', 1000, new Date(t0 + 1000))).toBe(true);
           const order = `order:${t0}`;
-          expect((await store.putCheckoutAttempt({ orderId: order, kind: 'payment', idempotencyKey: 'k', requestHash: 'h' }, new Date(t0))).attempt).toMatchObject({ createdAt: iso(t0) });
-          expect(await store.completeCheckoutAttempt(order, { resourceId: 'p', checkoutUrl: undefined }, new Date(t0 + 5))).toMatchObject({ updatedAt: iso(t0 + 5) });
+          expect(
+            (await store.putCheckoutAttempt({ orderId: order, kind: 'payment', idempotencyKey: 'k', requestHash: 'h' }, new Date(t0))).attempt,
+          ).toMatchObject({ createdAt: iso(t0) });
+          expect(await store.completeCheckoutAttempt(order, { resourceId: 'p', checkoutUrl: undefined }, new Date(t0 + 5))).toMatchObject({
+            updatedAt: iso(t0 + 5),
+          });
         }
       });
     });

@@ -44,7 +44,9 @@ describe('openStore', () => {
     const cwd = await scratch.dir();
     const error = await openStore('file:./x', { cwd, mustExist: true }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toBe(`No store at ${join(cwd, 'x')} (CHECKOUT_STORE=file:./x): nothing was ever stored there. Check CHECKOUT_STORE; a relative folder is read from the current directory.`);
+    expect((error as Error).message).toBe(
+      `No store at ${join(cwd, 'x')} (CHECKOUT_STORE=file:./x): nothing was ever stored there. Check CHECKOUT_STORE; a relative folder is read from the current directory.`,
+    );
     expect(await readdir(cwd)).toEqual([]);
     expect(await fileStoreExists(join(cwd, 'x'))).toBe(false);
     // Once the store was made, it opens.

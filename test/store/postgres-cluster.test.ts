@@ -109,7 +109,15 @@ function start(args: ClusterProcessArgs): Member {
 function post(agent: Agent, port: number, headers: Record<string, string>, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(
-      { host: '127.0.0.1', port, path: '/webhooks/checkout', method: 'POST', agent, timeout: 10_000, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/webhooks/checkout',
+        method: 'POST',
+        agent,
+        timeout: 10_000,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));
@@ -186,101 +194,107 @@ describe.skipIf(!DATABASE_URL)('PostgresStore shared by several processes', () =
     await databases.dispose();
   });
 
-  it(
-    'three receivers and two reconcilers, 5,000 deliveries with 30% duplicates, one receiver SIGKILLed midway: every event stored once, each handler completed once, nothing left claimed',
-    async () => {
-      const payments = planPayments();
-      const { events, deliveries } = deliveriesOf(payments);
-      expect(deliveries).toHaveLength(DELIVERIES);
-      expect((DELIVERIES - events.length) / DELIVERIES).toBeCloseTo(DUPLICATE_SHARE, 2);
-      // The service knows every payment's final state (what reconcilers read when polling).
-      await databases.query(
-        `INSERT INTO "${schema}".service_payments (id, payment) SELECT * FROM unnest($1::text[], $2::jsonb[])`,
-        [payments.map((p) => p.states.at(-1)!.payment.id), payments.map((p) => JSON.stringify(p.states.at(-1)!.payment))],
-      );
+  it('three receivers and two reconcilers, 5,000 deliveries with 30% duplicates, one receiver SIGKILLed midway: every event stored once, each handler completed once, nothing left claimed', async () => {
+    const payments = planPayments();
+    const { events, deliveries } = deliveriesOf(payments);
+    expect(deliveries).toHaveLength(DELIVERIES);
+    expect((DELIVERIES - events.length) / DELIVERIES).toBeCloseTo(DUPLICATE_SHARE, 2);
+    // The service knows every payment's final state (what reconcilers read when polling).
+    await databases.query(`INSERT INTO "${schema}".service_payments (id, payment) SELECT * FROM unnest($1::text[], $2::jsonb[])`, [
+      payments.map((p) => p.states.at(-1)!.payment.id),
+      payments.map((p) => JSON.stringify(p.states.at(-1)!.payment)),
+    ]);
 
-      const common = { databaseUrl: DATABASE_URL!, schema, secret: SECRET, leaseMs: LEASE_MS };
-      const receivers = [0, 1, 2].map(() => start({ role: 'receiver', ...common }));
-      const reconcilers = [0, 1].map(() => start({ role: 'reconciler', ...common }));
-      members.push(...receivers, ...reconcilers);
-      const ports = (await Promise.all(receivers.map((member) => member.first))).map((ready) => ready.port as number);
-      await Promise.all(reconcilers.map((member) => member.first));
+    const common = { databaseUrl: DATABASE_URL!, schema, secret: SECRET, leaseMs: LEASE_MS };
+    const receivers = [0, 1, 2].map(() => start({ role: 'receiver', ...common }));
+    const reconcilers = [0, 1].map(() => start({ role: 'reconciler', ...common }));
+    members.push(...receivers, ...reconcilers);
+    const ports = (await Promise.all(receivers.map((member) => member.first))).map((ready) => ready.port as number);
+    await Promise.all(reconcilers.map((member) => member.first));
 
-      // Midway, once the victim holds a few leases (handlers take some ms, so it soon does), SIGKILL
-      // it. The runs still leased to it after it died are what the others must take over.
-      const victim = receivers[0]!;
-      const killedPid = victim.child.pid!;
-      const leasedToVictim = async () => (await store.listRuns({ status: 'running', limit: 100_000 })).filter((run) => run.owner?.includes(`:${killedPid}:`));
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => victim.child.once('exit', (_code, signal) => resolve(signal)));
-      let kill: Promise<Run[]> | undefined;
-      let killedAt = 0;
-      const started = Date.now();
-      const { retries } = await send(deliveries, ports, (acked) => {
-        if (kill || acked < DELIVERIES * 0.4) return;
-        killedAt = acked;
-        kill = waitFor('the victim to hold leases', async () => ((await leasedToVictim()).length >= 3 ? true : undefined), 10_000).then(async () => {
-          victim.child.kill('SIGKILL');
-          expect(await exited).toBe('SIGKILL');
-          return leasedToVictim();
-        });
+    // Midway, once the victim holds a few leases (handlers take some ms, so it soon does), SIGKILL
+    // it. The runs still leased to it after it died are what the others must take over.
+    const victim = receivers[0]!;
+    const killedPid = victim.child.pid!;
+    const leasedToVictim = async () => (await store.listRuns({ status: 'running', limit: 100_000 })).filter((run) => run.owner?.includes(`:${killedPid}:`));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => victim.child.once('exit', (_code, signal) => resolve(signal)));
+    let kill: Promise<Run[]> | undefined;
+    let killedAt = 0;
+    const started = Date.now();
+    const { retries } = await send(deliveries, ports, (acked) => {
+      if (kill || acked < DELIVERIES * 0.4) return;
+      killedAt = acked;
+      kill = waitFor('the victim to hold leases', async () => ((await leasedToVictim()).length >= 3 ? true : undefined), 10_000).then(async () => {
+        victim.child.kill('SIGKILL');
+        expect(await exited).toBe('SIGKILL');
+        return leasedToVictim();
       });
-      const sendSeconds = (Date.now() - started) / 1000;
-      const abandoned = await kill!;
-      expect(abandoned.length).toBeGreaterThan(0);
+    });
+    const sendSeconds = (Date.now() - started) / 1000;
+    const abandoned = await kill!;
+    expect(abandoned.length).toBeGreaterThan(0);
 
-      // Every run finished: the killed receiver's claims are taken over once their lease runs out.
-      const unfinished = () => store.listRuns({ status: ['pending', 'running', 'failed'], limit: 1_000_000 });
-      await waitFor('every run to finish', async () => ((await unfinished()).length === 0 ? true : undefined), 45_000);
+    // Every run finished: the killed receiver's claims are taken over once their lease runs out.
+    const unfinished = () => store.listRuns({ status: ['pending', 'running', 'failed'], limit: 1_000_000 });
+    await waitFor('every run to finish', async () => ((await unfinished()).length === 0 ? true : undefined), 45_000);
 
-      // Every event stored exactly once, with its body byte for byte.
-      const stored = await store.listEvents({ limit: 1_000_000 });
-      expect(stored).toHaveLength(events.length);
-      const bodies = new Map(stored.map((event) => [event.id, event.body]));
-      for (const event of events) expect(bodies.get(event.id), event.id).toBe(event.body);
+    // Every event stored exactly once, with its body byte for byte.
+    const stored = await store.listEvents({ limit: 1_000_000 });
+    expect(stored).toHaveLength(events.length);
+    const bodies = new Map(stored.map((event) => [event.id, event.body]));
+    for (const event of events) expect(bodies.get(event.id), event.id).toBe(event.body);
 
-      // Nothing left claimed: every run is done, and none holds a lease.
-      const runs = await store.listRuns({ limit: 1_000_000 });
-      expect(runs.filter((run) => run.status !== 'done' || run.leaseUntil !== undefined)).toEqual([]);
-      expect(runs.filter((run) => run.kind === 'event')).toHaveLength(events.length);
+    // Nothing left claimed: every run is done, and none holds a lease.
+    const runs = await store.listRuns({ limit: 1_000_000 });
+    expect(runs.filter((run) => run.status !== 'done' || run.leaseUntil !== undefined)).toEqual([]);
+    expect(runs.filter((run) => run.kind === 'event')).toHaveLength(events.length);
 
-      // Each resource ended at its final outcome, whatever order its events came in.
-      const outcomeOf = new Map((await store.listResources({ limit: 1_000_000 })).map((record) => [record.id, record.outcome]));
-      for (const payment of payments) expect(outcomeOf.get(payment.states[0]!.payment.id)).toBe(payment.plan);
+    // Each resource ended at its final outcome, whatever order its events came in.
+    const outcomeOf = new Map((await store.listResources({ limit: 1_000_000 })).map((record) => [record.id, record.outcome]));
+    for (const payment of payments) expect(outcomeOf.get(payment.states[0]!.payment.id)).toBe(payment.plan);
 
-      // Each fulfilled payment's handler completed exactly once: one call made on the claim that
-      // marked the run done. Any other call must be one the killed receiver made and could not
-      // mark done (it died between the handler's return and completeRun).
-      const calls = await databases.query<{ key: string; owner: string; attempt: number; pid: number }>(`SELECT key, owner, attempt, pid FROM "${schema}".handler_calls`);
-      const fulfillments = runs.filter((run) => run.kind === 'fulfillment');
-      const runOf = new Map(fulfillments.map((run) => [run.key, run]));
-      const expected = payments.filter((p) => p.plan !== 'pending').map((p) => fulfillmentKey('payment', p.states[0]!.payment.id, p.plan as Exclude<Plan, 'pending'>));
-      expect(new Set(calls.map((call) => call.key))).toEqual(new Set(expected));
-      expect(fulfillments.map((run) => run.key).sort()).toEqual([...expected].sort());
-      let interrupted = 0;
-      for (const key of expected) {
-        const run = runOf.get(key)!;
-        const mine = calls.filter((call) => call.key === key);
-        const completing = mine.filter((call) => call.owner === run.owner && call.attempt === run.attempts);
-        expect(completing, key).toHaveLength(1);
-        const others = mine.filter((call) => !completing.includes(call));
-        for (const other of others) expect({ key, pid: other.pid, earlier: other.attempt < run.attempts }).toEqual({ key, pid: killedPid, earlier: true });
-        interrupted += others.length;
-      }
+    // Each fulfilled payment's handler completed exactly once: one call made on the claim that
+    // marked the run done. Any other call must be one the killed receiver made and could not
+    // mark done (it died between the handler's return and completeRun).
+    const calls = await databases.query<{ key: string; owner: string; attempt: number; pid: number }>(
+      `SELECT key, owner, attempt, pid FROM "${schema}".handler_calls`,
+    );
+    const fulfillments = runs.filter((run) => run.kind === 'fulfillment');
+    const runOf = new Map(fulfillments.map((run) => [run.key, run]));
+    const expected = payments
+      .filter((p) => p.plan !== 'pending')
+      .map((p) => fulfillmentKey('payment', p.states[0]!.payment.id, p.plan as Exclude<Plan, 'pending'>));
+    expect(new Set(calls.map((call) => call.key))).toEqual(new Set(expected));
+    expect(fulfillments.map((run) => run.key).sort()).toEqual([...expected].sort());
+    let interrupted = 0;
+    for (const key of expected) {
+      const run = runOf.get(key)!;
+      const mine = calls.filter((call) => call.key === key);
+      const completing = mine.filter((call) => call.owner === run.owner && call.attempt === run.attempts);
+      expect(completing, key).toHaveLength(1);
+      const others = mine.filter((call) => !completing.includes(call));
+      for (const other of others) expect({ key, pid: other.pid, earlier: other.attempt < run.attempts }).toEqual({ key, pid: killedPid, earlier: true });
+      interrupted += others.length;
+    }
 
-      // The runs the victim died holding were taken over by the others once their lease ran out.
-      const runByKey = new Map(runs.map((run) => [run.key, run]));
-      for (const run of abandoned) {
-        const final = runByKey.get(run.key)!;
-        expect({ key: run.key, status: final.status, takenOver: final.owner !== run.owner && final.attempts > run.attempts }).toEqual({ key: run.key, status: 'done', takenOver: true });
-      }
-      const sources = await databases.query<{ source: string; calls: number }>(`SELECT source, count(*)::int AS calls FROM "${schema}".handler_calls GROUP BY source ORDER BY source`);
-      console.log(
-        `cluster: ${DELIVERIES} deliveries (${events.length} events) in ${sendSeconds.toFixed(1)} s, receiver ${killedPid} killed after ${killedAt} acks; ` +
-          `${retries} deliveries resent; ${abandoned.length} runs it died holding taken over after their lease; ${expected.length} handlers completed once ` +
-          `(${sources.map((row) => `${row.calls} via ${row.source}`).join(', ')}); ${interrupted} call(s) cut short by the kill`,
-      );
-      for (const member of [...receivers.slice(1), ...reconcilers]) expect(member.child.exitCode, member.stderr()).toBeNull();
-    },
-    240_000,
-  );
+    // The runs the victim died holding were taken over by the others once their lease ran out.
+    const runByKey = new Map(runs.map((run) => [run.key, run]));
+    for (const run of abandoned) {
+      const final = runByKey.get(run.key)!;
+      expect({ key: run.key, status: final.status, takenOver: final.owner !== run.owner && final.attempts > run.attempts }).toEqual({
+        key: run.key,
+        status: 'done',
+        takenOver: true,
+      });
+    }
+    const sources = await databases.query<{ source: string; calls: number }>(
+      `SELECT source, count(*)::int AS calls FROM "${schema}".handler_calls GROUP BY source ORDER BY source`,
+    );
+    console.log(
+      `cluster: ${DELIVERIES} deliveries (${events.length} events) in ${sendSeconds.toFixed(1)} s, receiver ${killedPid} killed after ${killedAt} acks; ` +
+        `${retries} deliveries resent; ${abandoned.length} runs it died holding taken over after their lease; ${expected.length} handlers completed once ` +
+        `(${sources.map((row) => `${row.calls} via ${row.source}`).join(', ')}); ${interrupted} call(s) cut short by the kill`,
+    );
+    for (const member of [...receivers.slice(1), ...reconcilers]) expect(member.child.exitCode, member.stderr()).toBeNull();
+  }, 240_000);
 });

@@ -12,7 +12,9 @@ const databases = new TestDatabases();
 afterAll(() => databases.dispose());
 
 if (!DATABASE_URL) {
-  console.log('test/store/postgres.test.ts: DATABASE_URL is not set, so the PostgresStore tests run on PGlite (in-process); the tests that need a server are skipped.');
+  console.log(
+    'test/store/postgres.test.ts: DATABASE_URL is not set, so the PostgresStore tests run on PGlite (in-process); the tests that need a server are skipped.',
+  );
 }
 
 storeContract(`PostgresStore (${BACKEND})`, () => databases.fresh());
@@ -29,7 +31,17 @@ describe(`PostgresStore migrations (${BACKEND})`, () => {
       'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
       [store.schema],
     );
-    expect(tables.map((row) => row.table_name)).toEqual(['activity', 'checkout_attempts', 'dead_letters', 'events', 'locks', 'resources', 'runs', 'schema_migrations', 'tenant_merchants']);
+    expect(tables.map((row) => row.table_name)).toEqual([
+      'activity',
+      'checkout_attempts',
+      'dead_letters',
+      'events',
+      'locks',
+      'resources',
+      'runs',
+      'schema_migrations',
+      'tenant_merchants',
+    ]);
     expect(await databases.query('SELECT version FROM "' + store.schema + '".schema_migrations')).toHaveLength(MIGRATIONS.length);
     await store.close();
   });
@@ -67,7 +79,9 @@ describe(`PostgresStore migrations (${BACKEND})`, () => {
     const reader = await databases.store({ schema, mustExist: true });
     const error = await reader.open().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toMatch(new RegExp(`^No checkout-kit store in .*, schema ${schema}: nothing was ever stored there\\. Check CHECKOUT_STORE`));
+    expect((error as Error).message).toMatch(
+      new RegExp(`^No checkout-kit store in .*, schema ${schema}: nothing was ever stored there\\. Check CHECKOUT_STORE`),
+    );
     expect(await databases.query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [schema])).toEqual([]);
     const writer = await databases.store({ schema });
     await writer.open();
@@ -259,7 +273,9 @@ describe('checkout-kit migrate', () => {
     const result = await cli(['migrate'], { CHECKOUT_STORE: 'file:.checkout-kit' });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('checkout-kit: migrate is for PostgreSQL stores, but CHECKOUT_STORE is a file: store: set CHECKOUT_STORE=postgres://user@host:5432/database.\n');
+    expect(result.stderr).toBe(
+      'checkout-kit: migrate is for PostgreSQL stores, but CHECKOUT_STORE is a file: store: set CHECKOUT_STORE=postgres://user@host:5432/database.\n',
+    );
   });
 
   it('exits 1 with one line when the server cannot be reached', async () => {

@@ -35,7 +35,10 @@ describe('choosing the SQLite driver', () => {
 
   it('says which Node has node:sqlite when asked for it on one without', () => {
     if (HAS_NODE_SQLITE) expect(available('node:sqlite')?.name).toBe('node:sqlite');
-    else expect(() => loadDriver('node:sqlite')).toThrow(new StoreError(`The embedded store was asked for node:sqlite, which Node ${process.version} does not have (Node 22.16 or later has it).`));
+    else
+      expect(() => loadDriver('node:sqlite')).toThrow(
+        new StoreError(`The embedded store was asked for node:sqlite, which Node ${process.version} does not have (Node 22.16 or later has it).`),
+      );
   });
 
   it.runIf(HAS_NODE_SQLITE)('on a Node that has node:sqlite, a failure of node:sqlite is told with its reason, not as better-sqlite3 to install', async () => {
@@ -61,21 +64,25 @@ describe('choosing the SQLite driver', () => {
     const script = `import { loadDriver } from './src/store/sqlite/driver.ts';
       const db = loadDriver().open(':memory:'); db.exec('CREATE TABLE t (x)'); db.close();
       await new Promise((resolve) => setTimeout(resolve, 50)); process.emitWarning('still passed on', 'UserWarning');`;
-    const { stderr } = await promisify(execFile)(process.execPath, ['--import', TSX_LOADER, '--input-type=module', '-e', script], { cwd: join(import.meta.dirname, '../..') });
+    const { stderr } = await promisify(execFile)(process.execPath, ['--import', TSX_LOADER, '--input-type=module', '-e', script], {
+      cwd: join(import.meta.dirname, '../..'),
+    });
     // Other warnings still reach stderr.
     expect(stderr).toMatch(/^\(node:\d+\) UserWarning: still passed on\n/);
     expect(stderr).not.toMatch(/ExperimentalWarning|experimental/i);
   });
 
-  it.runIf(HAS_NODE_SQLITE)('needs no better-sqlite3 where Node has node:sqlite: with it not installed, a store opens, writes, reads and backs up', async () => {
-    const dir = await tempDir('ck-sqlite-no-addon-');
-    // In the child, better-sqlite3 cannot be found, by require or import (module.registerHooks: Node 22.15 and later).
-    const notInstalled = `import { registerHooks } from 'node:module';
+  it.runIf(HAS_NODE_SQLITE)(
+    'needs no better-sqlite3 where Node has node:sqlite: with it not installed, a store opens, writes, reads and backs up',
+    async () => {
+      const dir = await tempDir('ck-sqlite-no-addon-');
+      // In the child, better-sqlite3 cannot be found, by require or import (module.registerHooks: Node 22.15 and later).
+      const notInstalled = `import { registerHooks } from 'node:module';
       registerHooks({ resolve(specifier, context, next) {
         if (specifier === 'better-sqlite3') throw Object.assign(new Error("Cannot find module 'better-sqlite3'"), { code: 'MODULE_NOT_FOUND' });
         return next(specifier, context);
       } });`;
-    const script = `import { createRequire } from 'node:module';
+      const script = `import { createRequire } from 'node:module';
       import { SqliteStore } from './src/store/index.ts';
       import { sampleEvent } from './test/store/fixtures/sample-event.ts';
       let addon = 'found';
@@ -87,16 +94,17 @@ describe('choosing the SQLite driver', () => {
       const read = (await store.getEvent('evt_no_addon'))?.id;
       await store.close();
       console.log(JSON.stringify({ addon, driver: store.driver, inserted, read }));`;
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--import', TSX_LOADER, '--import', `data:text/javascript,${encodeURIComponent(notInstalled)}`, '--input-type=module', '-e', script],
-      { cwd: join(import.meta.dirname, '../..') },
-    );
-    expect(JSON.parse(stdout)).toEqual({ addon: 'MODULE_NOT_FOUND', driver: 'node:sqlite', inserted: true, read: 'evt_no_addon' });
-    const backup = loadDriver().open(join(dir, 'backup.sqlite'), { readonly: true });
-    expect(backup.prepare('SELECT id FROM events').all()).toEqual([{ id: 'evt_no_addon' }]);
-    backup.close();
-  });
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', TSX_LOADER, '--import', `data:text/javascript,${encodeURIComponent(notInstalled)}`, '--input-type=module', '-e', script],
+        { cwd: join(import.meta.dirname, '../..') },
+      );
+      expect(JSON.parse(stdout)).toEqual({ addon: 'MODULE_NOT_FOUND', driver: 'node:sqlite', inserted: true, read: 'evt_no_addon' });
+      const backup = loadDriver().open(join(dir, 'backup.sqlite'), { readonly: true });
+      expect(backup.prepare('SELECT id FROM events').all()).toEqual([{ id: 'evt_no_addon' }]);
+      backup.close();
+    },
+  );
 });
 
 for (const { name, driver } of DRIVERS) {
@@ -141,7 +149,12 @@ for (const { name, driver } of DRIVERS) {
       expect(db.inTransaction).toBe(true);
       db.exec('INSERT INTO t VALUES (2); ROLLBACK TO unit; RELEASE unit; COMMIT');
       expect(db.inTransaction).toBe(false);
-      expect(db.prepare('SELECT x FROM t').all().map((row) => row.x)).toEqual([1]);
+      expect(
+        db
+          .prepare('SELECT x FROM t')
+          .all()
+          .map((row) => row.x),
+      ).toEqual([1]);
     });
 
     it('sets WAL and synchronous = FULL on every connection the store opens, reopened ones included; the writer waits for other processes outside SQLite', async () => {
@@ -217,7 +230,9 @@ for (const { name, driver } of DRIVERS) {
       expect(failure(() => holder.exec("INSERT INTO u VALUES ('a'); INSERT INTO u VALUES ('a')")).code).toBe('SQLITE_CONSTRAINT');
       // Damaged pages past the header.
       const big = connect(join(dir, 'big.sqlite'));
-      big.exec("CREATE TABLE t (x); INSERT INTO t SELECT hex(randomblob(200)) FROM json_each(json_array(" + Array.from({ length: 400 }, (_, i) => i).join(',') + '))');
+      big.exec(
+        'CREATE TABLE t (x); INSERT INTO t SELECT hex(randomblob(200)) FROM json_each(json_array(' + Array.from({ length: 400 }, (_, i) => i).join(',') + '))',
+      );
       big.close();
       const handle = await open(join(dir, 'big.sqlite'), 'r+');
       await handle.write(Buffer.alloc(8192, 0x5a), 0, undefined, 8192);

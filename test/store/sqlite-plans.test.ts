@@ -24,7 +24,13 @@ it("reads the run loop's queue through the active runs' index, whatever history 
   const { store, statements, plan } = recordedStore();
   await store.open();
   const now = new Date('2031-01-01T00:00:00.000Z');
-  const loop = createRunLoop({ store, concurrency: 4, clock: () => now, logger: captureLogger(), tasks: { event: async () => 'done', fulfillment: async () => 'done' } });
+  const loop = createRunLoop({
+    store,
+    concurrency: 4,
+    clock: () => now,
+    logger: captureLogger(),
+    tasks: { event: async () => 'done', fulfillment: async () => 'done' },
+  });
   statements.length = 0;
   await loop.kick();
   const reads = statements.filter((statement) => /FROM \S*runs\b/.test(statement.text));

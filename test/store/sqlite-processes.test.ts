@@ -54,7 +54,10 @@ describe('several processes on one SQLite store at once', () => {
     expect(results.map((result) => result.errors)).toEqual(results.map(() => []));
     for (const result of results) expect([...result.inserted, ...result.duplicates].sort()).toEqual([...ids].sort());
     const inserted = occurrences(results.map((result) => result.inserted));
-    expect(ids.filter((id) => inserted.get(id) !== 1), 'ids not inserted exactly once').toEqual([]);
+    expect(
+      ids.filter((id) => inserted.get(id) !== 1),
+      'ids not inserted exactly once',
+    ).toEqual([]);
 
     await withStore(dir, async (store) => {
       const events = await store.listEvents({ limit: 100_000 });
@@ -78,7 +81,10 @@ describe('several processes on one SQLite store at once', () => {
 
     expect(results.map((result) => result.errors)).toEqual(results.map(() => []));
     const claimed = occurrences(results.map((result) => result.claimed));
-    expect(runKeys.filter((key) => claimed.get(key) !== 1), 'runs not claimed exactly once').toEqual([]);
+    expect(
+      runKeys.filter((key) => claimed.get(key) !== 1),
+      'runs not claimed exactly once',
+    ).toEqual([]);
     for (const result of results) expect([...result.completed].sort()).toEqual([...result.claimed].sort());
     // How the claims spread over the processes is the lock's fairness, not correctness: one process
     // taking every run in a few commits is as right as four sharing them. What must hold is above.
@@ -121,9 +127,15 @@ describe('several processes on one SQLite store at once', () => {
       const answer = JSON.parse(result.stdout) as StoredEvent[] | Run[] | { status: string };
       if (args[0] === 'store') expect(answer).toMatchObject({ status: 'healthy' });
       else expect((answer as unknown[]).length).toBeGreaterThan(0);
-      expect(writers.every((worker) => worker.child.exitCode === null), 'a writer stopped by itself').toBe(true);
+      expect(
+        writers.every((worker) => worker.child.exitCode === null),
+        'a writer stopped by itself',
+      ).toBe(true);
     }
-    expect(reads.filter((read) => read.stderr !== ''), 'readers that printed anything on stderr').toEqual([]);
+    expect(
+      reads.filter((read) => read.stderr !== ''),
+      'readers that printed anything on stderr',
+    ).toEqual([]);
 
     for (const worker of writers) worker.child.kill('SIGKILL');
     await Promise.all(writers.map((worker) => worker.exited));

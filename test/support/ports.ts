@@ -64,7 +64,10 @@ export async function holdPort(): Promise<{ port: number; release(): Promise<voi
 }
 
 /** Start a fastify app (or anything with its `listen` and `server`) on a free port of 127.0.0.1; the port. */
-export async function listenOnLoopback(app: { listen(options: { port: number; host: string }): Promise<unknown>; server: { address(): AddressInfo | string | null } }): Promise<number> {
+export async function listenOnLoopback(app: {
+  listen(options: { port: number; host: string }): Promise<unknown>;
+  server: { address(): AddressInfo | string | null };
+}): Promise<number> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   return typeof address === 'object' && address ? address.port : 0;

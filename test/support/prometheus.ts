@@ -70,7 +70,11 @@ export function parsePrometheusStrict(text: string): Map<string, PromFamily> {
       const name = match[1] as string;
       const family =
         families.get(name) ??
-        [...families.values()].find((candidate) => (candidate.type === 'histogram' || candidate.type === 'summary') && ['_bucket', '_sum', '_count'].some((suffix) => name === candidate.name + suffix));
+        [...families.values()].find(
+          (candidate) =>
+            (candidate.type === 'histogram' || candidate.type === 'summary') &&
+            ['_bucket', '_sum', '_count'].some((suffix) => name === candidate.name + suffix),
+        );
       if (!family) throw new Error(`line ${line}: sample ${name} has no TYPE before it`);
       const value = Number(match[3]?.replace(/^([+-]?)Inf$/, '$1Infinity'));
       family.samples.push({ name, labels: parseLabels(match[2] ?? '', line), value });
@@ -81,7 +85,9 @@ export function parsePrometheusStrict(text: string): Map<string, PromFamily> {
 /** The value of the sample `name` with exactly `labels` (undefined when absent). */
 export function sampleValue(families: Map<string, PromFamily>, name: string, labels: Record<string, string> = {}): number | undefined {
   for (const family of families.values()) {
-    const sample = family.samples.find((s) => s.name === name && Object.keys(s.labels).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+    const sample = family.samples.find(
+      (s) => s.name === name && Object.keys(s.labels).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+    );
     if (sample) return sample.value;
   }
   return undefined;

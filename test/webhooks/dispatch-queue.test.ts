@@ -219,7 +219,13 @@ describe('coalesced confirm reads', () => {
     const at = (ms: number) => new Date(ms).toISOString();
     const calls: string[] = [];
     // No allowance for clocks of other hosts: this test's clock steps by 10 ms.
-    const engine = new FulfillmentEngine({ store: new MemoryStore(), client: reader, clock: () => new Date(now), coalesceSkewMs: 0, handlers: { paid: async (p) => void calls.push(p.id) } });
+    const engine = new FulfillmentEngine({
+      store: new MemoryStore(),
+      client: reader,
+      clock: () => new Date(now),
+      coalesceSkewMs: 0,
+      handlers: { paid: async (p) => void calls.push(p.id) },
+    });
     const input = (storedAt: number) => ({ kind: 'payment' as const, id: payment.id, source: 'webhook' as const, storedAt: at(storedAt) });
 
     holdReads();
@@ -309,7 +315,12 @@ describe('coalesced confirm reads', () => {
     const store = new MemoryStore();
     const receiver = createReceiver({ store, secrets: [SECRET], logger: captureLogger(), dispatchConcurrency: 4 });
     const calls = new Map<string, number>();
-    const engine = new FulfillmentEngine({ store, client: reader, coalesceSkewMs: 0, handlers: { paid: async (p) => void calls.set(p.id, (calls.get(p.id) ?? 0) + 1) } });
+    const engine = new FulfillmentEngine({
+      store,
+      client: reader,
+      coalesceSkewMs: 0,
+      handlers: { paid: async (p) => void calls.set(p.id, (calls.get(p.id) ?? 0) + 1) },
+    });
     attachFulfillment(receiver, engine);
     const payments: Payment[] = Array.from({ length: 20 }, () => reader.put(samplePayment({ amountReceived: '25.00', status: 'PAID' })));
     holdReads();

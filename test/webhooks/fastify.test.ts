@@ -63,7 +63,12 @@ describe('checkoutWebhooks fastify plugin', () => {
   it('answers 415 for a non-JSON content type and 400 for missing headers', async () => {
     const { app } = await build();
     const delivery = signedEvent();
-    const text = await app.inject({ method: 'POST', url: '/webhooks/checkout', headers: { ...delivery.headers, 'content-type': 'text/plain' }, payload: delivery.body });
+    const text = await app.inject({
+      method: 'POST',
+      url: '/webhooks/checkout',
+      headers: { ...delivery.headers, 'content-type': 'text/plain' },
+      payload: delivery.body,
+    });
     expect([text.statusCode, text.json().error.code]).toEqual([415, 'unsupported_media_type']);
     const bare = await app.inject({ method: 'POST', url: '/webhooks/checkout', headers: { 'content-type': 'application/json' }, payload: delivery.body });
     expect([bare.statusCode, bare.json().error.code]).toEqual([400, 'missing_signature_headers']);

@@ -3,7 +3,10 @@ import { answerErrorOf, describeAnswer } from '../../src/webhooks/receiver-answe
 
 describe('a receiver answer', () => {
   it("reads the spec's error object as it is, else the first 200 characters of the body, else nothing", () => {
-    expect(answerErrorOf('{"error":{"code":"invalid_signature","message":"No matching signature."}}')).toEqual({ code: 'invalid_signature', message: 'No matching signature.' });
+    expect(answerErrorOf('{"error":{"code":"invalid_signature","message":"No matching signature."}}')).toEqual({
+      code: 'invalid_signature',
+      message: 'No matching signature.',
+    });
     expect(answerErrorOf('<html><body>Cannot POST /webhooks</body></html>\n')).toEqual({ message: '<html><body>Cannot POST /webhooks</body></html>' });
     const long = 'x'.repeat(500);
     expect(answerErrorOf(long)).toEqual({ message: `${'x'.repeat(200)}…` });
@@ -13,7 +16,9 @@ describe('a receiver answer', () => {
   });
 
   it('is described in one line: status, code — message; a body without code; a 2xx; no answer', () => {
-    expect(describeAnswer({ status: 401, code: 'invalid_signature', message: 'No matching signature.' })).toBe('answered 401: invalid_signature — No matching signature.');
+    expect(describeAnswer({ status: 401, code: 'invalid_signature', message: 'No matching signature.' })).toBe(
+      'answered 401: invalid_signature — No matching signature.',
+    );
     expect(describeAnswer({ status: 502, message: 'Bad gateway' })).toBe('answered 502: Bad gateway');
     expect(describeAnswer({ status: 500 })).toBe('answered 500');
     expect(describeAnswer({ status: 204 })).toBe('answered 204');

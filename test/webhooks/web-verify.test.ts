@@ -8,7 +8,11 @@ import { SECRET } from './helpers.js';
 // Published with the Standard Webhooks spec (as in verify.test.ts): WebCrypto must reproduce it too.
 const VECTOR = {
   secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-  headers: { 'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek', 'webhook-timestamp': '1614265330', 'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=' },
+  headers: {
+    'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+    'webhook-timestamp': '1614265330',
+    'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+  },
   body: '{"test": 2432232314}',
 };
 

@@ -50,7 +50,9 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesOptions> = async (
     scope.setErrorHandler(specErrorHandler(options.logger ?? (scope.log as Logger), 'checkout'));
     const checkoutPath = options.checkoutPath ?? '/checkout';
     const returnPath = options.returnPath ?? `${checkoutPath}/return`;
-    scope.post(checkoutPath, async (request, reply) => send(reply, await handleCheckoutRequest({ ...options, returnPath, logger: options.logger ?? request.log }, request.body)));
+    scope.post(checkoutPath, async (request, reply) =>
+      send(reply, await handleCheckoutRequest({ ...options, returnPath, logger: options.logger ?? request.log }, request.body)),
+    );
     scope.get(returnPath, async (request, reply) => {
       const wantsJson = (request.headers.accept ?? '').includes('application/json') || (request.query as { format?: string }).format === 'json';
       return send(reply, await handleReturnRequest({ ...options, logger: options.logger ?? request.log }, request.query as { orderId?: unknown }, wantsJson));

@@ -17,7 +17,9 @@ export interface CaptureFlags {
 export async function capture(flags: CaptureFlags, io: CliIO): Promise<void> {
   const config = loadConfig({ env: io.env, cwd: io.cwd });
   if (config.environment === 'live') {
-    throw new UsageError('capture runs in the test environment only, and the configured keys (CHECKOUT_API_KEY) are live: use the test keys while discovering the signature.');
+    throw new UsageError(
+      'capture runs in the test environment only, and the configured keys (CHECKOUT_API_KEY) are live: use the test keys while discovering the signature.',
+    );
   }
   const dir = resolve(io.cwd, flags.out);
   const stopped = untilSignal();
@@ -37,7 +39,10 @@ export async function capture(flags: CaptureFlags, io: CliIO): Promise<void> {
   if (flags.json) writeLine(io.stdout, JSON.stringify({ url: address, dir }));
   else {
     writeLine(io.stdout, `capture listening on ${address}, saving deliveries to ${dir}`);
-    writeLine(io.stdout, 'point a test webhook endpoint here (through a tunnel), send deliveries, then run `checkout-kit probe-signature --secret …`; Ctrl+C to stop');
+    writeLine(
+      io.stdout,
+      'point a test webhook endpoint here (through a tunnel), send deliveries, then run `checkout-kit probe-signature --secret …`; Ctrl+C to stop',
+    );
   }
   await stopped;
   await app.close();

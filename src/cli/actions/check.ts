@@ -3,7 +3,19 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Table from 'cli-table3';
 import { LOOPBACK_URL_HOSTS } from '../../access/local-request.js';
-import { backendEnv, CHECK_SCENARIO_NAMES, chooseEvidence, isCheckScenario, reconcileRunner, runCheck, startChild, type CheckOptions, type CheckReport, type CheckScenario, type ScenarioReport } from '../../check/index.js';
+import {
+  backendEnv,
+  CHECK_SCENARIO_NAMES,
+  chooseEvidence,
+  isCheckScenario,
+  reconcileRunner,
+  runCheck,
+  startChild,
+  type CheckOptions,
+  type CheckReport,
+  type CheckScenario,
+  type ScenarioReport,
+} from '../../check/index.js';
 import { loadConfig } from '../../config/index.js';
 import { ConfigError } from '../../errors/index.js';
 import type { HandlerOutcome } from '../../fulfillment/outcome.js';
@@ -32,9 +44,13 @@ export interface CheckFlags {
 
 function scenariosOf(only: string | undefined): CheckScenario[] | undefined {
   if (only === undefined) return undefined;
-  const names = only.split(',').map((name) => name.trim()).filter(Boolean);
+  const names = only
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = names.filter((name) => !isCheckScenario(name));
-  if (names.length === 0 || unknown.length > 0) throw new UsageError(`--only takes scenarios from ${CHECK_SCENARIO_NAMES.join(', ')}; unknown: ${unknown.join(', ') || '(none given)'}.`);
+  if (names.length === 0 || unknown.length > 0)
+    throw new UsageError(`--only takes scenarios from ${CHECK_SCENARIO_NAMES.join(', ')}; unknown: ${unknown.join(', ') || '(none given)'}.`);
   return names as CheckScenario[];
 }
 
@@ -57,7 +73,13 @@ function deliveries(scenario: ScenarioReport): string {
 }
 
 function rows(report: CheckReport) {
-  return report.scenarios.map((scenario) => ({ scenario: scenario.scenario, expected: expected(scenario), 'handler calls': calls(scenario.calls), deliveries: deliveries(scenario), result: scenario.ok ? 'ok' : 'FAIL' }));
+  return report.scenarios.map((scenario) => ({
+    scenario: scenario.scenario,
+    expected: expected(scenario),
+    'handler calls': calls(scenario.calls),
+    deliveries: deliveries(scenario),
+    result: scenario.ok ? 'ok' : 'FAIL',
+  }));
 }
 
 function human(report: CheckReport, tty: boolean): string {
@@ -97,7 +119,9 @@ function sandboxPortOf(baseUrl: string | undefined): number {
   if (baseUrl === undefined) return DEFAULT_SANDBOX_PORT;
   const url = new URL(baseUrl);
   if (url.protocol !== 'http:' || !LOOPBACK_URL_HOSTS.has(url.hostname)) {
-    throw new ConfigError(`CHECKOUT_BASE_URL is ${url.origin}, not a local sandbox: check drives the local sandbox, so configure the backend for it (or let check do it with --start "<command>").`);
+    throw new ConfigError(
+      `CHECKOUT_BASE_URL is ${url.origin}, not a local sandbox: check drives the local sandbox, so configure the backend for it (or let check do it with --start "<command>").`,
+    );
   }
   return url.port === '' ? 80 : Number(url.port);
 }
@@ -119,7 +143,9 @@ export async function check(flags: CheckFlags, io: CliIO, setExit: (code: number
     const storeUrl = flags.store ?? (scratch ? `file:${join(scratch, 'store')}` : config!.store);
     const recordFile = flags.record !== undefined ? resolve(io.cwd, flags.record) : scratch ? join(scratch, 'handler-calls.jsonl') : config!.checkRecord;
     if (storeUrl === 'memory:' && recordFile === undefined) {
-      throw new UsageError('the backend keeps its store in memory, which check cannot read: give --record FILE (the backend records with CHECKOUT_CHECK_RECORD), or use a file: or postgres:// store.');
+      throw new UsageError(
+        'the backend keeps its store in memory, which check cannot read: give --record FILE (the backend records with CHECKOUT_CHECK_RECORD), or use a file: or postgres:// store.',
+      );
     }
     if (storeUrl !== 'memory:') store = await openStore(storeUrl, { cwd: io.cwd });
     const evidence = chooseEvidence({ recordFile, store: store ? { store, description: storeUrl } : undefined });

@@ -26,7 +26,9 @@ export async function runConsole(options: ConsoleFlags, io: CliIO): Promise<void
   const port = options.port ?? DEFAULT_CONSOLE_PORT;
   const loopback = isLoopbackHost(options.host);
   if (!loopback && loadConfig({ env: io.env, cwd: io.cwd }).consoleToken === undefined) {
-    throw new UsageError(`the console listens on ${options.host} only with CHECKOUT_CONSOLE_TOKEN set (a long random string); or keep the default --host 127.0.0.1 and use an SSH tunnel`);
+    throw new UsageError(
+      `the console listens on ${options.host} only with CHECKOUT_CONSOLE_TOKEN set (a long random string); or keep the default --host 127.0.0.1 and use an SSH tunnel`,
+    );
   }
   // The fulfillment module is optional here: without it the console still shows and retries (serve runs them).
   let handlersLoaded = true;
@@ -39,7 +41,10 @@ export async function runConsole(options: ConsoleFlags, io: CliIO): Promise<void
     // Opened without the module first: a configuration error that is not the module's (the
     // store, LOG_LEVEL) then stops the console as itself, with no word of running without it.
     runtime = await openRuntime(io, { handlers: false });
-    writeLine(io.stderr, `checkout-kit: ${(error as Error).message.split('\n')[0]} The console runs without it: "Reconcile now" is off and retried runs wait for serve.`);
+    writeLine(
+      io.stderr,
+      `checkout-kit: ${(error as Error).message.split('\n')[0]} The console runs without it: "Reconcile now" is off and retried runs wait for serve.`,
+    );
   }
   const Fastify = await loadFastify('checkout-kit console');
   const app = Fastify({ ...SPEC_ERROR_OPTIONS });
@@ -52,7 +57,10 @@ export async function runConsole(options: ConsoleFlags, io: CliIO): Promise<void
   const operations = createOperations(runtime, { console: true, alerts: false, publicUrl, handlersLoaded });
   await operations.register(app);
   const address = await listenOn(app, { port, host: options.host }, '--port');
-  writeLine(io.stdout, `checkout-kit console on ${address}${CONSOLE_PREFIX}/ (${consoleAccess(options.host, runtime.config.consoleToken)}; store: ${runtime.store.description})`);
+  writeLine(
+    io.stdout,
+    `checkout-kit console on ${address}${CONSOLE_PREFIX}/ (${consoleAccess(options.host, runtime.config.consoleToken)}; store: ${runtime.store.description})`,
+  );
   await stopped;
   await app.close();
   await runtime.close();

@@ -19,7 +19,10 @@ function human(result: DemoResult): string {
     amount: row.amount,
     outcome: row.outcome,
     'news by': row.learnedBy ?? '-',
-    'handler calls': Object.entries(row.calls).map(([outcome, n]) => `${outcome} ×${n}${row.late && (outcome === 'paid' || outcome === 'overpaid') ? ' (late)' : ''}`).join(', ') || '-',
+    'handler calls':
+      Object.entries(row.calls)
+        .map(([outcome, n]) => `${outcome} ×${n}${row.late && (outcome === 'paid' || outcome === 'overpaid') ? ' (late)' : ''}`)
+        .join(', ') || '-',
     check: row.ok ? 'ok' : `MISMATCH (expected ${row.expected})`,
   }));
   const { webhooks, reconcile } = result;

@@ -49,7 +49,10 @@ async function serviceChecks(config: CheckoutKitConfig): Promise<Check[]> {
 function mismatchText(mismatch: SandboxMismatch, config: CheckoutKitConfig, sandboxUrl: string, env: NodeJS.ProcessEnv): string {
   if (mismatch.problem === 'unset') return `${mismatch.variable} is not set`;
   // The URL is no secret: show both. A secret only "differs".
-  const differs = mismatch.variable === CONNECTION_VARIABLES.baseUrl ? `${mismatch.variable} is ${config.baseUrl}, the sandbox's is ${sandboxUrl}` : `${mismatch.variable} differs`;
+  const differs =
+    mismatch.variable === CONNECTION_VARIABLES.baseUrl
+      ? `${mismatch.variable} is ${config.baseUrl}, the sandbox's is ${sandboxUrl}`
+      : `${mismatch.variable} differs`;
   return env[mismatch.variable]?.trim() ? `${differs} (set in the environment, which wins over .env: unset it)` : differs;
 }
 
@@ -86,13 +89,21 @@ async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> 
     return [{ check: 'configuration', result: 'fail', detail: (error as Error).message }];
   }
   const checks: Check[] = [{ check: 'configuration', result: 'ok', detail: `environment ${config.environment ?? 'unknown (no keys)'}` }];
-  checks.push(config.baseUrl ? { check: 'base URL', result: 'ok', detail: config.baseUrl } : { check: 'base URL', result: 'fail', detail: 'CHECKOUT_BASE_URL is not set' });
+  checks.push(
+    config.baseUrl
+      ? { check: 'base URL', result: 'ok', detail: config.baseUrl }
+      : { check: 'base URL', result: 'fail', detail: 'CHECKOUT_BASE_URL is not set' },
+  );
   checks.push(
     config.apiKey && config.signingSecret
       ? { check: 'merchant credentials', result: 'ok', detail: 'CHECKOUT_API_KEY and CHECKOUT_SIGNING_SECRET set' }
       : { check: 'merchant credentials', result: 'fail', detail: 'set CHECKOUT_API_KEY and CHECKOUT_SIGNING_SECRET (payments, confirmation)' },
   );
-  checks.push(config.invoiceKey ? { check: 'invoice key', result: 'ok', detail: 'set' } : { check: 'invoice key', result: 'warn', detail: 'CHECKOUT_INVOICE_KEY not set: no invoices' });
+  checks.push(
+    config.invoiceKey
+      ? { check: 'invoice key', result: 'ok', detail: 'set' }
+      : { check: 'invoice key', result: 'warn', detail: 'CHECKOUT_INVOICE_KEY not set: no invoices' },
+  );
   checks.push(
     config.webhookSecrets.length > 0
       ? { check: 'webhook secrets', result: 'ok', detail: `${config.webhookSecrets.length} secret(s)` }
@@ -108,7 +119,11 @@ async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> 
   // Its own row: every command's logger reads it, and the store's would otherwise fail on it.
   try {
     createLogger({ level: env.LOG_LEVEL, format: env.LOG_FORMAT, destination: new PassThrough() });
-    checks.push({ check: 'log level', result: 'ok', detail: `${env.LOG_LEVEL?.trim() || 'info (default)'}, ${env.LOG_FORMAT?.trim() || 'pretty on a terminal, else json (default)'}` });
+    checks.push({
+      check: 'log level',
+      result: 'ok',
+      detail: `${env.LOG_LEVEL?.trim() || 'info (default)'}, ${env.LOG_FORMAT?.trim() || 'pretty on a terminal, else json (default)'}`,
+    });
   } catch (error) {
     checks.push({ check: 'log level', result: 'fail', detail: (error as Error).message });
   }
@@ -126,7 +141,9 @@ async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> 
     // serve and reconcile refuse all of these; only having no module at all can be meant (a backend
     // that wires the engine into its own code), so that alone is a warning.
     const missing = error instanceof NoFulfillmentModuleError;
-    const detail = missing ? `${(error as Error).message} serve and reconcile need one; a backend that wires the engine into its own code does not.` : (error as Error).message;
+    const detail = missing
+      ? `${(error as Error).message} serve and reconcile need one; a backend that wires the engine into its own code does not.`
+      : (error as Error).message;
     checks.push({ check: 'fulfillment module', result: missing ? 'warn' : 'fail', detail });
   }
   checks.push(...(await serviceChecks(config)));
@@ -136,6 +153,11 @@ async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> 
 /** `checkout-kit doctor`: every check, as a table or JSON; exit 1 when one fails. */
 export async function doctor(options: { json?: boolean }, io: CliIO, setExit: (code: number) => void): Promise<void> {
   const checks = await runChecks(io.env, io.cwd);
-  output(io, options.json ?? false, checks, (list) => table(list.map((c) => ({ ...c })), ['check', 'result', 'detail']));
+  output(io, options.json ?? false, checks, (list) =>
+    table(
+      list.map((c) => ({ ...c })),
+      ['check', 'result', 'detail'],
+    ),
+  );
   if (checks.some((c) => c.result === 'fail')) setExit(EXIT.failures);
 }

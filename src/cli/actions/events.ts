@@ -36,7 +36,15 @@ export async function listEvents(options: EventsListFlags, io: CliIO): Promise<v
   const rows = await withStore(io, (store) => store.listEvents({ status, type: options.type, since: options.since, limit }));
   output(io, options.json ?? false, rows, (list) =>
     table(
-      list.map((e) => ({ id: e.id, type: e.type, received: e.receivedAt, resource: e.resourceId, status: e.run?.status, attempts: e.run?.attempts, error: clip(e.run?.lastError, ERROR_COLUMN_WIDTH) })),
+      list.map((e) => ({
+        id: e.id,
+        type: e.type,
+        received: e.receivedAt,
+        resource: e.resourceId,
+        status: e.run?.status,
+        attempts: e.run?.attempts,
+        error: clip(e.run?.lastError, ERROR_COLUMN_WIDTH),
+      })),
       ['id', 'type', 'received', 'resource', 'status', 'attempts', 'error'],
     ),
   );
@@ -47,7 +55,15 @@ export async function showEvent(id: string, options: { json?: boolean }, io: Cli
   const found = await withStore(io, async (store) => ({ event: await store.getEvent(id), run: await store.getRun(runKeys.event(id)) }));
   if (!found.event) throw notInStore('event', id, '`checkout-kit events list`');
   output(io, options.json ?? false, found, ({ event, run }) =>
-    [`id:       ${event!.id}`, `type:     ${event!.type}`, `received: ${event!.receivedAt}`, `status:   ${run?.status ?? '-'} (attempts ${run?.attempts ?? 0})`, run?.lastError ? `error:    ${run.lastError}` : '', '', event!.body ?? '(payload pruned)']
+    [
+      `id:       ${event!.id}`,
+      `type:     ${event!.type}`,
+      `received: ${event!.receivedAt}`,
+      `status:   ${run?.status ?? '-'} (attempts ${run?.attempts ?? 0})`,
+      run?.lastError ? `error:    ${run.lastError}` : '',
+      '',
+      event!.body ?? '(payload pruned)',
+    ]
       .filter((line, i) => line !== '' || i === 5)
       .join('\n'),
   );

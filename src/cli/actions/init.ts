@@ -18,7 +18,10 @@ function envLines(env: NonNullable<ScaffoldReport['env']>): string[] {
   const lines: string[] = [];
   if (env.set.length > 0) lines.push(`  ${(env.created ? 'wrote' : 'updated').padEnd(11)} .env (${env.set.join(', ')} from ${env.credentials})`);
   else if (env.kept.length === 0) lines.push(`  unchanged   .env (it has the sandbox's values of ${env.credentials})`);
-  if (env.kept.length > 0) lines.push(`  kept        .env's ${env.kept.join(', ')}: they differ from ${env.credentials}; \`checkout-kit sandbox --write-env\` (or init --force) sets the sandbox's`);
+  if (env.kept.length > 0)
+    lines.push(
+      `  kept        .env's ${env.kept.join(', ')}: they differ from ${env.credentials}; \`checkout-kit sandbox --write-env\` (or init --force) sets the sandbox's`,
+    );
   return lines;
 }
 

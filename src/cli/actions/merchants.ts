@@ -19,15 +19,32 @@ export interface MerchantsListFlags {
   json?: boolean;
 }
 
-const row = (t: TenantMerchant) => ({ tenant: t.tenantId, environment: t.environment, merchant: t.merchantId ?? '-', status: t.status, name: t.name, email: t.email, since: t.createdAt });
+const row = (t: TenantMerchant) => ({
+  tenant: t.tenantId,
+  environment: t.environment,
+  merchant: t.merchantId ?? '-',
+  status: t.status,
+  name: t.name,
+  email: t.email,
+  since: t.createdAt,
+});
 const COLUMNS = ['tenant', 'environment', 'merchant', 'status', 'name', 'email', 'since'];
 
 /** `checkout-kit merchants onboard`: the tenant's merchant, created at most once. */
 export async function onboard(flags: OnboardFlags, io: CliIO): Promise<void> {
   // Checked before the store is opened: a missing key leaves nothing behind.
   const partner = PartnerClient.fromEnv({ env: io.env, cwd: io.cwd });
-  const { tenant, created } = await withStore(io, (store) => onboardMerchant({ store, partner }, { tenantId: flags.tenant, name: flags.name, email: flags.email }), { create: true });
-  output(io, flags.json ?? false, tenant, (t) => `tenant ${t.tenantId} ${created ? 'onboarded' : 'was already onboarded'}: merchant ${t.merchantId} (${t.environment})`);
+  const { tenant, created } = await withStore(
+    io,
+    (store) => onboardMerchant({ store, partner }, { tenantId: flags.tenant, name: flags.name, email: flags.email }),
+    { create: true },
+  );
+  output(
+    io,
+    flags.json ?? false,
+    tenant,
+    (t) => `tenant ${t.tenantId} ${created ? 'onboarded' : 'was already onboarded'}: merchant ${t.merchantId} (${t.environment})`,
+  );
 }
 
 /** `checkout-kit merchants list`. */

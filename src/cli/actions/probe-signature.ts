@@ -40,8 +40,12 @@ function human(report: ProbeReport & { dir: string }): string {
   if (report.matches.length > 0) {
     return [head, `match${report.matches.length > 1 ? 'es (best first)' : ''}:`, ...report.matches.flatMap(describeMatch)].join('\n');
   }
-  const lines = [head, 'no configuration verifies every capture with this secret: check the secret (the test endpoint\'s, copied whole), or capture fresh deliveries'];
-  if (report.partial.length > 0) lines.push('partial (some captures only: were they signed with different secrets?):', ...report.partial.flatMap(describeMatch));
+  const lines = [
+    head,
+    "no configuration verifies every capture with this secret: check the secret (the test endpoint's, copied whole), or capture fresh deliveries",
+  ];
+  if (report.partial.length > 0)
+    lines.push('partial (some captures only: were they signed with different secrets?):', ...report.partial.flatMap(describeMatch));
   return lines.join('\n');
 }
 

@@ -17,15 +17,29 @@ function human(summary: ReconcileSummary): string {
   const lines = [
     table(
       [
-        { checked: summary.checked, advanced: summary.advanced, fulfilled: summary.fulfilled, 'missed by webhooks': summary.missedByWebhooks, discovered: summary.discovered, retried: summary.retried, failed: summary.failed, 'awaiting retry': summary.awaitingRetry },
+        {
+          checked: summary.checked,
+          advanced: summary.advanced,
+          fulfilled: summary.fulfilled,
+          'missed by webhooks': summary.missedByWebhooks,
+          discovered: summary.discovered,
+          retried: summary.retried,
+          failed: summary.failed,
+          'awaiting retry': summary.awaitingRetry,
+        },
       ],
       ['checked', 'advanced', 'fulfilled', 'missed by webhooks', 'discovered', 'retried', 'failed', 'awaiting retry'],
     ),
   ];
   for (const error of summary.errors.slice(0, 20)) lines.push(`error: ${error.kind} ${error.id}: ${error.error}`);
-  if (summary.deferred > 0) lines.push(`${summary.deferred} open payment(s) left for the next pass: one merchant's share of a pass is bounded (perMerchant), so that every tenant is polled`);
-  if (summary.unknownToService > 0) lines.push(`${summary.unknownToService} resource(s) the service does not know (404): closed, so reconcile stops asking (see the log for which)`);
-  if (summary.awaitingRetry > 0) lines.push(`${summary.awaitingRetry} handler run(s) failed for good: see \`${LIST_FAILED_RUNS}\`, then \`checkout-kit retry --all\``);
+  if (summary.deferred > 0)
+    lines.push(
+      `${summary.deferred} open payment(s) left for the next pass: one merchant's share of a pass is bounded (perMerchant), so that every tenant is polled`,
+    );
+  if (summary.unknownToService > 0)
+    lines.push(`${summary.unknownToService} resource(s) the service does not know (404): closed, so reconcile stops asking (see the log for which)`);
+  if (summary.awaitingRetry > 0)
+    lines.push(`${summary.awaitingRetry} handler run(s) failed for good: see \`${LIST_FAILED_RUNS}\`, then \`checkout-kit retry --all\``);
   return lines.join('\n');
 }
 
@@ -39,7 +53,10 @@ export async function reconcileOnce(options: ReconcileFlags, io: CliIO, setExit:
   });
   // A merchant's client lists its invoices; a partner platform has payments only (each read with the partner's key).
   const client = runtime.client;
-  const bar = !options.json && io.stderr.isTTY ? new cliProgress.SingleBar({ stream: io.stderr, format: 'reconcile [{bar}] {value}/{total}', forceRedraw: true }, cliProgress.Presets.shades_classic) : undefined;
+  const bar =
+    !options.json && io.stderr.isTTY
+      ? new cliProgress.SingleBar({ stream: io.stderr, format: 'reconcile [{bar}] {value}/{total}', forceRedraw: true }, cliProgress.Presets.shades_classic)
+      : undefined;
   try {
     const summary = await reconcile({
       store: runtime.store,

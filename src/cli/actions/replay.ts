@@ -32,7 +32,12 @@ function selectionOf(flags: ReplayFlags): EventSelection {
 }
 
 function human(report: ReplayReport): string {
-  const rows = report.results.map((r) => ({ id: r.id, type: r.type, status: r.status ?? '-', result: r.error && r.outcome !== 'delivered' ? `${r.outcome}: ${r.error}` : r.outcome }));
+  const rows = report.results.map((r) => ({
+    id: r.id,
+    type: r.type,
+    status: r.status ?? '-',
+    result: r.error && r.outcome !== 'delivered' ? `${r.outcome}: ${r.error}` : r.outcome,
+  }));
   const summary = `${report.delivered} delivered, ${report.failed} failed, ${report.skipped} skipped`;
   return report.results.length ? `${table(rows, ['id', 'type', 'status', 'result'])}\n${summary}` : 'no stored events match';
 }
@@ -43,7 +48,10 @@ export async function replay(flags: ReplayFlags, io: CliIO, setExit: (code: numb
   const selection = selectionOf(flags);
   const config = loadConfig({ env: io.env, cwd: io.cwd });
   const secret = signingSecret(flags.secret, config.webhookSecrets, keyFormOf(config.webhookScheme) === 'whsec-base64');
-  const bar = !flags.json && io.stderr.isTTY ? new cliProgress.SingleBar({ stream: io.stderr, format: 'replay [{bar}] {value}/{total}' }, cliProgress.Presets.shades_classic) : undefined;
+  const bar =
+    !flags.json && io.stderr.isTTY
+      ? new cliProgress.SingleBar({ stream: io.stderr, format: 'replay [{bar}] {value}/{total}' }, cliProgress.Presets.shades_classic)
+      : undefined;
   // Only what is stored can be replayed: a store that does not exist is refused, not created.
   const store = await openStore(config.store, { cwd: io.cwd, mustExist: true });
   let report: ReplayReport;

@@ -17,7 +17,14 @@ export async function listResources(kind: ResourceKind, options: ResourceListFla
   const rows = await withStore(io, (store) => store.listResources({ kind, open: options.open ? true : undefined, limit }));
   output(io, options.json ?? false, rows, (list) =>
     table(
-      list.map((r) => ({ id: r.id, order: r.orderId, outcome: r.outcome, 'learned by': r.outcomeSource, open: r.open ? 'yes' : 'no', 'last news': r.lastNewsAt })),
+      list.map((r) => ({
+        id: r.id,
+        order: r.orderId,
+        outcome: r.outcome,
+        'learned by': r.outcomeSource,
+        open: r.open ? 'yes' : 'no',
+        'last news': r.lastNewsAt,
+      })),
       ['id', 'order', 'outcome', 'learned by', 'open', 'last news'],
     ),
   );
@@ -35,7 +42,10 @@ export async function showResource(kind: ResourceKind, id: string, options: { js
       `${kind} ${record!.id}${record!.orderId ? ` (order ${record!.orderId})` : ''}`,
       `outcome: ${record!.outcome}${record!.outcomeSource ? ` (learned by ${record!.outcomeSource})` : ''}, ${record!.open ? 'open' : 'closed'}`,
       `last news: ${record!.lastNewsAt}`,
-      table(runs.map((r) => ({ handler: r.key, status: r.status, attempts: r.attempts, completed: r.completedAt, error: r.lastError })), ['handler', 'status', 'attempts', 'completed', 'error']),
+      table(
+        runs.map((r) => ({ handler: r.key, status: r.status, attempts: r.attempts, completed: r.completedAt, error: r.lastError })),
+        ['handler', 'status', 'attempts', 'completed', 'error'],
+      ),
     ].join('\n'),
   );
 }

@@ -7,7 +7,12 @@ import { withStore } from '../with-store.js';
 /** `checkout-kit runs`: handler runs (fulfillment and event dispatch). */
 export async function listRuns(options: { failed?: boolean; json?: boolean }, io: CliIO): Promise<void> {
   const runs = await withStore(io, (store) => store.listRuns({ status: options.failed ? 'failed' : undefined, limit: 1000 }));
-  output(io, options.json ?? false, runs, (list) => table(list.map((r) => ({ key: r.key, status: r.status, attempts: r.attempts, next: r.nextAttemptAt, error: clip(r.lastError, ERROR_COLUMN_WIDTH) })), ['key', 'status', 'attempts', 'next', 'error']));
+  output(io, options.json ?? false, runs, (list) =>
+    table(
+      list.map((r) => ({ key: r.key, status: r.status, attempts: r.attempts, next: r.nextAttemptAt, error: clip(r.lastError, ERROR_COLUMN_WIDTH) })),
+      ['key', 'status', 'attempts', 'next', 'error'],
+    ),
+  );
 }
 
 /** `checkout-kit retry [key] | --all`: put failed runs back in line. */

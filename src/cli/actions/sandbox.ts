@@ -37,7 +37,14 @@ function optionsFrom(flags: SandboxFlags, io: CliIO): SandboxOptions {
     host: flags.host ?? io.env.HOST ?? '127.0.0.1',
     dataDir: flags.data,
     webhookUrls: flags.webhookUrl,
-    faults: { drop: flags.drop, duplicate: flags.duplicate, reorder: flags.reorder, delayMs: flags.delay, staleTimestamp: flags.staleTimestamp, seed: flags.seed },
+    faults: {
+      drop: flags.drop,
+      duplicate: flags.duplicate,
+      reorder: flags.reorder,
+      delayMs: flags.delay,
+      staleTimestamp: flags.staleTimestamp,
+      seed: flags.seed,
+    },
     expiresAfterMs: flags.expiresIn,
     logger: createLogger({ level: io.env.LOG_LEVEL ?? 'warn', destination: io.stderr }),
   };
@@ -55,7 +62,10 @@ async function writeEnv(sandbox: SandboxHandle, target: string | true, io: CliIO
     // A sandbox the shop cannot be pointed at is no use: stop it and say why.
     await sandbox.close();
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigError(`--write-env cannot write ${file} (${code ?? (error as Error).message}): give a file in a folder that exists and that you may write to.`, { cause: error });
+    throw new ConfigError(
+      `--write-env cannot write ${file} (${code ?? (error as Error).message}): give a file in a folder that exists and that you may write to.`,
+      { cause: error },
+    );
   }
 }
 
@@ -71,13 +81,27 @@ export async function sandbox(flags: SandboxFlags, io: CliIO): Promise<void> {
   const envFile = flags.writeEnv === undefined ? undefined : await writeEnv(sandbox, flags.writeEnv, io);
   const env = flags.printEnv ? sandboxEnv(sandbox.credentials) : undefined;
   if (flags.json) {
-    writeLine(io.stdout, JSON.stringify({ url: sandbox.url, credentialsPath: sandbox.credentialsPath, dataDir: sandbox.dataDir, webhookUrls: flags.webhookUrl, seed: sandbox.seed, envFile, env }));
+    writeLine(
+      io.stdout,
+      JSON.stringify({
+        url: sandbox.url,
+        credentialsPath: sandbox.credentialsPath,
+        dataDir: sandbox.dataDir,
+        webhookUrls: flags.webhookUrl,
+        seed: sandbox.seed,
+        envFile,
+        env,
+      }),
+    );
   } else {
     for (const [name, value] of Object.entries(env ?? {})) writeLine(io.stdout, `${name}=${value}`);
     writeLine(io.stdout, `sandbox listening on ${sandbox.url}`);
     writeLine(io.stdout, `credentials: ${sandbox.credentialsPath}`);
     if (envFile) writeLine(io.stdout, envFileLine(envFile));
-    writeLine(io.stdout, flags.webhookUrl.length ? `webhooks: ${flags.webhookUrl.join(', ')} (fault seed ${sandbox.seed})` : 'webhooks: none (add --webhook-url URL)');
+    writeLine(
+      io.stdout,
+      flags.webhookUrl.length ? `webhooks: ${flags.webhookUrl.join(', ')} (fault seed ${sandbox.seed})` : 'webhooks: none (add --webhook-url URL)',
+    );
     writeLine(io.stdout, 'press Ctrl+C to stop');
   }
   const signal = await stopped;

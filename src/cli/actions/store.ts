@@ -18,7 +18,7 @@ function storeDir(io: CliIO, dir: string | undefined, command: string): string {
   if (url.startsWith('file:')) return fileStoreDir(url, io.cwd);
   // Only the scheme: a store URL may carry credentials.
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? 'that';
-  const why = /^postgres(ql)?:$/.test(scheme) ? 'use PostgreSQL\'s own tools (pg_amcheck, pg_dump)' : 'it keeps nothing on disk';
+  const why = /^postgres(ql)?:$/.test(scheme) ? "use PostgreSQL's own tools (pg_amcheck, pg_dump)" : 'it keeps nothing on disk';
   throw new UsageError(`store ${command} is for the embedded store (CHECKOUT_STORE=file:<dir>), not a ${scheme} store: ${why}.`);
 }
 
@@ -50,7 +50,11 @@ export async function checkStore(options: { dir?: string; json?: boolean }, io: 
   output(io, options.json ?? false, report, () =>
     healthy
       ? `store ${dir}: healthy`
-      : [`store ${dir}: DAMAGED`, ...problems.slice(0, 20).map((line) => `  ${line}`), 'Restore the latest `checkout-kit store backup`, then run `checkout-kit reconcile` to catch up.'].join('\n'),
+      : [
+          `store ${dir}: DAMAGED`,
+          ...problems.slice(0, 20).map((line) => `  ${line}`),
+          'Restore the latest `checkout-kit store backup`, then run `checkout-kit reconcile` to catch up.',
+        ].join('\n'),
   );
   if (!healthy) setExit(EXIT.failures);
 }
@@ -76,7 +80,10 @@ export async function copyStoreTo(options: { to: string; from?: string; json?: b
       output(io, options.json ?? false, report, () =>
         [
           `copied ${shown(from)} -> ${shown(options.to)}`,
-          ...report.tables.map((row) => `  ${row.table.padEnd(18)} ${String(row.source).padStart(8)} in source, ${String(row.target).padStart(8)} in target, ${row.copied} copied now${row.skipped ? ` (skipped: ${row.skipped})` : ''}`),
+          ...report.tables.map(
+            (row) =>
+              `  ${row.table.padEnd(18)} ${String(row.source).padStart(8)} in source, ${String(row.target).padStart(8)} in target, ${row.copied} copied now${row.skipped ? ` (skipped: ${row.skipped})` : ''}`,
+          ),
           report.complete ? 'every row of the source is in the target' : 'NOT every row of the source is in the target: run the copy again',
         ].join('\n'),
       );

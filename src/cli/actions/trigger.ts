@@ -62,7 +62,9 @@ function humanEvent(report: TriggerEventReport): string {
     ...stepLines(report.steps),
     `events emitted: ${report.events.map((event) => event.type).join(', ')}`,
     `final status: ${report.finalStatus} (received ${report.amountReceived ?? '?'} of ${report.amount})`,
-    report.sent ? `${report.event.type} ${report.event.id} ${answers(report.sent)}` : `${report.event.type} ${report.event.id}: delivered by the sandbox to its --webhook-url(s) (add --to URL to send it elsewhere too)`,
+    report.sent
+      ? `${report.event.type} ${report.event.id} ${answers(report.sent)}`
+      : `${report.event.type} ${report.event.id}: delivered by the sandbox to its --webhook-url(s) (add --to URL to send it elsewhere too)`,
   ].join('\n');
 }
 
@@ -102,7 +104,8 @@ async function triggerType(type: KnownEventType, flags: TriggerFlags, io: CliIO,
 
 /** One sample signed event of `type` to `url`: `why` says why there is no sandbox to make a real one. */
 async function triggerSample(type: KnownEventType, why: string, url: string | undefined, flags: TriggerFlags, io: CliIO, setExit: (code: number) => void) {
-  if (url === undefined) throw new UsageError(`${why}, so trigger sends a sample ${type} event, which needs a receiver: add --to URL (or start \`checkout-kit sandbox\` first).`);
+  if (url === undefined)
+    throw new UsageError(`${why}, so trigger sends a sample ${type} event, which needs a receiver: add --to URL (or start \`checkout-kit sandbox\` first).`);
   const secret = signingSecret(flags.secret, loadConfig({ env: io.env, cwd: io.cwd }).webhookSecrets);
   const event = sampleEventOf(type);
   const result = await deliverSigned({ url, secret }, { id: event.id, body: JSON.stringify(event) });

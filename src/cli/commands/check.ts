@@ -7,15 +7,27 @@ import type { Register } from '../register.js';
 export const registerCheck: Register = (program, io, setExit) => {
   program
     .command('check')
-    .description('prove a backend against every scenario (paid, partial, over, under, expired, late, duplicates, reordering, a lost webhook, a stale signature) through the sandbox')
+    .description(
+      'prove a backend against every scenario (paid, partial, over, under, expired, late, duplicates, reordering, a lost webhook, a stale signature) through the sandbox',
+    )
     .requiredOption('--against <url>', "the backend's webhook URL, e.g. http://127.0.0.1:3000/webhooks/checkout")
-    .option('--start <command>', 'start the backend with the sandbox’s keys, a scratch store and a handler-call record (PORT/HOST from --against); stopped at the end')
-    .option('--checkout-url <url>', "the backend's checkout route (POST { orderId, amount, email } → 303 to checkoutUrl); default: /checkout on the --against origin")
+    .option(
+      '--start <command>',
+      'start the backend with the sandbox’s keys, a scratch store and a handler-call record (PORT/HOST from --against); stopped at the end',
+    )
+    .option(
+      '--checkout-url <url>',
+      "the backend's checkout route (POST { orderId, amount, email } → 303 to checkoutUrl); default: /checkout on the --against origin",
+    )
     .option('--no-checkout', 'create payments at the sandbox directly (a lost webhook then cannot be caught)')
     .option('--record <file>', 'the handler-call record the backend writes (CHECKOUT_CHECK_RECORD)')
     .option('--store <url>', "the backend's store (CHECKOUT_STORE)")
     .option('--data <dir>', 'the sandbox data folder (default .sandbox; with --start a scratch folder)')
-    .option('--sandbox-port <n>', 'the sandbox port (default: the port of CHECKOUT_BASE_URL, else 4010; with --start any free port)', portNumber('--sandbox-port'))
+    .option(
+      '--sandbox-port <n>',
+      'the sandbox port (default: the port of CHECKOUT_BASE_URL, else 4010; with --start any free port)',
+      portNumber('--sandbox-port'),
+    )
     .option('--reconcile <command>', "the backend's reconcile pass (default: checkout-kit reconcile --older-than 0)")
     .option('--no-reconcile', 'run no reconcile pass (a lost webhook is then never caught)')
     .option('--only <scenarios>', `comma-separated, from: ${CHECK_SCENARIO_NAMES.join(', ')}`)

@@ -22,7 +22,7 @@ export const registerEvents: Register = (program, io) => {
     .action(async (id: string, options: { json?: boolean }) => (await import('../actions/events.js')).showEvent(id, options, io));
   events
     .command('dead-letters')
-    .description('deliveries kept for inspection: verified but unparseable, or refused with the raw-body doctor\'s diagnosis')
+    .description("deliveries kept for inspection: verified but unparseable, or refused with the raw-body doctor's diagnosis")
     .option('--json', 'JSON output')
     .action(async (options: { json?: boolean }) => (await import('../actions/events.js')).listDeadLetters(options, io));
 };

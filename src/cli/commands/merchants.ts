@@ -6,7 +6,9 @@ export const registerMerchants: Register = (program, io) => {
   const merchants = program.command('merchants').description('partner platforms: onboard tenants as merchants of the service, and list them');
   merchants
     .command('onboard')
-    .description('create the service merchant of a tenant, once per tenant and environment however often it is run (needs CHECKOUT_PARTNER_API_KEY and CHECKOUT_PARTNER_SIGNING_SECRET)')
+    .description(
+      'create the service merchant of a tenant, once per tenant and environment however often it is run (needs CHECKOUT_PARTNER_API_KEY and CHECKOUT_PARTNER_SIGNING_SECRET)',
+    )
     .requiredOption('--tenant <id>', "the platform's own id of the tenant (the merchant's externalTenantId)")
     .requiredOption('--name <name>', "the merchant's name")
     .requiredOption('--email <email>', "the merchant's e-mail address")

@@ -21,8 +21,13 @@ export const registerSandbox: Register = (program: Command, io: CliIO) => {
     .option('--delay <ms>', 'wait this long before delivering each event', wholeNumber('--delay'))
     .option('--stale-timestamp <p>', 'sign with a timestamp one hour old, with probability p', probability('--stale-timestamp'))
     .option('--seed <n>', 'seed of the fault injection, for reproducible runs', wholeNumber('--seed'))
-    .addOption(new Option('--expires-in <duration>', 'lifetime of new payments and invoices, e.g. 90s, 30m (default: 30m)').argParser(duration('--expires-in', 's')))
-    .option('--write-env [file]', `on start, set ${Object.values(CONNECTION_VARIABLES).join(', ')} in this .env file to the sandbox's and its test merchant's (default: .env; created from the .env.example beside it; every other line kept; mode 0600)`)
+    .addOption(
+      new Option('--expires-in <duration>', 'lifetime of new payments and invoices, e.g. 90s, 30m (default: 30m)').argParser(duration('--expires-in', 's')),
+    )
+    .option(
+      '--write-env [file]',
+      `on start, set ${Object.values(CONNECTION_VARIABLES).join(', ')} in this .env file to the sandbox's and its test merchant's (default: .env; created from the .env.example beside it; every other line kept; mode 0600)`,
+    )
     .option('--print-env', 'on start, print those lines (NAME=value)')
     .option('--json', 'print the startup information as one JSON line')
     .action(async (flags: SandboxFlags) => (await import('../actions/sandbox.js')).sandbox(flags, io));

@@ -18,7 +18,9 @@ export const registerStore: Register = (program, io, setExit) => {
     .action(async (file: string, options: { dir?: string; json?: boolean }) => (await import('../actions/store.js')).backupStore(file, options, io));
   store
     .command('copy')
-    .description('copy every event, run, payment, checkout and timeline into another store, e.g. from the embedded one to PostgreSQL (stop serve first; safe to run again)')
+    .description(
+      'copy every event, run, payment, checkout and timeline into another store, e.g. from the embedded one to PostgreSQL (stop serve first; safe to run again)',
+    )
     .requiredOption('--to <url>', 'the target store (postgres://…, file:<dir>)')
     .option('--from <url>', 'the source store (default: CHECKOUT_STORE)')
     .option('--json', 'JSON output')

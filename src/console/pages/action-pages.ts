@@ -24,5 +24,10 @@ export function resultPage(context: ConsoleContext, spec: ActionSpec, outcome: A
 <p id="result" data-ok="${outcome.ok ? 'yes' : 'no'}">${prose(outcome.message)}</p>
 ${repeated ? html`<p class="muted" id="repeated">This confirmation was submitted before: the result above is from then, and nothing was done again.</p>` : ''}
 <p><a class="button secondary" href="${context.prefix}/">Back to the overview</a> <a class="button secondary" href="${href(context, '/log')}">Console log</a></p>`;
-  return page(context, { title: spec.title, section: undefined, body, notice: { tone: outcome.ok ? 'ok' : 'error', text: outcome.ok ? 'Done.' : 'It did not work.' } });
+  return page(context, {
+    title: spec.title,
+    section: undefined,
+    body,
+    notice: { tone: outcome.ok ? 'ok' : 'error', text: outcome.ok ? 'Done.' : 'It did not work.' },
+  });
 }

@@ -16,12 +16,16 @@ import { logReveal, statusTone } from './events.js';
 const SOURCES = Object.keys({ webhook: true, reconcile: true, return: true, checkout: true } satisfies Record<NewsSource, true>) as NewsSource[];
 
 const OUTCOMES: readonly Outcome[] = ['pending', ...HANDLER_OUTCOMES];
-const HANDLER_STATES = Object.keys({ failed: true, running: true, pending: true, done: true, none: true } satisfies Record<HandlerState, true>) as HandlerState[];
+const HANDLER_STATES = Object.keys({ failed: true, running: true, pending: true, done: true, none: true } satisfies Record<
+  HandlerState,
+  true
+>) as HandlerState[];
 /** What the handler column and filter call each state. */
 const HANDLER_LABEL: Record<HandlerState, string> = { failed: 'failed for good', running: 'running', pending: 'waiting to run', done: 'done', none: 'none' };
 const handlerTone = (state: HandlerState) => (state === 'failed' ? 'error' : state === 'done' ? 'ok' : state === 'none' ? 'muted' : 'info');
 
-const choice = <T extends string>(name: string, values: readonly T[]) => blankAsAbsent(z.enum(values as [T, ...T[]], { error: `${name} must be one of ${values.join(', ')}` }));
+const choice = <T extends string>(name: string, values: readonly T[]) =>
+  blankAsAbsent(z.enum(values as [T, ...T[]], { error: `${name} must be one of ${values.join(', ')}` }));
 const DAY = blankAsAbsent(z.iso.date({ error: 'dates are YYYY-MM-DD' }));
 const AMOUNT = blankAsAbsent(z.string().regex(DECIMAL, 'amounts are decimals such as 42.10'));
 
@@ -164,14 +168,17 @@ ${verdict && verdict.surplus !== '0' ? html`<dt>surplus</dt><dd class="warn" dat
 <section class="card wide"><h2>Timeline</h2>
 <div class="scroll"><table class="timeline" id="timeline"><thead><tr><th>when</th><th>what</th><th>details</th></tr></thead><tbody>
 ${timeline.entries.map(
-  (entry) => html`<tr data-kind="${entry.kind}"><td class="when">${when(entry.at)}</td><td class="${entry.tone}">${entry.eventId ? html`<a href="${href(context, `/events/${encodeURIComponent(entry.eventId)}`)}">${entry.title}</a>` : entry.title}</td><td>${entry.detail === undefined ? '' : prose(maskEmails(entry.detail, revealed))}</td></tr>`,
+  (entry) =>
+    html`<tr data-kind="${entry.kind}"><td class="when">${when(entry.at)}</td><td class="${entry.tone}">${entry.eventId ? html`<a href="${href(context, `/events/${encodeURIComponent(entry.eventId)}`)}">${entry.title}</a>` : entry.title}</td><td>${entry.detail === undefined ? '' : prose(maskEmails(entry.detail, revealed))}</td></tr>`,
 )}
 ${timeline.entries.length === 0 ? html`<tr><td colspan="3" class="muted">nothing recorded yet</td></tr>` : ''}
 </tbody></table></div></section>
 <section class="card wide"><h2>Handler runs</h2>
 <div class="scroll"><table id="runs"><thead><tr><th>run</th><th>status</th><th class="num">attempts</th><th>error</th><th></th></tr></thead><tbody>
 ${timeline.runs.map(
-  (run) => html`<tr data-key="${run.key}"><td>${idText(run.key)}</td><td class="${statusTone(run.status)}" data-field="run-status">${run.status}</td><td class="num">${run.attempts}</td><td>${clip(maskEmails(run.lastError ?? '', revealed), 160)}</td>
+  (
+    run,
+  ) => html`<tr data-key="${run.key}"><td>${idText(run.key)}</td><td class="${statusTone(run.status)}" data-field="run-status">${run.status}</td><td class="num">${run.attempts}</td><td>${clip(maskEmails(run.lastError ?? '', revealed), 160)}</td>
 <td>${run.status === 'failed' ? html`<a class="button danger" href="${href(context, '/actions/retry', { key: run.key })}">Retry</a>` : ''}</td></tr>`,
 )}
 ${timeline.runs.length === 0 ? html`<tr><td colspan="5" class="muted">no handler run (the outcome is still pending)</td></tr>` : ''}

@@ -18,10 +18,22 @@ export interface DepositOption {
 export function depositOptions(record: AnyCharge): DepositOption[] {
   const family = (value: string | undefined): 'evm' | 'tron' => (value === 'tron' ? 'tron' : 'evm');
   if (record.kind === 'payment') {
-    return record.depositAddresses.map((a) => ({ networkId: a.networkId, chainName: a.chainName ?? '', family: family(a.family), token: a.token ?? '', address: a.address }));
+    return record.depositAddresses.map((a) => ({
+      networkId: a.networkId,
+      chainName: a.chainName ?? '',
+      family: family(a.family),
+      token: a.token ?? '',
+      address: a.address,
+    }));
   }
   return record.addresses.flatMap((a) =>
-    (a.tokens ?? []).map((t) => ({ networkId: a.networkId, chainName: a.chainName ?? '', family: family(a.family), token: t.symbol, address: a.depositAddress })),
+    (a.tokens ?? []).map((t) => ({
+      networkId: a.networkId,
+      chainName: a.chainName ?? '',
+      family: family(a.family),
+      token: t.symbol,
+      address: a.depositAddress,
+    })),
   );
 }
 
@@ -65,7 +77,11 @@ export function chooseOption(record: AnyCharge, input: DepositInput): DepositOpt
   if (input.token !== undefined) {
     const wanted = input.token.toUpperCase();
     options = options.filter((o) => o.token.toUpperCase() === wanted);
-    if (options.length === 0) return { code: 'token_not_available', message: `this ${record.kind} does not accept ${input.token}${input.networkId === undefined ? '' : ` on network ${input.networkId}`}.` };
+    if (options.length === 0)
+      return {
+        code: 'token_not_available',
+        message: `this ${record.kind} does not accept ${input.token}${input.networkId === undefined ? '' : ` on network ${input.networkId}`}.`,
+      };
   }
   return options[0]!;
 }

@@ -31,7 +31,14 @@ export function newMerchant(args: { partner: PartnerAccount; input: NewMerchantI
     dashboardAccess: false,
     wallets: networks.map((network) => {
       const address = newAddress(network.family);
-      return { networkId: network.networkId, chainName: network.chainName, family: network.family, address, addressDisplay: shortAddress(address), registered: true };
+      return {
+        networkId: network.networkId,
+        chainName: network.chainName,
+        family: network.family,
+        address,
+        addressDisplay: shortAddress(address),
+        registered: true,
+      };
     }),
     registeredFamilies: { evm: networks.some((n) => n.family === 'evm'), tron: networks.some((n) => n.family === 'tron') },
     createdAt: now,

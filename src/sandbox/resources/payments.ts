@@ -58,7 +58,14 @@ export function newPayment(input: NewPaymentInput, context: NewChargeContext): P
     email: input.email ?? null,
     depositAddresses: context.routes.flatMap(({ network, tokens }) => {
       const address = newAddress(network.family);
-      return tokens.map((token) => ({ networkId: network.networkId, chainName: network.chainName, family: network.family, address, token: token.symbol, chainId: network.chainId }));
+      return tokens.map((token) => ({
+        networkId: network.networkId,
+        chainName: network.chainName,
+        family: network.family,
+        address,
+        token: token.symbol,
+        chainId: network.chainId,
+      }));
     }),
   };
 }

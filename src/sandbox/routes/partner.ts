@@ -39,7 +39,8 @@ export function registerPartnerRoutes(app: FastifyInstance, context: SandboxCont
     const body = parseBody(request, PartnerCreatePaymentBody);
     const merchant = context.state.data.merchants.find((m) => m.merchantId === body.merchantId && m.partnerId === caller.partner.partnerId);
     if (!merchant) throw notFound(`Merchant ${body.merchantId} is not a merchant of this partner.`);
-    if (merchant.environment !== caller.environment) throw forbidden(`Merchant ${body.merchantId} belongs to the ${merchant.environment} environment; use a ${merchant.environment} partner key.`);
+    if (merchant.environment !== caller.environment)
+      throw forbidden(`Merchant ${body.merchantId} belongs to the ${merchant.environment} environment; use a ${merchant.environment} partner key.`);
     // The whole body (merchantId included) is what an Idempotency-Key is compared against.
     const { record, replayed } = await createCharge(context, {
       kind: 'payment',

@@ -43,7 +43,8 @@ export function registerSimulationRoutes(app: FastifyInstance, context: SandboxC
       const { id } = request.params;
       const current = testCharge(records(context.state.data), id, kind);
       parseBody(request, ExpireBody, { emptyIsObject: true });
-      if (isFullyPaid(current.amount, current.amountReceived)) throw new SandboxHttpError(409, 'invalid_state', `This ${kind} is already paid; it cannot expire.`);
+      if (isFullyPaid(current.amount, current.amountReceived))
+        throw new SandboxHttpError(409, 'invalid_state', `This ${kind} is already paid; it cannot expire.`);
       if (current.expiryNotified) return chargeView(current, context.baseUrl);
       return transact(context, (data, emit, now) => {
         const record = testCharge(records(data), id, kind);

@@ -148,7 +148,10 @@ export class WebhookSender {
     // Each refusal, with what the receiver said: a wrong secret or a broken route shows at once, not after every retry.
     if (statusCode !== null && !delivered) {
       const answer = describeAnswer({ status: statusCode, ...refusal });
-      this.options.logger.warn({ eventId: job.event.id, type: job.event.type, url: job.url, attempt: job.attempt, statusCode, code: refusal?.code, message: refusal?.message }, `webhook refused: ${job.url} ${answer}`);
+      this.options.logger.warn(
+        { eventId: job.event.id, type: job.event.type, url: job.url, attempt: job.attempt, statusCode, code: refusal?.code, message: refusal?.message },
+        `webhook refused: ${job.url} ${answer}`,
+      );
     }
     const retryIn = !delivered && job.attempt < retry.maxAttempts ? backoffDelay(job.attempt, retry.baseDelayMs) : null;
     const finishedAt = new Date();

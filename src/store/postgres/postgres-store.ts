@@ -114,7 +114,14 @@ export class PostgresStore extends SqlStore {
       throw new ConfigError(`PostgreSQL schema name "${schema}" is not allowed: use letters, digits and underscores (at most 63), not starting with a digit.`);
     }
     // Half the connections write events at most; the rest stay free for dispatch and reads.
-    super({ database, description: `${database.description}, schema ${schema}`, dialect: postgresDialect(schema), schema, migrate: options.migrate, insertLanes: Math.max(1, Math.ceil(connections / 2)) });
+    super({
+      database,
+      description: `${database.description}, schema ${schema}`,
+      dialect: postgresDialect(schema),
+      schema,
+      migrate: options.migrate,
+      insertLanes: Math.max(1, Math.ceil(connections / 2)),
+    });
     this.schema = schema;
     this.mustExist = options.mustExist ?? false;
     this.warmConnections = options.warmPool && options.connectionString !== undefined ? connections : 0;
@@ -124,15 +131,20 @@ export class PostgresStore extends SqlStore {
   override async open(): Promise<void> {
     try {
       if (this.mustExist && (await appliedMigrations(this.database, this.dialect)).length === 0) {
-        throw new ConfigError(`No checkout-kit store in ${this.description}: nothing was ever stored there. Check CHECKOUT_STORE (its schema), or run \`checkout-kit migrate\` first.`);
+        throw new ConfigError(
+          `No checkout-kit store in ${this.description}: nothing was ever stored there. Check CHECKOUT_STORE (its schema), or run \`checkout-kit migrate\` first.`,
+        );
       }
       await super.open();
       if (this.warmConnections > 0) await this.database.warm?.(this.warmConnections);
     } catch (error) {
       if (error instanceof StoreError || error instanceof ConfigError) throw error;
-      throw new StoreError(`Could not open the store ${this.description}: ${(error as Error).message}. Check CHECKOUT_STORE and that the server accepts connections.`, {
-        cause: error,
-      });
+      throw new StoreError(
+        `Could not open the store ${this.description}: ${(error as Error).message}. Check CHECKOUT_STORE and that the server accepts connections.`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 }

@@ -68,12 +68,21 @@ export async function copyStore(source: SqlStore, target: SqlStore): Promise<Cop
         // In an INSERT's VALUES each parameter takes its column's type: no casts needed.
         const tuples = rows.map((_, r) => `(${spec.columns.map((_, c) => `$${r * spec.columns.length + c + 1}`).join(', ')})`);
         const conflict = spec.key === undefined ? '' : ` ON CONFLICT (${spec.key.join(', ')}) DO NOTHING`;
-        const inserted = await target.database.query({ text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${spec.columns.join(', ')}) VALUES ${tuples.join(', ')}${conflict}`, values });
+        const inserted = await target.database.query({
+          text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${spec.columns.join(', ')}) VALUES ${tuples.join(', ')}${conflict}`,
+          values,
+        });
         copied += inserted.rowCount;
         if (rows.length < PAGE) break;
       }
     }
-    tables.push({ table: spec.table, source: await count(source, spec.table), target: await count(target, spec.table), copied, ...(skipped ? { skipped } : {}) });
+    tables.push({
+      table: spec.table,
+      source: await count(source, spec.table),
+      target: await count(target, spec.table),
+      copied,
+      ...(skipped ? { skipped } : {}),
+    });
   }
   return { tables, complete: tables.every((table) => table.target >= table.source) };
 }

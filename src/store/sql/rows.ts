@@ -162,7 +162,18 @@ export function toResource(row: ResourceRow): ResourceRecord {
   };
 }
 
-export const ATTEMPT_COLUMNS = ['order_id', 'kind', 'number', 'idempotency_key', 'request_hash', 'status', 'resource_id', 'checkout_url', 'created_at', 'updated_at'] as const;
+export const ATTEMPT_COLUMNS = [
+  'order_id',
+  'kind',
+  'number',
+  'idempotency_key',
+  'request_hash',
+  'status',
+  'resource_id',
+  'checkout_url',
+  'created_at',
+  'updated_at',
+] as const;
 
 export interface AttemptRow {
   order_id: string;
@@ -193,7 +204,18 @@ export function toAttempt(row: AttemptRow): CheckoutAttempt {
 }
 
 export const TENANT_MERCHANT_COLUMNS = [
-  'tenant_id', 'environment', 'number', 'idempotency_key', 'request_hash', 'status', 'name', 'email', 'merchant_id', 'snapshot', 'created_at', 'updated_at',
+  'tenant_id',
+  'environment',
+  'number',
+  'idempotency_key',
+  'request_hash',
+  'status',
+  'name',
+  'email',
+  'merchant_id',
+  'snapshot',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export interface TenantMerchantRow {

@@ -154,7 +154,17 @@ export class SqlStore implements Store {
     const at = iso(Math.max(...items.map((item) => item.at)));
     const values = events.flatMap((event) => {
       const body = event.body === undefined ? { text: null, escaped: false } : encodeBody(event.body);
-      return [event.id, event.type, event.environment ?? null, event.createdAt, iso(event.receivedAt), event.resourceKind ?? null, event.resourceId ?? null, body.text, body.escaped];
+      return [
+        event.id,
+        event.type,
+        event.environment ?? null,
+        event.createdAt,
+        iso(event.receivedAt),
+        event.resourceKind ?? null,
+        event.resourceId ?? null,
+        body.text,
+        body.escaped,
+      ];
     });
     return this.database.transaction(async (tx) => {
       const { rows } = await tx.query<{ id: string }>({ ...this.sql.insertEvents(events.length), values });
@@ -221,7 +231,10 @@ export class SqlStore implements Store {
   /** Insert `run` unless its key is taken, due at `now` unless it says when; its row when inserted. */
   private async insertRun(db: Queryable, run: NewRun, now: Date): Promise<RunRow | undefined> {
     const at = iso(now);
-    const { rows } = await db.query<RunRow>({ ...this.sql.runs.enqueue, values: [run.key, run.kind, run.nextAttemptAt ? iso(run.nextAttemptAt) : at, JSON.stringify(run.data), at] });
+    const { rows } = await db.query<RunRow>({
+      ...this.sql.runs.enqueue,
+      values: [run.key, run.kind, run.nextAttemptAt ? iso(run.nextAttemptAt) : at, JSON.stringify(run.data), at],
+    });
     return rows[0];
   }
 
@@ -270,7 +283,10 @@ export class SqlStore implements Store {
 
   async countRuns(filter: RunCountFilter = {}): Promise<number> {
     const where = this.runsWhere(filter);
-    const { rows } = await this.database.query<{ n: number | string }>({ text: `SELECT count(*) AS n FROM ${this.dialect.prefix}runs ${where.sql}`, values: where.values });
+    const { rows } = await this.database.query<{ n: number | string }>({
+      text: `SELECT count(*) AS n FROM ${this.dialect.prefix}runs ${where.sql}`,
+      values: where.values,
+    });
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -407,7 +423,10 @@ export class SqlStore implements Store {
   }
 
   async completeCheckoutAttempt(orderId: string, result: { resourceId: string; checkoutUrl: string | undefined }, now = new Date()): Promise<CheckoutAttempt> {
-    const { rows } = await this.database.query<AttemptRow>({ ...this.sql.completeCheckoutAttempt, values: [orderId, result.resourceId, result.checkoutUrl ?? null, iso(now)] });
+    const { rows } = await this.database.query<AttemptRow>({
+      ...this.sql.completeCheckoutAttempt,
+      values: [orderId, result.resourceId, result.checkoutUrl ?? null, iso(now)],
+    });
     if (!rows[0]) throw new Error(`No checkout attempt for order ${orderId}: call putCheckoutAttempt first.`);
     return toAttempt(rows[0]);
   }
@@ -458,7 +477,9 @@ export class SqlStore implements Store {
     return rows[0] && toTenantMerchant(rows[0]);
   }
 
-  async listTenantMerchants(filter: { environment?: Environment | undefined; limit?: number | undefined; offset?: number | undefined } = {}): Promise<TenantMerchant[]> {
+  async listTenantMerchants(
+    filter: { environment?: Environment | undefined; limit?: number | undefined; offset?: number | undefined } = {},
+  ): Promise<TenantMerchant[]> {
     const { rows } = await this.database.query<TenantMerchantRow>({
       text: `SELECT ${TENANT_MERCHANT_COLUMNS.join(', ')} FROM ${this.dialect.prefix}tenant_merchants
         WHERE (${this.dialect.cast('$1', 'text')} IS NULL OR environment = $1) ORDER BY seq LIMIT $2 OFFSET $3`,
@@ -488,7 +509,8 @@ export class SqlStore implements Store {
         await tx.query({ ...this.sql.forgetEventRuns, values: [before] });
         eventsForgotten = (await tx.query({ ...this.sql.forgetEvents, values: [before] })).rowCount;
       }
-      const payloadsPruned = options.payloadsBefore === undefined ? 0 : (await tx.query({ ...this.sql.prunePayloads, values: [iso(options.payloadsBefore), false] })).rowCount;
+      const payloadsPruned =
+        options.payloadsBefore === undefined ? 0 : (await tx.query({ ...this.sql.prunePayloads, values: [iso(options.payloadsBefore), false] })).rowCount;
       return { eventsForgotten, payloadsPruned };
     });
   }
@@ -510,9 +532,12 @@ export class SqlStore implements Store {
       ...this.sql.summarizeEvents,
       values: [iso(at - 3_600_000), iso(at - 86_400_000)],
     });
-    const backlog = await this.database.query<{ kind: Run['kind']; status: 'pending' | 'running' | 'failed'; n: number | string; oldest: Date | string | null }>(
-      this.sql.summarizeBacklog,
-    );
+    const backlog = await this.database.query<{
+      kind: Run['kind'];
+      status: 'pending' | 'running' | 'failed';
+      n: number | string;
+      oldest: Date | string | null;
+    }>(this.sql.summarizeBacklog);
     const resources = await this.database.query<{ what: 'open' | 'reconcile' | 'dead'; kind: string; n: number | string }>(this.sql.summarizeResources);
     const summary: StoreSummary = {
       // Sorted here, not by the database's collation, so every store lists types alike.

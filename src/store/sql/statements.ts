@@ -14,7 +14,8 @@ const placeholders = (from: number, count: number) => Array.from({ length: count
 export const RUN_LIST = list(RUN_COLUMNS);
 
 /** Claimable at `at`: pending and due, or running with its lease run out (a crashed or stalled worker's). */
-export const claimableAt = (at: string) => `((status = 'pending' AND next_attempt_at <= ${at}) OR (status = 'running' AND (lease_until IS NULL OR lease_until <= ${at})))`;
+export const claimableAt = (at: string) =>
+  `((status = 'pending' AND next_attempt_at <= ${at}) OR (status = 'running' AND (lease_until IS NULL OR lease_until <= ${at})))`;
 
 /** The key of event `id`'s dispatch run, in SQL. */
 const eventRunKey = (id: string) => `'${EVENT_RUN_PREFIX}' || ${id}`;
@@ -66,13 +67,19 @@ export function buildStatements(d: Dialect) {
      * `count` events in one statement (9 values each): an id already stored, or met earlier in the
      * same statement, inserts nothing and returns nothing.
      */
-    insertEvents: batch('insert_events', (count) => `INSERT INTO ${p}events (${list(EVENT_COLUMNS)})
+    insertEvents: batch(
+      'insert_events',
+      (count) => `INSERT INTO ${p}events (${list(EVENT_COLUMNS)})
       VALUES ${Array.from({ length: count }, (_, i) => `(${placeholders(1 + i * 9, 9)})`).join(', ')}
       ON CONFLICT (id) DO NOTHING
-      RETURNING id`),
+      RETURNING id`,
+    ),
     /** The dispatch runs of `count` events just inserted, due at `$1` (then key and data of each). */
-    insertEventRuns: batch('insert_event_runs', (count) => `INSERT INTO ${p}runs (key, kind, status, attempts, next_attempt_at, data, created_at, updated_at)
-      VALUES ${Array.from({ length: count }, (_, i) => `($${2 + i * 2}, 'event', 'pending', 0, $1, ${d.cast(`$${3 + i * 2}`, 'json')}, $1, $1)`).join(', ')}`),
+    insertEventRuns: batch(
+      'insert_event_runs',
+      (count) => `INSERT INTO ${p}runs (key, kind, status, attempts, next_attempt_at, data, created_at, updated_at)
+      VALUES ${Array.from({ length: count }, (_, i) => `($${2 + i * 2}, 'event', 'pending', 0, $1, ${d.cast(`$${3 + i * 2}`, 'json')}, $1, $1)`).join(', ')}`,
+    ),
     /** Events with their dispatch run (`run_` columns), for `listEvents` to add its filter to. */
     eventsWithRuns: `SELECT ${list(EVENT_COLUMNS, 'e')}, ${RUN_COLUMNS.map((column) => `r.${column} AS run_${column}`).join(', ')}
       FROM ${p}events e LEFT JOIN ${p}runs r ON r.key = ${eventRunKey('e.id')}`,

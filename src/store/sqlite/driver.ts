@@ -46,8 +46,35 @@ export interface SqliteDriver {
 
 // SQLite's primary result codes, by number (https://sqlite.org/rescode.html): node:sqlite gives the number.
 const PRIMARY_CODES = [
-  'OK', 'ERROR', 'INTERNAL', 'PERM', 'ABORT', 'BUSY', 'LOCKED', 'NOMEM', 'READONLY', 'INTERRUPT', 'IOERR', 'CORRUPT', 'NOTFOUND', 'FULL', 'CANTOPEN',
-  'PROTOCOL', 'EMPTY', 'SCHEMA', 'TOOBIG', 'CONSTRAINT', 'MISMATCH', 'MISUSE', 'NOLFS', 'AUTH', 'FORMAT', 'RANGE', 'NOTADB', 'NOTICE', 'WARNING',
+  'OK',
+  'ERROR',
+  'INTERNAL',
+  'PERM',
+  'ABORT',
+  'BUSY',
+  'LOCKED',
+  'NOMEM',
+  'READONLY',
+  'INTERRUPT',
+  'IOERR',
+  'CORRUPT',
+  'NOTFOUND',
+  'FULL',
+  'CANTOPEN',
+  'PROTOCOL',
+  'EMPTY',
+  'SCHEMA',
+  'TOOBIG',
+  'CONSTRAINT',
+  'MISMATCH',
+  'MISUSE',
+  'NOLFS',
+  'AUTH',
+  'FORMAT',
+  'RANGE',
+  'NOTADB',
+  'NOTICE',
+  'WARNING',
 ];
 
 /**
@@ -94,7 +121,8 @@ function statement(prepared: DriverStatement, returnsRows: boolean): SqliteState
 function driver(name: SqliteDriverName, open: (path: string, readonly: boolean) => SqliteConnection): SqliteDriver {
   const probe = open(':memory:', false);
   try {
-    if (typeof probe.inTransaction !== 'boolean' || !probe.prepare('SELECT 1').returnsRows) throw new Error(`${name} is not complete in Node ${process.version}`);
+    if (typeof probe.inTransaction !== 'boolean' || !probe.prepare('SELECT 1').returnsRows)
+      throw new Error(`${name} is not complete in Node ${process.version}`);
   } finally {
     probe.close();
   }
@@ -212,7 +240,8 @@ function tryLoad(name: SqliteDriverName): SqliteDriver | Error {
 }
 
 // 12: 13 needs Node 22 (on Node 20 it crashes on loading).
-const INSTALL_BETTER_SQLITE3 = 'install the better-sqlite3 package: run `npm install better-sqlite3@12` (npm 11: approve its install script with `npm install-scripts approve better-sqlite3`).';
+const INSTALL_BETTER_SQLITE3 =
+  'install the better-sqlite3 package: run `npm install better-sqlite3@12` (npm 11: approve its install script with `npm install-scripts approve better-sqlite3`).';
 
 /**
  * The driver to use: `name` when given, else node:sqlite where the running Node has it, else
@@ -237,7 +266,10 @@ export function loadDriver(name?: SqliteDriverName): SqliteDriver {
   if (!(addon instanceof Error)) return addon;
   // Where Node has node:sqlite, its failure is the one to tell: better-sqlite3 is not the remedy.
   if (NODE_HAS_SQLITE) throw new StoreError(nodeSqliteFailed(builtIn), { cause: builtIn });
-  throw new StoreError(`The embedded store needs SQLite: Node 22.16 or later has it built in (node:sqlite); on Node ${process.version}, ${INSTALL_BETTER_SQLITE3}`, { cause: addon });
+  throw new StoreError(
+    `The embedded store needs SQLite: Node 22.16 or later has it built in (node:sqlite); on Node ${process.version}, ${INSTALL_BETTER_SQLITE3}`,
+    { cause: addon },
+  );
 }
 
 function nodeSqliteFailed(error: Error): string {

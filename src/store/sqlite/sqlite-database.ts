@@ -42,11 +42,18 @@ export function storeError(path: string, error: unknown): StoreError {
       { cause: error },
     );
   }
-  if (code === 'SQLITE_FULL') return new StoreError(`The disk holding the store ${path} is full (${message}): nothing was written. Free some space; writes resume by themselves.`, { cause: error });
+  if (code === 'SQLITE_FULL')
+    return new StoreError(`The disk holding the store ${path} is full (${message}): nothing was written. Free some space; writes resume by themselves.`, {
+      cause: error,
+    });
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-    return new StoreError(`The store ${path} is busy: another process kept its write lock past the busy timeout (${message}). Nothing was written; it is tried again.`, { cause: error });
+    return new StoreError(
+      `The store ${path} is busy: another process kept its write lock past the busy timeout (${message}). Nothing was written; it is tried again.`,
+      { cause: error },
+    );
   }
-  if (code === 'SQLITE_CANTOPEN') return new StoreError(`Cannot open the store ${path} (${message}): check that its folder exists and is writable.`, { cause: error });
+  if (code === 'SQLITE_CANTOPEN')
+    return new StoreError(`Cannot open the store ${path} (${message}): check that its folder exists and is writable.`, { cause: error });
   return new StoreError(`The store ${path} failed: ${message}.`, { cause: error });
 }
 

@@ -82,7 +82,10 @@ function migrateNow(connection: SqliteConnection): void {
 /** Make the store's folder (or, read-only, make sure the store is there), with a clear error when that cannot be. */
 function prepareFolder(dir: string, file: string, readonly: boolean): void {
   const isAFile = (cause?: unknown) =>
-    new StoreError(`Cannot open the store ${dir}: it (or a folder above it) is a file, not a folder. Point the store at a folder (CHECKOUT_STORE=file:<dir>).`, { cause });
+    new StoreError(
+      `Cannot open the store ${dir}: it (or a folder above it) is a file, not a folder. Point the store at a folder (CHECKOUT_STORE=file:<dir>).`,
+      { cause },
+    );
   if (readonly) {
     if (existsSync(file)) return;
     if (existsSync(dir) && !statSync(dir).isDirectory()) throw isAFile();

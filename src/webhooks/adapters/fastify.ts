@@ -36,7 +36,10 @@ export const checkoutWebhooks: FastifyPluginAsync<CheckoutWebhooksOptions> = asy
 
   instance.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendResult(reply, webhookError('payload_too_large', `Webhook body is larger than the limit of ${receiver.maxBodyBytes} bytes (receiver option maxBodyBytes).`));
+      return sendResult(
+        reply,
+        webhookError('payload_too_large', `Webhook body is larger than the limit of ${receiver.maxBodyBytes} bytes (receiver option maxBodyBytes).`),
+      );
     }
     request.log.error({ err: error }, 'Webhook route failed');
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;

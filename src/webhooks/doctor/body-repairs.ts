@@ -69,5 +69,4 @@ export const BODY_REPAIRS: Record<BodyDamage, BodyRepair> = {
     }
     return out;
   },
-
 };

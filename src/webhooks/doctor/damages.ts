@@ -22,19 +22,23 @@ export const DAMAGES: Record<DamageKind, DamageSpec> = {
   },
   charset: {
     title: 'body converted between charsets',
-    fix: (framework) => `Read the body as bytes and never decode and re-encode it (latin1/binary strings, a charset option, a proxy converting text): ${RAW_BODY_FIX[framework]}`,
+    fix: (framework) =>
+      `Read the body as bytes and never decode and re-encode it (latin1/binary strings, a charset option, a proxy converting text): ${RAW_BODY_FIX[framework]}`,
   },
   'form-encoded': {
     title: 'body handled as a form',
-    fix: (framework) => `The body went through form (application/x-www-form-urlencoded) encoding or parsing: keep it application/json and give the receiver the raw bytes: ${RAW_BODY_FIX[framework]}`,
+    fix: (framework) =>
+      `The body went through form (application/x-www-form-urlencoded) encoding or parsing: keep it application/json and give the receiver the raw bytes: ${RAW_BODY_FIX[framework]}`,
   },
   'trailing-newline': {
     title: 'newline added or removed at the end of the body',
-    fix: (framework) => `Pass the body through unchanged (a proxy, a logging or body-rewriting middleware, or a test sending a file with a final newline changed it): ${RAW_BODY_FIX[framework]}`,
+    fix: (framework) =>
+      `Pass the body through unchanged (a proxy, a logging or body-rewriting middleware, or a test sending a file with a final newline changed it): ${RAW_BODY_FIX[framework]}`,
   },
   'secret-whitespace': {
     title: 'secret with whitespace',
-    fix: () => 'Configure the secret exactly as the service shows it, without spaces or line breaks (a secret read from a file usually ends in a newline: trim it).',
+    fix: () =>
+      'Configure the secret exactly as the service shows it, without spaces or line breaks (a secret read from a file usually ends in a newline: trim it).',
   },
   'secret-prefix': {
     title: 'secret with or without its whsec_ prefix',

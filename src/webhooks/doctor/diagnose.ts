@@ -57,7 +57,8 @@ const PROVEN: Record<BodyDamage, (received: Buffer, original: Buffer) => string>
     isUtf8(received)
       ? 'multibyte UTF-8 text (such as "é" or an emoji) was read as latin1 and written back as UTF-8: the signature matches the body with that conversion undone.'
       : 'the UTF-8 body was converted to latin1 (one byte per character): the signature matches it converted back.',
-  'form-encoded': () => 'the JSON body was form-encoded (percent-encoded, or parsed as a form field and written out again): the signature matches the JSON inside it.',
+  'form-encoded': () =>
+    'the JSON body was form-encoded (percent-encoded, or parsed as a form field and written out again): the signature matches the JSON inside it.',
   'trailing-newline': (received, original) =>
     original.length < received.length
       ? 'a newline was added at the end of the body: the signature matches the body without it.'
@@ -71,7 +72,8 @@ const SIGNS: Record<BodyDamage, (received: Buffer) => string | undefined> = {
     const parsed = parseJson(text);
     if (parsed === undefined) return undefined;
     if (minifyJson(text) !== text) return 'it is JSON with whitespace between tokens, and the service sends compact JSON';
-    if (typeof parsed === 'object' && parsed !== null && Object.keys(parsed).length > 2 && keysSorted(parsed)) return 'its keys are sorted alphabetically, and the service does not sort them';
+    if (typeof parsed === 'object' && parsed !== null && Object.keys(parsed).length > 2 && keysSorted(parsed))
+      return 'its keys are sorted alphabetically, and the service does not sort them';
     return undefined;
   },
   charset: (received) =>
@@ -121,7 +123,11 @@ export function diagnose(context: DiagnoseContext, input: DiagnoseInput): Diagno
   if (timestampRefused) {
     const verified = verifies(input.body, context.keys);
     if (verified) {
-      return verdict('clock-skew', true, `The signature matches (the delivery is genuine), but it was signed ${seconds(skewOf(verified))}, beyond the ${toleranceSeconds} s tolerance.`);
+      return verdict(
+        'clock-skew',
+        true,
+        `The signature matches (the delivery is genuine), but it was signed ${seconds(skewOf(verified))}, beyond the ${toleranceSeconds} s tolerance.`,
+      );
     }
   }
 
@@ -144,7 +150,11 @@ export function diagnose(context: DiagnoseContext, input: DiagnoseInput): Diagno
       for (const variant of repair(secret, SCHEMES[context.schemeKind].keyForm)) {
         const verified = verifies(input.body, [variant.key]);
         if (verified) {
-          return verdict(damage, true, `The signature matches configured secret #${index + 1} ${variant.form}: the sender and this receiver hold the secret in different forms.${alsoLate(verified)}`);
+          return verdict(
+            damage,
+            true,
+            `The signature matches configured secret #${index + 1} ${variant.form}: the sender and this receiver hold the secret in different forms.${alsoLate(verified)}`,
+          );
         }
       }
     }
@@ -162,7 +172,11 @@ export function diagnose(context: DiagnoseContext, input: DiagnoseInput): Diagno
   for (const [damage, sign] of Object.entries(SIGNS) as Array<[BodyDamage, (typeof SIGNS)[BodyDamage]]>) {
     const seen = sign(input.body);
     if (seen) {
-      return verdict(damage, false, `Probably ${DAMAGES[damage].title}: ${seen}. Undoing it did not make the signature match, so something else changed too (or the secret differs).`);
+      return verdict(
+        damage,
+        false,
+        `Probably ${DAMAGES[damage].title}: ${seen}. Undoing it did not make the signature match, so something else changed too (or the secret differs).`,
+      );
     }
   }
 

@@ -41,7 +41,12 @@ function titleOf(diagnosis: Diagnosis): string {
  * code never change: the doctor explains a refusal, it never reverses one. (No Node built-ins here:
  * the Web receiver shares this file, without a doctor.)
  */
-export async function explainRejection(context: RejectionContext, headers: HeaderBag, body: Uint8Array | string, error: WebhookVerificationError): Promise<ExplainedRejection> {
+export async function explainRejection(
+  context: RejectionContext,
+  headers: HeaderBag,
+  body: Uint8Array | string,
+  error: WebhookVerificationError,
+): Promise<ExplainedRejection> {
   const refused = verificationFailure(error);
   const diagnosis = context.doctor?.explain({ headers, body, reason: error.reason });
   if (!context.doctor || !diagnosis) return { result: refused, details: { reason: error.reason } };
@@ -52,11 +57,17 @@ export async function explainRejection(context: RejectionContext, headers: Heade
     try {
       const now = context.clock();
       const bytes = typeof body === 'string' ? utf8Bytes(body) : body;
-      await context.store.insertDeadLetter({ receivedAt: now.toISOString(), reason: `${code} (${titleOf(diagnosis)}): ${explanation}`, body: keptBody(bytes), headers: plainHeaders(headers) }, now);
+      await context.store.insertDeadLetter(
+        { receivedAt: now.toISOString(), reason: `${code} (${titleOf(diagnosis)}): ${explanation}`, body: keptBody(bytes), headers: plainHeaders(headers) },
+        now,
+      );
     } catch (storeError) {
       context.logger.error({ err: String(storeError) }, `Could not keep the refused delivery as a dead letter: ${String(storeError)}`);
     }
   }
   const result = context.doctor.development ? { ...refused, body: { error: { code, message: `${message} ${explanation}` } } } : refused;
-  return { result, details: { reason: error.reason, cause: diagnosis.cause, certain: diagnosis.certain, framework: diagnosis.framework, diagnosis: explanation } };
+  return {
+    result,
+    details: { reason: error.reason, cause: diagnosis.cause, certain: diagnosis.certain, framework: diagnosis.framework, diagnosis: explanation },
+  };
 }

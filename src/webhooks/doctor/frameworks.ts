@@ -11,8 +11,7 @@ export const RAW_BODY_FIX: Record<Framework, string> = {
     "mount createNodeHandler(receiver) before app.use(express.json()), or give its route express.raw({ type: 'application/json' }); never hand it req.body from a JSON or urlencoded parser.",
   koa: 'mount the webhook route before koa-bodyparser (or exclude it from the parser) and hand ctx.req to createNodeHandler(receiver).',
   hono: 'pass c.req.raw to createWebHandler(receiver); do not call c.req.json(), c.req.text() or a validator on this route first.',
-  next:
-    'in the App Router route handler export POST = createWebHandler(receiver) (it reads request.arrayBuffer()); never call request.json() first. In the Pages Router set export const config = { api: { bodyParser: false } }.',
+  next: 'in the App Router route handler export POST = createWebHandler(receiver) (it reads request.arrayBuffer()); never call request.json() first. In the Pages Router set export const config = { api: { bodyParser: false } }.',
   nest: 'create the app with NestFactory.create(AppModule, { rawBody: true }) and give the receiver req.rawBody, not the parsed @Body().',
   node: 'hand the request stream to createNodeHandler(receiver) untouched; do not read, decode or re-encode it first.',
   web: 'pass the Request itself to createWebHandler(receiver); do not read request.json() or request.text() first.',

@@ -2,7 +2,17 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { checkRedirectUrl } from '../../../src/checkout/redirect-guard.js';
 import { MoneyError, RedirectRejectedError, WebhookVerificationError } from '../../../src/errors/index.js';
-import { addAmounts, amountIsZero, assertAmount, compareAmounts, isAmount, maxAmount, minAmount, subtractAmounts, toDecimal } from '../../../src/money/index.js';
+import {
+  addAmounts,
+  amountIsZero,
+  assertAmount,
+  compareAmounts,
+  isAmount,
+  maxAmount,
+  minAmount,
+  subtractAmounts,
+  toDecimal,
+} from '../../../src/money/index.js';
 import { parseDelivery } from '../../../src/webhooks/parse-delivery.js';
 import type { WebhookScheme } from '../../../src/webhooks/scheme.js';
 import { createVerifier, signWebhook } from '../../../src/webhooks/index.js';
@@ -133,18 +143,30 @@ function signatureArb(): fc.Arbitrary<(id: string, ts: string, body: unknown) =>
       const raw = toBuffer(body);
       return raw === undefined ? 'v1,' : `v2,${referenceSignature(KEYS[0]!, id, ts, raw)}`;
     }),
-    fc.oneof(anyText, fc.base64String({ maxLength: 60 }).map((b) => `v1,${b}`)).map((text) => () => text),
+    fc
+      .oneof(
+        anyText,
+        fc.base64String({ maxLength: 60 }).map((b) => `v1,${b}`),
+      )
+      .map((text) => () => text),
     fc.constantFrom('v1,', 'v1', ',', ' ', 'v1,=', 'v1,' + 'A'.repeat(43) + '=', 'v1,' + 'A'.repeat(10_000)).map((text) => () => text),
   );
   return fc.oneof(
     { arbitrary: fc.constant(() => undefined), weight: 1 },
     {
-      arbitrary: fc.array(entry, { minLength: 1, maxLength: 4 }).chain((entries) =>
-        fc.constantFrom(' ', ', ', ',', '  ').map((sep) => (id: string, ts: string, body: unknown) => entries.map((make) => make(id, ts, body)).join(sep)),
-      ),
+      arbitrary: fc
+        .array(entry, { minLength: 1, maxLength: 4 })
+        .chain((entries) =>
+          fc.constantFrom(' ', ', ', ',', '  ').map((sep) => (id: string, ts: string, body: unknown) => entries.map((make) => make(id, ts, body)).join(sep)),
+        ),
       weight: 6,
     },
-    { arbitrary: fc.array(entry, { minLength: 1, maxLength: 3 }).map((entries) => (id: string, ts: string, body: unknown) => entries.map((make) => make(id, ts, body) ?? '')), weight: 1 },
+    {
+      arbitrary: fc
+        .array(entry, { minLength: 1, maxLength: 3 })
+        .map((entries) => (id: string, ts: string, body: unknown) => entries.map((make) => make(id, ts, body) ?? '')),
+      weight: 1,
+    },
   );
 }
 
@@ -156,7 +178,11 @@ const garbageDelivery: fc.Arbitrary<GarbageDelivery> = fc
     sign: signatureArb(),
     names: fc.constantFrom<'lower' | 'upper' | 'mixed'>('lower', 'lower', 'upper', 'mixed'),
     form: fc.constantFrom<'record' | 'headers'>('record', 'record', 'record', 'headers'),
-    extra: fc.dictionary(fc.constantFrom('content-type', 'x-forwarded-for', 'webhook-id ', 'Webhook-Signature', 'constructor', '__proto__', 'toString'), printable, { maxKeys: 3 }),
+    extra: fc.dictionary(
+      fc.constantFrom('content-type', 'x-forwarded-for', 'webhook-id ', 'Webhook-Signature', 'constructor', '__proto__', 'toString'),
+      printable,
+      { maxKeys: 3 },
+    ),
   })
   .map(({ sign, ...rest }) => ({ ...rest, signature: sign(rest.id ?? '', rest.timestamp ?? '', rest.body) }));
 
@@ -220,7 +246,8 @@ export function checkVerifierOnGarbage(numRuns: number, seed?: number): Verifier
       const ts = headerValue(headers.record, 'webhook-timestamp');
       const signature = headerValue(headers.record, 'webhook-signature');
       const raw = toBuffer(delivery.body);
-      if (id === undefined || ts === undefined || signature === undefined || raw === undefined) throw new Error('verified without id, timestamp, signature or a raw body');
+      if (id === undefined || ts === undefined || signature === undefined || raw === undefined)
+        throw new Error('verified without id, timestamp, signature or a raw body');
       if (result.id !== id) throw new Error(`verified id ${String(result.id)} is not the header's ${id}`);
       if (!/^[0-9]{1,15}$/.test(ts) || Math.abs(Number(ts) - NOW_S) > TOLERANCE) throw new Error(`verified a timestamp outside the tolerance: ${ts}`);
       const genuine = KEYS.some((key) => signature.split(/[ ,]+/).includes(referenceSignature(key, id, ts, raw)));
@@ -357,7 +384,9 @@ const validPayment = fc
   })
   .chain((payment) =>
     fc.dictionary(fc.oneof(fc.constantFrom(...TRICKY_KEYS), fc.string({ maxLength: 12 })), jsonish, { maxKeys: 3 }).map((extra) => {
-      for (const [key, value] of Object.entries(extra)) if (!Object.hasOwn(payment, key) && key !== '__proto__') Object.defineProperty(payment, key, { value, enumerable: true, writable: true, configurable: true });
+      for (const [key, value] of Object.entries(extra))
+        if (!Object.hasOwn(payment, key) && key !== '__proto__')
+          Object.defineProperty(payment, key, { value, enumerable: true, writable: true, configurable: true });
       return payment;
     }),
   );
@@ -372,7 +401,12 @@ const envelopeObject = fc
       ),
       createdAt: mostlyValid(validTimestamp, fc.oneof(fc.string(), jsonish, fc.constantFrom('2026-11-22T10:00:00', 'Nov 22 2026', '1'))),
       environment: mostlyValid(fc.constantFrom('test', 'live'), jsonish),
-      data: fc.oneof({ arbitrary: validPayment, weight: 6 }, { arbitrary: paymentLike, weight: 1 }, { arbitrary: jsonish, weight: 2 }, { arbitrary: fc.constant(null), weight: 1 }),
+      data: fc.oneof(
+        { arbitrary: validPayment, weight: 6 },
+        { arbitrary: paymentLike, weight: 1 },
+        { arbitrary: jsonish, weight: 2 },
+        { arbitrary: fc.constant(null), weight: 1 },
+      ),
     },
     { requiredKeys: ['id', 'type', 'createdAt', 'data'] },
   )
@@ -429,7 +463,8 @@ export function checkEnvelopeParser(numRuns: number, seed?: number): EnvelopeSta
       stats.runs += 1;
       const result = parseDelivery(text); // must not throw
       const probe = {} as Record<string, unknown>;
-      if (probe.polluted !== undefined || (Object.prototype as Record<string, unknown>).polluted !== undefined) throw new Error('Object.prototype was polluted');
+      if (probe.polluted !== undefined || (Object.prototype as Record<string, unknown>).polluted !== undefined)
+        throw new Error('Object.prototype was polluted');
       let json: unknown;
       let parses = true;
       try {
@@ -457,7 +492,8 @@ export function checkEnvelopeParser(numRuns: number, seed?: number): EnvelopeSta
       for (const key of Object.keys(input)) {
         // JSON.parse makes "__proto__" an own key; the parser drops it (never makes it the prototype).
         if (key === '__proto__') {
-          if (Object.prototype.hasOwnProperty.call(event, '__proto__') && !deepEqualJson(event[key], input[key])) throw new Error('__proto__ kept with another value');
+          if (Object.prototype.hasOwnProperty.call(event, '__proto__') && !deepEqualJson(event[key], input[key]))
+            throw new Error('__proto__ kept with another value');
           continue;
         }
         if (key === 'data') continue;
@@ -499,7 +535,11 @@ export function decimalArb(maxIntegerDigits: number): fc.Arbitrary<string> {
   const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'.split('')), minLength: min, maxLength: max });
   return fc
     .tuple(
-      fc.oneof(fc.constant('0'), digits(1, maxIntegerDigits).map((d) => d.replace(/^0+(?=.)/, '')), fc.constantFrom('9'.repeat(maxIntegerDigits), '1' + '0'.repeat(maxIntegerDigits - 1))),
+      fc.oneof(
+        fc.constant('0'),
+        digits(1, maxIntegerDigits).map((d) => d.replace(/^0+(?=.)/, '')),
+        fc.constantFrom('9'.repeat(maxIntegerDigits), '1' + '0'.repeat(maxIntegerDigits - 1)),
+      ),
       // The service may send leading zeros (toDecimal reads them; assertAmount refuses them on the way out).
       fc.constantFrom('', '', '', '', '', '00'),
       fc.oneof(fc.constant(''), digits(1, 18), fc.constantFrom('9'.repeat(18), '0'.repeat(17) + '1', '5')),
@@ -565,26 +605,30 @@ function onlyMoneyError(run: () => unknown, what: string): 'ok' | 'refused' {
 export function checkAmountParser(numRuns: number, seed?: number): AmountStats {
   const stats: AmountStats = { runs: 0, accepted: 0, refused: 0, arithmetic: 0 };
   fc.assert(
-    fc.property(fc.oneof({ arbitrary: hostileAmountText, weight: 6 }, { arbitrary: decimalArb(30), weight: 2 }, { arbitrary: nonString, weight: 1 }), fc.oneof(hostileAmountText, decimalArb(20)), (value, other) => {
-      stats.runs += 1;
-      const verdict = onlyMoneyError(() => assertAmount(value), 'assertAmount');
-      if (isAmount(value) !== (verdict === 'ok')) throw new Error('isAmount disagrees with assertAmount');
-      const grammar = typeof value === 'string' && AMOUNT_GRAMMAR.test(value);
-      if ((verdict === 'ok') !== grammar) throw new Error(`assertAmount ${verdict} for ${JSON.stringify(value)}`);
-      if (verdict === 'ok') stats.accepted += 1;
-      else stats.refused += 1;
-      for (const [name, run] of [
-        ['toDecimal', () => toDecimal(value as string)],
-        ['compareAmounts', () => compareAmounts(value as string, other)],
-        ['addAmounts', () => addAmounts(other, value as string)],
-        ['subtractAmounts', () => subtractAmounts(value as string, other)],
-        ['amountIsZero', () => amountIsZero(value as string)],
-        ['minAmount', () => minAmount(value as string, other)],
-        ['maxAmount', () => maxAmount(other, value as string)],
-      ] as const) {
-        onlyMoneyError(run, name);
-      }
-    }),
+    fc.property(
+      fc.oneof({ arbitrary: hostileAmountText, weight: 6 }, { arbitrary: decimalArb(30), weight: 2 }, { arbitrary: nonString, weight: 1 }),
+      fc.oneof(hostileAmountText, decimalArb(20)),
+      (value, other) => {
+        stats.runs += 1;
+        const verdict = onlyMoneyError(() => assertAmount(value), 'assertAmount');
+        if (isAmount(value) !== (verdict === 'ok')) throw new Error('isAmount disagrees with assertAmount');
+        const grammar = typeof value === 'string' && AMOUNT_GRAMMAR.test(value);
+        if ((verdict === 'ok') !== grammar) throw new Error(`assertAmount ${verdict} for ${JSON.stringify(value)}`);
+        if (verdict === 'ok') stats.accepted += 1;
+        else stats.refused += 1;
+        for (const [name, run] of [
+          ['toDecimal', () => toDecimal(value as string)],
+          ['compareAmounts', () => compareAmounts(value as string, other)],
+          ['addAmounts', () => addAmounts(other, value as string)],
+          ['subtractAmounts', () => subtractAmounts(value as string, other)],
+          ['amountIsZero', () => amountIsZero(value as string)],
+          ['minAmount', () => minAmount(value as string, other)],
+          ['maxAmount', () => maxAmount(other, value as string)],
+        ] as const) {
+          onlyMoneyError(run, name);
+        }
+      },
+    ),
     { numRuns, seed },
   );
   return stats;
@@ -649,7 +693,25 @@ const schemes = fc.constantFrom(
   'https\u0000://',
   '',
 );
-const userinfos = fc.constantFrom('', '', '', 'user@', `${ALLOWED}@`, 'a:b@', ':@', '@', `${ALLOWED}:443@`, '%40@', `${ALLOWED}%40`, `evil.example%2F@`, 'user%3Apass@', '\\@', `${ALLOWED}\\@`, `${ALLOWED}#@`, `${ALLOWED}?@`);
+const userinfos = fc.constantFrom(
+  '',
+  '',
+  '',
+  'user@',
+  `${ALLOWED}@`,
+  'a:b@',
+  ':@',
+  '@',
+  `${ALLOWED}:443@`,
+  '%40@',
+  `${ALLOWED}%40`,
+  `evil.example%2F@`,
+  'user%3Apass@',
+  '\\@',
+  `${ALLOWED}\\@`,
+  `${ALLOWED}#@`,
+  `${ALLOWED}?@`,
+);
 const hosts = fc.constantFrom(
   ALLOWED,
   ALLOWED,
@@ -720,7 +782,14 @@ const trickyUrl = fc
   .map(([scheme, user, host, port, tail, noise]) => `${scheme}${user}${host}${port}${tail}${noise}`);
 const redirectInput = fc.oneof(
   { arbitrary: trickyUrl, weight: 8 },
-  { arbitrary: fc.webUrl({ withFragments: true, withQueryParameters: true, authoritySettings: { withUserInfo: true, withPort: true, withIPv4: true, withIPv6: true } }), weight: 1 },
+  {
+    arbitrary: fc.webUrl({
+      withFragments: true,
+      withQueryParameters: true,
+      authoritySettings: { withUserInfo: true, withPort: true, withIPv4: true, withIPv6: true },
+    }),
+    weight: 1,
+  },
   { arbitrary: fc.webUrl({ withFragments: true, withQueryParameters: true }).map((url) => url.replace(/^(https?:\/\/)[^/?#]+/, `$1${ALLOWED}`)), weight: 1 },
   { arbitrary: fc.string({ maxLength: 40 }), weight: 1 },
   { arbitrary: fc.constantFrom<unknown>(undefined, null, 1, {}, [], new URL(`https://${ALLOWED}/`)), weight: 1 },

@@ -156,7 +156,13 @@ export function writeAll(socket: Socket, data: Buffer | string): Promise<boolean
  * length gets `headPauseMs` first, as a client sending `Expect: 100-continue` would wait. Returns
  * the status and how many body bytes had been written when the answer arrived.
  */
-export async function streamUntilAnswered(pool: SocketPool, port: number, head: string, totalBytes: number, options: { chunked: boolean; headPauseMs?: number }) {
+export async function streamUntilAnswered(
+  pool: SocketPool,
+  port: number,
+  head: string,
+  totalBytes: number,
+  options: { chunked: boolean; headPauseMs?: number },
+) {
   const socket = await pool.open(port);
   const answer = firstStatus(socket, 60_000);
   let answered: { status: number | undefined; head: string } | undefined;

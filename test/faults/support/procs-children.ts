@@ -75,7 +75,11 @@ export class Procs {
   }
 
   /** Run `checkout-kit <args>` to its end (SIGKILLed after `timeoutMs`). */
-  async run(name: string, args: string[], options: SpawnOptions & { timeoutMs?: number }): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
+  async run(
+    name: string,
+    args: string[],
+    options: SpawnOptions & { timeoutMs?: number },
+  ): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
     const proc = this.cli(name, args, { ...options, wholeStdout: true });
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -120,7 +124,10 @@ export async function waitForOutput(proc: Proc, pattern: RegExp, timeoutMs = 60_
     const match = pattern.exec(proc.stdout());
     if (match) return match;
     if (!proc.alive()) throw new Error(`${proc.name} (pid ${proc.pid}) exited before printing ${pattern}; stderr: ${proc.stderr().slice(-2000)}`);
-    if (Date.now() > deadline) throw new Error(`${proc.name} (pid ${proc.pid}) did not print ${pattern} within ${timeoutMs} ms; stdout: ${proc.stdout().slice(-1000)}; stderr: ${proc.stderr().slice(-2000)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${proc.name} (pid ${proc.pid}) did not print ${pattern} within ${timeoutMs} ms; stdout: ${proc.stdout().slice(-1000)}; stderr: ${proc.stderr().slice(-2000)}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -138,4 +145,3 @@ export function cpuSeconds(pid: number): number {
 
 /** Sleep `ms`. */
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-

@@ -103,7 +103,15 @@ export interface LoadStats {
 function post(agent: Agent, url: URL, headers: Record<string, string>, body: string): Promise<number> {
   return new Promise((resolve) => {
     const request = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, timeout: 30_000, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        agent,
+        timeout: 30_000,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));
@@ -121,7 +129,15 @@ function post(agent: Agent, url: URL, headers: Record<string, string>, body: str
  * deliveries about the paid ones from `connections` keep-alive connections as fast as they are
  * answered — new event ids (about 70%) and redeliveries of earlier ones, byte for byte (30%).
  */
-export async function runLoad(options: { receiverUrl: string; sandboxUrl: string; secret: string; payments: WriterPayment[]; seconds: number; connections: number; random: () => number }): Promise<LoadStats> {
+export async function runLoad(options: {
+  receiverUrl: string;
+  sandboxUrl: string;
+  secret: string;
+  payments: WriterPayment[];
+  seconds: number;
+  connections: number;
+  random: () => number;
+}): Promise<LoadStats> {
   const { random } = options;
   const url = new URL(options.receiverUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections + 1 });
@@ -215,7 +231,14 @@ const parse = (text: string): Record<string, unknown> | undefined => {
 };
 
 /** The real processes on `file:<storeDir>`. */
-export async function cliTopology(options: { procs: Procs; sandbox: RunningSandbox; storeDir: string; cwd: string; port: number; seed: number }): Promise<Topology> {
+export async function cliTopology(options: {
+  procs: Procs;
+  sandbox: RunningSandbox;
+  storeDir: string;
+  cwd: string;
+  port: number;
+  seed: number;
+}): Promise<Topology> {
   const { procs, sandbox } = options;
   const log = join(options.cwd, 'handlers.jsonl');
   const merchant = sandbox.credentials.test.merchant;
@@ -319,7 +342,14 @@ export async function waitForDrain(dir: string, timeoutMs: number): Promise<bool
  * missing from `checkout-kit events list`, run as its own process once everything has stopped.
  * Run figures are 'n/a' when the store cannot be read.
  */
-export function writersFigures(input: { load: LoadStats; loops: LoopStats; lines: HandlerLine[]; read: Awaited<ReturnType<typeof readStore>>; listedByCli: Set<string>; storeErrors: string[] }) {
+export function writersFigures(input: {
+  load: LoadStats;
+  loops: LoopStats;
+  lines: HandlerLine[];
+  read: Awaited<ReturnType<typeof readStore>>;
+  listedByCli: Set<string>;
+  storeErrors: string[];
+}) {
   const { load, lines, read } = input;
   const unreadable = 'error' in read;
   const readable = unreadable ? new Set<string>() : read.ids;

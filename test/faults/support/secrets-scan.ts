@@ -98,7 +98,12 @@ export function findSecrets(texts: Array<{ where: string; text: string }>, canar
       for (const needle of [canary.value, ...canary.parts]) {
         let index = text.indexOf(needle);
         while (index !== -1) {
-          findings.push({ canary: canary.name, needle: needle === canary.value ? 'full value' : 'part', where, context: text.slice(Math.max(0, index - 80), index + needle.length + 40) });
+          findings.push({
+            canary: canary.name,
+            needle: needle === canary.value ? 'full value' : 'part',
+            where,
+            context: text.slice(Math.max(0, index - 80), index + needle.length + 40),
+          });
           index = text.indexOf(needle, index + 1);
           if (findings.length > 200) return findings;
         }

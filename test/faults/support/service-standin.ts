@@ -86,7 +86,8 @@ export async function startStandIn(options: {
     if (request.headers.authorization !== `Bearer ${options.apiKey}` || !request.headers['x-request-signature']) {
       return reply.code(401).send({ error: { code: 'unauthorized', message: 'bad key or signature' } });
     }
-    if (!tracked.has(request.params.id) && options.answerUnknown) tracked.set(request.params.id, { mode: 'ok', truth: options.answerUnknown(request.params.id), reads: 0, served: {} });
+    if (!tracked.has(request.params.id) && options.answerUnknown)
+      tracked.set(request.params.id, { mode: 'ok', truth: options.answerUnknown(request.params.id), reads: 0, served: {} });
     const entry = tracked.get(request.params.id);
     if (!entry) return reply.code(404).send({ error: { code: 'not_found', message: 'no such payment' } });
     entry.reads += 1;
@@ -97,7 +98,10 @@ export async function startStandIn(options: {
         return reply.code(500).send({ error: { code: 'internal_error', message: 'the service is having a bad day' } });
       case 'rate429':
         count(entry, '429');
-        return reply.code(429).header('retry-after', String(options.retryAfterSeconds ?? 1)).send({ error: { code: 'rate_limited', message: 'slow down' } });
+        return reply
+          .code(429)
+          .header('retry-after', String(options.retryAfterSeconds ?? 1))
+          .send({ error: { code: 'rate_limited', message: 'slow down' } });
       case 'timeout': {
         count(entry, 'held');
         // Never answered while the fault lasts; answered correctly once the service recovers.
@@ -121,7 +125,10 @@ export async function startStandIn(options: {
       case 'truncated': {
         count(entry, 'truncated');
         const text = JSON.stringify(entry.truth);
-        return reply.code(200).type('application/json').send(text.slice(0, Math.floor(text.length / 2)));
+        return reply
+          .code(200)
+          .type('application/json')
+          .send(text.slice(0, Math.floor(text.length / 2)));
       }
       case 'wrongId':
         count(entry, 'wrong-id');
@@ -134,7 +141,14 @@ export async function startStandIn(options: {
         }
         count(entry, 'backwards');
         const less = entry.reads % 2 === 0 ? '4.00' : '0';
-        return { ...entry.truth, amountReceived: less, remaining: undefined, status: 'PARTIALLY_PAID', expiresAt: new Date(Date.now() - 60_000).toISOString(), updatedAt: new Date().toISOString() };
+        return {
+          ...entry.truth,
+          amountReceived: less,
+          remaining: undefined,
+          status: 'PARTIALLY_PAID',
+          expiresAt: new Date(Date.now() - 60_000).toISOString(),
+          updatedAt: new Date().toISOString(),
+        };
       }
       default:
         count(entry, '200');

@@ -104,7 +104,10 @@ export async function fileHashes(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const name of (await readdir(dir)).sort()) {
     const path = join(dir, name);
-    if ((await stat(path)).isFile()) out[name] = createHash('sha256').update(await readFile(path)).digest('hex');
+    if ((await stat(path)).isFile())
+      out[name] = createHash('sha256')
+        .update(await readFile(path))
+        .digest('hex');
   }
   return out;
 }
@@ -114,6 +117,9 @@ const LIBFAKETIME = '/usr/$LIB/faketime/libfaketime.so.1';
 
 /** Whether preloading libfaketime moves node's clock here. */
 export function faketimeAvailable(): boolean {
-  const probe = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(Date.now()))'], { env: { LD_PRELOAD: LIBFAKETIME, FAKETIME: '+10d' }, encoding: 'utf8' });
+  const probe = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(Date.now()))'], {
+    env: { LD_PRELOAD: LIBFAKETIME, FAKETIME: '+10d' },
+    encoding: 'utf8',
+  });
   return Number(probe.stdout) > Date.now() + 9 * 86_400_000;
 }

@@ -69,16 +69,31 @@ export function stormFigures(input: StormInputs): StormFigures {
   const storedIds = input.stored.map((event) => event.id);
   const storedSet = new Set(storedIds);
   const sandboxEvent = new Map(input.sandboxEvents.map((event) => [event.id, event]));
-  const ackedMissing = note('ackedMissing', [...acked].filter((id) => !storedSet.has(id)));
-  const storedTwice = note('storedTwice', storedIds.filter((id, i) => storedIds.indexOf(id) !== i));
+  const ackedMissing = note(
+    'ackedMissing',
+    [...acked].filter((id) => !storedSet.has(id)),
+  );
+  const storedTwice = note(
+    'storedTwice',
+    storedIds.filter((id, i) => storedIds.indexOf(id) !== i),
+  );
   const bodiesDiffering = note(
     'bodiesDiffering',
     input.stored.filter((event) => sandboxEvent.has(event.id) && event.body !== JSON.stringify(sandboxEvent.get(event.id))).map((event) => event.id),
   );
-  const unknownStored = note('unknownStored', storedIds.filter((id) => !sandboxEvent.has(id)));
+  const unknownStored = note(
+    'unknownStored',
+    storedIds.filter((id) => !sandboxEvent.has(id)),
+  );
   const eventRuns = input.runs.filter((run) => run.kind === 'event');
-  const eventRunsNotDone = note('eventRunsNotDone', eventRuns.filter((run) => run.status !== 'done').map((run) => ({ key: run.key, status: run.status })));
-  const storedWithoutRun = note('storedWithoutRun', storedIds.filter((id) => !eventRuns.some((run) => run.key === `event:${id}`)));
+  const eventRunsNotDone = note(
+    'eventRunsNotDone',
+    eventRuns.filter((run) => run.status !== 'done').map((run) => ({ key: run.key, status: run.status })),
+  );
+  const storedWithoutRun = note(
+    'storedWithoutRun',
+    storedIds.filter((id) => !eventRuns.some((run) => run.key === `event:${id}`)),
+  );
 
   // Delivery statistics (what the network did).
   const jobs = new Map<string, DeliveryRecord>();
@@ -108,7 +123,9 @@ export function stormFigures(input: StormInputs): StormFigures {
   );
   // A kill "inside a handler": the killed process had a start without an end.
   const killsInsideHandler = input.kills.filter((kill) => unfinished.some((line) => line.pid === kill.pid && line.at <= kill.at)).length;
-  const killsInsideSlowHandler = input.kills.filter((kill) => unfinished.some((line) => line.pid === kill.pid && line.at <= kill.at && line.ms >= 10_000)).length;
+  const killsInsideSlowHandler = input.kills.filter((kill) =>
+    unfinished.some((line) => line.pid === kill.pid && line.at <= kill.at && line.ms >= 10_000),
+  ).length;
 
   // Completions: one per payment and outcome. The one documented exception (README "Once-only
   // fulfillment"): the process died between the handler's return and storing its completion. Then
@@ -125,7 +142,13 @@ export function stormFigures(input: StormInputs): StormFigures {
     for (const end of list) {
       if (end === last) continue;
       const kill = killOf.get(end.pid);
-      const diedBeforeStoring = kill !== undefined && kill.at >= end.at && kill.at - end.at < 2_000 && end.attempt < last.attempt && lastStart !== undefined && lastStart.at >= kill.at - 1_000;
+      const diedBeforeStoring =
+        kill !== undefined &&
+        kill.at >= end.at &&
+        kill.at - end.at < 2_000 &&
+        end.attempt < last.attempt &&
+        lastStart !== undefined &&
+        lastStart.at >= kill.at - 1_000;
       if (diedBeforeStoring) afterKill.push({ key, pid: end.pid, attempt: end.attempt, killedMsAfterReturn: kill.at - end.at });
       else unexplained.push({ key, ends: list.map((e) => ({ pid: e.pid, attempt: e.attempt, at: e.at, killedAt: killOf.get(e.pid)?.at })) });
     }
@@ -149,15 +172,18 @@ export function stormFigures(input: StormInputs): StormFigures {
       settled += 1;
       if (!done('paid') && !done('overpaid')) paidWithoutHandler.push(payment.id);
       if (done('paid') && done('overpaid')) paidAndOverpaid.push(payment.id);
-      if (!expired && (done('expired') || done('underpaid'))) unexpectedHandlers.push(`${payment.id}: expired/underpaid handler for a payment that never expired`);
+      if (!expired && (done('expired') || done('underpaid')))
+        unexpectedHandlers.push(`${payment.id}: expired/underpaid handler for a payment that never expired`);
     } else if (expired) {
       closed += 1;
       const outcome = amountIsZero(payment.amountReceived) ? 'expired' : 'underpaid';
       if (!done(outcome)) closedWithoutHandler.push(`${payment.id} (${outcome})`);
-      for (const other of ['paid', 'overpaid', outcome === 'expired' ? 'underpaid' : 'expired']) if (done(other)) unexpectedHandlers.push(`${payment.id}: ${other} handler, final state ${payment.status} ${payment.amountReceived}/${payment.amount}`);
+      for (const other of ['paid', 'overpaid', outcome === 'expired' ? 'underpaid' : 'expired'])
+        if (done(other)) unexpectedHandlers.push(`${payment.id}: ${other} handler, final state ${payment.status} ${payment.amountReceived}/${payment.amount}`);
     } else {
       open += 1;
-      for (const outcome of ['paid', 'overpaid', 'underpaid', 'expired']) if (done(outcome)) unexpectedHandlers.push(`${payment.id}: ${outcome} handler for a payment still pending`);
+      for (const outcome of ['paid', 'overpaid', 'underpaid', 'expired'])
+        if (done(outcome)) unexpectedHandlers.push(`${payment.id}: ${outcome} handler for a payment still pending`);
     }
   }
   const fulfilmentRuns = input.runs.filter((run) => run.kind === 'fulfillment');
@@ -194,7 +220,10 @@ export function stormFigures(input: StormInputs): StormFigures {
     kills: input.kills.length,
     killsInsideHandler,
     killsInsideSlowHandler,
-    fulfilmentRunsNotDone: note('fulfilmentRunsNotDone', fulfilmentRuns.filter((run) => run.status !== 'done').map((run) => ({ key: run.key, status: run.status, owner: run.owner, leaseUntil: run.leaseUntil }))),
+    fulfilmentRunsNotDone: note(
+      'fulfilmentRunsNotDone',
+      fulfilmentRuns.filter((run) => run.status !== 'done').map((run) => ({ key: run.key, status: run.status, owner: run.owner, leaseUntil: run.leaseUntil })),
+    ),
   };
   return { figures, examples };
 }

@@ -134,7 +134,11 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
   }
   const webhookUrls = slots.map((slot) => `http://127.0.0.1:${slot.port}/webhooks/checkout`);
   const sandboxFlags = { port: sandboxPort, dataDir: sandboxDir, seed: config.seed };
-  let sandbox: RunningSandbox = await startSandboxProcess(procs, { ...sandboxFlags, webhookUrls, faults: ['--drop', '0.1', '--duplicate', '0.2', '--reorder'] });
+  let sandbox: RunningSandbox = await startSandboxProcess(procs, {
+    ...sandboxFlags,
+    webhookUrls,
+    faults: ['--drop', '0.1', '--duplicate', '0.2', '--reorder'],
+  });
   const creds = sandbox.credentials;
   const env: NodeJS.ProcessEnv = {
     CHECKOUT_BASE_URL: sandbox.url,
@@ -172,7 +176,9 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
     await waitForOutput(proc, /checkout-kit serve listening on/, 120_000);
   };
   await Promise.all(slots.map(startServe));
-  say(`sandbox ${sandbox.url}, ${slots.length} serve(s) up on ${config.store.startsWith('file:') ? 'the embedded store' : 'PostgreSQL'} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  say(
+    `sandbox ${sandbox.url}, ${slots.length} serve(s) up on ${config.store.startsWith('file:') ? 'the embedded store' : 'PostgreSQL'} after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
 
   const deliveries = new DeliveryLog(() => sandbox.url);
   deliveries.start(5_000);
@@ -198,7 +204,12 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
   const reconcileLoop = (async () => {
     if (!config.reconcileEveryMs) return;
     while (!loopsStop && !control.aborted) {
-      const proc = procs.cli('reconcile-loop', ['reconcile', '--json', '--older-than', '1s'], { cwd: shop, env: loopEnv, wholeStdout: true, preload: [STORE_CALLS] });
+      const proc = procs.cli('reconcile-loop', ['reconcile', '--json', '--older-than', '1s'], {
+        cwd: shop,
+        env: loopEnv,
+        wholeStdout: true,
+        preload: [STORE_CALLS],
+      });
       loopPass = proc;
       const timer = setTimeout(() => proc.child.kill('SIGKILL'), 180_000);
       const { code, signal } = await proc.exited;
@@ -264,7 +275,9 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
         const deadline = Date.now() + 30_000;
         let chosen;
         while (!chosen && Date.now() < deadline) {
-          const running = openStarts(readHandlerLog(handlerLog)).filter((line) => line.pid === victim.pid && line.ms >= 1_000 && line.at + line.ms > Date.now() + 600);
+          const running = openStarts(readHandlerLog(handlerLog)).filter(
+            (line) => line.pid === victim.pid && line.ms >= 1_000 && line.at + line.ms > Date.now() + 600,
+          );
           chosen = running.find((line) => line.ms >= 10_000) ?? (Date.now() > deadline - 25_000 ? running[0] : undefined);
           if (!chosen) await sleep(200);
         }
@@ -281,7 +294,9 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
   })();
 
   const [workloadResult] = await Promise.all([workload, killer]);
-  say(`workload: ${plans.length} payments in ${workloadResult.seconds.toFixed(1)} s (${workloadResult.checkoutRetries} checkout retries); ${kills.length} kills`);
+  say(
+    `workload: ${plans.length} payments in ${workloadResult.seconds.toFixed(1)} s (${workloadResult.checkoutRetries} checkout retries); ${kills.length} kills`,
+  );
 
   // Let the sandbox finish (deliver or give up) everything, then stop its deliveries for good:
   // restart it on the same data without --webhook-url.
@@ -299,7 +314,9 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
   const sandboxCpuS = cpuSeconds(sandbox.proc.pid);
   await procs.stop(sandbox.proc);
   sandbox = await startSandboxProcess(procs, { ...sandboxFlags, webhookUrls: [], faults: [] });
-  say(`deliveries ${idle.idle ? 'idle' : `NOT idle (${idle.jobs} pending, ${idle.unseen} unseen)`} after ${((Date.now() - started) / 1000).toFixed(1)} s; sandbox restarted without webhooks`);
+  say(
+    `deliveries ${idle.idle ? 'idle' : `NOT idle (${idle.jobs} pending, ${idle.unseen} unseen)`} after ${((Date.now() - started) / 1000).toFixed(1)} s; sandbox restarted without webhooks`,
+  );
 
   const store = config.readStore();
   await store.open();
@@ -331,20 +348,32 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
     const reconciles: StormOutcome['reconciles'] = [];
     const faketime = hasFaketime();
     for (let pass = 0; pass < 2; pass++) {
-      const stranded = (await listRuns()).filter((run) => run.kind === 'fulfillment' && run.status === 'running' && killedPids.has(ownerPid(run)) && run.leaseUntil);
+      const stranded = (await listRuns()).filter(
+        (run) => run.kind === 'fulfillment' && run.status === 'running' && killedPids.has(ownerPid(run)) && run.leaseUntil,
+      );
       // Past the leases killed processes held, and past the reconcile lock a killed pass held.
       const lockHeldUntil = reconcileKills.map((kill) => kill.at + RECONCILE_LOCK_TTL_MS);
-      let shift = Math.max(0, ...[...stranded.map((run) => Date.parse(run.leaseUntil!)), ...lockHeldUntil].map((until) => Math.ceil((until - Date.now()) / 1000) + 3));
+      let shift = Math.max(
+        0,
+        ...[...stranded.map((run) => Date.parse(run.leaseUntil!)), ...lockHeldUntil].map((until) => Math.ceil((until - Date.now()) / 1000) + 3),
+      );
       if (shift > 0 && (!faketime || shift > MAX_SHIFT_S)) {
         const wait = faketime ? shift - MAX_SHIFT_S : shift;
         say(`waiting ${wait} s of real time for the leases of killed serves to run out${faketime ? '' : ' (no faketime here)'}`);
         await sleep(wait * 1000);
         shift = faketime ? MAX_SHIFT_S : 0;
       }
-      const result = await procs.run('reconcile-final', ['reconcile', '--json', '--older-than', '0'], { cwd: shop, env, timeoutMs: 240_000, faketime: shift > 0 ? `+${shift}` : undefined });
+      const result = await procs.run('reconcile-final', ['reconcile', '--json', '--older-than', '0'], {
+        cwd: shop,
+        env,
+        timeoutMs: 240_000,
+        faketime: shift > 0 ? `+${shift}` : undefined,
+      });
       reconciles.push({ code: result.code, summary: parseJson(result.stdout), shift, stderr: result.stderr.slice(-2000) });
       storeErrors.push(...storeErrorLines(result.stderr));
-      say(`reconcile pass ${pass + 1} (clock +${shift} s, ${stranded.length} run(s) stranded by kills${lockHeldUntil.length > 0 ? ', past a killed pass\'s lock' : ''}): exit ${result.code} ${JSON.stringify(parseJson(result.stdout) ?? result.stdout.slice(0, 300))}`);
+      say(
+        `reconcile pass ${pass + 1} (clock +${shift} s, ${stranded.length} run(s) stranded by kills${lockHeldUntil.length > 0 ? ", past a killed pass's lock" : ''}): exit ${result.code} ${JSON.stringify(parseJson(result.stdout) ?? result.stdout.slice(0, 300))}`,
+      );
       await waitQuiet(`after reconcile ${pass + 1}`, 60_000);
     }
 

@@ -44,7 +44,12 @@ export async function getJson<T>(url: string, timeoutMs = 60_000): Promise<T> {
 
 /** POST a simulation call; resolves with the status and the answer. */
 export async function postJson(url: string, body: unknown, timeoutMs = 60_000): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   const text = await response.text();
   let parsed: unknown = text;
   try {
@@ -114,7 +119,12 @@ export function unsettled(events: SandboxEvent[], records: DeliveryRecord[], url
 }
 
 /** Wait until every delivery the sandbox made has been answered or given up (bounded). */
-export async function waitForDeliveriesIdle(log: DeliveryLog, sandboxUrl: string, urls: string[], timeoutMs: number): Promise<{ idle: boolean; jobs: number; unseen: number }> {
+export async function waitForDeliveriesIdle(
+  log: DeliveryLog,
+  sandboxUrl: string,
+  urls: string[],
+  timeoutMs: number,
+): Promise<{ idle: boolean; jobs: number; unseen: number }> {
   const deadline = Date.now() + timeoutMs;
   let previous = -1;
   let state: { jobs: number; unseen: number };

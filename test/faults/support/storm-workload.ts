@@ -108,7 +108,11 @@ async function createPayment(options: WorkloadOptions, plan: PaymentPlan, onRetr
   for (let attempt = 0; Date.now() < deadline; attempt++) {
     const shop = options.shopUrls[Math.floor(options.random() * options.shopUrls.length)]!;
     try {
-      const response = await postCheckout(shop, { orderId: plan.orderId, amount: money(plan.cents), email: 'buyer@example.com' }, { signal: AbortSignal.timeout(30_000) });
+      const response = await postCheckout(
+        shop,
+        { orderId: plan.orderId, amount: money(plan.cents), email: 'buyer@example.com' },
+        { signal: AbortSignal.timeout(30_000) },
+      );
       await response.arrayBuffer();
       const location = response.headers.get('location');
       if (response.status === 303 && location) return location.split('/').pop()!;
@@ -140,7 +144,10 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadRes
         for (const step of plan.steps) {
           await pause();
           const url = `${options.sandboxUrl}/sandbox/payments/${id}/${'expire' in step ? 'expire' : 'deposit'}`;
-          const answer = await postJson(url, 'expire' in step ? {} : { amount: money(step.deposit) }).catch((error: Error) => ({ status: 0, body: error.message }));
+          const answer = await postJson(url, 'expire' in step ? {} : { amount: money(step.deposit) }).catch((error: Error) => ({
+            status: 0,
+            body: error.message,
+          }));
           if (answer.status !== 200) result.stepErrors.push(`${plan.orderId} ${url}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
         }
         if (options.progress) options.progress.done += 1;

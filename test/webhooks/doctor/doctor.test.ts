@@ -40,7 +40,11 @@ function eventBody(environment: Environment = 'test'): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+  );
 }
 const escapeUnicode = (text: string) => text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
@@ -77,7 +81,10 @@ const DAMAGED: Record<DamageKind, Case> = {
 function deliver(c: Case) {
   const scheme = c.scheme ?? { kind: 'standard-webhooks' };
   const body = eventBody(c.bodyEnvironment ?? c.environment ?? 'test');
-  const headers = { 'content-type': 'application/json', ...signWebhook({ id: 'msg_doctor', timestamp: NOW - (c.age ?? 0), body, secret: c.senderSecret ?? SECRET, scheme }) };
+  const headers = {
+    'content-type': 'application/json',
+    ...signWebhook({ id: 'msg_doctor', timestamp: NOW - (c.age ?? 0), body, secret: c.senderSecret ?? SECRET, scheme }),
+  };
   return { scheme, headers, body: c.damage ? c.damage(body) : utf8(body) };
 }
 
@@ -107,7 +114,16 @@ function diagnoseCounting(c: Case, secrets: string[]): { diagnosis: Diagnosis; h
   let hmacs = 0;
   const counting = { ...real, verify: (context: Parameters<typeof real.verify>[0]) => ((hmacs += context.keys.length), real.verify(context)) };
   const diagnosis = diagnose(
-    { scheme: counting, schemeKind: delivery.scheme.kind, secrets, keys: secrets.map((s, i) => real.key(s, i)), environment: 'test', toleranceSeconds: 300, nowSeconds: NOW, framework: 'unknown' },
+    {
+      scheme: counting,
+      schemeKind: delivery.scheme.kind,
+      secrets,
+      keys: secrets.map((s, i) => real.key(s, i)),
+      environment: 'test',
+      toleranceSeconds: 300,
+      nowSeconds: NOW,
+      framework: 'unknown',
+    },
     { header: headerGetter(delivery.headers), body: delivery.body, reason: 'bad_signature' },
   );
   return { diagnosis, hmacs };
@@ -150,12 +166,26 @@ describe('raw-body doctor: each damage gets its diagnosis', () => {
 
   it('writes the fix for the framework in use: configured, or guessed from proxy headers', async () => {
     const delivery = deliver(DAMAGED['reserialised-json']);
-    const receiver = createReceiver({ store: new MemoryStore(), secrets: [SECRET], clock, logger: captureLogger(), dispatch: false, doctor: { development: true, framework: 'express' } });
+    const receiver = createReceiver({
+      store: new MemoryStore(),
+      secrets: [SECRET],
+      clock,
+      logger: captureLogger(),
+      dispatch: false,
+      doctor: { development: true, framework: 'express' },
+    });
     const express = await receiver.handle(delivery);
     expect((express.body as { error: { message: string } }).error.message).toContain('mount createNodeHandler(receiver) before app.use(express.json())');
     const proxied = await receive({ damage: (body) => utf8(JSON.stringify(JSON.parse(body), null, 1)) });
     expect(proxied.message).toContain('re-serialised');
-    const viaProxy = await createReceiver({ store: new MemoryStore(), secrets: [SECRET], clock, logger: captureLogger(), dispatch: false, doctor: { development: true } }).handle({
+    const viaProxy = await createReceiver({
+      store: new MemoryStore(),
+      secrets: [SECRET],
+      clock,
+      logger: captureLogger(),
+      dispatch: false,
+      doctor: { development: true },
+    }).handle({
       headers: { ...delivery.headers, via: '1.1 edge-proxy' },
       body: delivery.body,
     });
@@ -186,7 +216,14 @@ describe('raw-body doctor: never weaker, bounded, quiet in production', () => {
     const delivery = deliver({ senderSecret: OTHER_SECRET });
     let now = NOW * 1000;
     const store = new MemoryStore();
-    const receiver = createReceiver({ store, secrets: [SECRET], clock: () => new Date(now), logger: captureLogger(), dispatch: false, doctor: { development: true, burst: 2, perMinute: 6 } });
+    const receiver = createReceiver({
+      store,
+      secrets: [SECRET],
+      clock: () => new Date(now),
+      logger: captureLogger(),
+      dispatch: false,
+      doctor: { development: true, burst: 2, perMinute: 6 },
+    });
     const explained = async () => {
       const result = await receiver.handle({ headers: { ...delivery.headers, 'webhook-timestamp': String(Math.floor(now / 1000)) }, body: delivery.body });
       expect(result.status).toBe(401);

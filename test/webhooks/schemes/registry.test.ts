@@ -1,7 +1,15 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import { parseWebhookScheme } from '../../../src/config/index.js';
-import { createVerifier, createWebVerifier, signWebhook, type PlainHmacScheme, type StandardWebhooksScheme, type StripeStyleScheme, type WebhookScheme } from '../../../src/webhooks/index.js';
+import {
+  createVerifier,
+  createWebVerifier,
+  signWebhook,
+  type PlainHmacScheme,
+  type StandardWebhooksScheme,
+  type StripeStyleScheme,
+  type WebhookScheme,
+} from '../../../src/webhooks/index.js';
 import { KEY_DECODERS } from '../../../src/webhooks/decode-secret.js';
 import { plainHmac } from '../../../src/webhooks/schemes/plain-hmac.js';
 import { keyFormOf, schemeRegistry, SCHEMES, timestampHeaderOf, WebhookSchemeSchema, type SchemeKind } from '../../../src/webhooks/schemes/registry.js';
@@ -31,7 +39,9 @@ const SAMPLES: { [K in SchemeKind]: { secret: string; configs: Array<Extract<Web
   },
 };
 
-const CASES = Object.values(SAMPLES).flatMap(({ secret, configs }) => configs.map((scheme) => ({ name: JSON.stringify(scheme), scheme: scheme as WebhookScheme, secret })));
+const CASES = Object.values(SAMPLES).flatMap(({ secret, configs }) =>
+  configs.map((scheme) => ({ name: JSON.stringify(scheme), scheme: scheme as WebhookScheme, secret })),
+);
 
 /** Headers as a receiver or a capture holds them: names lower-cased. */
 const lowerCased = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
@@ -111,10 +121,13 @@ describe('scheme registry: every entry', () => {
     expect(parseWebhookScheme(JSON.stringify(verifying[0]))).toEqual(verifying[0]);
   });
 
-  it.each(CASES.map((c) => [c.name, c] as const))('%s: its key form decodes its secret; configuration round-trips through the parser', (_name, { scheme, secret }) => {
-    expect(KEY_DECODERS[keyFormOf(scheme)](secret, 0).byteLength).toBeGreaterThan(0);
-    expect(parseWebhookScheme(JSON.stringify(scheme))).toEqual(scheme);
-  });
+  it.each(CASES.map((c) => [c.name, c] as const))(
+    '%s: its key form decodes its secret; configuration round-trips through the parser',
+    (_name, { scheme, secret }) => {
+      expect(KEY_DECODERS[keyFormOf(scheme)](secret, 0).byteLength).toBeGreaterThan(0);
+      expect(parseWebhookScheme(JSON.stringify(scheme))).toEqual(scheme);
+    },
+  );
 
   it('looks like nothing on unsigned headers', () => {
     for (const entry of Object.values(SCHEMES)) expect(entry.looksLike({ 'content-type': 'application/json', 'x-request-id': 'abc' })).toEqual([]);
