@@ -1,11 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * A free TCP port on 127.0.0.1 (for a child process that must be told its port up front).
- * Taken below the kernel's ephemeral range, in a block of its own per vitest worker, and never
- * the same twice in a process: a port from `listen(0)` would be free again once closed, and a
- * parallel worker's `listen(0)` or outgoing connection could take it before the child binds it.
+ * Taken below the kernel's ephemeral range, in a block of its own per vitest worker, never the
+ * same twice in a process, and reserved for this process's life (see `reserve`): a port from
+ * `listen(0)` would be free again once closed, and a parallel worker's `listen(0)`, an outgoing
+ * connection, or another copy of the suite running beside this one could take it before the child
+ * binds it, or while a test has stopped the child and is about to start it again on that port.
  * Falls back to `listen(0)` where the ephemeral range leaves no room below it.
  */
 export async function freePort(): Promise<number> {
@@ -13,9 +17,48 @@ export async function freePort(): Promise<number> {
   if (!block) return kernelPort();
   for (let tries = 0; tries < block.size; tries++) {
     const port = block.start + (nextInBlock++ % block.size);
-    if (await canBind(port)) return port;
+    if (reserve(port) && (await canBind(port))) return port;
   }
   return kernelPort();
+}
+
+/** One file per port handed out, holding the pid of the process it was handed to, in a folder every copy of the suite shares. */
+const RESERVATIONS = join(tmpdir(), 'checkout-kit-test-ports');
+const reserved: number[] = [];
+
+/**
+ * Reserve `port` for this process: false when a live process holds it. A reservation outlives
+ * the process only as a file naming a dead pid, which the next process to want the port removes.
+ */
+function reserve(port: number): boolean {
+  mkdirSync(RESERVATIONS, { recursive: true });
+  const file = join(RESERVATIONS, String(port));
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      if (reserved.push(port) === 1) process.once('exit', () => reserved.forEach((held) => rmSync(join(RESERVATIONS, String(held)), { force: true })));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = readFileSync(file, 'utf8');
+      // Empty: another process has just created it and is writing its pid.
+      if (holder === '' || isAlive(Number(holder))) return false;
+      rmSync(file, { force: true });
+    }
+  }
+  return false;
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 const BLOCK_SIZE = 2000;
