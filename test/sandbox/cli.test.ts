@@ -110,7 +110,8 @@ describe('checkout-kit sandbox', () => {
       children.push(child);
       let stdout = '';
       child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      const [, url] = await waitForLine(child, /sandbox listening on (\S+)\ncredentials: \S+\n(env: .*\n)?/);
+      // Its last start-up line: every line before it (the env line too) has been read by then.
+      const [, url] = await waitForLine(child, /sandbox listening on (\S+)\n[\s\S]*press Ctrl\+C to stop\n/);
       const creds = JSON.parse(await readFile(join(dir, '.sandbox', 'credentials.json'), 'utf8'));
       return { child, url: url!, creds, stdout: () => stdout };
     };
