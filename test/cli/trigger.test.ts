@@ -164,8 +164,15 @@ describe('trigger EVENT-TYPE with a sandbox running (real sandbox and serve proc
       );
       // The handler's run follows the event's, under its own lease.
       const handlerKey = `${report.kind}:${report.resourceId}:${expected.outcome}`;
-      if (expected.handled)
+      if (expected.handled) {
         await waitUntil(async () => calls(dir).some((call) => call.key === handlerKey), DEADLINE_MS, `serve to call the handler of ${handlerKey}`);
+        // The call is logged as the handler returns; its run is done once serve has stored that, a moment later.
+        await waitUntil(
+          async () => (await storeJson<StoredRun[]>(dir, env, ['runs']))?.find((run) => run.key === handlerKey)?.status === 'done',
+          DEADLINE_MS,
+          `serve to store ${handlerKey} as done`,
+        );
+      }
       const handled = calls(dir).filter((call) => call.key.startsWith(`${report.kind}:${report.resourceId}:`));
       expect(handled).toEqual(expected.handled ? [{ key: handlerKey, source: 'webhook' }] : []);
       expect(await storeJson(dir, env, [`${report.kind}s`, 'show', report.resourceId])).toMatchObject({
