@@ -85,7 +85,7 @@ export function createOperations(runtime: Runtime, options: OperationsOptions): 
             ? () => reconcile({ store, engine, listInvoices: client && config.invoiceKey ? () => client.invoices.list() : undefined, logger })
             : undefined,
           reconcileUnavailable: !reads
-            ? 'reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY / CHECKOUT_SIGNING_SECRET'
+            ? "reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY / CHECKOUT_SIGNING_SECRET, or the partner's CHECKOUT_PARTNER_API_KEY / CHECKOUT_PARTNER_SIGNING_SECRET"
             : 'no fulfillment module was loaded (CHECKOUT_HANDLERS)',
           replay:
             config.webhookSecrets.length > 0

@@ -3,11 +3,22 @@ import type { Logger } from '../log/index.js';
 import { CheckoutClient, type CheckoutClientOptions } from './checkout-client.js';
 import { PartnerClient, type PartnerClientOptions } from './partner-client.js';
 
-/** Whether the configuration names the service: its base URL and a merchant, invoice or partner key. */
-export function configuresService<C extends Pick<CheckoutKitConfig, 'baseUrl' | 'apiKey' | 'invoiceKey'> & Partial<Pick<CheckoutKitConfig, 'partnerApiKey'>>>(
-  config: C,
-): config is C & { baseUrl: string } {
-  return Boolean(config.baseUrl && (config.apiKey || config.invoiceKey || config.partnerApiKey));
+type ServiceSettings = Pick<CheckoutKitConfig, 'baseUrl' | 'apiKey' | 'invoiceKey'> &
+  Partial<Pick<CheckoutKitConfig, 'partnerApiKey' | 'partnerSigningSecret'>>;
+
+/** A merchant's shop: the base URL and a merchant or invoice key. */
+const namesMerchant = (config: ServiceSettings): boolean => Boolean(config.baseUrl && (config.apiKey || config.invoiceKey));
+
+/** A partner platform: the base URL and both of the partner's keys, and no merchant's key (a merchant's shop then). */
+const namesPartner = (config: ServiceSettings): boolean =>
+  Boolean(config.baseUrl && config.partnerApiKey && config.partnerSigningSecret) && !namesMerchant(config);
+
+/**
+ * Whether the configuration names the service so that a client can read from it: a merchant's
+ * shop (`clientFromConfig`) or a partner platform (`partnerFromConfig`).
+ */
+export function configuresService<C extends ServiceSettings>(config: C): config is C & { baseUrl: string } {
+  return namesMerchant(config) || namesPartner(config);
 }
 
 /**
@@ -19,11 +30,11 @@ export function partnerFromConfig(
   logger?: Logger,
   overrides: Pick<PartnerClientOptions, 'fetch' | 'onCall'> = {},
 ): PartnerClient | undefined {
-  if (!config.baseUrl || !config.partnerApiKey || !config.partnerSigningSecret || config.apiKey || config.invoiceKey) return undefined;
+  if (!namesPartner(config)) return undefined;
   return new PartnerClient({
-    baseUrl: config.baseUrl,
-    apiKey: config.partnerApiKey,
-    signingSecret: config.partnerSigningSecret,
+    baseUrl: config.baseUrl!,
+    apiKey: config.partnerApiKey!,
+    signingSecret: config.partnerSigningSecret!,
     maxRps: config.maxRps,
     logger,
     ...overrides,
@@ -40,9 +51,9 @@ export function clientFromConfig(
   logger?: Logger,
   overrides: Pick<CheckoutClientOptions, 'fetch' | 'onCall'> = {},
 ): CheckoutClient | undefined {
-  if (!config.baseUrl || !(config.apiKey || config.invoiceKey)) return undefined;
+  if (!namesMerchant(config)) return undefined;
   return new CheckoutClient({
-    baseUrl: config.baseUrl,
+    baseUrl: config.baseUrl!,
     apiKey: config.apiKey,
     signingSecret: config.signingSecret,
     invoiceKey: config.invoiceKey,

@@ -54,7 +54,8 @@ describe('checkout-kit reconcile', () => {
     const result = await runCli(['reconcile'], { cwd: dir, env: { CHECKOUT_STORE: 'file:never-opened' } });
     expect(result).toMatchObject({
       code: 2,
-      stderr: 'checkout-kit: reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY/CHECKOUT_SIGNING_SECRET (and CHECKOUT_INVOICE_KEY for invoices)\n',
+      stderr:
+        'checkout-kit: reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY/CHECKOUT_SIGNING_SECRET (and CHECKOUT_INVOICE_KEY for invoices), or for a partner platform CHECKOUT_PARTNER_API_KEY/CHECKOUT_PARTNER_SIGNING_SECRET\n',
     });
     expect(existsSync(join(dir, 'never-opened'))).toBe(false);
   });

@@ -131,12 +131,17 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
 
   it('refuses to start without the service configured (it would fulfil from the webhook alone), leaving the store untouched', async () => {
     const { dir, port, sandbox } = await openShop('ck-serve-noservice-', HANDLERS);
-    const unsets: Array<Record<string, string>> = [{ CHECKOUT_BASE_URL: '' }, { CHECKOUT_API_KEY: '', CHECKOUT_INVOICE_KEY: '' }];
+    const unsets: Array<Record<string, string>> = [
+      { CHECKOUT_BASE_URL: '' },
+      { CHECKOUT_API_KEY: '', CHECKOUT_INVOICE_KEY: '' },
+      // A partner's key without its signing secret: no client could read a payment with it.
+      { CHECKOUT_API_KEY: '', CHECKOUT_INVOICE_KEY: '', CHECKOUT_PARTNER_API_KEY: sandbox.credentials.test.partner.apiKey },
+    ];
     for (const unset of unsets) {
       const result = await execCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox, unset) });
       expect(result.code).toBe(2);
       expect(result.stderr.trim()).toBe(
-        'checkout-kit: serve confirms every event with the service before a handler runs: set CHECKOUT_BASE_URL and CHECKOUT_API_KEY (or CHECKOUT_INVOICE_KEY); `checkout-kit doctor` checks them.',
+        'checkout-kit: serve confirms every event with the service before a handler runs: set CHECKOUT_BASE_URL and CHECKOUT_API_KEY (or CHECKOUT_INVOICE_KEY), or for a partner platform CHECKOUT_PARTNER_API_KEY and CHECKOUT_PARTNER_SIGNING_SECRET; `checkout-kit doctor` checks them.',
       );
       expect(result.stdout).not.toMatch(/listening/);
       // Refused before the store is opened: no store folder is made.

@@ -49,7 +49,8 @@ export async function reconcileOnce(options: ReconcileFlags, io: CliIO, setExit:
   const concurrency = wholeNumber('--concurrency', { min: 1, max: 256 })(options.concurrency);
   const runtime = await openRuntime(io, {
     handlers: true,
-    requireService: 'reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY/CHECKOUT_SIGNING_SECRET (and CHECKOUT_INVOICE_KEY for invoices)',
+    requireService:
+      'reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY/CHECKOUT_SIGNING_SECRET (and CHECKOUT_INVOICE_KEY for invoices), or for a partner platform CHECKOUT_PARTNER_API_KEY/CHECKOUT_PARTNER_SIGNING_SECRET',
   });
   // A merchant's client lists its invoices; a partner platform has payments only (each read with the partner's key).
   const client = runtime.client;

@@ -38,7 +38,7 @@ export async function serve(options: ServeFlags, io: CliIO): Promise<void> {
     // Without a client the engine would decide from the webhook's own data: a webhook is only
     // a hint, so serve never runs handlers on news the service has not confirmed.
     requireService:
-      'serve confirms every event with the service before a handler runs: set CHECKOUT_BASE_URL and CHECKOUT_API_KEY (or CHECKOUT_INVOICE_KEY); `checkout-kit doctor` checks them.',
+      'serve confirms every event with the service before a handler runs: set CHECKOUT_BASE_URL and CHECKOUT_API_KEY (or CHECKOUT_INVOICE_KEY), or for a partner platform CHECKOUT_PARTNER_API_KEY and CHECKOUT_PARTNER_SIGNING_SECRET; `checkout-kit doctor` checks them.',
   });
   let app: FastifyInstance | undefined;
   try {
