@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isDefiniteRefusal, standingTry } from '../checkout/create-once.js';
 import { createOnceKey, requestHash } from '../checkout/idempotency.js';
 import type { PartnerClient } from '../client/index.js';
+import { parseInput } from '../client/inputs.js';
 import { TENANT_ID_PATTERN } from '../domain/index.js';
 import { ConfigError, InvalidRequestError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
@@ -31,13 +32,6 @@ export interface OnboardResult {
   created: boolean;
 }
 
-function parse(input: OnboardInput) {
-  const parsed = OnboardInputSchema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
-  throw new InvalidRequestError(`Cannot onboard the tenant: ${fields.join('; ')}.`);
-}
-
 const created = (tenant: TenantMerchant): tenant is OnboardResult['tenant'] => tenant.status === 'created' && tenant.merchantId !== undefined;
 
 /**
@@ -47,7 +41,7 @@ const created = (tenant: TenantMerchant): tenant is OnboardResult['tenant'] => t
  * gets the same merchant back instead of a second one.
  */
 export async function onboardMerchant(deps: OnboardDeps, input: OnboardInput): Promise<OnboardResult> {
-  const { tenantId, name, email } = parse(input);
+  const { tenantId, name, email } = parseInput(OnboardInputSchema, input, 'onboarding');
   const environment = deps.partner.environment;
   if (!environment) throw new ConfigError('The partner key names no environment (svc_pk_test_… or svc_pk_live_…): onboarding needs one.');
   const clock = deps.clock ?? (() => new Date());

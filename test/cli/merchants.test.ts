@@ -62,7 +62,7 @@ describe('checkout-kit merchants, as separate processes on one store file', () =
     expect(existsSync(join(cwd, 'store'))).toBe(false);
 
     const bad = await execCli(['merchants', 'onboard', '--tenant', 't', '--name', 'N', '--email', 'not-an-address'], { cwd, env });
-    expect(bad).toMatchObject({ code: 2, stderr: expect.stringMatching(/^checkout-kit: Cannot onboard the tenant: email: [^\n]*\n$/) });
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringMatching(/^checkout-kit: onboarding: invalid input \(email: [^\n]*\); nothing was sent\.\n$/) });
 
     expect((await execCli(['merchants', 'onboard', '--tenant', 't', '--name', 'N', '--email', 'n@example.com'], { cwd, env })).code).toBe(0);
     const other = await execCli(['merchants', 'onboard', '--tenant', 't', '--name', 'Renamed', '--email', 'n@example.com'], { cwd, env });
