@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { signWebhook } from '../../src/webhooks/index.js';
+import { DEPOSIT_ADDRESSES } from './serve-payloads.js';
 
 export interface BenchResult {
   name: string;
@@ -46,32 +47,7 @@ export const EVENT_TEMPLATE = JSON.stringify({
     expiresAt: '2025-03-01T13:00:00.000Z',
     successUrl: 'https://shop.example.com/checkout/return?orderId=order-2025-000123',
     cancelUrl: 'https://shop.example.com/cart',
-    depositAddresses: [
-      {
-        networkId: 1,
-        chainName: 'Ethereum',
-        family: 'evm',
-        address: '0x71C7656EC7ab88b098defB751B7401B5f6d8976F',
-        token: 'USDC',
-        chainId: '0d6a3c10-1f2e-4a5b-9c8d-7e6f5a4b3c2d',
-      },
-      {
-        networkId: 137,
-        chainName: 'Polygon',
-        family: 'evm',
-        address: '0x8Ba1f109551bD432803012645Ac136ddd64DBA72',
-        token: 'USDC',
-        chainId: '2b7e4d90-3c1a-4f6e-8d5b-9a0c1e2f3a4b',
-      },
-      {
-        networkId: 728126428,
-        chainName: 'Tron',
-        family: 'tron',
-        address: 'TXLAQ63Xg1NAzckPwKHvzw7CSEmLMEqcdj',
-        token: 'USDT',
-        chainId: '5e9f1a2b-6c3d-4e7f-8a9b-0c1d2e3f4a5b',
-      },
-    ],
+    depositAddresses: DEPOSIT_ADDRESSES,
     createdAt: '2025-03-01T12:00:00.000Z',
     updatedAt: '2025-03-01T12:07:31.000Z',
   },

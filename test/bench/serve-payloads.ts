@@ -9,6 +9,34 @@
 import { randomBytes } from 'node:crypto';
 import { createRng, shuffle } from '../../src/sandbox/webhooks/faults.js';
 
+/** The deposit addresses of every benchmark payment: three networks, as a real payment lists them. */
+export const DEPOSIT_ADDRESSES = [
+  {
+    networkId: 1,
+    chainName: 'Ethereum',
+    family: 'evm',
+    address: '0x71C7656EC7ab88b098defB751B7401B5f6d8976F',
+    token: 'USDC',
+    chainId: '0d6a3c10-1f2e-4a5b-9c8d-7e6f5a4b3c2d',
+  },
+  {
+    networkId: 137,
+    chainName: 'Polygon',
+    family: 'evm',
+    address: '0x8Ba1f109551bD432803012645Ac136ddd64DBA72',
+    token: 'USDC',
+    chainId: '2b7e4d90-3c1a-4f6e-8d5b-9a0c1e2f3a4b',
+  },
+  {
+    networkId: 728126428,
+    chainName: 'Tron',
+    family: 'tron',
+    address: 'TXLAQ63Xg1NAzckPwKHvzw7CSEmLMEqcdj',
+    token: 'USDT',
+    chainId: '5e9f1a2b-6c3d-4e7f-8a9b-0c1d2e3f4a5b',
+  },
+];
+
 export type PaymentState = 'created' | 'partially_paid' | 'paid';
 
 const STATUS: Record<PaymentState, string> = { created: 'CREATED', partially_paid: 'PARTIALLY_PAID', paid: 'PAID' };
@@ -49,32 +77,7 @@ export function payment(id: string, state: PaymentState, now = Date.now()): Reco
     expiresAt: new Date(now + 3_600_000).toISOString(),
     successUrl: `https://shop.example.com/checkout/return?orderId=order-${id.slice(-12)}`,
     cancelUrl: 'https://shop.example.com/cart',
-    depositAddresses: [
-      {
-        networkId: 1,
-        chainName: 'Ethereum',
-        family: 'evm',
-        address: '0x71C7656EC7ab88b098defB751B7401B5f6d8976F',
-        token: 'USDC',
-        chainId: '0d6a3c10-1f2e-4a5b-9c8d-7e6f5a4b3c2d',
-      },
-      {
-        networkId: 137,
-        chainName: 'Polygon',
-        family: 'evm',
-        address: '0x8Ba1f109551bD432803012645Ac136ddd64DBA72',
-        token: 'USDC',
-        chainId: '2b7e4d90-3c1a-4f6e-8d5b-9a0c1e2f3a4b',
-      },
-      {
-        networkId: 728126428,
-        chainName: 'Tron',
-        family: 'tron',
-        address: 'TXLAQ63Xg1NAzckPwKHvzw7CSEmLMEqcdj',
-        token: 'USDT',
-        chainId: '5e9f1a2b-6c3d-4e7f-8a9b-0c1d2e3f4a5b',
-      },
-    ],
+    depositAddresses: DEPOSIT_ADDRESSES,
     createdAt,
     updatedAt: new Date(now - (state === 'created' ? 3_600_000 : state === 'partially_paid' ? 1_800_000 : 600_000)).toISOString(),
   };
