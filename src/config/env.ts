@@ -1,15 +1,15 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse as parseDotenv } from 'dotenv';
-import { readFileSync } from 'node:fs';
-import { ConfigError, registerSecret } from '../errors/index.js';
+import { ConfigError } from '../errors/index.js';
 import type { Environment } from '../schemas/index.js';
 import type { WebhookScheme } from '../webhooks/scheme.js';
 import { keyFormOf } from '../webhooks/schemes/registry.js';
 import { checkKey, environmentOf } from './keys.js';
 import { parseStatusMap, parseUnderpayTolerance, type OutcomeRules } from './outcome-rules.js';
 import { CONNECTION_VARIABLES as NAMES } from './variables.js';
+import { listOf, readVariables, registerSecrets, storeOf, type LoadConfigOptions } from './environment.js';
 import { parseWebhookScheme } from './webhook-scheme.js';
+
+export { DEFAULT_STORE, type LoadConfigOptions } from './environment.js';
 
 /** Everything the `CHECKOUT_*` environment variables configure, normalised. */
 export interface CheckoutKitConfig {
@@ -73,25 +73,6 @@ export interface CheckoutKitConfig {
   checkRecord: string | undefined;
 }
 
-export interface LoadConfigOptions {
-  /** Variables to read. @default process.env */
-  env?: NodeJS.ProcessEnv;
-  /** Folder whose `.env` is read (values in `env` win). @default process.cwd() */
-  cwd?: string;
-  /** Read `.env` from `cwd`. @default true */
-  dotenv?: boolean;
-}
-
-/** The default embedded store location. */
-export const DEFAULT_STORE = 'file:.checkout-kit';
-
-function list(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(/[\s,]+/)
-    .map((item) => item.trim())
-    .filter(Boolean);
-}
-
 function positiveNumber(value: string | undefined, variable: string, expected: string, whole: boolean): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
@@ -101,16 +82,6 @@ function positiveNumber(value: string | undefined, variable: string, expected: s
   return number;
 }
 
-function readDotenv(cwd: string): Record<string, string> {
-  const file = resolve(cwd, '.env');
-  if (!existsSync(file)) return {};
-  return parseDotenv(readFileSync(file));
-}
-
-/**
- * Read and check the `CHECKOUT_*` configuration. Throws `ConfigError` for malformed
- * keys, keys of the wrong kind, or keys of mixed environments. Secrets are registered for redaction.
- */
 /**
  * The shop's public URL (`CHECKOUT_PUBLIC_URL`, serve's `--public-url`) without trailing slashes;
  * null when it is not an http(s) URL with a host. One rule for the variable and the flag.
@@ -120,13 +91,14 @@ export function publicUrlOf(text: string): string | null {
   return /^https?:\/\/[^/]/.test(url) && URL.canParse(url) ? url : null;
 }
 
+/**
+ * Read and check the `CHECKOUT_*` configuration. Throws `ConfigError` for malformed
+ * keys, keys of the wrong kind, or keys of mixed environments. Secrets are registered for redaction.
+ */
 export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const cwd = options.cwd ?? process.cwd();
-  const env = { ...(options.dotenv === false ? {} : readDotenv(cwd)), ...(options.env ?? process.env) };
-  const get = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value ? value : undefined;
-  };
+  const get = readVariables(options);
+  registerSecrets(get);
 
   const baseUrl = get(NAMES.baseUrl)?.replace(/\/+$/, '');
   if (baseUrl) {
@@ -146,21 +118,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const invoiceKey = get(NAMES.invoiceKey);
   const partnerApiKey = get('CHECKOUT_PARTNER_API_KEY');
   const partnerSigningSecret = get('CHECKOUT_PARTNER_SIGNING_SECRET');
-  const webhookSecrets = list(get(NAMES.webhookSecret));
-  // The console token is redacted from every log line even before anything reads it.
-  // The alert URL is one too: an incoming-webhook URL carries its own credential.
-  for (const secret of [
-    apiKey,
-    signingSecret,
-    invoiceKey,
-    partnerApiKey,
-    partnerSigningSecret,
-    get('CHECKOUT_CONSOLE_TOKEN'),
-    get('CHECKOUT_ALERT_URL'),
-    ...webhookSecrets,
-  ]) {
-    registerSecret(secret);
-  }
+  const webhookSecrets = listOf(get(NAMES.webhookSecret));
 
   const environment = environmentOf([
     { variable: NAMES.apiKey, environment: apiKey ? checkKey('merchant-key', apiKey, NAMES.apiKey) : undefined },
@@ -176,15 +134,9 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   // Only a whsec_ key (Standard Webhooks) fixes the secret's format; other schemes use the secret's bytes as given.
   if (keyFormOf(webhookScheme) === 'whsec-base64') for (const secret of webhookSecrets) checkKey('webhook-secret', secret, NAMES.webhookSecret);
 
-  const store = get('CHECKOUT_STORE') ?? DEFAULT_STORE;
-  if (!store.startsWith('file:') && !/^postgres(ql)?:\/\//.test(store) && store !== 'memory:') {
-    // A folder given without its scheme (`./x`, `.checkout-kit`): say how to write it.
-    if (!/^[a-z][a-z0-9+.-]*:/i.test(store))
-      throw new ConfigError(`CHECKOUT_STORE "${store}" is a bare path: write file:${store} for the embedded store in that folder.`);
-    throw new ConfigError(`CHECKOUT_STORE "${store}" is none of file:<dir>, postgres://… or memory: (tests only).`);
-  }
+  const store = storeOf(get);
 
-  const redirectHosts = list(get('CHECKOUT_REDIRECT_HOSTS')).map((host) => host.toLowerCase());
+  const redirectHosts = listOf(get('CHECKOUT_REDIRECT_HOSTS')).map((host) => host.toLowerCase());
   if (redirectHosts.length === 0 && baseUrl) redirectHosts.push(new URL(baseUrl).host.toLowerCase());
 
   const port = get('PORT');

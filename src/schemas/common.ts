@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { DECIMAL } from './decimal-pattern.js';
+
+export { DECIMAL };
 
 /**
  * A UUID as the spec writes ids (8-4-4-4-12 hex digits, any version). One pattern for every id the
@@ -18,10 +21,6 @@ export const Uuid = z.string().regex(UUID_PATTERN, 'expected a UUID such as "0b6
  * A money amount as the service sends it: a non-negative decimal string (spec section 2). A sign,
  * an exponent or a JSON number is refused: amounts are compared exactly, never guessed at.
  */
-// Bounded so that arithmetic on it is exact (see src/money: 60 integer digits, 100 decimals).
-/** A non-negative decimal as the service writes amounts: `10.50`, never `1e3`, `-1` or `.5`. */
-export const DECIMAL = /^[0-9]{1,60}(\.[0-9]{1,100})?$/;
-
 export const DecimalString = z.string().regex(DECIMAL, 'expected a non-negative decimal string such as "10.50" (at most 60 integer digits)');
 
 /** `test` or `live`: the environment of the key that created a record. */

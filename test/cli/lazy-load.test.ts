@@ -12,7 +12,7 @@ const RECORDER = fileURLToPath(new URL('./fixtures/record-loads.mjs', import.met
 const CLI_DIR = fileURLToPath(new URL('../../src/cli/', import.meta.url));
 const STORE_DIR = fileURLToPath(new URL('../../src/store/', import.meta.url));
 /** Packages only some commands need: the server, the drivers, the progress bars, metrics, tables, the logger and the schemas. */
-const HEAVY = ['fastify', 'pg', 'better-sqlite3', 'prom-client', 'cli-progress', 'cli-table3', 'pino', 'zod'];
+const HEAVY = ['fastify', 'pg', 'better-sqlite3', 'prom-client', 'cli-progress', 'cli-table3', 'pino', 'zod', 'decimal.js', 'p-retry'];
 
 afterEach(async () => {
   await removeTempDirs();
@@ -54,13 +54,16 @@ describe('the CLI loads only the command it runs', () => {
     expect(loaded.cli.filter((file) => file.startsWith('actions/'))).toEqual([]);
   });
 
-  it('events list loads its own action and the store, not the server, the client or the other commands', async () => {
+  it('events list loads its own command and action and the store, not the server, the client, the schemas or the other commands', async () => {
     const cwd = await tempDir('ck-lazy-');
     const store = await openStore(`file:${join(cwd, 'store')}`);
     await store.close();
     const loaded = await loadedBy(['events', 'list'], { cwd, env: { CHECKOUT_STORE: 'file:store' } });
     expect(loaded.stdout).toBe('(none)\n');
     expect(loaded.cli.filter((file) => file.startsWith('actions/'))).toEqual(['actions/events.ts']);
+    expect(loaded.cli.filter((file) => file.startsWith('commands/'))).toEqual(['commands/events.ts']);
+    // It reads CHECKOUT_STORE alone: no zod (schemas), no decimal.js (money), no p-retry (runs).
+    expect(loaded.heavy.filter((name) => name !== 'better-sqlite3')).toEqual([]);
     expect(loaded.cli).not.toContain('runtime.ts');
     expect(loaded.heavy).not.toContain('fastify');
     expect(loaded.heavy).not.toContain('pg');

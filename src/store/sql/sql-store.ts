@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { StoreError } from '../../errors/index.js';
-import { DECIMAL, type Environment, type Merchant } from '../../schemas/index.js';
+import type { Environment, Merchant } from '../../schemas/index.js';
+import { DECIMAL } from '../../schemas/decimal-pattern.js';
 import { enqueuedWithEvent } from './event-run-guard.js';
 import { EVENT_RUN_PREFIX, fulfillmentKeySql, RESOURCE_KINDS, RUN_STATUSES } from '../../domain/index.js';
 import {

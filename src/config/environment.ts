@@ -1,0 +1,81 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { ConfigError, registerSecret } from '../errors/index.js';
+import { CONNECTION_VARIABLES as NAMES } from './variables.js';
+
+/**
+ * Reading the environment: `.env` under the environment, the secrets it names, and the store. Apart
+ * from `env.ts` so that commands that only open the store (`events`, `payments`, `runs`) read these
+ * without loading the checks of every other variable (and zod, the schemes and money with them).
+ */
+
+export interface LoadConfigOptions {
+  /** Variables to read. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Folder whose `.env` is read (values in `env` win). @default process.cwd() */
+  cwd?: string;
+  /** Read `.env` from `cwd`. @default true */
+  dotenv?: boolean;
+}
+
+/** A variable's value, trimmed; undefined when unset or blank. */
+export type Variables = (name: string) => string | undefined;
+
+/** The default embedded store location. */
+export const DEFAULT_STORE = 'file:.checkout-kit';
+
+/** Items of a list variable, split on spaces and commas. */
+export function listOf(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(/[\s,]+/)
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function readDotenv(cwd: string): Record<string, string> {
+  const file = resolve(cwd, '.env');
+  if (!existsSync(file)) return {};
+  return parseDotenv(readFileSync(file));
+}
+
+/** The variables of `options.env` (default `process.env`) over those of `.env` in `options.cwd`. */
+export function readVariables(options: LoadConfigOptions = {}): Variables {
+  const cwd = options.cwd ?? process.cwd();
+  const env = { ...(options.dotenv === false ? {} : readDotenv(cwd)), ...(options.env ?? process.env) };
+  return (name) => {
+    const value = env[name]?.trim();
+    return value ? value : undefined;
+  };
+}
+
+/**
+ * Register every secret the configuration names for redaction, before anything can print one. The
+ * console token and the alert URL are among them: an incoming-webhook URL carries its own credential.
+ */
+export function registerSecrets(get: Variables): void {
+  for (const name of [
+    NAMES.apiKey,
+    NAMES.signingSecret,
+    NAMES.invoiceKey,
+    'CHECKOUT_PARTNER_API_KEY',
+    'CHECKOUT_PARTNER_SIGNING_SECRET',
+    'CHECKOUT_CONSOLE_TOKEN',
+    'CHECKOUT_ALERT_URL',
+  ]) {
+    registerSecret(get(name));
+  }
+  for (const secret of listOf(get(NAMES.webhookSecret))) registerSecret(secret);
+}
+
+/** `CHECKOUT_STORE`, checked: `file:<dir>`, `postgres://…` or `memory:`. */
+export function storeOf(get: Variables): string {
+  const store = get('CHECKOUT_STORE') ?? DEFAULT_STORE;
+  if (!store.startsWith('file:') && !/^postgres(ql)?:\/\//.test(store) && store !== 'memory:') {
+    // A folder given without its scheme (`./x`, `.checkout-kit`): say how to write it.
+    if (!/^[a-z][a-z0-9+.-]*:/i.test(store))
+      throw new ConfigError(`CHECKOUT_STORE "${store}" is a bare path: write file:${store} for the embedded store in that folder.`);
+    throw new ConfigError(`CHECKOUT_STORE "${store}" is none of file:<dir>, postgres://… or memory: (tests only).`);
+  }
+  return store;
+}
