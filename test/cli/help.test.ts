@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
-import type { Command } from 'commander';
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/program.js';
+import { buildProgram, COMMANDS } from '../../src/cli/program.js';
 import { EVENT_TYPES } from '../../src/schemas/index.js';
 import { execCli } from '../support/cli.js';
 
@@ -22,14 +22,23 @@ function undescribed(program: Command): string[] {
 }
 
 describe('help text', () => {
-  it('describes every command, option and argument', () => {
+  it('describes every command, option and argument', async () => {
     const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {}, cwd: process.cwd() };
-    expect(undescribed(buildProgram(io, () => {}))).toEqual([]);
+    expect(undescribed(await buildProgram(io, () => {}))).toEqual([]);
   });
 
-  it("trigger's argument lists every event type, in EVENT_TYPES' order (the definition writes them out to load no schema)", () => {
+  it('each command module adds exactly the commands it is listed with (a command line loads only the module it names)', async () => {
     const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {}, cwd: process.cwd() };
-    const trigger = buildProgram(io, () => {}).commands.find((command) => command.name() === 'trigger');
+    for (const module of COMMANDS) {
+      const program = new Command();
+      (await module.load())(program, io, () => {});
+      expect(program.commands.map((command) => command.name())).toEqual(module.names);
+    }
+  });
+
+  it("trigger's argument lists every event type, in EVENT_TYPES' order (the definition writes them out to load no schema)", async () => {
+    const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {}, cwd: process.cwd() };
+    const trigger = (await buildProgram(io, () => {})).commands.find((command) => command.name() === 'trigger');
     expect(trigger?.registeredArguments[0]?.description).toMatch(new RegExp(`: ${EVENT_TYPES.join(', ').replaceAll('.', '\\.')}$`));
   });
 
