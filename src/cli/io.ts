@@ -6,9 +6,18 @@ export interface CliIO {
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** What commands that read their input from standard input read (`merchants credentials`). @default process.stdin */
+  stdin?: NodeJS.ReadableStream;
 }
 
 export const processIO = (): CliIO => ({ stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+
+/** All of standard input, as text. */
+export async function readInput(io: CliIO): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin ?? process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
   stream.write(`${line}\n`);

@@ -7,6 +7,8 @@ import { ServiceCalls } from '../metrics/index.js';
 import { createTimelineRecorder } from '../timeline/index.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/index.js';
+import { readVariables } from '../config/environment.js';
+import { SecretsBox, tenantReader } from '../partner/index.js';
 import type { CliIO } from './io.js';
 
 /** What most commands need, built from the configuration. */
@@ -52,11 +54,16 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   const logs = lineGate(io.stderr);
   const logger = createLogger({ level: io.env.LOG_LEVEL, format: io.env.LOG_FORMAT, destination: logs, tty: io.stderr.isTTY ?? false });
   if (options.requireService !== undefined && !configuresService(config)) throw new ConfigError(options.requireService);
+  // A platform with CHECKOUT_SECRETS_KEY may store some tenants' own keys: their payments are read with them.
+  // Checked before the store is opened, as the rest of the configuration.
+  const secretsKey = readVariables({ env: io.env, cwd: io.cwd })('CHECKOUT_SECRETS_KEY');
+  const box = secretsKey === undefined ? undefined : SecretsBox.fromVariable(secretsKey);
   const handlers: FulfillmentHandlers = options.handlers ? await loadHandlers(options.handlersFile ?? config.handlers, io.cwd) : {};
   const store = await openStore(config.store, { cwd: io.cwd, logger, warmPool: options.longRunning ?? false });
   const serviceCalls = new ServiceCalls();
   const client = clientFromConfig(config, logger, { onCall: serviceCalls.onCall });
   const partner = partnerFromConfig(config, logger, { onCall: serviceCalls.onCall });
+  const reader = partner && box ? tenantReader({ store, partner, box, baseUrl: config.baseUrl! }) : partner;
   // Every command that learns news keeps each resource's timeline for the console.
   const observers = new EngineObservers();
   const timeline = createTimelineRecorder({ store, logger });
@@ -68,7 +75,7 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
     leaseMs,
     ...options.engine,
     store,
-    client: client ?? partner,
+    client: client ?? reader,
     handlers,
     logger,
     classify: config.outcomeRules,

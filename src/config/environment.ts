@@ -62,6 +62,7 @@ export function registerSecrets(get: Variables): void {
     'CHECKOUT_PARTNER_SIGNING_SECRET',
     'CHECKOUT_CONSOLE_TOKEN',
     'CHECKOUT_ALERT_URL',
+    'CHECKOUT_SECRETS_KEY',
   ]) {
     registerSecret(get(name));
   }

@@ -12,7 +12,7 @@ function secret(prefix: string): string {
 }
 
 /** Keys in the spec's formats (section 5) for `environment`. */
-function merchantKeys(environment: Environment): MerchantKeys {
+export function merchantKeys(environment: Environment): MerchantKeys {
   return { apiKey: secret(`svc_mk_${environment}_`), signingSecret: secret('svc_ms_'), invoiceKey: secret(`${environment}_`) };
 }
 

@@ -152,6 +152,21 @@ export interface TenantMerchant {
 /** What `putTenantMerchant` takes. `number` defaults to 1. */
 export type NewTenantMerchant = Pick<TenantMerchant, 'tenantId' | 'environment' | 'idempotencyKey' | 'requestHash' | 'name' | 'email'> & { number?: number };
 
+/**
+ * A tenant's own credentials at the service (its merchant key, signing secret, webhook secret), as
+ * the store keeps them: sealed with the platform's `CHECKOUT_SECRETS_KEY` (src/partner/secrets-box.ts),
+ * never in clear, and in a table of their own so that nothing listing tenants can show them.
+ */
+export interface SealedTenantCredentials {
+  tenantId: string;
+  environment: Environment;
+  /** The sealed credentials. */
+  sealed: string;
+  /** Id of the key that sealed them: a key rotation re-seals those of an older key. */
+  keyId: string;
+  updatedAt: string;
+}
+
 /** A delivery that verified but could not be parsed, kept for inspection. */
 export interface DeadLetter {
   id: string;
@@ -394,6 +409,22 @@ export interface TenantMerchants {
   listTenantMerchants(filter?: { environment?: Environment | undefined; limit?: number | undefined; offset?: number | undefined }): Promise<TenantMerchant[]>;
 }
 
+/** Tenants' own credentials, sealed (see `SealedTenantCredentials`). */
+export interface TenantCredentialsStore {
+  /** Store (or replace) a tenant's sealed credentials. */
+  putTenantCredentials(credentials: Omit<SealedTenantCredentials, 'updatedAt'>, now?: Date): Promise<void>;
+  /**
+   * Replace sealed credentials with the same ones sealed by another key, only if they are still
+   * `from` (a rotation never overwrites credentials stored meanwhile); returns whether it did.
+   */
+  resealTenantCredentials(tenantId: string, environment: Environment, from: string, to: { sealed: string; keyId: string }, now?: Date): Promise<boolean>;
+  /** Forget a tenant's credentials (it goes back to the partner's keys); returns whether there were any. */
+  deleteTenantCredentials(tenantId: string, environment: Environment): Promise<boolean>;
+  getTenantCredentials(tenantId: string, environment: Environment): Promise<SealedTenantCredentials | undefined>;
+  /** Oldest first. */
+  listTenantCredentials(filter?: { limit?: number | undefined; offset?: number | undefined }): Promise<SealedTenantCredentials[]>;
+}
+
 /** Named leases, e.g. one reconcile pass at a time. */
 export interface Locks {
   /** True when acquired: free, expired, or already `owner`'s (a renewal). */
@@ -429,7 +460,7 @@ export interface OperatorViews {
  * all run on one injected clock. Omitted, it is the wall clock. A store never reads a clock of its
  * own for a value that a caller's clock is compared with.
  */
-export interface Store extends EventLog, RunQueue, Resources, CheckoutAttempts, TenantMerchants, Locks, OperatorViews {
+export interface Store extends EventLog, RunQueue, Resources, CheckoutAttempts, TenantMerchants, TenantCredentialsStore, Locks, OperatorViews {
   /** Human description for logs and `doctor` (never contains credentials). */
   readonly description: string;
   open(): Promise<void>;

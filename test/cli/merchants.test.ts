@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -76,5 +77,58 @@ describe('checkout-kit merchants, as separate processes on one store file', () =
 
     const unknown = await execCli(['merchants', 'show', 'nobody'], { cwd, env });
     expect(unknown).toMatchObject({ code: 2, stderr: 'checkout-kit: No tenant or merchant nobody in the store: see `checkout-kit merchants list`.\n' });
+  });
+
+  it("credentials stores a tenant's own keys from standard input, sealed; show says which keys read its payments; rekey and --clear work from other processes", async () => {
+    const sandbox = await openSandbox();
+    const cwd = await tempDir('ck-merchants-');
+    const env = { ...partnerEnv(sandbox), CHECKOUT_SECRETS_KEY: randomBytes(32).toString('base64') };
+    const onboarded = await execCli(['merchants', 'onboard', '--tenant', 'tenant-a', '--name', 'Shop A', '--email', 'a@example.com', '--json'], { cwd, env });
+    const { merchantId } = JSON.parse(onboarded.stdout) as { merchantId: string };
+    const keys = (await (await fetch(`${sandbox.url}/sandbox/merchants/${merchantId}/keys`, { method: 'POST' })).json()) as Record<string, string>;
+    const input = JSON.stringify({ apiKey: keys.apiKey, signingSecret: keys.signingSecret });
+
+    const stored = await execCli(['merchants', 'credentials', '--tenant', 'tenant-a'], { cwd, env, input });
+    expect(stored, stored.stderr).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^tenant tenant-a \(test\): credentials stored, sealed with key [0-9a-f]{8}\n$/),
+    });
+    const show = await execCli(['merchants', 'show', 'tenant-a'], { cwd, env });
+    expect(show.stdout).toMatch(/own keys \(sealed, key [0-9a-f]{8}\)/);
+    for (const secret of [keys.apiKey!, keys.signingSecret!, env.CHECKOUT_SECRETS_KEY]) expect(show.stdout + stored.stdout + show.stderr).not.toContain(secret);
+
+    const rekeyed = await execCli(['merchants', 'rekey'], {
+      cwd,
+      env: { ...env, CHECKOUT_SECRETS_KEY: `${randomBytes(32).toString('hex')},${env.CHECKOUT_SECRETS_KEY}` },
+    });
+    expect(rekeyed).toMatchObject({ code: 0, stdout: expect.stringMatching(/^re-sealed 1 tenants' credentials with key [0-9a-f]{8} \(0 already were\)\n$/) });
+    // The old key alone no longer opens them: rekey says which key is missing.
+    const stale = await execCli(['merchants', 'rekey'], { cwd, env });
+    expect(stale).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(
+        /^checkout-kit: the stored credentials of tenant tenant-a \(test\) were sealed with key [0-9a-f]{8}, which CHECKOUT_SECRETS_KEY does not hold[^\n]*\n$/,
+      ),
+    });
+
+    const cleared = await execCli(['merchants', 'credentials', '--tenant', 'tenant-a', '--clear'], { cwd, env });
+    expect(cleared.stdout).toMatch(/credentials forgotten/);
+    expect((await execCli(['merchants', 'show', 'tenant-a'], { cwd, env })).stdout).toMatch(/partner's keys/);
+  });
+
+  it('credentials refuses in one line, exit 2, storing nothing: no CHECKOUT_SECRETS_KEY, input that is not JSON, a tenant not onboarded', async () => {
+    const sandbox = await openSandbox();
+    const cwd = await tempDir('ck-merchants-');
+    const env = { ...partnerEnv(sandbox), CHECKOUT_SECRETS_KEY: randomBytes(32).toString('base64') };
+    const { apiKey, signingSecret } = sandbox.credentials.test.merchant;
+    const input = JSON.stringify({ apiKey, signingSecret });
+    await execCli(['merchants', 'onboard', '--tenant', 'other', '--name', 'Other', '--email', 'o@example.com'], { cwd, env });
+    const noKey = await execCli(['merchants', 'credentials', '--tenant', 't'], { cwd, env: { ...env, CHECKOUT_SECRETS_KEY: '' }, input });
+    expect(noKey).toMatchObject({ code: 2, stderr: expect.stringMatching(/^checkout-kit: CHECKOUT_SECRETS_KEY is not set[^\n]*\n$/) });
+    const notJson = await execCli(['merchants', 'credentials', '--tenant', 't'], { cwd, env, input: 'svc_mk_test_x' });
+    expect(notJson).toMatchObject({ code: 2, stderr: expect.stringMatching(/^checkout-kit: standard input is not JSON[^\n]*\n$/) });
+    const unknown = await execCli(['merchants', 'credentials', '--tenant', 't'], { cwd, env, input });
+    expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/^checkout-kit: Tenant t is not onboarded in the test environment[^\n]*\n$/) });
+    expect(JSON.parse((await execCli(['merchants', 'show', 'other', '--json'], { cwd, env })).stdout)).toMatchObject([{ credentials: null }]);
   });
 });

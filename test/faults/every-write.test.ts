@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -37,6 +37,9 @@ type Step =
   | 'refused checkout'
   | 'onboard'
   | 'refused onboard'
+  | 'credentials'
+  | 'rekey'
+  | 'forget credentials'
   | 'paid'
   | 'dead letter'
   | 'slow handler'
@@ -65,6 +68,8 @@ const _READS = [
   'getTenantMerchant',
   'findTenantByMerchantId',
   'listTenantMerchants',
+  'getTenantCredentials',
+  'listTenantCredentials',
   'listActivity',
   'summarize',
 ] as const satisfies readonly StoreMethod[];
@@ -82,6 +87,9 @@ const MADE_BY: Record<WriteMethod, Step | 'no process'> = {
   putTenantMerchant: 'onboard',
   completeTenantMerchant: 'onboard',
   releaseTenantMerchant: 'refused onboard',
+  putTenantCredentials: 'credentials',
+  resealTenantCredentials: 'rekey',
+  deleteTenantCredentials: 'forget credentials',
   insertEvent: 'paid',
   // The toolkit's processes queue each run with what brings it (the event with `insertEvent`, a
   // handler run with its outcome through `updateResource`'s queue); enqueueRun is for runs of one's own.
@@ -153,7 +161,7 @@ describe('every kind of store write, through the real processes', () => {
       const [, sandboxUrl, credentialsPath] = await waitForLine(sandbox, /sandbox listening on (http:\/\/127\.0\.0\.1:\d+)\ncredentials: (\S+)\n/);
       const creds = JSON.parse(await readFile(credentialsPath!, 'utf8'));
       const secret = creds.webhookSecret as string;
-      const env = {
+      const env: Record<string, string> = {
         CHECKOUT_BASE_URL: sandboxUrl!,
         CHECKOUT_API_KEY: creds.test.merchant.apiKey,
         CHECKOUT_SIGNING_SECRET: creds.test.merchant.signingSecret,
@@ -349,6 +357,42 @@ describe('every kind of store write, through the real processes', () => {
         status: 'created',
         number: 2,
       });
+
+      // A tenant's own keys (issued by the sandbox, as the service's dashboard would), stored sealed;
+      // re-sealed under a new key put first in CHECKOUT_SECRETS_KEY; then forgotten.
+      const tenantOne = await json<Array<TenantMerchant & { credentials: { keyId: string } | null }>>(['merchants', 'show', 'tenant-1', '--json']);
+      const ownKeys = await (await fetch(`${sandboxUrl}/sandbox/merchants/${tenantOne[0]!.merchantId}/keys`, { method: 'POST' })).json();
+      const keysFile = join(shop, 'tenant-1-keys.json');
+      await writeFile(keysFile, JSON.stringify({ apiKey: ownKeys.apiKey, signingSecret: ownKeys.signingSecret }));
+      const [firstKey, secondKey] = [randomBytes(32).toString('base64'), randomBytes(32).toString('base64')];
+      const keyIdOf = async () =>
+        (await json<Array<{ credentials: { keyId: string } | null }>>(['merchants', 'show', 'tenant-1', '--json']))[0]!.credentials?.keyId;
+      env.CHECKOUT_SECRETS_KEY = firstKey;
+      let sealedWith: string | undefined;
+      await step(
+        'credentials',
+        async () => expect((await run(['merchants', 'credentials', '--tenant', 'tenant-1', '--from-file', keysFile])).code).toBe(0),
+        async () => {
+          sealedWith = await keyIdOf();
+          expect(sealedWith).toMatch(/^[0-9a-f]{8}$/);
+        },
+      );
+      env.CHECKOUT_SECRETS_KEY = `${secondKey},${firstKey}`;
+      await step(
+        'rekey',
+        async () => expect((await run(['merchants', 'rekey'])).stdout).toMatch(/^re-sealed 1 tenants' credentials/),
+        async () => {
+          expect(await keyIdOf()).not.toBe(sealedWith);
+        },
+      );
+      await step(
+        'forget credentials',
+        async () => expect((await run(['merchants', 'credentials', '--tenant', 'tenant-1', '--clear'])).code).toBe(0),
+        async () => {
+          expect(await keyIdOf()).toBeUndefined();
+        },
+      );
+      delete env.CHECKOUT_SECRETS_KEY;
 
       // The sandbox's signed webhook: event stored, dispatched (claim, complete), the payment
       // confirmed (resource), its handler run queued (enqueue), claimed and completed, its timeline kept.

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
@@ -15,9 +15,9 @@ import { cli, Processes, startServe } from './support/store-processes.js';
 
 // A partner platform as its operator runs it: one sandbox that drops and duplicates webhooks,
 // `serve` with the partner's keys alone (one on a store file, or two on one PostgreSQL schema),
-// `reconcile` beside it. Tenants are
-// onboarded (one of them twice at once, one of them again), each pays orders 1001 and 1002
-// through its hosted page, and a forged delivery names another tenant's merchant for a payment.
+// `reconcile` beside it. Tenants are onboarded (one of them twice at once, one of them again), one
+// has its own keys stored (sealed) and is read with them, each pays orders 1001 and 1002 through
+// its hosted page, and a forged delivery names another tenant's merchant for a payment.
 
 const FULFILLMENT = fileURLToPath(new URL('./support/partner-fulfillment.mjs', import.meta.url));
 const TENANTS = ['tenant-a', 'tenant-b', 'tenant-c'] as const;
@@ -112,6 +112,8 @@ async function partnerPlatform({ store, serves, name }: { store: string; serves:
       CHECKOUT_PUBLIC_URL: `http://127.0.0.1:${ports[0]}`,
       CHECKOUT_HANDLERS: FULFILLMENT,
       PARTNER_LOG: log,
+      // tenant-c's own keys are stored, sealed with it: its payments are read with them.
+      CHECKOUT_SECRETS_KEY: randomBytes(32).toString('base64'),
       LOG_LEVEL: 'warn',
     };
     const run = (args: string[]) => cli(processes, args, { cwd: shop, env });
@@ -133,6 +135,9 @@ async function partnerPlatform({ store, serves, name }: { store: string; serves:
       m.externalTenantId?.startsWith('tenant-'),
     );
     expect(atService.map((m: { externalTenantId: string }) => m.externalTenantId).sort()).toEqual([...TENANTS]);
+    const ownKeys = await (await fetch(`${sandboxUrl}/sandbox/merchants/${c.merchantId}/keys`, { method: 'POST' })).json();
+    await writeFile(join(shop, 'tenant-c.json'), JSON.stringify({ apiKey: ownKeys.apiKey, signingSecret: ownKeys.signingSecret }));
+    expect((await run(['merchants', 'credentials', '--tenant', 'tenant-c', '--from-file', 'tenant-c.json'])).code).toBe(0);
 
     await Promise.all(ports.map((port) => startServe(processes, port, { cwd: shop, env })));
     // Checkouts go to each serve in turn.

@@ -413,6 +413,36 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
       });
     });
 
+    describe("tenants' own credentials, sealed", () => {
+      it('puts, replaces, reads, lists and deletes one sealed value per tenant and environment', async () => {
+        const at = new Date('2030-01-01T00:00:00.000Z');
+        await store.putTenantCredentials({ tenantId: 't-c', environment: 'test', sealed: 'v1.aaaa.1', keyId: 'aaaa' }, at);
+        await store.putTenantCredentials({ tenantId: 't-c', environment: 'live', sealed: 'v1.aaaa.2', keyId: 'aaaa' }, at);
+        await store.putTenantCredentials({ tenantId: 't-c', environment: 'test', sealed: 'v1.bbbb.3', keyId: 'bbbb' }, at);
+        expect(await store.getTenantCredentials('t-c', 'test')).toEqual({
+          tenantId: 't-c',
+          environment: 'test',
+          sealed: 'v1.bbbb.3',
+          keyId: 'bbbb',
+          updatedAt: at.toISOString(),
+        });
+        expect((await store.listTenantCredentials()).map((c) => `${c.environment}:${c.sealed}`)).toEqual(['test:v1.bbbb.3', 'live:v1.aaaa.2']);
+        expect((await store.listTenantCredentials({ limit: 1, offset: 1 })).map((c) => c.environment)).toEqual(['live']);
+        expect(await store.deleteTenantCredentials('t-c', 'live')).toBe(true);
+        expect(await store.deleteTenantCredentials('t-c', 'live')).toBe(false);
+        expect(await store.getTenantCredentials('t-c', 'live')).toBeUndefined();
+      });
+
+      it('re-seals only a value still as it was read: a rotation never overwrites credentials stored meanwhile', async () => {
+        await store.putTenantCredentials({ tenantId: 't-s', environment: 'test', sealed: 'v1.old.1', keyId: 'old' });
+        await store.putTenantCredentials({ tenantId: 't-s', environment: 'test', sealed: 'v1.old.2', keyId: 'old' });
+        expect(await store.resealTenantCredentials('t-s', 'test', 'v1.old.1', { sealed: 'v1.new.1', keyId: 'new' })).toBe(false);
+        expect((await store.getTenantCredentials('t-s', 'test'))?.sealed).toBe('v1.old.2');
+        expect(await store.resealTenantCredentials('t-s', 'test', 'v1.old.2', { sealed: 'v1.new.2', keyId: 'new' })).toBe(true);
+        expect(await store.getTenantCredentials('t-s', 'test')).toMatchObject({ sealed: 'v1.new.2', keyId: 'new' });
+      });
+    });
+
     describe("the caller's clock", () => {
       it("regression: every stamp and due time follows the caller's now, not the wall clock", async () => {
         // Far from the wall clock either way: a store that read its own clock would show it here.

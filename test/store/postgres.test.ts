@@ -40,6 +40,7 @@ describe(`PostgresStore migrations (${BACKEND})`, () => {
       'resources',
       'runs',
       'schema_migrations',
+      'tenant_credentials',
       'tenant_merchants',
     ]);
     expect(await databases.query('SELECT version FROM "' + store.schema + '".schema_migrations')).toHaveLength(MIGRATIONS.length);

@@ -21,11 +21,11 @@ export async function runCli(args: string[], options: { cwd: string; env?: NodeJ
 }
 
 /** Start the CLI as a child process (`node --import tsx src/cli/main.ts …`). */
-export function spawnCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): ChildProcess {
+export function spawnCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; stdin?: 'pipe' }): ChildProcess {
   return spawn(process.execPath, ['--import', TSX_LOADER, CLI_MAIN, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
   });
 }
 
@@ -51,9 +51,13 @@ export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 30
   });
 }
 
-/** Run the CLI as a child process to the end. */
-export function execCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnCli(args, options);
+/** Run the CLI as a child process to the end; `input` is written to its standard input. */
+export function execCli(
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; input?: string },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnCli(args, { ...options, stdin: options.input === undefined ? undefined : 'pipe' });
+  if (options.input !== undefined) child.stdin?.end(options.input);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

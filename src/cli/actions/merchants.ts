@@ -1,10 +1,13 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { PartnerClient } from '../../client/index.js';
-import { onboardMerchant } from '../../partner/index.js';
+import { onboardMerchant, rekeyTenantCredentials, saveTenantCredentials, SecretsBox } from '../../partner/index.js';
+import { readVariables } from '../../config/environment.js';
 import { EnvironmentSchema } from '../../schemas/index.js';
 import type { TenantMerchant } from '../../store/index.js';
-import { notInStore } from '../exit.js';
+import { notInStore, UsageError } from '../exit.js';
 import { wholeNumber } from '../flags.js';
-import { output, table, type CliIO } from '../io.js';
+import { output, readInput, table, writeLine, type CliIO } from '../io.js';
 import { withStore } from '../with-store.js';
 
 export interface OnboardFlags {
@@ -12,6 +15,13 @@ export interface OnboardFlags {
   name: string;
   email: string;
   json?: boolean;
+}
+
+export interface CredentialsFlags {
+  tenant: string;
+  fromFile?: string;
+  clear?: boolean;
+  environment: string;
 }
 
 export interface MerchantsListFlags {
@@ -54,14 +64,66 @@ export async function listMerchants(flags: MerchantsListFlags, io: CliIO): Promi
   output(io, flags.json ?? false, rows, (list) => table(list.map(row), COLUMNS));
 }
 
-/** `checkout-kit merchants show <tenant or merchant id>`. */
+/** `checkout-kit merchants show <tenant or merchant id>`: with which keys its payments are read (never the keys themselves). */
 export async function showMerchant(id: string, flags: { json?: boolean }, io: CliIO): Promise<void> {
   const found = await withStore(io, async (store) => {
     const byMerchant = await store.findTenantByMerchantId(id);
-    if (byMerchant) return [byMerchant];
-    const byTenant = await Promise.all(EnvironmentSchema.options.map((environment) => store.getTenantMerchant(id, environment)));
-    return byTenant.filter((t): t is TenantMerchant => t !== undefined);
+    const byTenant = byMerchant
+      ? [byMerchant]
+      : (await Promise.all(EnvironmentSchema.options.map((environment) => store.getTenantMerchant(id, environment)))).filter(
+          (t): t is TenantMerchant => t !== undefined,
+        );
+    return Promise.all(
+      byTenant.map(async (tenant) => {
+        const stored = await store.getTenantCredentials(tenant.tenantId, tenant.environment);
+        return { ...tenant, credentials: stored ? { keyId: stored.keyId, updatedAt: stored.updatedAt } : null };
+      }),
+    );
   });
   if (found.length === 0) throw notInStore('tenant or merchant', id, '`checkout-kit merchants list`');
-  output(io, flags.json ?? false, found, (list) => table(list.map(row), COLUMNS));
+  output(io, flags.json ?? false, found, (list) =>
+    table(
+      list.map((t) => ({ ...row(t), reads: t.credentials ? `own keys (sealed, key ${t.credentials.keyId})` : "partner's keys" })),
+      [...COLUMNS, 'reads'],
+    ),
+  );
+}
+
+/** The box of CHECKOUT_SECRETS_KEY (from the environment or `.env`). */
+function secretsBox(io: CliIO): SecretsBox {
+  return SecretsBox.fromVariable(readVariables({ env: io.env, cwd: io.cwd })('CHECKOUT_SECRETS_KEY'));
+}
+
+/** `checkout-kit merchants credentials --tenant ID`: store (or `--clear`) a tenant's own credentials, sealed. */
+export async function credentials(flags: CredentialsFlags, io: CliIO): Promise<void> {
+  if (flags.clear) {
+    const environment = EnvironmentSchema.safeParse(flags.environment);
+    if (!environment.success) throw new UsageError('--environment must be test or live');
+    const cleared = await withStore(io, (store) => store.deleteTenantCredentials(flags.tenant, environment.data));
+    writeLine(
+      io.stdout,
+      cleared
+        ? `tenant ${flags.tenant} (${environment.data}): credentials forgotten; its payments are read with the partner's keys`
+        : `tenant ${flags.tenant} (${environment.data}) had no stored credentials`,
+    );
+    return;
+  }
+  // The key is checked before anything is read or opened: a missing key leaves nothing behind.
+  const box = secretsBox(io);
+  const text = flags.fromFile === undefined ? await readInput(io) : await readFile(resolve(io.cwd, flags.fromFile), 'utf8');
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch {
+    throw new UsageError(`${flags.fromFile ?? 'standard input'} is not JSON: give {"apiKey": "svc_mk_…", "signingSecret": "svc_ms_…"}`);
+  }
+  const environment = await withStore(io, (store) => saveTenantCredentials({ store, box }, flags.tenant, input));
+  writeLine(io.stdout, `tenant ${flags.tenant} (${environment}): credentials stored, sealed with key ${box.sealingKeyId}`);
+}
+
+/** `checkout-kit merchants rekey`: re-seal every tenant's credentials with CHECKOUT_SECRETS_KEY's first key. */
+export async function rekey(io: CliIO): Promise<void> {
+  const box = secretsBox(io);
+  const { resealed, current } = await withStore(io, (store) => rekeyTenantCredentials({ store, box }));
+  writeLine(io.stdout, `re-sealed ${resealed} tenants' credentials with key ${box.sealingKeyId} (${current} already were)`);
 }

@@ -1,4 +1,4 @@
-import type { MerchantsListFlags, OnboardFlags } from '../actions/merchants.js';
+import type { CredentialsFlags, MerchantsListFlags, OnboardFlags } from '../actions/merchants.js';
 import type { Register } from '../register.js';
 
 /** `checkout-kit merchants onboard | list | show`: a partner platform's tenants and their merchants. */
@@ -26,4 +26,18 @@ export const registerMerchants: Register = (program, io) => {
     .argument('<id>', 'the tenant id, or the service merchant id (see `checkout-kit merchants list`)')
     .option('--json', 'JSON output')
     .action(async (id: string, options: { json?: boolean }) => (await import('../actions/merchants.js')).showMerchant(id, options, io));
+  merchants
+    .command('credentials')
+    .description(
+      'store a tenant\'s own merchant key and signing secret, sealed with CHECKOUT_SECRETS_KEY: read from standard input as JSON {"apiKey", "signingSecret"}; its payments are then read with them',
+    )
+    .requiredOption('--tenant <id>', 'the onboarded tenant')
+    .option('--from-file <path>', 'read the JSON from this file instead of standard input')
+    .option('--clear', "forget them: the tenant's payments are read with the partner's keys again")
+    .option('--environment <env>', 'with --clear: test or live', 'test')
+    .action(async (options: CredentialsFlags) => (await import('../actions/merchants.js')).credentials(options, io));
+  merchants
+    .command('rekey')
+    .description("after adding a new key first in CHECKOUT_SECRETS_KEY: re-seal every tenant's stored credentials with it (then the old key can go)")
+    .action(async () => (await import('../actions/merchants.js')).rekey(io));
 };

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { parseBody } from '../body.js';
 import { transact, type SandboxContext } from '../context.js';
 import { expireDue } from '../expiry.js';
-import { SandboxHttpError, unprocessable } from '../http-error.js';
+import { notFound, SandboxHttpError, unprocessable } from '../http-error.js';
+import { merchantKeys } from '../seed.js';
 import { testCharge } from '../lookup.js';
 import { isFullyPaid } from '../amounts.js';
 import type { AnyCharge, SandboxData } from '../records.js';
@@ -55,6 +56,22 @@ export function registerSimulationRoutes(app: FastifyInstance, context: SandboxC
       });
     });
   }
+
+  // A partner-created merchant's own keys, as the service's dashboard would issue them to the merchant
+  // (the alternative to reading its payments with the partner's keys): made once, then the same.
+  app.post<{ Params: { id: string } }>('/sandbox/merchants/:id/keys', async (request) => {
+    const { id } = request.params;
+    const known = context.state.data.merchants.find((m) => m.merchantId === id);
+    if (!known) throw notFound(`No merchant with id ${id}.`);
+    const keys =
+      known.keys ??
+      (await transact(context, (data) => {
+        const merchant = data.merchants.find((m) => m.merchantId === id)!;
+        merchant.keys ??= merchantKeys(merchant.environment);
+        return merchant.keys;
+      }));
+    return { merchantId: id, environment: known.environment, ...keys };
+  });
 
   app.get<{ Querystring: { eventId?: string } }>('/sandbox/deliveries', async (request) => {
     const { eventId } = request.query;

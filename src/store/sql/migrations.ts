@@ -159,6 +159,22 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 4,
+    name: "partner tenants' own credentials, sealed",
+    statements: ({ prefix: p, types: t }) => [
+      // Sealed with CHECKOUT_SECRETS_KEY before they reach the store (see `SealedTenantCredentials`).
+      `CREATE TABLE ${p}tenant_credentials (
+        seq ${t.serialKey},
+        tenant_id text NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('test', 'live')),
+        sealed text NOT NULL,
+        key_id text NOT NULL,
+        updated_at ${t.time} NOT NULL,
+        UNIQUE (tenant_id, environment)
+      )`,
+    ],
+  },
 ];
 
 /** The version this code needs. */

@@ -1,6 +1,17 @@
 import { StoreError } from '../../errors/index.js';
 import type { Environment, Merchant } from '../../schemas/index.js';
-import type { CheckoutAttempt, TenantMerchant, DeadLetter, NewsSource, Outcome, ResourceKind, ResourceRecord, Run, StoredEvent } from '../types.js';
+import type {
+  CheckoutAttempt,
+  SealedTenantCredentials,
+  TenantMerchant,
+  DeadLetter,
+  NewsSource,
+  Outcome,
+  ResourceKind,
+  ResourceRecord,
+  Run,
+  StoredEvent,
+} from '../types.js';
 
 /** Rows as either database returns them (see `Database`), and their mapping to the store's records. */
 type Time = Date | string;
@@ -217,6 +228,20 @@ export const TENANT_MERCHANT_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
+
+export const TENANT_CREDENTIALS_COLUMNS = ['tenant_id', 'environment', 'sealed', 'key_id', 'updated_at'] as const;
+
+export interface TenantCredentialsRow {
+  tenant_id: string;
+  environment: Environment;
+  sealed: string;
+  key_id: string;
+  updated_at: Time;
+}
+
+export function toTenantCredentials(row: TenantCredentialsRow): SealedTenantCredentials {
+  return { tenantId: row.tenant_id, environment: row.environment, sealed: row.sealed, keyId: row.key_id, updatedAt: iso(row.updated_at) };
+}
 
 export interface TenantMerchantRow {
   tenant_id: string;

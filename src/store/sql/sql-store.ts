@@ -16,6 +16,7 @@ import {
   type NewActivity,
   type NewCheckoutAttempt,
   type NewTenantMerchant,
+  type SealedTenantCredentials,
   type NewEvent,
   type NewRun,
   type PruneOptions,
@@ -50,8 +51,8 @@ import {
   toPrefixedRun,
   toResource,
   toRun,
+  toTenantCredentials,
   toTenantMerchant,
-  TENANT_MERCHANT_COLUMNS,
   type ActivityRow,
   type AttemptRow,
   type DeadLetterRow,
@@ -59,6 +60,7 @@ import {
   type PrefixedRunRow,
   type ResourceRow,
   type RunRow,
+  type TenantCredentialsRow,
   type TenantMerchantRow,
 } from './rows.js';
 import { buildStatements, claimableAt, RUN_LIST, type Statements } from './statements.js';
@@ -482,11 +484,46 @@ export class SqlStore implements Store {
     filter: { environment?: Environment | undefined; limit?: number | undefined; offset?: number | undefined } = {},
   ): Promise<TenantMerchant[]> {
     const { rows } = await this.database.query<TenantMerchantRow>({
-      text: `SELECT ${TENANT_MERCHANT_COLUMNS.join(', ')} FROM ${this.dialect.prefix}tenant_merchants
-        WHERE (${this.dialect.cast('$1', 'text')} IS NULL OR environment = $1) ORDER BY seq LIMIT $2 OFFSET $3`,
+      ...this.sql.listTenantMerchants,
       values: [filter.environment ?? null, filter.limit ?? 100, filter.offset ?? 0],
     });
     return rows.map(toTenantMerchant);
+  }
+
+  // Tenants' own credentials, sealed
+
+  async putTenantCredentials(credentials: Omit<SealedTenantCredentials, 'updatedAt'>, now = new Date()): Promise<void> {
+    const { tenantId, environment, sealed, keyId } = credentials;
+    await this.database.query({ ...this.sql.putTenantCredentials, values: [tenantId, environment, sealed, keyId, iso(now)] });
+  }
+
+  async resealTenantCredentials(
+    tenantId: string,
+    environment: Environment,
+    from: string,
+    to: { sealed: string; keyId: string },
+    now = new Date(),
+  ): Promise<boolean> {
+    const { rowCount } = await this.database.query({
+      ...this.sql.resealTenantCredentials,
+      values: [tenantId, environment, from, to.sealed, to.keyId, iso(now)],
+    });
+    return rowCount > 0;
+  }
+
+  async deleteTenantCredentials(tenantId: string, environment: Environment): Promise<boolean> {
+    const { rowCount } = await this.database.query({ ...this.sql.deleteTenantCredentials, values: [tenantId, environment] });
+    return rowCount > 0;
+  }
+
+  async getTenantCredentials(tenantId: string, environment: Environment): Promise<SealedTenantCredentials | undefined> {
+    const { rows } = await this.database.query<TenantCredentialsRow>({ ...this.sql.getTenantCredentials, values: [tenantId, environment] });
+    return rows[0] && toTenantCredentials(rows[0]);
+  }
+
+  async listTenantCredentials(filter: { limit?: number | undefined; offset?: number | undefined } = {}): Promise<SealedTenantCredentials[]> {
+    const { rows } = await this.database.query<TenantCredentialsRow>({ ...this.sql.listTenantCredentials, values: [filter.limit ?? 100, filter.offset ?? 0] });
+    return rows.map(toTenantCredentials);
   }
 
   // Locks

@@ -3,7 +3,16 @@ import { EVENT_RUN_PREFIX } from '../../domain/index.js';
 import { OUTCOME_RANK } from '../types.js';
 import type { Statement } from './database.js';
 import type { Dialect } from './dialect.js';
-import { ACTIVITY_COLUMNS, ATTEMPT_COLUMNS, DEAD_LETTER_COLUMNS, EVENT_COLUMNS, RESOURCE_COLUMNS, RUN_COLUMNS, TENANT_MERCHANT_COLUMNS } from './rows.js';
+import {
+  ACTIVITY_COLUMNS,
+  ATTEMPT_COLUMNS,
+  DEAD_LETTER_COLUMNS,
+  EVENT_COLUMNS,
+  RESOURCE_COLUMNS,
+  RUN_COLUMNS,
+  TENANT_CREDENTIALS_COLUMNS,
+  TENANT_MERCHANT_COLUMNS,
+} from './rows.js';
 
 /** A statement without its values: the store adds them per call. */
 export type Prepared = Required<Pick<Statement, 'name' | 'text'>>;
@@ -149,6 +158,16 @@ export function buildStatements(d: Dialect) {
         RETURNING ${list(TENANT_MERCHANT_COLUMNS)}`,
       getTenantMerchant: `SELECT ${list(TENANT_MERCHANT_COLUMNS)} FROM ${p}tenant_merchants WHERE tenant_id = $1 AND environment = $2`,
       findTenantByMerchantId: `SELECT ${list(TENANT_MERCHANT_COLUMNS)} FROM ${p}tenant_merchants WHERE merchant_id = $1`,
+      listTenantMerchants: `SELECT ${list(TENANT_MERCHANT_COLUMNS)} FROM ${p}tenant_merchants
+        WHERE (${d.cast('$1', 'text')} IS NULL OR environment = $1) ORDER BY seq LIMIT $2 OFFSET $3`,
+
+      putTenantCredentials: `INSERT INTO ${p}tenant_credentials (tenant_id, environment, sealed, key_id, updated_at) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (tenant_id, environment) DO UPDATE SET sealed = excluded.sealed, key_id = excluded.key_id, updated_at = excluded.updated_at`,
+      // Only if still what was read: a rotation never overwrites credentials stored since.
+      resealTenantCredentials: `UPDATE ${p}tenant_credentials SET sealed = $4, key_id = $5, updated_at = $6 WHERE tenant_id = $1 AND environment = $2 AND sealed = $3`,
+      deleteTenantCredentials: `DELETE FROM ${p}tenant_credentials WHERE tenant_id = $1 AND environment = $2`,
+      getTenantCredentials: `SELECT ${list(TENANT_CREDENTIALS_COLUMNS)} FROM ${p}tenant_credentials WHERE tenant_id = $1 AND environment = $2`,
+      listTenantCredentials: `SELECT ${list(TENANT_CREDENTIALS_COLUMNS)} FROM ${p}tenant_credentials ORDER BY seq LIMIT $1 OFFSET $2`,
 
       // Taken when free, expired, or already ours (a renewal).
       acquireLock: `INSERT INTO ${p}locks AS l (name, owner, expires_at) VALUES ($1, $2, $4)
