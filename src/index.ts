@@ -146,7 +146,6 @@ export type {
 
 export {
   classify,
-  fulfillmentKey,
   FulfillmentEngine,
   attachFulfillment,
   defineFulfillment,

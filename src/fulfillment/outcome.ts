@@ -1,5 +1,4 @@
 import { ExactDecimal, toDecimal } from '../money/index.js';
-import { runKeys } from '../runs/index.js';
 import type { Outcome } from '../store/index.js';
 
 /** What a status word tells beyond the amounts: `closed` = past expiry, `hold` = not final yet. */
@@ -100,9 +99,3 @@ export function classify(resource: Classifiable, options: ClassifyOptions = {}):
 }
 
 export type { HandlerOutcome } from '../runs/index.js';
-
-/**
- * The stable idempotency key of one resource and outcome, given to handlers as `ctx.key`.
- * @deprecated use `runKeys.fulfillment` (same key).
- */
-export const fulfillmentKey = runKeys.fulfillment;
