@@ -73,6 +73,7 @@ export interface CheckoutKitConfig {
   checkRecord: string | undefined;
 }
 
+/** Where `loadConfig` reads from: variables, the `.env` folder, whether to read the file. */
 export interface LoadConfigOptions {
   /** Variables to read. @default process.env */
   env?: NodeJS.ProcessEnv;
@@ -120,6 +121,7 @@ export function publicUrlOf(text: string): string | null {
   return /^https?:\/\/[^/]/.test(url) && URL.canParse(url) ? url : null;
 }
 
+/** Read and check the `CHECKOUT_*` configuration (the environment wins over `.env`); a bad value is a `ConfigError` naming the variable. */
 export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const cwd = options.cwd ?? process.cwd();
   const env = { ...(options.dotenv === false ? {} : readDotenv(cwd)), ...(options.env ?? process.env) };
