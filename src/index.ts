@@ -1,9 +1,14 @@
 /**
  * checkout-kit: typed client, webhook receiver, once-only fulfillment, reconciler, checkout helper
- * and a local sandbox for the hosted crypto checkout service. Each capability lives in its own
- * folder; this file names the public surface. Importing it loads no framework or database driver:
- * the fastify plugins are also at `checkout-kit/fastify` (fastify is a peer dependency), the
- * PostgreSQL store at `checkout-kit/postgres`, and test helpers at `checkout-kit/testing`.
+ * and a local sandbox for the hosted crypto checkout service. This entry holds what a merchant's
+ * backend uses: the clients, the receiver and its adapters, the fulfillment handlers and engine,
+ * reconcile, the checkout helper, `openStore`, the configuration, money helpers, the resources'
+ * schemas and the errors to catch. The rest is behind named entries: `checkout-kit/fastify` (the
+ * fastify plugins), `checkout-kit/web` (the receiver on WebCrypto), `checkout-kit/store` (the store
+ * backends and records), `checkout-kit/postgres` (the PostgreSQL store), `checkout-kit/operations`
+ * (metrics, health, alerts, timelines) and `checkout-kit/testing` (test helpers and `check`).
+ * Importing it loads no framework or database driver.
+ * @module checkout-kit
  */
 export {
   CheckoutKitError,
@@ -22,33 +27,22 @@ export {
   CHECKOUT_ERROR_STATUS,
   isApiError,
   isCheckoutKitError,
-  redact,
-} from './errors/index.js';
-export type { ApiErrorOptions, InvalidResponseErrorOptions, CheckoutErrorCode, CheckoutErrorOptions, WebhookVerificationReason } from './errors/index.js';
-export { PortInUseError } from './fastify/listen-on.js';
+} from './errors/errors.js';
+export type { ApiErrorOptions, InvalidResponseErrorOptions, CheckoutErrorCode, CheckoutErrorOptions, WebhookVerificationReason } from './errors/errors.js';
 
 export { MAX_DECIMALS, assertAmount, isAmount, compareAmounts, addAmounts, subtractAmounts, amountIsZero, minAmount, maxAmount } from './money/index.js';
 
 export {
   PaymentSchema,
   PartnerPaymentSchema,
-  PaymentDepositAddressSchema,
   InvoiceSchema,
-  InvoiceAddressSchema,
-  InvoiceTokenSchema,
   InvoiceDetailSchema,
-  InvoicePaymentSchema,
-  InvoiceSettlementSchema,
-  InvoiceListSchema,
   MerchantSchema,
-  MerchantWalletSchema,
-  ErrorObjectSchema,
   EventEnvelopeSchema,
   EVENT_TYPES,
   PAYMENT_EVENT_TYPES,
   INVOICE_EVENT_TYPES,
   parseEventEnvelope,
-  SAMPLE_EVENT_PREFIX,
   isSampleEvent,
 } from './schemas/index.js';
 export type {
@@ -70,29 +64,26 @@ export type {
   InvoiceEvent,
   EventOf,
   KnownEventType,
+  PaymentEventType,
+  InvoiceEventType,
 } from './schemas/index.js';
 
-export { loadConfig, DEFAULT_STORE } from './config/index.js';
-export type { CheckoutKitConfig, LoadConfigOptions } from './config/index.js';
+export { loadConfig } from './config/index.js';
+export type { CheckoutKitConfig, LoadConfigOptions, OutcomeRules } from './config/index.js';
 
-export { createLogger, defaultLogger, silentLogger } from './log/index.js';
+export { createLogger, silentLogger } from './log/index.js';
 export type { Logger } from './log/index.js';
+export type { CreateLoggerOptions } from './log/logger.js';
 
-export {
-  CheckoutClient,
-  PartnerClient,
-  RateLimiter,
-  clientFromConfig,
-  defaultRequestSigner,
-  checkRequestSignature,
-  MAX_IDEMPOTENCY_KEY_LENGTH,
-} from './client/index.js';
+export { CheckoutClient, PartnerClient, clientFromConfig } from './client/index.js';
 export type {
   CheckoutClientOptions,
   PartnerClientOptions,
   CreateOptions,
   CallOptions,
   TransportOptions,
+  HttpCallRecord,
+  RateLimiter,
   RateLimiterOptions,
   RequestSigner,
   SignableRequest,
@@ -102,114 +93,60 @@ export type {
   CreateMerchantInput,
 } from './client/index.js';
 
-export { MemoryStore, OUTCOME_RANK } from './store/index.js';
-export type { Store, StoredEvent, Run, ResourceRecord, Outcome, ResourceKind, CheckoutAttempt, TenantMerchant, DeadLetter } from './store/index.js';
+export { openStore } from './store/open.js';
+export type { OpenStoreOptions } from './store/open.js';
+export type { Store, Outcome, ResourceKind } from './store/index.js';
 
-export {
-  createReceiver,
-  createVerifier,
-  verifyWebhook,
-  signWebhook,
-  generateTestHeaders,
-  newWebhookSecret,
-  checkoutWebhooks,
-  createNodeHandler,
-  createWebHandler,
-  createKoaHandler,
-  createWebReceiver,
-  createWebVerifier,
-  verifyWebhookWeb,
-  WebhookHandlerError,
-  WEBHOOK_ERROR_STATUS,
-} from './webhooks/index.js';
-export type {
-  WebhookReceiver,
-  WebhookEndpoint,
-  ReceiverOptions,
-  RetentionOptions,
-  WebhookInput,
-  WebhookResult,
-  EventName,
-  EventHandler,
-  ErrorHandler,
-  EnvelopeMapper,
-  VerifierOptions,
-  WebhookScheme,
-  SignWebhookOptions,
-  CheckoutWebhooksOptions,
-  NodeWebhookHandler,
-  NodeWebhookRequest,
-  KoaWebhookContext,
-  WebReceiverOptions,
-  EventSink,
-} from './webhooks/index.js';
+export { createReceiver } from './webhooks/receiver.js';
+export type { WebhookReceiver, WebhookEndpoint } from './webhooks/receiver.js';
+export type { ReceiverOptions, RetentionOptions } from './webhooks/receiver-options.js';
+export type { WebhookInput } from './webhooks/handle-delivery.js';
+export type { WebhookResult } from './webhooks/responses.js';
+export type { EventName, EventHandler, ErrorHandler } from './webhooks/event-handlers.js';
+export { WebhookHandlerError } from './webhooks/handler-error.js';
+export type { EnvelopeMapper } from './webhooks/parse-delivery.js';
+export { createVerifier, verifyWebhook } from './webhooks/verify.js';
+export type { VerifierOptions, WebhookVerifier } from './webhooks/verify.js';
+export type { WebhookScheme } from './webhooks/scheme.js';
+export { createNodeHandler } from './webhooks/adapters/node.js';
+export type { NodeWebhookHandler, NodeWebhookRequest } from './webhooks/adapters/node.js';
+export { createWebHandler } from './webhooks/adapters/web.js';
+export { createKoaHandler } from './webhooks/adapters/koa.js';
+export type { KoaWebhookContext } from './webhooks/adapters/koa.js';
+export type { DeliveryInfo } from './webhooks/run-handlers.js';
+export type { DoctorOptions, Framework } from './webhooks/doctor/index.js';
 
-export {
-  classify,
-  fulfillmentKey,
-  FulfillmentEngine,
-  attachFulfillment,
-  defineFulfillment,
-  loadHandlers,
-  NoFulfillmentModuleError,
-} from './fulfillment/index.js';
+export { classify, FulfillmentEngine, attachFulfillment, defineFulfillment, loadHandlers, NoFulfillmentModuleError } from './fulfillment/index.js';
 export type {
   ClassifyOptions,
+  Classifiable,
   Classification,
+  StatusMeaning,
   HandlerOutcome,
   FulfillmentEngineOptions,
   FulfillmentContext,
   FulfillmentHandler,
   FulfillmentHandlers,
+  ProcessInput,
   ProcessResult,
+  RunResult,
   ResourceReader,
+  EventSource,
 } from './fulfillment/index.js';
-
-export { runKeys, parseRunKey, retryFailed, HANDLER_OUTCOMES } from './runs/index.js';
-export type { RunKey, EventRunKey, FulfillmentRunKey, ParsedRunKey, RetryFailedOptions } from './runs/index.js';
+export { recordHandlerCalls } from './check/record-handler-calls.js';
+export type { RecordHandlerCallsOptions } from './check/record-handler-calls.js';
 
 export { reconcile } from './reconcile/index.js';
 export type { ReconcileOptions, ReconcileSummary } from './reconcile/index.js';
 
-export { createCheckout, confirmReturn, checkRedirectUrl, checkoutRoutes, handleCheckoutRequest, handleReturnRequest } from './checkout/index.js';
-export type {
-  CheckoutInput,
-  CheckoutResult,
-  Creator,
-  OrderStatus,
-  OrderState,
-  RedirectGuardOptions,
-  CheckoutRoutesOptions,
-  CheckoutHttpOptions,
-  HttpAnswer,
-} from './checkout/index.js';
+export { createCheckout } from './checkout/create-checkout.js';
+export type { CheckoutDeps, CheckoutInput, CheckoutResult, Creator } from './checkout/create-checkout.js';
+export { confirmReturn } from './checkout/confirm-return.js';
+export type { OrderState, OrderStatus } from './checkout/confirm-return.js';
+export { checkRedirectUrl } from './checkout/redirect-guard.js';
+export type { RedirectGuardOptions } from './checkout/redirect-guard.js';
+export { handleCheckoutRequest, handleReturnRequest } from './checkout/http.js';
+export type { CheckoutHttpOptions, HttpAnswer } from './checkout/http.js';
+
 export { onboardMerchant } from './partner/index.js';
 export type { OnboardInput, OnboardDeps, OnboardResult } from './partner/index.js';
-
-export { openStore } from './store/open.js';
-export { SqliteStore } from './store/sqlite/sqlite-store.js';
-// Also `checkout-kit/postgres`, which loads only the PostgreSQL store.
-export { PostgresStore } from './store/postgres/index.js';
-export type { PostgresStoreOptions } from './store/postgres/index.js';
-
-export { describeDiagnosis, DAMAGES } from './webhooks/doctor/index.js';
-export type { Diagnosis, DamageKind, DoctorOptions, Framework } from './webhooks/doctor/index.js';
-
-export { runCheck, CHECK_SCENARIOS, CHECK_SCENARIO_NAMES, recordHandlerCalls, appendHandlerCall, readHandlerCalls, HandlerCallSchema } from './check/index.js';
-export type { CheckOptions, CheckReport, ScenarioReport, CheckScenario, HandlerCall, RecordHandlerCallsOptions } from './check/index.js';
-
-// Operating it: console, metrics, health, alerts, timelines.
-export { checkoutConsole, maskEmail, maskEmails } from './console/index.js';
-export type { ConsoleOptions, ActionOutcome, ActionName } from './console/index.js';
-export { createMetrics, metricsRoute, observeDeliveries, ServiceCalls, VerificationLog } from './metrics/index.js';
-export type { CheckoutMetrics, MetricsOptions, MetricsRouteOptions } from './metrics/index.js';
-export { createHealth, healthRoutes } from './health/index.js';
-export type { Health, HealthOptions, Readiness } from './health/index.js';
-export { createAlertMonitor, ALERT_KINDS, alertText } from './alerts/index.js';
-export type { Alert, AlertKind, AlertMonitor, AlertMonitorOptions } from './alerts/index.js';
-export { createTimelineRecorder, readTimeline } from './timeline/index.js';
-export type { Timeline, TimelineEntry, TimelineRecorder } from './timeline/index.js';
-export { EngineObservers } from './fulfillment/index.js';
-export type { EngineObserver, NewsObservation, HandlerObservation } from './fulfillment/index.js';
-export { decideAccess, isLocalRequest } from './access/index.js';
-export type { StoreSummary, Activity } from './store/index.js';

@@ -17,6 +17,7 @@ export const ALERTS_SUBJECT = 'alerts';
 /** The lock one process holds while it checks, so that processes sharing a store raise each incident once. */
 const ALERTS_LOCK = 'alerts';
 
+/** What `createAlertMonitor` watches, where it sends alerts and its thresholds. */
 export interface AlertMonitorOptions {
   store: Store;
   /** The engine's clock. @default () => new Date() */
@@ -49,6 +50,7 @@ export interface AlertMonitorOptions {
   owner?: string;
 }
 
+/** Raises each incident once across every process on the store; feed it the engine and the deliveries, then `start()`. */
 export interface AlertMonitor {
   /** Give to the engine: a run failed for good brings the next check forward. */
   readonly engineObserver: EngineObserver;

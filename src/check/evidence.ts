@@ -23,6 +23,7 @@ export interface Evidence {
   kind: 'record' | 'store';
   /** For the report, e.g. `handler-call record /srv/shop/.checkout-kit/check-calls.jsonl`. */
   description: string;
+  /** What the backend did for each of these payment ids (an id with nothing seen may be absent). */
   read(ids: readonly string[]): Promise<Map<string, Observed>>;
 }
 

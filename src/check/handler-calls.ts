@@ -27,6 +27,7 @@ export const HandlerCallSchema = z.looseObject({
   late: z.boolean().optional(),
   referenceId: z.string().optional(),
 });
+/** One line of the handler-call record: a handler that returned, for one resource and outcome. */
 export type HandlerCall = z.infer<typeof HandlerCallSchema>;
 
 /**

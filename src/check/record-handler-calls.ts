@@ -4,6 +4,7 @@ import type { Environment } from '../schemas/index.js';
 import { HANDLER_OUTCOMES } from '../runs/index.js';
 import { appendHandlerCall } from './handler-calls.js';
 
+/** Where `recordHandlerCalls` appends, when not CHECKOUT_CHECK_RECORD's file. */
 export interface RecordHandlerCallsOptions {
   /** The record file. @default CHECKOUT_CHECK_RECORD (environment, then `.env`); unset: nothing is recorded */
   file?: string | undefined;

@@ -17,6 +17,7 @@ export interface SentDelivery {
   message: string | undefined;
 }
 
+/** How one scenario went: what was sent, what the backend did, and what to change when it failed. */
 export interface ScenarioReport {
   scenario: CheckScenario;
   summary: string;
@@ -35,6 +36,7 @@ export interface ScenarioReport {
   ok: boolean;
 }
 
+/** The outcome of the backend's reconcile pass, as `CheckOptions.reconcile` reports it. */
 export interface ReconcileRun {
   /** The command, as shown. */
   command: string;
@@ -43,6 +45,7 @@ export interface ReconcileRun {
   detail: string;
 }
 
+/** `runCheck`'s result: every scenario's report and whether all passed. */
 export interface CheckReport {
   ok: boolean;
   against: string;

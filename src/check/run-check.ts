@@ -36,7 +36,14 @@ export interface CheckOptions {
   /** Runs the backend's reconcile pass once the webhooks settled. @default none (a lost webhook is then never caught) */
   reconcile?: (() => Promise<ReconcileRun>) | undefined;
   /** Start the backend, configured for the sandbox, once it runs. @default the backend already runs */
-  startBackend?: ((sandbox: SandboxHandle) => Promise<{ stop(): Promise<void>; exited(): string | undefined }>) | undefined;
+  startBackend?:
+    | ((sandbox: SandboxHandle) => Promise<{
+        /** Stop the backend. */
+        stop(): Promise<void>;
+        /** Why the backend exited, while it has; undefined while it runs. */
+        exited(): string | undefined;
+      }>)
+    | undefined;
   /** The configuration the running backend reads, checked against the sandbox's credentials. */
   configured?: { webhookSecrets: readonly string[]; apiKey: string | undefined } | undefined;
   /** @default every scenario */

@@ -6,6 +6,7 @@ import type { Outcome, ResourceRecord, Store } from '../store/index.js';
 /** What the shop's success page shows: `paid`, still `pending`, or `failed` (expired / underpaid). */
 export type OrderState = 'paid' | 'pending' | 'failed';
 
+/** An order's state as the return page shows it, read afresh from the service. */
 export interface OrderStatus {
   orderId: string;
   state: OrderState;

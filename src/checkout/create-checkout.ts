@@ -15,6 +15,7 @@ import { checkRedirectUrl, type RedirectGuardOptions } from './redirect-guard.js
  */
 export type Creator = { client: CheckoutClient } | { partner: PartnerClient; merchantId?: string | undefined };
 
+/** What `createCheckout` works with: the store that keeps one attempt per order, and who creates the resource. */
 export interface CheckoutDeps {
   store: Store;
   creator: Creator;
@@ -33,6 +34,7 @@ export interface CheckoutDeps {
   signal?: AbortSignal;
 }
 
+/** The order to take payment for: its id (one payment per order, ever), amount and buyer. */
 export interface CheckoutInput {
   /** The shop's own order id: one payment per order id, ever (per tenant, on a partner platform). */
   orderId: string;
@@ -48,6 +50,7 @@ export interface CheckoutInput {
   cancelUrl?: string | undefined;
 }
 
+/** The resource created (or found) for the order, and where to send the buyer. */
 export interface CheckoutResult {
   kind: ResourceKind;
   orderId: string;

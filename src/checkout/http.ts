@@ -16,6 +16,7 @@ export interface HttpAnswer {
   body: unknown;
 }
 
+/** What the framework-free checkout handlers need: the store, the creator and the shop's URLs. */
 export interface CheckoutHttpOptions {
   store: Store;
   creator: Creator;

@@ -1,6 +1,7 @@
 import { LOOPBACK_URL_HOSTS } from '../access/local-request.js';
 import { RedirectRejectedError } from '../errors/index.js';
 
+/** Which hosts a checkout URL may send the buyer to. */
 export interface RedirectGuardOptions {
   /** Hosts (`host` or `host:port`, lower case) the buyer may be sent to. */
   allowedHosts: string[];

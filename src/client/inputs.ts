@@ -30,12 +30,14 @@ export const CreatePaymentInputSchema = z.object({
   successUrl: url.optional(),
   cancelUrl: url.optional(),
 });
+/** A merchant's Create payment request, checked before it is sent. */
 export type CreatePaymentInput = z.input<typeof CreatePaymentInputSchema>;
 
 /** Create payment (partner, spec 4.1): `merchantId` is the merchant's UUID. */
 export const PartnerCreatePaymentInputSchema = CreatePaymentInputSchema.extend({
   merchantId: Uuid,
 });
+/** A partner's Create payment request: a payment's fields plus the merchant it is for. */
 export type PartnerCreatePaymentInput = z.input<typeof PartnerCreatePaymentInputSchema>;
 
 /** Create invoice (spec 4.3). */
@@ -45,6 +47,7 @@ export const CreateInvoiceInputSchema = z.object({
   token: z.string().min(1).optional(),
   referenceId: z.string().min(1).max(255).optional(),
 });
+/** A Create invoice request, checked before it is sent. */
 export type CreateInvoiceInput = z.input<typeof CreateInvoiceInputSchema>;
 
 /** Create merchant (partner, spec 4.2). */
@@ -53,6 +56,7 @@ export const CreateMerchantInputSchema = z.object({
   email: z.email(),
   name: z.string().min(1),
 });
+/** A partner's Create merchant request, checked before it is sent. */
 export type CreateMerchantInput = z.input<typeof CreateMerchantInputSchema>;
 
 /**

@@ -108,6 +108,7 @@ export class PartnerClient {
 
   /** Invoices are a merchant's own (spec 4.3–4.5): a partner has none to read. */
   readonly invoices = {
+    /** Always refused: a partner key reads no invoice. */
     get: async (id: string): Promise<never> => {
       throw new ConfigError(`Invoice ${id}: invoices are read with a merchant's invoice key; a partner's key reads payments only.`);
     },

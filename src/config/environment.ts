@@ -10,6 +10,7 @@ import { CONNECTION_VARIABLES as NAMES } from './variables.js';
  * without loading the checks of every other variable (and zod, the schemes and money with them).
  */
 
+/** Where `loadConfig` reads from: variables, the `.env` folder, whether to read the file. */
 export interface LoadConfigOptions {
   /** Variables to read. @default process.env */
   env?: NodeJS.ProcessEnv;

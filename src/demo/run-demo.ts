@@ -118,7 +118,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       environment: 'test',
       logger,
       pollIntervalMs: 200,
-      backoff: 200,
+      backoffMs: 200,
       clock: engine.clock,
     });
     attachFulfillment(receiver, engine);

@@ -16,6 +16,7 @@ export const EVENT_RUN_PREFIX = 'event:';
 export type EventRunKey = `event:${string}`;
 /** The key of the run that calls the handler of one resource and outcome. */
 export type FulfillmentRunKey = `${ResourceKind}:${string}:${HandlerOutcome}`;
+/** The key of any run: an event's dispatch or a handler run. */
 export type RunKey = EventRunKey | FulfillmentRunKey;
 
 /**

@@ -29,6 +29,7 @@ export class StoreError extends CheckoutKitError {
   override name = 'StoreError';
 }
 
+/** What an `ApiError` carries of the service's refusal. */
 export interface ApiErrorOptions {
   status: number;
   code: string;
@@ -100,6 +101,7 @@ export class SchemaValidationError extends CheckoutKitError {
   }
 }
 
+/** Which operation answered what that failed validation. */
 export interface InvalidResponseErrorOptions {
   /** The operation, e.g. `payments.create`. */
   operation: string;
@@ -144,6 +146,7 @@ export class InvalidResponseError extends SchemaValidationError {
   }
 }
 
+/** Why a delivery failed verification, as the 401 answer, the log and the metrics name it. */
 export type WebhookVerificationReason =
   'missing_headers' | 'bad_timestamp' | 'timestamp_too_old' | 'timestamp_too_new' | 'bad_signature' | 'no_secret' | 'parsed_body';
 
@@ -186,6 +189,7 @@ export const CHECKOUT_ERROR_STATUS = {
 /** What went wrong with a checkout, e.g. `'token_not_available'`. */
 export type CheckoutErrorCode = keyof typeof CHECKOUT_ERROR_STATUS;
 
+/** A `CheckoutError`'s code and its cause. */
 export interface CheckoutErrorOptions {
   /** Which failure; the HTTP status follows from it (`CHECKOUT_ERROR_STATUS`). */
   code: CheckoutErrorCode;
@@ -210,10 +214,12 @@ export class CheckoutError extends CheckoutKitError {
   }
 }
 
+/** Whether `value` is any error checkout-kit threw. */
 export function isCheckoutKitError(value: unknown): value is CheckoutKitError {
   return value instanceof CheckoutKitError;
 }
 
+/** Whether `value` is a refusal by the service (`ApiError`). */
 export function isApiError(value: unknown): value is ApiError {
   return value instanceof ApiError;
 }

@@ -1,11 +1,12 @@
 /**
  * `checkout-kit/fastify`: the fastify plugins. Each registers in its own encapsulated context, so
  * its body parsers and hooks stay off the rest of the app. `fastify` is a peer dependency: these
- * plugins run on the application's own fastify. The package root exports the same plugins and
- * loads no fastify code either (their form parser is imported when they are registered).
+ * plugins run on the application's own fastify. Importing this entry loads no fastify code (their
+ * form parser is imported when they are registered).
  * @example
  * import { checkoutRoutes, checkoutWebhooks } from 'checkout-kit/fastify';
  * await app.register(checkoutWebhooks, { receiver });
+ * @module checkout-kit/fastify
  */
 export { checkoutWebhooks } from '../webhooks/adapters/fastify.js';
 export type { CheckoutWebhooksOptions } from '../webhooks/adapters/fastify.js';

@@ -4,9 +4,11 @@ import type { FulfillmentEngine } from './engine.js';
 
 /** Anything with `onAny`, like the webhook receiver; with `runTask`, its run loop runs the handler runs too. */
 export interface EventSource {
+  /** Called with every stored event; returns a function that stops. */
   onAny(
     handler: (event: CheckoutEvent, delivery: { storedAt: string; signal?: AbortSignal; runNext?: (key: string) => void } | undefined) => unknown,
   ): () => void;
+  /** Run the engine's handler runs on the source's run loop. */
   runTask?(kind: 'fulfillment', task: Task): void;
 }
 

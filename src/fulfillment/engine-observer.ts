@@ -39,7 +39,9 @@ export interface HandlerObservation {
  * changes what the engine decides. Work that takes time (a store write) belongs on a queue.
  */
 export interface EngineObserver {
+  /** Told of each piece of news the engine processed. */
   news?(observation: NewsObservation): void;
+  /** Told of each call of a merchant's handler and how it ended. */
   handler?(observation: HandlerObservation): void;
 }
 
@@ -56,10 +58,12 @@ export class EngineObservers implements EngineObserver {
     return () => void this.observers.delete(observer);
   }
 
+  /** Tell every observer of this news. */
   news(observation: NewsObservation): void {
     for (const observer of this.observers) observer.news?.(observation);
   }
 
+  /** Tell every observer of this handler call. */
   handler(observation: HandlerObservation): void {
     for (const observer of this.observers) observer.handler?.(observation);
   }

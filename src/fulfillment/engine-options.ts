@@ -8,8 +8,16 @@ import type { ClassifyOptions } from './outcome.js';
 
 /** The reads the engine needs from the service; `CheckoutClient` fits. */
 export interface ResourceReader {
-  payments: { get(id: string, options?: { signal?: AbortSignal }): Promise<Payment> };
-  invoices: { get(id: string, options?: { signal?: AbortSignal }): Promise<InvoiceDetail> };
+  /** The service's payments. */
+  payments: {
+    /** Read a payment as the service has it now. */
+    get(id: string, options?: { signal?: AbortSignal }): Promise<Payment>;
+  };
+  /** The service's invoices. */
+  invoices: {
+    /** Read an invoice, with its payments, as the service has it now. */
+    get(id: string, options?: { signal?: AbortSignal }): Promise<InvoiceDetail>;
+  };
 }
 
 /**

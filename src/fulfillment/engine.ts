@@ -12,6 +12,7 @@ import { ReadCoalescer } from './read-coalescer.js';
 /** What happened to the handler run for a resource's outcome. */
 export type RunResult = 'completed' | 'no-handler' | 'superseded' | 'retrying' | 'failed' | 'already-done' | 'in-progress' | 'queued' | 'none';
 
+/** News of one resource for `engine.process`: which one, where the news came from, and what it carried. */
 export interface ProcessInput {
   kind: ResourceKind;
   id: string;
@@ -36,6 +37,7 @@ export interface ProcessInput {
   runNext?: ((key: string) => void) | undefined;
 }
 
+/** What `engine.process` decided: the stored outcome and what became of its handler run. */
 export interface ProcessResult {
   kind: ResourceKind;
   id: string;

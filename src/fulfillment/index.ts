@@ -1,5 +1,5 @@
 /** Outcome classification and the once-only fulfillment engine. */
-export { classify, fulfillmentKey, DEFAULT_STATUS_MAP } from './outcome.js';
+export { classify, DEFAULT_STATUS_MAP } from './outcome.js';
 export type { ClassifyOptions, Classifiable, Classification, HandlerOutcome, StatusMeaning } from './outcome.js';
 export { FulfillmentEngine } from './engine.js';
 export { normalizeEngineOptions } from './engine-options.js';

@@ -1,10 +1,10 @@
 import { ExactDecimal, toDecimal } from '../money/index.js';
-import { runKeys } from '../runs/index.js';
 import type { Outcome } from '../store/index.js';
 
 /** What a status word tells beyond the amounts: `closed` = past expiry, `hold` = not final yet. */
 export type StatusMeaning = 'closed' | 'hold';
 
+/** The outcome rules: underpay tolerance, what status words mean, and the time to judge expiry by. */
 export interface ClassifyOptions {
   /**
    * Shortfall still counted as paid. `absolute` in the resource's unit, `percent` of the amount;
@@ -33,6 +33,7 @@ export interface Classifiable {
   payments?: Array<{ amountReceived?: string | undefined; amount?: string | undefined }> | undefined;
 }
 
+/** A resource's outcome worked out exactly from its amounts, with the shortfall or surplus as decimal strings. */
 export interface Classification {
   outcome: Outcome;
   /** Money reached the amount after `expiresAt`. */
@@ -100,9 +101,3 @@ export function classify(resource: Classifiable, options: ClassifyOptions = {}):
 }
 
 export type { HandlerOutcome } from '../runs/index.js';
-
-/**
- * The stable idempotency key of one resource and outcome, given to handlers as `ctx.key`.
- * @deprecated use `runKeys.fulfillment` (same key).
- */
-export const fulfillmentKey = runKeys.fulfillment;

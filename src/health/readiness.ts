@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Store } from '../store/index.js';
 
+/** The store to probe, the clock, and how old a dispatch backlog may grow. */
 export interface HealthOptions {
   store: Store;
   /** The clock of the backlog's age and the probe's lease (the engine's). @default () => new Date() */
@@ -13,6 +14,7 @@ export interface HealthOptions {
   owner?: string;
 }
 
+/** Readiness's check of the store: writable and caught up. */
 export interface StoreCheck {
   ok: boolean;
   /** A write reached the store (a short lock taken and released). */
@@ -22,6 +24,7 @@ export interface StoreCheck {
   error?: string | undefined;
 }
 
+/** Readiness's check of the dispatch backlog: how many events wait and for how long. */
 export interface BacklogCheck {
   ok: boolean;
   pending: number;
@@ -36,6 +39,7 @@ export interface Readiness {
   reasons: string[];
 }
 
+/** A process's readiness checks, for `/readyz` and the alerts. */
 export interface Health {
   /** Store writable and caught up, dispatch backlog younger than `maxBacklogAgeMs`. */
   ready(): Promise<Readiness>;

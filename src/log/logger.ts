@@ -5,18 +5,29 @@ import { ApiError, ConfigError, redact } from '../errors/index.js';
 
 /** The subset of pino's logger checkout-kit calls. */
 export interface Logger {
+  /** Detail for debugging. */
   debug(obj: object | string, msg?: string): void;
+  /** What happened, in normal operation. */
   info(obj: object | string, msg?: string): void;
+  /** Something went wrong and was handled (a retry, a refusal). */
   warn(obj: object | string, msg?: string): void;
+  /** Something failed and needs a person. */
   error(obj: object | string, msg?: string): void;
+  /** A logger that adds `bindings` to every line. */
   child?(bindings: Record<string, unknown>): Logger;
 }
 
+/** `createLogger`'s level, destination and line format. */
 export interface CreateLoggerOptions {
   /** @default 'info' (or `LOG_LEVEL`) */
   level?: string;
   /** Where lines go. @default stderr */
-  destination?: NodeJS.WritableStream | { write(chunk: string): unknown };
+  destination?:
+    | NodeJS.WritableStream
+    | {
+        /** Take one line. */
+        write(chunk: string): unknown;
+      };
   /**
    * `json`: one JSON object per line, for log collectors; `pretty`: a line a person reads (time,
    * level, message, then the fields). @default `LOG_FORMAT`, else `pretty` when `tty`, else `json`

@@ -7,6 +7,7 @@ import { deliveryLabel } from './delivery-label.js';
 import type { ServiceCalls } from './service-calls.js';
 import { StoreSnapshots, type StoreSnapshot } from './store-snapshot.js';
 
+/** The store the gauges read, the clock, and the client call counter. */
 export interface MetricsOptions {
   store: Store;
   /** The clock of ages and timestamps (the engine's). @default () => new Date() */

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { accessHook } from '../access/index.js';
 import type { CheckoutMetrics } from './create-metrics.js';
 
+/** The metrics to serve, where, and who may read them. */
 export interface MetricsRouteOptions {
   metrics: CheckoutMetrics;
   /** `CHECKOUT_CONSOLE_TOKEN`: required of scrapers that are not on this machine. */

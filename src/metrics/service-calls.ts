@@ -63,6 +63,7 @@ export class ServiceCalls {
     }
   };
 
+  /** The counts so far, by operation and status. */
   snapshot(): ServiceCallCount[] {
     return [...this.counts.values()].map((entry) => ({ ...entry }));
   }

@@ -94,14 +94,17 @@ export function subtractAmounts(a: string, b: string): string {
   return toDecimal(a, 'a').minus(toDecimal(b, 'b')).toFixed();
 }
 
+/** Whether the amount is zero, whatever its decimals (`0.00`). */
 export function amountIsZero(a: string): boolean {
   return toDecimal(a).isZero();
 }
 
+/** The smaller of two amounts, compared exactly. */
 export function minAmount(a: string, b: string): string {
   return compareAmounts(a, b) <= 0 ? a : b;
 }
 
+/** The larger of two amounts, compared exactly. */
 export function maxAmount(a: string, b: string): string {
   return compareAmounts(a, b) >= 0 ? a : b;
 }

@@ -14,8 +14,10 @@ export const OnboardInputSchema = z.strictObject({
   name: z.string().trim().min(1).max(200),
   email: z.email(),
 });
+/** A tenant to onboard: the platform's tenant id and the merchant's name and email. */
 export type OnboardInput = z.input<typeof OnboardInputSchema>;
 
+/** What `onboardMerchant` works with: the store that keeps one merchant per tenant, and the partner client. */
 export interface OnboardDeps {
   store: Store;
   /** The partner's client: its key's environment is the merchant's. */
@@ -26,6 +28,7 @@ export interface OnboardDeps {
   signal?: AbortSignal | undefined;
 }
 
+/** The tenant's merchant, created now or found from an earlier onboarding. */
 export interface OnboardResult {
   tenant: TenantMerchant & { status: 'created'; merchantId: string };
   /** False when the tenant's merchant was already recorded; true when this call asked the service for it (a replay of a crashed try's key included). */

@@ -10,6 +10,7 @@ import { normalizeReconcileOptions, type NormalizedReconcileOptions, type Reconc
 /** The lock name one reconcile pass holds. */
 export const RECONCILE_LOCK = 'reconcile';
 
+/** What one reconcile pass did: resources polled, outcomes advanced, handlers run, news the webhooks missed. */
 export interface ReconcileSummary {
   /** True when another pass held the lock: nothing was done. */
   skipped: boolean;

@@ -1,5 +1,6 @@
 import type { Run, Store } from '../store/types.js';
 
+/** Which failed runs `retryFailed` puts back in line: one, or all of a kind. */
 export interface RetryFailedOptions {
   /** Only this run (any kind): resolves 1 when it was failed and is back in line, else 0. */
   key?: string | undefined;

@@ -5,6 +5,7 @@ import type { SandboxData } from './records.js';
 
 export const CREDENTIALS_FILE = 'credentials.json';
 
+/** The sandbox's seeded partner and merchant keys of one environment. */
 export interface EnvironmentCredentials {
   partner: { apiKey: string; signingSecret: string };
   merchant: { merchantId: string; apiKey: string; signingSecret: string; invoiceKey: string };

@@ -25,6 +25,7 @@ export const DecimalString = z.string().regex(DECIMAL, 'expected a non-negative 
 
 /** `test` or `live`: the environment of the key that created a record. */
 export const EnvironmentSchema = z.enum(['test', 'live']);
+/** `test` or `live`: the environment of the key that created a record. */
 export type Environment = z.infer<typeof EnvironmentSchema>;
 
 /** Address families the service knows. Unknown families are kept as plain strings. */

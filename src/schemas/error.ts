@@ -4,6 +4,7 @@ import { z } from 'zod';
 export const ErrorObjectSchema = z.looseObject({
   error: z.looseObject({ code: z.string(), message: z.string() }),
 });
+/** The service's error body: `{ error: { code, message } }`. */
 export type ErrorObject = z.infer<typeof ErrorObjectSchema>;
 
 /** Build the spec's error object. */

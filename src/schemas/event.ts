@@ -5,10 +5,15 @@ import { PaymentSchema } from './payment.js';
 
 /** Event types the sandbox emits (contract 3d). Other types are accepted and kept. */
 export const PAYMENT_EVENT_TYPES = ['payment.created', 'payment.partially_paid', 'payment.paid', 'payment.overpaid', 'payment.expired'] as const;
+/** Invoice event types the sandbox emits. */
 export const INVOICE_EVENT_TYPES = ['invoice.created', 'invoice.partially_paid', 'invoice.paid', 'invoice.overpaid', 'invoice.expired'] as const;
+/** Every event type the sandbox emits: the payment ones, then the invoice ones. */
 export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...INVOICE_EVENT_TYPES] as const;
+/** A known payment event type, e.g. `payment.paid`. */
 export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
+/** A known invoice event type, e.g. `invoice.paid`. */
 export type InvoiceEventType = (typeof INVOICE_EVENT_TYPES)[number];
+/** Any known event type. */
 export type KnownEventType = (typeof EVENT_TYPES)[number];
 
 /** Contract 3c: the envelope of every webhook. `data` is validated by the type's prefix. */
@@ -20,7 +25,9 @@ export const EventEnvelopeSchema = z.looseObject({
   data: z.unknown(),
 });
 
+/** An event of a known payment type: `data` is a Payment. */
 export type PaymentEvent = z.infer<typeof EventEnvelopeSchema> & { type: PaymentEventType; data: z.infer<typeof PaymentSchema> };
+/** An event of a known invoice type: `data` is an Invoice. */
 export type InvoiceEvent = z.infer<typeof EventEnvelopeSchema> & { type: InvoiceEventType; data: z.infer<typeof InvoiceSchema> };
 /** Any event: known types carry a typed `data`, others carry `unknown`. */
 export type CheckoutEvent = z.infer<typeof EventEnvelopeSchema>;

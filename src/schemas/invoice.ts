@@ -7,6 +7,7 @@ export const InvoiceTokenSchema = z.looseObject({
   contractAddress: z.string().nullish(),
   decimals: z.number().int(),
 });
+/** A token accepted at an invoice address. */
 export type InvoiceToken = z.infer<typeof InvoiceTokenSchema>;
 
 /** Spec 2.4: one deposit address of an invoice. */
@@ -18,6 +19,7 @@ export const InvoiceAddressSchema = z.looseObject({
   depositAddress: z.string(),
   tokens: z.array(InvoiceTokenSchema).optional(),
 });
+/** One deposit address of an invoice. */
 export type InvoiceAddress = z.infer<typeof InvoiceAddressSchema>;
 
 /** Spec 2.3: an invoice as Create invoice and List invoices return it. */
@@ -34,6 +36,7 @@ export const InvoiceSchema = z.looseObject({
   createdAt: Timestamp.optional(),
   updatedAt: Timestamp.optional(),
 });
+/** An invoice as Create invoice and List invoices return it. */
 export type Invoice = z.infer<typeof InvoiceSchema>;
 
 /**
@@ -74,6 +77,7 @@ export const InvoicePaymentSchema = z.looseObject({
   txHash: lenient(z.string()),
   createdAt: lenient(Timestamp),
 });
+/** A payment entry of an invoice's detail. */
 export type InvoicePayment = z.infer<typeof InvoicePaymentSchema>;
 
 /** A settlement entry of an invoice's detail (shape not shown in the spec: every field lenient). */
@@ -83,6 +87,7 @@ export const InvoiceSettlementSchema = z.looseObject({
   amount: lenient(DecimalString),
   createdAt: lenient(Timestamp),
 });
+/** A settlement entry of an invoice's detail. */
 export type InvoiceSettlement = z.infer<typeof InvoiceSettlementSchema>;
 
 /** Spec 4.5 / contract 3f: Get invoice adds payments and settlements (tolerantly read). */
@@ -90,6 +95,7 @@ export const InvoiceDetailSchema = InvoiceSchema.extend({
   payments: tolerantList(InvoicePaymentSchema),
   settlements: tolerantList(InvoiceSettlementSchema),
 });
+/** An invoice as Get invoice returns it: with its payments and settlements. */
 export type InvoiceDetail = z.infer<typeof InvoiceDetailSchema>;
 
 /**

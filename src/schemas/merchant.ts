@@ -10,6 +10,7 @@ export const MerchantWalletSchema = z.looseObject({
   addressDisplay: z.string().optional(),
   registered: z.boolean().optional(),
 });
+/** A wallet of a merchant. */
 export type MerchantWallet = z.infer<typeof MerchantWalletSchema>;
 
 /** Spec 2.5: a merchant created by a partner. Optional strings may come as `null` (absent). */
@@ -29,4 +30,5 @@ export const MerchantSchema = z.looseObject({
   createdAt: Timestamp.optional(),
   updatedAt: Timestamp.optional(),
 });
+/** A merchant created by a partner. */
 export type Merchant = z.infer<typeof MerchantSchema>;

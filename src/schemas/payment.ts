@@ -10,6 +10,7 @@ export const PaymentDepositAddressSchema = z.looseObject({
   token: z.string().optional(),
   chainId: Uuid.optional(),
 });
+/** One deposit address of a payment. */
 export type PaymentDepositAddress = z.infer<typeof PaymentDepositAddressSchema>;
 
 /**
@@ -39,8 +40,10 @@ export const PaymentSchema = z.looseObject({
   updatedAt: Timestamp.optional(),
   merchantId: Uuid.optional(),
 });
+/** A payment as the service returns it. */
 export type Payment = z.infer<typeof PaymentSchema>;
 
 /** Spec 4.1: the partner create-payment response, the one payment that must carry `merchantId`. */
 export const PartnerPaymentSchema = PaymentSchema.extend({ merchantId: Uuid });
+/** A payment as a partner's create returns it: with the merchant it is for. */
 export type PartnerPayment = z.infer<typeof PartnerPaymentSchema>;

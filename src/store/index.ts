@@ -1,11 +1,25 @@
-/** The storage seam and its SQL implementations: SQLite (embedded, memory) and PostgreSQL. */
+/**
+ * `checkout-kit/store`: the storage seam (`Store`, its records and the keys of its runs) and the
+ * embedded backends, SQLite on a file or in memory. `openStore` (in the package root) picks the
+ * backend from a URL; the PostgreSQL store is `checkout-kit/postgres`.
+ * @module checkout-kit/store
+ */
 export { OUTCOME_RANK } from './types.js';
 export type {
   Store,
+  EventLog,
+  RunQueue,
+  Resources,
+  CheckoutAttempts,
+  TenantMerchants,
+  TenantCredentialsStore,
+  Locks,
+  OperatorViews,
   StoredEvent,
   NewEvent,
   Run,
   NewRun,
+  RunStatus,
   ResourceKind,
   ResourceRecord,
   ResourceUpdate,
@@ -13,8 +27,10 @@ export type {
   Outcome,
   NewsSource,
   CheckoutAttempt,
+  NewCheckoutAttempt,
   TenantMerchant,
   NewTenantMerchant,
+  SealedTenantCredentials,
   DeadLetter,
   EventFilter,
   RunFilter,
@@ -31,11 +47,9 @@ export type {
   ActivityFilter,
   StoreSummary,
 } from './types.js';
+export { runKeys, parseRunKey, HANDLER_OUTCOMES } from '../domain/index.js';
+export type { RunKey, EventRunKey, FulfillmentRunKey, ParsedRunKey, HandlerOutcome } from '../domain/index.js';
 export { MemoryStore } from './memory-store.js';
-export { SqliteStore, STORE_FILE } from './sqlite/sqlite-store.js';
+export { SqliteStore } from './sqlite/sqlite-store.js';
 export type { SqliteStoreOptions } from './sqlite/sqlite-store.js';
-export { SqlStore } from './sql/sql-store.js';
-export { openStore } from './open.js';
-export type { OpenStoreOptions } from './open.js';
-export { PostgresStore, poolDatabase, MIGRATIONS, LATEST_VERSION } from './postgres/index.js';
-export type { PostgresStoreOptions, Database, Queryable, MigrationReport } from './postgres/index.js';
+export type { SqliteDriverName } from './sqlite/driver.js';

@@ -7,6 +7,7 @@ import { MemoryStore } from './memory-store.js';
 import { SqliteStore, STORE_FILE } from './sqlite/sqlite-store.js';
 import type { Store } from './types.js';
 
+/** How `openStore` resolves and opens the store a URL names. */
 export interface OpenStoreOptions {
   /** What a relative `file:` folder is resolved against. @default process.cwd() */
   cwd?: string;

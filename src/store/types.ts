@@ -91,6 +91,7 @@ export interface ResourceUpdate {
   open?: boolean | undefined;
 }
 
+/** What else `updateResource` does in the update's transaction. */
 export interface ResourceUpdateOptions {
   /**
    * The run to queue, in the same transaction, given the record as the update left it (none:
@@ -176,6 +177,7 @@ export interface DeadLetter {
   headers: Record<string, string>;
 }
 
+/** Which events `listEvents` lists. */
 export interface EventFilter {
   /** Only events whose dispatch run has this status. */
   status?: Run['status'];
@@ -189,6 +191,7 @@ export interface EventFilter {
   offset?: number;
 }
 
+/** Which runs `listRuns` lists. */
 export interface RunFilter {
   /** One kind, or any of several (the run loop reads the due runs of every kind it has a task for). */
   kind?: Run['kind'] | ReadonlyArray<Run['kind']>;
@@ -206,6 +209,7 @@ export interface RunFilter {
 /** Which runs `countRuns` counts: a `RunFilter` without its paging. */
 export type RunCountFilter = Pick<RunFilter, 'kind' | 'status' | 'dueBy'>;
 
+/** Which resources `listResources` lists. */
 export interface ResourceFilter {
   kind?: ResourceKind;
   open?: boolean;
@@ -272,6 +276,7 @@ export interface Activity {
 /** What `appendActivity` takes: the time is the caller's `now`. */
 export type NewActivity = Omit<Activity, 'at'>;
 
+/** Whose timeline `listActivity` reads, and which page of it. */
 export interface ActivityFilter {
   subject: string;
   /** @default 100 */
@@ -299,6 +304,7 @@ export interface StoreSummary {
   deadLetters: number;
 }
 
+/** Who claims a run and for how long. */
 export interface ClaimOptions {
   owner: string;
   leaseMs: number;
@@ -306,6 +312,7 @@ export interface ClaimOptions {
   now?: Date;
 }
 
+/** Why a run failed and when to try again. */
 export interface FailOptions {
   error: string;
   /** @default new Date() */
@@ -314,6 +321,7 @@ export interface FailOptions {
   retryAt?: string | undefined;
 }
 
+/** What `prune` forgets: payloads, then whole events, older than given times. */
 export interface PruneOptions {
   /** When the prune is made. @default new Date() */
   now?: Date;
@@ -330,12 +338,15 @@ export interface EventLog {
    * then has also queued its dispatch run `event:<id>` (same transaction). Durable on resolve.
    */
   insertEvent(event: NewEvent, now?: Date): Promise<{ inserted: boolean }>;
+  /** An event by id. */
   getEvent(id: string): Promise<StoredEvent | undefined>;
   /** Newest first. */
   listEvents(filter?: EventFilter): Promise<Array<StoredEvent & { run: Run | undefined }>>;
+  /** Keep a delivery that verified but could not be parsed (or a diagnosed rejection). */
   insertDeadLetter(letter: Omit<DeadLetter, 'id'>, now?: Date): Promise<DeadLetter>;
   /** Newest first; `offset` skips that many first (paging). */
   listDeadLetters(limit?: number, offset?: number): Promise<DeadLetter[]>;
+  /** Drop old payloads and forget old events; says how many. */
   prune(options: PruneOptions): Promise<{ payloadsPruned: number; eventsForgotten: number }>;
 }
 
@@ -350,6 +361,7 @@ export interface RunQueue {
    * is returned; any other run of kind `event` or keyed `event:` is refused with a `StoreError`.
    */
   enqueueRun(run: NewRun, now?: Date): Promise<{ inserted: boolean; run: Run }>;
+  /** A run by key. */
   getRun(key: string): Promise<Run | undefined>;
   /**
    * Take a lease on a run that is `pending` and due, or `running` with an expired lease. Returns
@@ -367,6 +379,7 @@ export interface RunQueue {
   failRun(key: string, owner: string, options: FailOptions): Promise<boolean>;
   /** Put a `failed` run back to pending, due at `now` (the `retry` commands). */
   retryRun(key: string, now?: Date): Promise<boolean>;
+  /** Runs matching the filter, in creation order unless `newestFirst`. */
   listRuns(filter?: RunFilter): Promise<Run[]>;
   /** How many runs match, however many (a count, not a list: `summarize` gives the overview's). */
   countRuns(filter?: RunCountFilter): Promise<number>;
@@ -376,7 +389,9 @@ export interface RunQueue {
 export interface Resources {
   /** Apply an update that only moves the outcome forward. Returns the record and whether it advanced. */
   updateResource(update: ResourceUpdate, now?: Date, options?: ResourceUpdateOptions): Promise<{ record: ResourceRecord; advanced: boolean }>;
+  /** What is known of one payment or invoice. */
   getResource(kind: ResourceKind, id: string): Promise<ResourceRecord | undefined>;
+  /** Resources matching the filter. */
   listResources(filter?: ResourceFilter): Promise<ResourceRecord[]>;
 }
 
@@ -384,6 +399,7 @@ export interface Resources {
 export interface CheckoutAttempts {
   /** Insert the attempt for an order if none exists; returns the stored one either way. */
   putCheckoutAttempt(attempt: NewCheckoutAttempt, now?: Date): Promise<{ inserted: boolean; attempt: CheckoutAttempt }>;
+  /** Record the resource the order's create made. */
   completeCheckoutAttempt(orderId: string, result: { resourceId: string; checkoutUrl: string | undefined }, now?: Date): Promise<CheckoutAttempt>;
   /**
    * The service refused the order's create for good (a 4xx other than 409/429): mark the attempt
@@ -391,6 +407,7 @@ export interface CheckoutAttempts {
    * a new Idempotency-Key. Only a `sending` attempt of that number is released; returns whether it was.
    */
   releaseCheckoutAttempt(orderId: string, number: number, now?: Date): Promise<boolean>;
+  /** An order's current checkout attempt. */
   getCheckoutAttempt(orderId: string): Promise<CheckoutAttempt | undefined>;
 }
 
@@ -402,6 +419,7 @@ export interface TenantMerchants {
   completeTenantMerchant(tenantId: string, environment: Environment, merchant: Merchant, now?: Date): Promise<TenantMerchant>;
   /** The service refused the create for good: only a `sending` try of that number is released; returns whether it was. */
   releaseTenantMerchant(tenantId: string, environment: Environment, number: number, now?: Date): Promise<boolean>;
+  /** A tenant's merchant in one environment. */
   getTenantMerchant(tenantId: string, environment: Environment): Promise<TenantMerchant | undefined>;
   /** The tenant a service merchant was created for. */
   findTenantByMerchantId(merchantId: string): Promise<TenantMerchant | undefined>;
@@ -420,6 +438,7 @@ export interface TenantCredentialsStore {
   resealTenantCredentials(tenantId: string, environment: Environment, from: string, to: { sealed: string; keyId: string }, now?: Date): Promise<boolean>;
   /** Forget a tenant's credentials (it goes back to the partner's keys); returns whether there were any. */
   deleteTenantCredentials(tenantId: string, environment: Environment): Promise<boolean>;
+  /** A tenant's sealed credentials in one environment, if the platform stores them. */
   getTenantCredentials(tenantId: string, environment: Environment): Promise<SealedTenantCredentials | undefined>;
   /** Oldest first. */
   listTenantCredentials(filter?: { limit?: number | undefined; offset?: number | undefined }): Promise<SealedTenantCredentials[]>;
@@ -429,6 +448,7 @@ export interface TenantCredentialsStore {
 export interface Locks {
   /** True when acquired: free, expired, or already `owner`'s (a renewal). */
   acquireLock(name: string, owner: string, ttlMs: number, now?: Date): Promise<boolean>;
+  /** Give a lock back (only its owner's release counts). */
   releaseLock(name: string, owner: string, now?: Date): Promise<void>;
 }
 
@@ -463,6 +483,8 @@ export interface OperatorViews {
 export interface Store extends EventLog, RunQueue, Resources, CheckoutAttempts, TenantMerchants, TenantCredentialsStore, Locks, OperatorViews {
   /** Human description for logs and `doctor` (never contains credentials). */
   readonly description: string;
+  /** Connect and apply migrations; call once before use. */
   open(): Promise<void>;
+  /** Wait for pending writes, then release connections and files. */
   close(): Promise<void>;
 }

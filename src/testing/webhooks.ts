@@ -7,6 +7,7 @@ export function sampleEvent(type: string, data: { environment?: string | undefin
   return { id: `evt_${randomUUID()}`, type, createdAt: new Date().toISOString(), environment: data.environment === 'live' ? 'live' : 'test', data };
 }
 
+/** The event to deliver, the secret to sign it with, and when. */
 export interface SignedWebhookOptions {
   event: CheckoutEvent;
   /** The receiver's `whsec_…` secret. */
@@ -15,6 +16,7 @@ export interface SignedWebhookOptions {
   timestamp?: number;
 }
 
+/** A signed delivery: the body and headers to send as they are. */
 export interface SignedWebhook {
   /** The exact body to send. */
   body: string;

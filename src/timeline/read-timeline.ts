@@ -14,6 +14,7 @@ export interface TimelineEntry {
   runKey?: string | undefined;
 }
 
+/** A resource's timeline for the console: its entries, newest first. */
 export interface Timeline {
   entries: TimelineEntry[];
   events: Array<StoredEvent & { run: Run | undefined }>;

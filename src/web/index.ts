@@ -4,6 +4,7 @@
  * `Buffer` or `process`: HMAC runs on WebCrypto (`crypto.subtle`), so verification is async. The
  * test suite bundles this entry for a platform without Node and runs it on workerd, Deno, Bun and
  * a Node `vm` context stripped of Node's globals.
+ * @module checkout-kit/web
  */
 export { createWebHandler } from '../webhooks/adapters/web.js';
 export { createWebReceiver } from '../webhooks/web-receiver.js';

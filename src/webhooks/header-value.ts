@@ -4,7 +4,12 @@ import type { HeaderGetter } from './scheme.js';
  * Request headers as any framework hands them: a Web `Headers` (or anything with `get`), or a Node
  * style record (`IncomingHttpHeaders`, lower-case keys; other casings are found too).
  */
-export type HeaderBag = { get(name: string): string | null } | Readonly<Record<string, string | readonly string[] | undefined>>;
+export type HeaderBag =
+  | {
+      /** A header's value by name, `null` when absent. */
+      get(name: string): string | null;
+    }
+  | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 function isGetter(headers: HeaderBag): headers is { get(name: string): string | null } {
   return typeof (headers as { get?: unknown }).get === 'function';

@@ -46,8 +46,6 @@ export interface ReceiverOptions {
   maxAttempts?: number;
   /** Base delay of the exponential retry backoff, in ms. @default 1000 */
   backoffMs?: number;
-  /** @deprecated use `backoffMs` (the engine's name for the same thing). */
-  backoff?: number;
   /** Longest retry delay, in ms. @default 600000 */
   maxBackoffMs?: number;
   /** How often a started receiver looks for due runs (retries, crashed workers' events). @default 1000 */
@@ -115,7 +113,7 @@ export function normalizeReceiverOptions(options: ReceiverOptions): NormalizedRe
     owner: options.owner ?? defaultOwner(),
     leaseMs: positive('leaseMs', options.leaseMs ?? 30_000),
     maxAttempts: positive('maxAttempts', options.maxAttempts ?? 8),
-    backoffMs: positive('backoffMs', options.backoffMs ?? options.backoff ?? 1000, 0),
+    backoffMs: positive('backoffMs', options.backoffMs ?? 1000, 0),
     maxBackoffMs: positive('maxBackoffMs', options.maxBackoffMs ?? 600_000, 0),
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? 1000),
     dispatchConcurrency: Math.floor(positive('dispatchConcurrency', options.dispatchConcurrency ?? DEFAULT_DISPATCH_CONCURRENCY)),

@@ -14,6 +14,7 @@ import { every } from '../timers/index.js';
 export interface WebhookEndpoint {
   /** Bodies above this many bytes are refused with 413. */
   readonly maxBodyBytes: number;
+  /** Verify one delivery, store it once, and say what to answer. */
   handle(input: WebhookInput): Promise<WebhookResult>;
   /** Called by adapters that manage a lifecycle (the fastify plugin on ready). */
   start?(): Promise<unknown>;

@@ -3,6 +3,7 @@ import { rawBody } from './raw-body.js';
 import { DEFAULT_SCHEME, type WebhookScheme } from './scheme.js';
 import { resolveScheme } from './schemes/resolve-scheme.js';
 
+/** What to sign a delivery with: its id, body, secret, time and scheme. */
 export interface SignWebhookOptions {
   /** Delivery id (`webhook-id`); replays reuse the stored event's id. Ignored by schemes without one. */
   id: string;
@@ -33,6 +34,7 @@ export function signWebhook(options: SignWebhookOptions): Record<string, string>
   });
 }
 
+/** `generateTestHeaders`'s options: `signWebhook`'s, with the id optional. */
 export interface TestHeadersOptions extends Omit<SignWebhookOptions, 'id'> {
   /** @default a random `msg_…` id */
   id?: string;

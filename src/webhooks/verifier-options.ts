@@ -3,6 +3,7 @@ import type { HeaderBag } from './header-value.js';
 import { DEFAULT_SCHEME, type KeyedSchemeRules, type WebhookScheme } from './scheme.js';
 import { schemeRules } from './schemes/registry.js';
 
+/** The secrets, signature scheme and timestamp tolerance a verifier checks deliveries with. */
 export interface VerifierOptions {
   /**
    * One or more secrets (`whsec_…` for Standard Webhooks). During a rotation, configure the old and
@@ -15,6 +16,7 @@ export interface VerifierOptions {
   toleranceSeconds?: number;
 }
 
+/** A delivery to verify: its headers and raw body. */
 export interface VerifyInput {
   headers: HeaderBag;
   /** The raw body: a Buffer / Uint8Array, or the exact string received. A parsed object is refused. */

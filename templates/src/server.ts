@@ -15,8 +15,6 @@ import {
   clientFromConfig,
   FulfillmentEngine,
   attachFulfillment,
-  checkoutRoutes,
-  checkoutWebhooks,
   createLogger,
   createReceiver,
   loadConfig,
@@ -26,6 +24,7 @@ import {
   type FulfillmentHandlers,
   type Logger,
 } from 'checkout-kit';
+import { checkoutRoutes, checkoutWebhooks } from 'checkout-kit/fastify';
 
 export interface ServerOptions {
   /** @default loadConfig() (the environment, then `.env`) */

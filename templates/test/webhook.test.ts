@@ -1,5 +1,5 @@
-import { loadConfig, newWebhookSecret, silentLogger } from 'checkout-kit';
-import { sampleEvent, samplePayment, signedWebhook } from 'checkout-kit/testing';
+import { loadConfig, silentLogger } from 'checkout-kit';
+import { newWebhookSecret, sampleEvent, samplePayment, signedWebhook } from 'checkout-kit/testing';
 import { describe, expect, it } from 'vitest';
 import fulfillment from '../fulfillment.js';
 import { getOrder } from '../src/orders.js';

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import type { CheckReport, ScenarioReport } from '../../src/check/index.js';
 import { runCli, TSX_LOADER } from '../support/cli.js';
+import { KIT_ENTRIES } from '../support/scaffold.js';
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 
@@ -19,12 +20,15 @@ export async function scaffoldShop(dir: string): Promise<void> {
   expect(init.code, init.stderr).toBe(0);
   const kit = join(dir, 'node_modules', 'checkout-kit');
   await mkdir(kit, { recursive: true });
-  await writeFile(
-    join(kit, 'package.json'),
-    JSON.stringify({ name: 'checkout-kit', type: 'module', exports: { '.': './index.ts', './testing': './testing.ts' } }),
-  );
-  await writeFile(join(kit, 'index.ts'), `export * from ${JSON.stringify(join(REPO, 'src/index.ts'))};\n`);
-  await writeFile(join(kit, 'testing.ts'), `export * from ${JSON.stringify(join(REPO, 'src/testing/index.ts'))};\n`);
+  // One file per entry (`checkout-kit/fastify` → fastify.ts), each re-exporting the entry's source.
+  const exports: Record<string, string> = {};
+  for (const [specifier, source] of Object.entries(KIT_ENTRIES)) {
+    const subpath = `.${specifier.slice('checkout-kit'.length)}`;
+    const file = subpath === '.' ? 'index.ts' : `${subpath.slice(2)}.ts`;
+    exports[subpath] = `./${file}`;
+    await writeFile(join(kit, file), `export * from ${JSON.stringify(source)};\n`);
+  }
+  await writeFile(join(kit, 'package.json'), JSON.stringify({ name: 'checkout-kit', type: 'module', exports }));
   await symlink(join(REPO, 'node_modules', 'fastify'), join(dir, 'node_modules', 'fastify'), 'dir');
 }
 

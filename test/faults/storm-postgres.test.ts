@@ -19,7 +19,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/index.js';
-import { PostgresStore } from '../../src/store/index.js';
+import { PostgresStore } from '../../src/store/postgres/index.js';
 import { removeTempDirs } from '../support/temp-dirs.js';
 import { Procs } from './support/procs-children.js';
 import { sized } from './support/report.js';

@@ -19,6 +19,9 @@ const pkg = JSON.parse(readFileSync(`${REPO}/package.json`, 'utf8')) as {
 /** `./dist/x/index.js` is built from `src/x/index.ts`. */
 const sourceOf = (target: string) => `${REPO}/${target.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')}`;
 const esm = (subpath: string) => pkg.exports[subpath]!.import.default;
+/** The runtime names of the entry a subpath names, from its source. */
+const entry = async (subpath: string) => (await import(sourceOf(esm(subpath)))) as Record<string, unknown>;
+const isClass = (value: unknown) => typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value));
 
 describe('package exports', () => {
   it('every subpath is built from a source file, with its declarations beside it; require gets the .cjs and .d.cts beside them', () => {
@@ -33,11 +36,12 @@ describe('package exports', () => {
     }
   });
 
-  it('checkout-kit/postgres gives the PostgreSQL store the README tells users to construct, as the root does', async () => {
-    const postgres = (await import(sourceOf(esm('./postgres')))) as Record<string, unknown>;
-    const root = (await import(sourceOf(esm('.')))) as Record<string, unknown>;
+  it('checkout-kit/postgres gives the PostgreSQL store the README tells users to construct; the root opens it by URL (openStore)', async () => {
+    const postgres = await entry('./postgres');
+    const root = await entry('.');
     expect(typeof postgres.PostgresStore).toBe('function');
-    expect(root.PostgresStore).toBe(postgres.PostgresStore);
+    expect(root.PostgresStore).toBeUndefined();
+    expect(typeof root.openStore).toBe('function');
   });
 
   it("the PostgreSQL store's declarations name pg's types, so @types/pg is a dependency, as pg is", () => {
@@ -45,14 +49,94 @@ describe('package exports', () => {
     expect(pkg.dependencies['@types/pg']).toBeDefined();
   });
 
-  it('checkout-kit/fastify gives the fastify plugins, the same functions the root exports', async () => {
-    const fastify = (await import(sourceOf(esm('./fastify')))) as Record<string, unknown>;
-    const root = (await import(sourceOf(esm('.')))) as Record<string, unknown>;
+  it('checkout-kit/fastify gives the fastify plugins; the root does not repeat them', async () => {
+    const fastify = await entry('./fastify');
+    const root = await entry('.');
     expect(Object.keys(fastify).sort()).toEqual(['checkoutConsole', 'checkoutRoutes', 'checkoutWebhooks', 'healthRoutes', 'metricsRoute']);
     for (const [name, plugin] of Object.entries(fastify)) {
       expect(typeof plugin, name).toBe('function');
-      expect(root[name], name).toBe(plugin);
+      expect(root[name], name).toBeUndefined();
     }
+  });
+
+  it('checkout-kit/store gives the embedded stores and the run keys', async () => {
+    const store = await entry('./store');
+    expect(Object.keys(store).sort()).toEqual(['HANDLER_OUTCOMES', 'MemoryStore', 'OUTCOME_RANK', 'SqliteStore', 'parseRunKey', 'runKeys']);
+    expect(isClass(store.MemoryStore)).toBe(true);
+    expect(isClass(store.SqliteStore)).toBe(true);
+  });
+
+  it('checkout-kit/operations gives metrics, health, alerts, timelines and the engine observers, without a framework', async () => {
+    const operations = await entry('./operations');
+    for (const name of [
+      'EngineObservers',
+      'createMetrics',
+      'observeDeliveries',
+      'createHealth',
+      'createAlertMonitor',
+      'createTimelineRecorder',
+      'retryFailed',
+    ]) {
+      expect(typeof operations[name], name).toBe('function');
+    }
+  });
+
+  it("checkout-kit/testing gives the test helpers and check's harness", async () => {
+    const testing = await entry('./testing');
+    for (const name of [
+      'samplePayment',
+      'sampleEvent',
+      'signedWebhook',
+      'fulfillmentContext',
+      'signWebhook',
+      'newWebhookSecret',
+      'runCheck',
+      'readHandlerCalls',
+    ]) {
+      expect(typeof testing[name], name).toBe('function');
+    }
+  });
+
+  it('each name comes from one entry, except checkout-kit/web, which stands alone for runtimes without Node', async () => {
+    const from = new Map<string, string[]>();
+    for (const subpath of Object.keys(pkg.exports)) {
+      if (subpath === './web') continue;
+      for (const name of Object.keys(await entry(subpath))) from.set(name, [...(from.get(name) ?? []), subpath]);
+    }
+    expect([...from].filter(([, subpaths]) => subpaths.length > 1)).toEqual([]);
+  });
+
+  it('the classes exported are those a merchant constructs or catches: no internal class', async () => {
+    const classes = new Set<string>();
+    for (const subpath of Object.keys(pkg.exports)) {
+      for (const [name, value] of Object.entries(await entry(subpath))) if (isClass(value)) classes.add(name);
+    }
+    expect([...classes].sort()).toEqual([
+      'ApiError',
+      'CheckoutClient',
+      'CheckoutError',
+      'CheckoutKitError',
+      'ConfigError',
+      'EngineObservers',
+      'FulfillmentEngine',
+      'InvalidRequestError',
+      'InvalidResponseError',
+      'MemoryStore',
+      'MoneyError',
+      'NetworkError',
+      'NoFulfillmentModuleError',
+      'PartnerClient',
+      'PostgresStore',
+      'RedirectRejectedError',
+      'SchemaValidationError',
+      'ServiceCalls',
+      'SqliteStore',
+      'StoreError',
+      'TimeoutError',
+      'VerificationLog',
+      'WebhookHandlerError',
+      'WebhookVerificationError',
+    ]);
   });
 
   it("fastify and tsx are optional peers, so the plugins run on the application's own fastify and an install without them is lean; the tests install them as dev dependencies", () => {

@@ -1,5 +1,4 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { fulfillmentKey } from '../../src/fulfillment/index.js';
 import {
   EVENT_RUN_PREFIX,
   HANDLER_OUTCOMES,
@@ -18,8 +17,6 @@ describe('run keys', () => {
     expect(runKeys.event('evt_1')).toBe('event:evt_1');
     expect(runKeys.fulfillment('payment', 'pay_1', 'paid')).toBe('payment:pay_1:paid');
     expect(runKeys.fulfillment('invoice', 'inv_9', 'underpaid')).toBe('invoice:inv_9:underpaid');
-    // The deprecated name makes the same key.
-    expect(fulfillmentKey('payment', 'pay_1', 'overpaid')).toBe(runKeys.fulfillment('payment', 'pay_1', 'overpaid'));
     expect(EVENT_RUN_PREFIX).toBe('event:');
   });
 

@@ -3,7 +3,8 @@ import { postgresDialect, sqliteDialect, type Dialect } from '../../src/store/sq
 import { migrationsTable } from '../../src/store/sql/migrate.js';
 import { MIGRATIONS } from '../../src/store/sql/migrations.js';
 import { sqliteDatabase } from '../../src/store/sqlite/sqlite-database.js';
-import { SqliteStore, STORE_FILE, type Store } from '../../src/store/index.js';
+import { SqliteStore, type Store } from '../../src/store/index.js';
+import { STORE_FILE } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../support/temp-dirs.js';
 import { randomSchema, TestDatabases } from './postgres/test-database.js';
 

@@ -5,8 +5,9 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors/index.js';
 import { silentLogger } from '../../src/log/index.js';
-import { SqliteStore, MemoryStore, PostgresStore, openStore, type Store } from '../../src/store/index.js';
-import { fileStoreExists } from '../../src/store/open.js';
+import { SqliteStore, MemoryStore, type Store } from '../../src/store/index.js';
+import { fileStoreExists, openStore } from '../../src/store/open.js';
+import { PostgresStore } from '../../src/store/postgres/index.js';
 import { sampleEvent } from './fixtures/sample-event.js';
 import { Scratch } from './helpers.js';
 

@@ -10,7 +10,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fulfillmentKey } from '../../src/fulfillment/index.js';
+import { runKeys } from '../../src/runs/index.js';
 import type { Payment } from '../../src/schemas/index.js';
 import type { Run } from '../../src/store/index.js';
 import type { PostgresStore } from '../../src/store/postgres/index.js';
@@ -263,7 +263,7 @@ describe.skipIf(!DATABASE_URL)('PostgresStore shared by several processes', () =
     const runOf = new Map(fulfillments.map((run) => [run.key, run]));
     const expected = payments
       .filter((p) => p.plan !== 'pending')
-      .map((p) => fulfillmentKey('payment', p.states[0]!.payment.id, p.plan as Exclude<Plan, 'pending'>));
+      .map((p) => runKeys.fulfillment('payment', p.states[0]!.payment.id, p.plan as Exclude<Plan, 'pending'>));
     expect(new Set(calls.map((call) => call.key))).toEqual(new Set(expected));
     expect(fulfillments.map((run) => run.key).sort()).toEqual([...expected].sort());
     let interrupted = 0;

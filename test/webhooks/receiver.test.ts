@@ -266,7 +266,7 @@ describe('bad input is answered with the error object, never a 500', () => {
 
 describe('dispatch, retries and recovery', () => {
   it('retries a throwing handler with backoff, then marks the run failed; errors reach onError as an AggregateError', async () => {
-    const { store, receiver } = setup({ maxAttempts: 3, backoff: 5, pollIntervalMs: 5 });
+    const { store, receiver } = setup({ maxAttempts: 3, backoffMs: 5, pollIntervalMs: 5 });
     let attempts = 0;
     receiver.on('payment.paid', () => {
       attempts += 1;

@@ -5,6 +5,7 @@ import type { Logger } from '../../log/index.js';
 import { utf8Text } from '../../webhooks/utf8.js';
 import { handleCheckoutRequest, handleReturnRequest, type CheckoutHttpOptions, type HttpAnswer } from '../http.js';
 
+/** The `checkoutRoutes` plugin's options: the checkout helper's, and where its two routes live. */
 export interface CheckoutRoutesOptions extends CheckoutHttpOptions {
   /** @default '/checkout' */
   checkoutPath?: string;

@@ -1,6 +1,7 @@
 /**
  * The PostgreSQL store: one database shared by every instance (receivers, reconcilers, the CLI),
  * with its schema migrations built in.
+ * @module checkout-kit/postgres
  */
 export { PostgresStore } from './postgres-store.js';
 export type { PostgresStoreOptions } from './postgres-store.js';

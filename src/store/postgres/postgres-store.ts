@@ -8,6 +8,7 @@ import { appliedMigrations } from '../sql/migrate.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import { poolDatabase } from './database.js';
 
+/** Where the PostgreSQL store connects, its schema, pool and migrations. */
 export interface PostgresStoreOptions extends Pick<SqlStoreOptions, 'migrate'> {
   /**
    * `postgres://user:password@host:5432/database`. A `schema` query parameter picks the schema

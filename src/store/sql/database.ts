@@ -8,6 +8,7 @@ export interface Statement {
   values?: unknown[];
 }
 
+/** A statement's rows and how many it touched. */
 export interface QueryResult<R> {
   rows: R[];
   /** Rows returned, or else rows inserted, updated or deleted. */
@@ -16,6 +17,7 @@ export interface QueryResult<R> {
 
 /** Where statements run: the database, or one transaction of it. */
 export interface Queryable {
+  /** Run one statement. */
   query<R = Record<string, unknown>>(statement: Statement): Promise<QueryResult<R>>;
 }
 

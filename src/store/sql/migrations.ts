@@ -8,11 +8,13 @@ import type { Dialect } from './dialect.js';
 export interface Migration {
   version: number;
   name: string;
+  /** The step's SQL in the database's dialect. */
   statements(dialect: Dialect): string[];
 }
 
 const RUN_STATUSES = `'pending', 'running', 'done', 'failed'`;
 
+/** Every schema step, oldest first: what `migrate` applies. */
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -180,12 +182,14 @@ export const MIGRATIONS: readonly Migration[] = [
 /** The version this code needs. */
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
 
+/** A migration as recorded in the schema: its version, name and when it was applied. */
 export interface AppliedMigration {
   version: number;
   name: string;
   appliedAt: string;
 }
 
+/** What `migrate` found and applied. */
 export interface MigrationReport {
   /** The PostgreSQL schema, or the SQLite file. */
   schema: string;

@@ -3,6 +3,7 @@ import { errorObject } from '../../schemas/error.js';
 import { webhookError, type WebhookResult } from '../responses.js';
 import type { WebhookEndpoint } from '../receiver.js';
 
+/** The `checkoutWebhooks` plugin's options: the receiver and the route's path. */
 export interface CheckoutWebhooksOptions {
   /** A receiver from `createReceiver` (or anything with `handle` and `maxBodyBytes`). */
   receiver: WebhookEndpoint;

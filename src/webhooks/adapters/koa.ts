@@ -8,6 +8,7 @@ export interface KoaWebhookContext {
   request: { body?: unknown };
   status: number;
   body: unknown;
+  /** Set response headers. */
   set(headers: Record<string, string>): void;
 }
 

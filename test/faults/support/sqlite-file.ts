@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { STORE_FILE } from '../../../src/store/index.js';
+import { STORE_FILE } from '../../../src/store/sqlite/sqlite-store.js';
 
 /** The database file of the embedded store in `dir`, and its WAL and WAL index beside it. */
 export const storeFiles = (dir: string) => {
