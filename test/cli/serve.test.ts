@@ -185,8 +185,10 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
     await symlink(fileURLToPath(new URL('../..', import.meta.url)), join(dir, 'node_modules', 'checkout-kit'));
     const commonjs = spawnCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox) });
     children.push(commonjs);
-    await waitForLine(commonjs, /listening on http/);
-  });
+    // Loading the CommonJS entry through tsx (the whole package, compiled on the fly) is the slowest
+    // start of the suite: on a busy machine it took over 30 s.
+    await waitForLine(commonjs, /listening on http/, 150_000);
+  }, 240_000);
 
   it('exits with one line when its port is taken (embedded store)', () => serveOnTakenPort(undefined));
   it.skipIf(!process.env.DATABASE_URL)('exits with one line when its port is taken (PostgreSQL: its open pool does not keep it alive)', () =>

@@ -81,6 +81,7 @@ describe('checkout-kit init --framework', () => {
     await expect(readFile(join(refused, 'package.json'))).rejects.toThrow(/ENOENT/);
   });
 
+  // One program over every scaffold: a minute or more of CPU on a busy machine.
   it('every scaffold type-checks against checkout-kit', () => {
     const configs = FRAMEWORKS.map((framework) => {
       const parsed = ts.getParsedCommandLineOfConfigFile(
@@ -121,7 +122,7 @@ describe('checkout-kit init --framework', () => {
       ...own.flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]),
     ];
     expect(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (name) => name, getCurrentDirectory: () => root, getNewLine: () => '\n' })).toBe('');
-  });
+  }, 300_000);
 
   it('every scaffold’s server (or Next.js route) accepts a signed delivery, fulfils the order once, and refuses a tampered copy', async () => {
     const runs = await Promise.all(
