@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WebhookVerificationError } from '../../errors/index.js';
-import type { SchemeRules } from '../scheme.js';
+import type { SchemeRules } from './rules.js';
 import { defineScheme } from './scheme-entry.js';
 
 const ALGORITHMS = ['sha256', 'sha512'] as const;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KEY_DECODERS, type KeyForm } from '../decode-secret.js';
-import type { KeyedSchemeRules } from '../scheme.js';
+import type { KeyedSchemeRules } from './rules.js';
 import { plainHmac } from './plain-hmac.js';
 import type { SchemeConfigSchema, SchemeEntry } from './scheme-entry.js';
 import { standardWebhooks } from './standard-webhooks.js';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { KeyForm } from '../decode-secret.js';
-import type { SchemeRules } from '../scheme.js';
+import type { SchemeRules } from './rules.js';
 
 /** A scheme's configuration schema: a zod object whose `kind` is one literal. */
 export type SchemeConfigSchema<Kind extends string = string> = z.ZodObject<{ kind: z.ZodLiteral<Kind> } & z.ZodRawShape>;
