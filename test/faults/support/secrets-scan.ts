@@ -26,6 +26,7 @@ export function makeCanaries() {
   const ps = token();
   const console = token();
   const whsec = randomBytes(24).toString('base64');
+  const secretsKey = randomBytes(32).toString('base64');
   const values = {
     CHECKOUT_API_KEY: `svc_mk_test_canaryMK${mk}`,
     CHECKOUT_SIGNING_SECRET: `svc_ms_canaryMS${ms}`,
@@ -34,6 +35,7 @@ export function makeCanaries() {
     CHECKOUT_PARTNER_SIGNING_SECRET: `svc_ps_canaryPS${ps}`,
     CHECKOUT_WEBHOOK_SECRET: `whsec_${whsec}`,
     CHECKOUT_CONSOLE_TOKEN: `canary-token-${console}`,
+    CHECKOUT_SECRETS_KEY: secretsKey,
   };
   const canaries: Canary[] = [
     { name: 'CHECKOUT_API_KEY', value: values.CHECKOUT_API_KEY, parts: [mk.slice(0, 12)] },
@@ -44,6 +46,7 @@ export function makeCanaries() {
     // The base64 part is the HMAC key itself: it must not appear without its prefix either.
     { name: 'CHECKOUT_WEBHOOK_SECRET', value: values.CHECKOUT_WEBHOOK_SECRET, parts: [whsec, whsec.slice(0, 12)] },
     { name: 'CHECKOUT_CONSOLE_TOKEN', value: values.CHECKOUT_CONSOLE_TOKEN, parts: [console.slice(0, 12)] },
+    { name: 'CHECKOUT_SECRETS_KEY', value: secretsKey, parts: [secretsKey.slice(0, 16)] },
   ];
   return { values, canaries };
 }
