@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, openShop, simulate, tempDir } from '../sandbox/helpers.js';
 import { execCli, runCli, sandboxEnv, spawnCli, terminateAll, waitForLine } from '../support/cli.js';
 import { createdPaymentId, postCheckout } from '../support/post-checkout.js';
+import { openStore } from '../../src/store/open.js';
 
 const children: Array<ReturnType<typeof spawnCli>> = [];
 afterEach(async () => {
@@ -74,15 +75,22 @@ describe('outcome rules from the configuration, in every command', () => {
     ]);
   });
 
-  it.each([['reconcile'], ['serve', '--port', '0'], ['payments', 'list']])(
-    'a malformed outcome rule stops `%s` with one clear line and exit 2',
-    async (...args) => {
-      const dir = await tempDir('ck-bad-rule-');
-      const result = await runCli(args, { cwd: dir, env: { CHECKOUT_BASE_URL: 'http://127.0.0.1:9', CHECKOUT_UNDERPAY_TOLERANCE: '2%,3%' } });
-      expect(result.code).toBe(2);
-      expect(result.stderr).toBe(
-        'checkout-kit: CHECKOUT_UNDERPAY_TOLERANCE "2%,3%" is not a tolerance (give at most one amount and one percent): use an amount like 0.01, a percent like 1%, or both as 0.01,1%.\n',
-      );
-    },
-  );
+  it.each([['reconcile'], ['serve', '--port', '0']])('a malformed outcome rule stops `%s` with one clear line and exit 2', async (...args) => {
+    const dir = await tempDir('ck-bad-rule-');
+    const result = await runCli(args, { cwd: dir, env: { CHECKOUT_BASE_URL: 'http://127.0.0.1:9', CHECKOUT_UNDERPAY_TOLERANCE: '2%,3%' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'checkout-kit: CHECKOUT_UNDERPAY_TOLERANCE "2%,3%" is not a tolerance (give at most one amount and one percent): use an amount like 0.01, a percent like 1%, or both as 0.01,1%.\n',
+    );
+  });
+
+  // They decide no outcome: an operator reading the store is not stopped by a variable they do not use
+  // (serve, reconcile and doctor report it), and they start without loading the configuration's checks.
+  it('the commands that only read the store read only CHECKOUT_STORE: a malformed outcome rule does not stop `payments list`', async () => {
+    const dir = await tempDir('ck-bad-rule-');
+    const store = await openStore(`file:${join(dir, '.checkout-kit')}`);
+    await store.close();
+    const result = await runCli(['payments', 'list'], { cwd: dir, env: { CHECKOUT_UNDERPAY_TOLERANCE: '2%,3%' } });
+    expect(result).toMatchObject({ code: 0, stdout: '(none)\n' });
+  });
 });
