@@ -8,3 +8,9 @@ export const TENANT_ID_PATTERN = /^[^/]{1,200}$/;
 export function tenantOrderKey(tenantId: string, orderId: string): string {
   return `${tenantId}/${orderId}`;
 }
+
+/** The tenant of an order key `tenantOrderKey` made; undefined for an order of no tenant. */
+export function tenantOfOrderKey(orderKey: string): string | undefined {
+  const split = orderKey.indexOf('/');
+  return split > 0 ? orderKey.slice(0, split) : undefined;
+}

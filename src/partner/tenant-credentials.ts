@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { checkKey } from '../config/keys.js';
 import { ConfigError, InvalidRequestError, registerSecret } from '../errors/index.js';
 import type { Environment } from '../schemas/index.js';
-import type { Store } from '../store/index.js';
+import type { SealedTenantCredentials, Store } from '../store/index.js';
 import { SecretsBox } from './secrets-box.js';
 
 /**
@@ -53,8 +53,12 @@ export async function loadTenantCredentials(
   environment: Environment,
 ): Promise<TenantCredentials | undefined> {
   const stored = await deps.store.getTenantCredentials(tenantId, environment);
-  if (!stored) return undefined;
-  const credentials = TenantCredentialsSchema.parse(JSON.parse(deps.box.open(stored.sealed, contextOf(tenantId, environment))));
+  return stored && openTenantCredentials(deps.box, stored);
+}
+
+/** Open credentials as the store keeps them (their secrets registered for redaction). */
+export function openTenantCredentials(box: SecretsBox, stored: SealedTenantCredentials): TenantCredentials {
+  const credentials = TenantCredentialsSchema.parse(JSON.parse(box.open(stored.sealed, contextOf(stored.tenantId, stored.environment))));
   for (const secret of Object.values(credentials)) registerSecret(secret);
   return credentials;
 }

@@ -2,7 +2,8 @@ import { CheckoutClient, type PartnerClient } from '../client/index.js';
 import type { ResourceReader } from '../fulfillment/engine-options.js';
 import type { Store } from '../store/index.js';
 import type { SecretsBox } from './secrets-box.js';
-import { loadTenantCredentials } from './tenant-credentials.js';
+import { tenantOfOrderKey } from '../domain/index.js';
+import { openTenantCredentials } from './tenant-credentials.js';
 
 /** A tenant's own client, and the merchant its key authenticates as. */
 interface Own {
@@ -22,19 +23,17 @@ export function tenantReader(deps: { store: Store; partner: PartnerClient; box: 
   /** The tenant's own client and merchant, when the platform stores its credentials for the payment's environment. */
   async function ownClientOf(paymentId: string): Promise<Own | undefined> {
     const record = await deps.store.getResource('payment', paymentId);
-    const split = record?.orderId?.indexOf('/') ?? -1;
-    if (!record?.orderId || split <= 0 || !record.environment) return undefined;
-    const tenantId = record.orderId.slice(0, split);
+    const tenantId = record?.orderId === undefined ? undefined : tenantOfOrderKey(record.orderId);
+    if (!tenantId || !record?.environment) return undefined;
     const stored = await deps.store.getTenantCredentials(tenantId, record.environment);
     if (!stored) return undefined;
     const key = `${tenantId}/${record.environment}`;
     const cached = clients.get(key);
     if (cached?.sealedFor === stored.sealed) return cached.own;
-    const [credentials, tenant] = await Promise.all([
-      loadTenantCredentials(deps, tenantId, record.environment),
-      deps.store.getTenantMerchant(tenantId, record.environment),
-    ]);
-    if (!credentials || !tenant?.merchantId) return undefined;
+    // The sealed row just read is opened as it is: no second read of it.
+    const tenant = await deps.store.getTenantMerchant(tenantId, record.environment);
+    if (!tenant?.merchantId) return undefined;
+    const credentials = openTenantCredentials(deps.box, stored);
     const own = { client: new CheckoutClient({ baseUrl: deps.baseUrl, ...credentials, rateLimiter: deps.partner.rateLimiter }), merchantId: tenant.merchantId };
     clients.set(key, { sealedFor: stored.sealed, own });
     return own;
