@@ -21,6 +21,11 @@ const sourceOf = (target: string) => `${REPO}/${target.replace(/^\.\/dist\//, 's
 const esm = (subpath: string) => pkg.exports[subpath]!.import.default;
 /** The runtime names of the entry a subpath names, from its source. */
 const entry = async (subpath: string) => (await import(sourceOf(esm(subpath)))) as Record<string, unknown>;
+/** Each of `names` is a function (or class) that `subpath` exports. */
+async function expectFunctions(subpath: string, names: readonly string[]): Promise<void> {
+  const exported = await entry(subpath);
+  for (const name of names) expect(typeof exported[name], name).toBe('function');
+}
 const isClass = (value: unknown) => typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value));
 
 describe('package exports', () => {
@@ -67,8 +72,7 @@ describe('package exports', () => {
   });
 
   it('checkout-kit/operations gives metrics, health, alerts, timelines and the engine observers, without a framework', async () => {
-    const operations = await entry('./operations');
-    for (const name of [
+    await expectFunctions('./operations', [
       'EngineObservers',
       'createMetrics',
       'observeDeliveries',
@@ -76,14 +80,11 @@ describe('package exports', () => {
       'createAlertMonitor',
       'createTimelineRecorder',
       'retryFailed',
-    ]) {
-      expect(typeof operations[name], name).toBe('function');
-    }
+    ]);
   });
 
   it("checkout-kit/testing gives the test helpers and check's harness", async () => {
-    const testing = await entry('./testing');
-    for (const name of [
+    await expectFunctions('./testing', [
       'samplePayment',
       'sampleEvent',
       'signedWebhook',
@@ -92,9 +93,7 @@ describe('package exports', () => {
       'newWebhookSecret',
       'runCheck',
       'readHandlerCalls',
-    ]) {
-      expect(typeof testing[name], name).toBe('function');
-    }
+    ]);
   });
 
   it('each name comes from one entry, except checkout-kit/web, which stands alone for runtimes without Node', async () => {
