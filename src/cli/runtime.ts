@@ -7,7 +7,6 @@ import { ServiceCalls } from '../metrics/index.js';
 import { createTimelineRecorder } from '../timeline/index.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/index.js';
-import { readVariables } from '../config/environment.js';
 import { SecretsBox, tenantReader } from '../partner/index.js';
 import type { CliIO } from './io.js';
 
@@ -56,8 +55,7 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   if (options.requireService !== undefined && !configuresService(config)) throw new ConfigError(options.requireService);
   // A platform with CHECKOUT_SECRETS_KEY may store some tenants' own keys: their payments are read with them.
   // Checked before the store is opened, as the rest of the configuration.
-  const secretsKey = readVariables({ env: io.env, cwd: io.cwd })('CHECKOUT_SECRETS_KEY');
-  const box = secretsKey === undefined ? undefined : SecretsBox.fromVariable(secretsKey);
+  const box = config.secretsKey === undefined ? undefined : SecretsBox.fromVariable(config.secretsKey);
   const handlers: FulfillmentHandlers = options.handlers ? await loadHandlers(options.handlersFile ?? config.handlers, io.cwd) : {};
   const store = await openStore(config.store, { cwd: io.cwd, logger, warmPool: options.longRunning ?? false });
   const serviceCalls = new ServiceCalls();

@@ -71,6 +71,8 @@ export interface CheckoutKitConfig {
    * keys only). @default undefined (nothing recorded)
    */
   checkRecord: string | undefined;
+  /** `CHECKOUT_SECRETS_KEY`: seals the tenants' own credentials a partner platform stores (see `SecretsBox`). @default none */
+  secretsKey: string | undefined;
 }
 
 function positiveNumber(value: string | undefined, variable: string, expected: string, whole: boolean): number | undefined {
@@ -185,5 +187,6 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
     alertUrl,
     maxBacklogAgeSeconds,
     checkRecord: get('CHECKOUT_CHECK_RECORD') === undefined ? undefined : resolve(cwd, get('CHECKOUT_CHECK_RECORD')!),
+    secretsKey: get('CHECKOUT_SECRETS_KEY'),
   };
 }
