@@ -7,7 +7,7 @@ import { StoreSnapshots } from '../metrics/store-snapshot.js';
 import { verificationFailuresSince } from '../metrics/verification-log.js';
 import type { Store } from '../store/index.js';
 import { every } from '../timers/index.js';
-import type { WebhookResult } from '../webhooks/responses.js';
+import type { WebhookResult } from '../webhooks/receive/responses.js';
 import { ALERT_KINDS, type Alert, type AlertKind } from './alert.js';
 import { RULES, storeUnwritable, type AlertContext, type Finding } from './rules.js';
 import { postAlert } from './slack.js';

@@ -3,7 +3,7 @@ import { HANDLER_OUTCOMES as OUTCOMES, runKeys, type HandlerOutcome } from '../r
 import type { Observed } from './evidence.js';
 import type { ReconcileRun, SentDelivery } from './report.js';
 import type { CheckScenarioSpec } from './scenarios.js';
-import { describeAnswer } from '../webhooks/receiver-answer.js';
+import { describeAnswer } from '../webhooks/receive/receiver-answer.js';
 
 /** What happened in one scenario, as `evaluate` needs it. */
 export interface ScenarioObservation {

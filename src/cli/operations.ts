@@ -6,7 +6,7 @@ import { createHealth, healthRoutes, type Health } from '../health/index.js';
 import { createMetrics, metricsRoute, VerificationLog, type CheckoutMetrics } from '../metrics/index.js';
 import { reconcile } from '../reconcile/index.js';
 import { every } from '../timers/index.js';
-import type { WebhookResult } from '../webhooks/responses.js';
+import type { WebhookResult } from '../webhooks/receive/responses.js';
 import type { Runtime } from './runtime.js';
 
 export interface OperationsOptions {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors/index.js';
 import type { Environment } from '../schemas/index.js';
-import type { WebhookScheme } from '../webhooks/scheme.js';
+import type { WebhookScheme } from '../webhooks/schemes/scheme.js';
 import { keyFormOf } from '../webhooks/schemes/registry.js';
 import { checkKey, environmentOf } from './keys.js';
 import { parseStatusMap, parseUnderpayTolerance, type OutcomeRules } from './outcome-rules.js';

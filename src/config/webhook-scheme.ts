@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors/index.js';
-import { DEFAULT_SCHEME, type WebhookScheme } from '../webhooks/scheme.js';
+import { DEFAULT_SCHEME, type WebhookScheme } from '../webhooks/schemes/scheme.js';
 import { isSchemeKind, SCHEMES, WebhookSchemeSchema } from '../webhooks/schemes/registry.js';
 
 const SHORT_FORMS = Object.values(SCHEMES)

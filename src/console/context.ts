@@ -3,7 +3,7 @@ import type { ClassifyOptions, FulfillmentEngine } from '../fulfillment/index.js
 import { silentLogger, type Logger } from '../log/index.js';
 import type { ReconcileSummary } from '../reconcile/index.js';
 import type { Store } from '../store/index.js';
-import type { WebhookScheme } from '../webhooks/scheme.js';
+import type { WebhookScheme } from '../webhooks/schemes/scheme.js';
 import { CsrfTokens } from './csrf.js';
 import { OnceOnly } from './once.js';
 

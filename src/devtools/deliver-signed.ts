@@ -1,7 +1,7 @@
 import { describeFetchError } from '../errors/index.js';
-import { answerErrorOf, describeAnswer, type AnswerError } from '../webhooks/receiver-answer.js';
-import type { WebhookScheme } from '../webhooks/scheme.js';
-import { signWebhook } from '../webhooks/sign.js';
+import { answerErrorOf, describeAnswer, type AnswerError } from '../webhooks/receive/receiver-answer.js';
+import type { WebhookScheme } from '../webhooks/schemes/scheme.js';
+import { signWebhook } from '../webhooks/verify/sign.js';
 
 /** Where and how a signed delivery is sent. */
 export interface SignedDeliveryTarget {

@@ -1,6 +1,6 @@
-import { decodeWhsecSecret, type KeyForm } from '../webhooks/decode-secret.js';
+import { decodeWhsecSecret, type KeyForm } from '../webhooks/schemes/decode-secret.js';
 
-export type { KeyForm } from '../webhooks/decode-secret.js';
+export type { KeyForm } from '../webhooks/schemes/decode-secret.js';
 
 export interface KeyVariant {
   form: KeyForm;

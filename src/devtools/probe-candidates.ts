@@ -1,4 +1,4 @@
-import type { WebhookScheme } from '../webhooks/scheme.js';
+import type { WebhookScheme } from '../webhooks/schemes/scheme.js';
 import { SCHEMES } from '../webhooks/schemes/registry.js';
 import type { CapturedDelivery } from './capture-format.js';
 import type { KeyVariant } from './key-variants.js';

@@ -1,6 +1,6 @@
 import { WebhookVerificationError } from '../errors/index.js';
-import { headerGetter } from '../webhooks/header-value.js';
-import type { WebhookScheme } from '../webhooks/scheme.js';
+import { headerGetter } from '../webhooks/verify/header-value.js';
+import type { WebhookScheme } from '../webhooks/schemes/scheme.js';
 import { keyFormOf, timestampHeaderOf } from '../webhooks/schemes/registry.js';
 import { resolveScheme } from '../webhooks/schemes/resolve-scheme.js';
 import type { CapturedDelivery } from './capture-format.js';

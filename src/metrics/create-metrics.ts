@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Counte
 import type { EngineObserver } from '../fulfillment/engine-observer.js';
 import { RESOURCE_KINDS } from '../runs/index.js';
 import type { Store } from '../store/index.js';
-import type { WebhookResult } from '../webhooks/responses.js';
+import type { WebhookResult } from '../webhooks/receive/responses.js';
 import { deliveryLabel } from './delivery-label.js';
 import type { ServiceCalls } from './service-calls.js';
 import { StoreSnapshots, type StoreSnapshot } from './store-snapshot.js';

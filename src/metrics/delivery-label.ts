@@ -1,4 +1,4 @@
-import type { WebhookResult } from '../webhooks/responses.js';
+import type { WebhookResult } from '../webhooks/receive/responses.js';
 
 /** A delivery's result in one word: `stored`, `duplicate`, or the error code it was answered with. */
 export function deliveryLabel(result: WebhookResult): string {

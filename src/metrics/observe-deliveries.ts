@@ -1,5 +1,5 @@
-import type { WebhookEndpoint } from '../webhooks/receiver.js';
-import type { WebhookResult } from '../webhooks/responses.js';
+import type { WebhookEndpoint } from '../webhooks/receive/receiver.js';
+import type { WebhookResult } from '../webhooks/receive/responses.js';
 
 /**
  * The same receiver, telling `observe` how each delivery was answered (for metrics and alerts) and

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { newWebhookSecret } from '../webhooks/sign.js';
+import { newWebhookSecret } from '../webhooks/verify/sign.js';
 import type { Environment } from '../schemas/index.js';
 import type { MerchantKeys, PartnerAccount, SandboxData } from './records.js';
 import { newMerchant } from './resources/merchants.js';

@@ -9,8 +9,8 @@ export { samplePayment, sampleInvoice, sampleInvoiceDetail, sampleMerchant } fro
 export { sampleEvent, signedWebhook } from './webhooks.js';
 export type { SignedWebhook, SignedWebhookOptions } from './webhooks.js';
 export { fulfillmentContext } from './context.js';
-export { signWebhook, generateTestHeaders, newWebhookSecret } from '../webhooks/sign.js';
-export type { SignWebhookOptions, TestHeadersOptions } from '../webhooks/sign.js';
+export { signWebhook, generateTestHeaders, newWebhookSecret } from '../webhooks/verify/sign.js';
+export type { SignWebhookOptions, TestHeadersOptions } from '../webhooks/verify/sign.js';
 export { runCheck } from '../check/run-check.js';
 export type { CheckOptions } from '../check/run-check.js';
 export type { Evidence, Observed, ObservedCall } from '../check/evidence.js';

@@ -5,30 +5,30 @@
  * and out of `receiver.handle`. `createWebReceiver` / `createWebVerifier` run without Node built-ins
  * (WebCrypto), for Cloudflare Workers and edge runtimes: `checkout-kit/web` exports them alone.
  */
-export { createReceiver } from './receiver.js';
-export type { WebhookReceiver, WebhookEndpoint } from './receiver.js';
-export type { ReceiverOptions, RetentionOptions } from './receiver-options.js';
-export type { WebhookInput } from './handle-delivery.js';
-export { WEBHOOK_ERROR_STATUS } from './responses.js';
-export type { WebhookResult, WebhookAck, WebhookErrorCode } from './responses.js';
-export type { EventName, EventHandler, ErrorHandler } from './event-handlers.js';
-export { WebhookHandlerError } from './handler-error.js';
-export type { EnvelopeMapper } from './parse-delivery.js';
+export { createReceiver } from './receive/receiver.js';
+export type { WebhookReceiver, WebhookEndpoint } from './receive/receiver.js';
+export type { ReceiverOptions, RetentionOptions } from './receive/receiver-options.js';
+export type { WebhookInput } from './receive/handle-delivery.js';
+export { WEBHOOK_ERROR_STATUS } from './receive/responses.js';
+export type { WebhookResult, WebhookAck, WebhookErrorCode } from './receive/responses.js';
+export type { EventName, EventHandler, ErrorHandler } from './receive/event-handlers.js';
+export { WebhookHandlerError } from './receive/handler-error.js';
+export type { EnvelopeMapper } from './receive/parse-delivery.js';
 
-export { createVerifier, verifyWebhook } from './verify.js';
-export type { VerifierOptions, VerifyInput, WebhookVerifier } from './verify.js';
-export { createWebVerifier, verifyWebhookWeb } from './web-verify.js';
-export type { AsyncWebhookVerifier } from './web-verify.js';
-export { createWebReceiver } from './web-receiver.js';
-export type { WebReceiverOptions } from './web-receiver.js';
-export type { EventSink } from './handle-delivery.js';
-export { signWebhook, generateTestHeaders, newWebhookSecret } from './sign.js';
-export type { SignWebhookOptions, TestHeadersOptions } from './sign.js';
-export type { WebhookScheme, VerifiedDelivery } from './scheme.js';
+export { createVerifier, verifyWebhook } from './verify/verify.js';
+export type { VerifierOptions, VerifyInput, WebhookVerifier } from './verify/verify.js';
+export { createWebVerifier, verifyWebhookWeb } from './verify/web-verify.js';
+export type { AsyncWebhookVerifier } from './verify/web-verify.js';
+export { createWebReceiver } from './receive/web-receiver.js';
+export type { WebReceiverOptions } from './receive/web-receiver.js';
+export type { EventSink } from './receive/handle-delivery.js';
+export { signWebhook, generateTestHeaders, newWebhookSecret } from './verify/sign.js';
+export type { SignWebhookOptions, TestHeadersOptions } from './verify/sign.js';
+export type { WebhookScheme, VerifiedDelivery } from './schemes/scheme.js';
 export type { StandardWebhooksScheme } from './schemes/standard-webhooks.js';
 export type { StripeStyleScheme } from './schemes/stripe-style.js';
 export type { PlainHmacScheme } from './schemes/plain-hmac.js';
-export type { HeaderBag } from './header-value.js';
+export type { HeaderBag } from './verify/header-value.js';
 
 export { checkoutWebhooks } from './adapters/fastify.js';
 export type { CheckoutWebhooksOptions } from './adapters/fastify.js';

@@ -41,7 +41,7 @@ import {
 } from './serve-harness.js';
 import { distinctPaidEvents } from './serve-payloads.js';
 import { DEFAULT_MAX_RPS } from '../../src/client/rate-limiter.js';
-import { DEFAULT_DISPATCH_CONCURRENCY } from '../../src/webhooks/receiver-options.js';
+import { DEFAULT_DISPATCH_CONCURRENCY } from '../../src/webhooks/receive/receiver-options.js';
 
 const SECONDS = Math.round(envNumber('BENCH_SLOW_SECONDS', 60));
 const RATE = Math.round(envNumber('BENCH_SLOW_RATE', 500));

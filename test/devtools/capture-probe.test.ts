@@ -4,7 +4,7 @@ import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCaptures, type CapturedDelivery, type ProbeReport } from '../../src/devtools/index.js';
-import { decodeWhsecSecret } from '../../src/webhooks/decode-secret.js';
+import { decodeWhsecSecret } from '../../src/webhooks/schemes/decode-secret.js';
 import { createVerifier, signWebhook, type WebhookScheme } from '../../src/webhooks/index.js';
 import { resolveScheme } from '../../src/webhooks/schemes/resolve-scheme.js';
 import { runCli, spawnCli, waitForLine } from '../support/cli.js';

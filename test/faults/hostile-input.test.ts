@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MoneyError } from '../../src/errors/index.js';
 import { classify } from '../../src/fulfillment/outcome.js';
 import { newWebhookSecret, signWebhook } from '../../src/webhooks/index.js';
-import { parseDelivery } from '../../src/webhooks/parse-delivery.js';
+import { parseDelivery } from '../../src/webhooks/receive/parse-delivery.js';
 import { spawnCli, waitForLine } from '../support/cli.js';
 import { paidPayment, startAnsweringService, type AnsweringService } from './support/answering-service.js';
 import { eventually, freePort } from '../support/ports.js';

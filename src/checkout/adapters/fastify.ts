@@ -2,7 +2,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { specErrorHandler } from '../../fastify/error-replies.js';
 import type { Logger } from '../../log/index.js';
-import { utf8Text } from '../../webhooks/utf8.js';
+import { utf8Text } from '../../webhooks/verify/utf8.js';
 import { handleCheckoutRequest, handleReturnRequest, type CheckoutHttpOptions, type HttpAnswer } from '../http.js';
 
 /** The `checkoutRoutes` plugin's options: the checkout helper's, and where its two routes live. */

@@ -21,7 +21,7 @@ import { EVENT_TYPES, type KnownEventType } from '../../schemas/index.js';
 import { DEFAULT_SANDBOX_DATA as DEFAULT_DATA } from '../defaults.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, type CliIO } from '../io.js';
-import { describeAnswer } from '../../webhooks/receiver-answer.js';
+import { describeAnswer } from '../../webhooks/receive/receiver-answer.js';
 import { httpUrl, signingSecret } from '../flags.js';
 
 export interface TriggerFlags {

@@ -1,4 +1,4 @@
-import { webhookError, type WebhookResult } from '../responses.js';
+import { webhookError, type WebhookResult } from '../receive/responses.js';
 
 /** A `Content-Length` above `limit`: refuse before reading a byte. */
 export function declaredTooLarge(contentLength: string | readonly string[] | null | undefined, limit: number): boolean {

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { errorObject } from '../../schemas/error.js';
-import { webhookError, type WebhookResult } from '../responses.js';
-import type { WebhookEndpoint } from '../receiver.js';
+import { webhookError, type WebhookResult } from '../receive/responses.js';
+import type { WebhookEndpoint } from '../receive/receiver.js';
 
 /** The `checkoutWebhooks` plugin's options: the receiver and the route's path. */
 export interface CheckoutWebhooksOptions {

@@ -1,4 +1,4 @@
-import type { WebhookEndpoint } from '../receiver.js';
+import type { WebhookEndpoint } from '../receive/receiver.js';
 import { nodeWebhookResult, type NodeWebhookRequest } from './node.js';
 
 /** What the adapter touches of a Koa context: typed by shape, so the core never imports koa. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WebhookEndpoint } from '../receiver.js';
-import { webhookError, type WebhookResult } from '../responses.js';
+import type { WebhookEndpoint } from '../receive/receiver.js';
+import { webhookError, type WebhookResult } from '../receive/responses.js';
 import { declaredTooLarge, methodNotAllowed, tooLarge } from './body-limit.js';
 
 /**

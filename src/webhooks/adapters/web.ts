@@ -1,5 +1,5 @@
-import type { WebhookEndpoint } from '../receiver.js';
-import { webhookError, type WebhookResult } from '../responses.js';
+import type { WebhookEndpoint } from '../receive/receiver.js';
+import { webhookError, type WebhookResult } from '../receive/responses.js';
 import { declaredTooLarge, methodNotAllowed, tooLarge } from './body-limit.js';
 
 /** The chunks as one array. Always a copy: the result belongs to this realm (see `rawBody`). */

@@ -1,7 +1,7 @@
 import type { WebhookVerificationReason } from '../../errors/index.js';
 import type { Environment } from '../../schemas/common.js';
-import { headerGetter, type HeaderBag } from '../header-value.js';
-import type { WebhookScheme } from '../scheme.js';
+import { headerGetter, type HeaderBag } from '../verify/header-value.js';
+import type { WebhookScheme } from '../schemes/scheme.js';
 import { resolveScheme } from '../schemes/resolve-scheme.js';
 import { diagnose } from './diagnose.js';
 import type { Diagnosis } from './diagnosis.js';

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { WebhookVerificationReason } from '../../errors/index.js';
 import type { Environment } from '../../schemas/common.js';
-import type { HeaderGetter, SchemeImplementation, VerifiedDelivery, WebhookScheme } from '../scheme.js';
+import type { HeaderGetter, SchemeImplementation, VerifiedDelivery, WebhookScheme } from '../schemes/scheme.js';
 import { SCHEMES } from '../schemes/registry.js';
 import { BODY_REPAIRS } from './body-repairs.js';
 import { DAMAGES, type BodyDamage, type DamageKind } from './damages.js';

@@ -1,10 +1,10 @@
 import type { WebhookVerificationError } from '../../errors/index.js';
 import type { Logger } from '../../log/logger.js';
 import type { Store } from '../../store/types.js';
-import type { HeaderBag } from '../header-value.js';
-import { plainHeaders } from '../plain-headers.js';
-import { verificationFailure, type WebhookResult } from '../responses.js';
-import { utf8Bytes, utf8Lenient } from '../utf8.js';
+import type { HeaderBag } from '../verify/header-value.js';
+import { plainHeaders } from '../receive/plain-headers.js';
+import { verificationFailure, type WebhookResult } from '../receive/responses.js';
+import { utf8Bytes, utf8Lenient } from '../verify/utf8.js';
 import type { Doctor } from './create-doctor.js';
 import { DAMAGES } from './damages.js';
 import { describeDiagnosis, type Diagnosis } from './diagnosis.js';

@@ -1,4 +1,4 @@
-import type { HeaderGetter } from '../scheme.js';
+import type { HeaderGetter } from '../schemes/scheme.js';
 
 /** Where the receiver may be running, for the fix the doctor writes. `proxy`: something in front of the app. */
 export type Framework = 'fastify' | 'express' | 'koa' | 'hono' | 'next' | 'nest' | 'node' | 'web' | 'proxy' | 'unknown';

@@ -1,4 +1,4 @@
-import type { KeyForm } from '../decode-secret.js';
+import type { KeyForm } from '../schemes/decode-secret.js';
 import type { SecretDamage } from './damages.js';
 
 const PREFIX = 'whsec_';

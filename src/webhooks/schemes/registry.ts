@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KEY_DECODERS, type KeyForm } from '../decode-secret.js';
+import { KEY_DECODERS, type KeyForm } from './decode-secret.js';
 import type { KeyedSchemeRules } from './rules.js';
 import { plainHmac } from './plain-hmac.js';
 import type { SchemeConfigSchema, SchemeEntry } from './scheme-entry.js';

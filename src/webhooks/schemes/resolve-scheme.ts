@@ -1,7 +1,6 @@
-import { WebhookVerificationError } from '../../errors/index.js';
-import { hmacDigest } from '../hmac-digest.js';
-import { safeEqual } from '../safe-equal.js';
-import { DEFAULT_SCHEME, type KeyedSchemeRules, type SchemeImplementation, type WebhookScheme } from '../scheme.js';
+import { hmacDigest } from '../verify/hmac-digest.js';
+import { matchSignature } from '../verify/match-signature.js';
+import { DEFAULT_SCHEME, type KeyedSchemeRules, type SchemeImplementation, type WebhookScheme } from './scheme.js';
 import { schemeRules } from './registry.js';
 
 /**
@@ -9,16 +8,16 @@ import { schemeRules } from './registry.js';
  * `signWebhook`. (`createWebVerifier` runs the same rules on `crypto.subtle`.)
  */
 export function nodeScheme(rules: KeyedSchemeRules): SchemeImplementation {
+  // Lazily, one key at a time: the usual match on the first key costs one HMAC.
+  function* digests(prefix: string, body: Uint8Array | string, keys: readonly Uint8Array[]): Generator<string> {
+    for (const key of keys) yield hmacDigest(rules.algorithm, key, prefix, body, rules.encoding);
+  }
   return {
     key: rules.key,
 
     verify(context) {
       const claim = rules.claim(context);
-      for (const key of context.keys) {
-        const expected = hmacDigest(rules.algorithm, key, claim.prefix, context.body, rules.encoding);
-        for (const candidate of claim.signatures) if (safeEqual(candidate, expected)) return claim.delivery;
-      }
-      throw new WebhookVerificationError('bad_signature', claim.noMatch);
+      return matchSignature(claim, digests(claim.prefix, context.body, context.keys));
     },
 
     sign({ id, timestamp, body, keys }) {

@@ -1,4 +1,4 @@
-import type { KeyDecoder } from '../decode-secret.js';
+import type { KeyDecoder } from './decode-secret.js';
 
 /**
  * The rules every signature scheme gives, free of any crypto library: what a registry entry's

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { KeyForm } from '../decode-secret.js';
+import type { KeyForm } from './decode-secret.js';
 import type { SchemeRules } from './rules.js';
 
 /** A scheme's configuration schema: a zod object whose `kind` is one literal. */

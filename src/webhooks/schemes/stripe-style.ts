@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WebhookVerificationError } from '../../errors/index.js';
-import { checkTolerance, parseTimestamp } from '../check-timestamp.js';
+import { checkTolerance, parseTimestamp } from './check-timestamp.js';
 import type { SchemeRules } from './rules.js';
 import { defineScheme } from './scheme-entry.js';
 

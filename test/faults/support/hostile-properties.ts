@@ -13,8 +13,8 @@ import {
   subtractAmounts,
   toDecimal,
 } from '../../../src/money/index.js';
-import { parseDelivery } from '../../../src/webhooks/parse-delivery.js';
-import type { WebhookScheme } from '../../../src/webhooks/scheme.js';
+import { parseDelivery } from '../../../src/webhooks/receive/parse-delivery.js';
+import type { WebhookScheme } from '../../../src/webhooks/schemes/scheme.js';
 import { createVerifier, signWebhook } from '../../../src/webhooks/index.js';
 
 /**

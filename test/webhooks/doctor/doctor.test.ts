@@ -4,7 +4,7 @@ import { MemoryStore } from '../../../src/store/index.js';
 import { DAMAGES, diagnose, MAX_HMACS, type DamageKind, type Diagnosis } from '../../../src/webhooks/doctor/index.js';
 import { createReceiver, signWebhook, type WebhookScheme } from '../../../src/webhooks/index.js';
 import { resolveScheme } from '../../../src/webhooks/schemes/resolve-scheme.js';
-import { headerGetter } from '../../../src/webhooks/header-value.js';
+import { headerGetter } from '../../../src/webhooks/verify/header-value.js';
 import { captureLogger, SECRET } from '../helpers.js';
 
 /** A fixed "now" (unix seconds): nothing here reads the wall clock. */

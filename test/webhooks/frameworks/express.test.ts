@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../../src/webhooks/index.js';
-import { countingReceiver, expectDeliveryFlow, multibyteDelivery, post, storedIn } from '../delivery-flow.js';
+import { countingReceiver, expectDeliveryFlow, multibyteDelivery, post, storedIn } from '../receive/delivery-flow.js';
 
 const servers: Server[] = [];
 afterEach(async () => {

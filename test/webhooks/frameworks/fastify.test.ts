@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkoutWebhooks } from '../../../src/webhooks/index.js';
-import { countingReceiver, expectDeliveryFlow, post, storedIn } from '../delivery-flow.js';
+import { countingReceiver, expectDeliveryFlow, post, storedIn } from '../receive/delivery-flow.js';
 
 const apps: Array<{ close(): Promise<unknown> }> = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWebHandler } from '../../../src/webhooks/index.js';
-import { countingReceiver, expectDeliveryFlow, multibyteDelivery, post, storedIn } from '../delivery-flow.js';
+import { countingReceiver, expectDeliveryFlow, multibyteDelivery, post, storedIn } from '../receive/delivery-flow.js';
 
 const servers: ServerType[] = [];
 afterEach(async () => {

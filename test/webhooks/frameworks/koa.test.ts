@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKoaHandler } from '../../../src/webhooks/index.js';
-import { countingReceiver, expectDeliveryFlow, post, storedIn } from '../delivery-flow.js';
+import { countingReceiver, expectDeliveryFlow, post, storedIn } from '../receive/delivery-flow.js';
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { Controller, Inject, Module, Post, Req, Res, type INestApplication } fro
 import { NestFactory } from '@nestjs/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeHandler, type NodeWebhookHandler, type NodeWebhookRequest } from '../../../src/webhooks/index.js';
-import { countingReceiver, expectDeliveryFlow, multibyteDelivery, post, storedIn } from '../delivery-flow.js';
+import { countingReceiver, expectDeliveryFlow, multibyteDelivery, post, storedIn } from '../receive/delivery-flow.js';
 
 const WEBHOOK_HANDLER = Symbol('checkout webhook handler');
 

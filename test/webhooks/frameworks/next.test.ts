@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectDeliveryFlow, storedIn, type Answer } from '../delivery-flow.js';
+import { expectDeliveryFlow, storedIn, type Answer } from '../receive/delivery-flow.js';
 import * as edgeRoute from './next-app/app/edge/webhooks/checkout/route.js';
 import * as nodeRoute from './next-app/app/webhooks/checkout/route.js';
 import { edgeStore, node } from './next-app/lib/checkout.js';

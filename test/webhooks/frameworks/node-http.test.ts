@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../../src/webhooks/index.js';
-import { countingReceiver, expectDeliveryFlow, post, storedIn } from '../delivery-flow.js';
+import { countingReceiver, expectDeliveryFlow, post, storedIn } from '../receive/delivery-flow.js';
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createContext, runInContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { expectDeliveryFlow, type Answer } from '../delivery-flow.js';
+import { expectDeliveryFlow, type Answer } from '../receive/delivery-flow.js';
 import { bundle, WORKER_ENV } from './support.js';
 
 type Worker = { default: { fetch(request: Request, env: typeof WORKER_ENV): Promise<Response> } };

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { expect } from 'vitest';
 import { SECRET } from '../helpers.js';
-import { expectDeliveryFlow, NOW, post } from '../delivery-flow.js';
+import { expectDeliveryFlow, NOW, post } from '../receive/delivery-flow.js';
 
 const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 export const FIXTURES = fileURLToPath(new URL('./fixtures', import.meta.url));

@@ -10,7 +10,7 @@ import {
   type StripeStyleScheme,
   type WebhookScheme,
 } from '../../../src/webhooks/index.js';
-import { KEY_DECODERS } from '../../../src/webhooks/decode-secret.js';
+import { KEY_DECODERS } from '../../../src/webhooks/schemes/decode-secret.js';
 import { plainHmac } from '../../../src/webhooks/schemes/plain-hmac.js';
 import { keyFormOf, schemeRegistry, SCHEMES, timestampHeaderOf, WebhookSchemeSchema, type SchemeKind } from '../../../src/webhooks/schemes/registry.js';
 import type { SchemeConfigSchema, SchemeEntry } from '../../../src/webhooks/schemes/scheme-entry.js';

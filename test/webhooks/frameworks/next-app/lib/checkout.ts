@@ -4,7 +4,7 @@
  */
 import { createWebReceiver } from '../../../../../src/web/index.js';
 import { captureLogger, SECRET } from '../../../helpers.js';
-import { clock, CountingStore, countingReceiver } from '../../../delivery-flow.js';
+import { clock, CountingStore, countingReceiver } from '../../../receive/delivery-flow.js';
 
 /** Node.js runtime (Next's default): the full receiver, which also dispatches handlers. */
 export const node = countingReceiver();
