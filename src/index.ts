@@ -100,6 +100,7 @@ export type { Store, Outcome, ResourceKind } from './store/index.js';
 export { createReceiver } from './webhooks/receive/receiver.js';
 export type { WebhookReceiver, WebhookEndpoint } from './webhooks/receive/receiver.js';
 export type { ReceiverOptions, RetentionOptions } from './webhooks/receive/receiver-options.js';
+export type { MerchantSecrets } from './webhooks/receive/merchant-secrets.js';
 export type { WebhookInput } from './webhooks/receive/handle-delivery.js';
 export type { WebhookResult } from './webhooks/receive/responses.js';
 export type { EventName, EventHandler, ErrorHandler } from './webhooks/receive/event-handlers.js';

@@ -18,6 +18,8 @@ export interface Runtime {
   client: CheckoutClient | undefined;
   /** A partner platform (partner keys, no merchant key): creates each tenant's payments and reads them. */
   partner: PartnerClient | undefined;
+  /** `CHECKOUT_SECRETS_KEY`'s box: opens the tenants' own credentials a platform stores. */
+  box: SecretsBox | undefined;
   engine: FulfillmentEngine;
   logger: Logger;
   /** Where the logger's lines go (stderr): a progress bar holds its last line while it is drawn. */
@@ -84,6 +86,7 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
     store,
     client,
     partner,
+    box,
     engine,
     logger,
     logs,

@@ -4,6 +4,7 @@ import { checkoutRoutes } from '../checkout/index.js';
 import { ConfigError } from '../errors/index.js';
 import { attachFulfillment } from '../fulfillment/index.js';
 import { observeDeliveries } from '../metrics/index.js';
+import { tenantWebhookSecrets } from '../partner/index.js';
 import { SPEC_ERROR_OPTIONS, specErrorHandler } from '../fastify/error-replies.js';
 import { loadFastify } from '../fastify/load-fastify.js';
 import { errorObject } from '../schemas/error.js';
@@ -28,7 +29,7 @@ export async function buildServeApp(
   runtime: Runtime,
   options: ServeAppOptions,
 ): Promise<{ app: FastifyInstance; receiver: WebhookReceiver; operations: Operations }> {
-  const { config, store, engine, client, partner, logger } = runtime;
+  const { config, store, engine, client, partner, box, logger } = runtime;
   if (config.webhookSecrets.length === 0) throw new ConfigError('CHECKOUT_WEBHOOK_SECRET is not set: the receiver cannot verify deliveries without it.');
   // One clock for the receiver and the engine: leases and due times are compared across both.
   const receiver = createReceiver({
@@ -39,6 +40,8 @@ export async function buildServeApp(
     logger,
     clock: engine.clock,
     dispatchConcurrency: config.dispatchConcurrency,
+    // A platform's tenants whose own webhook secrets it stores: their deliveries verify with them.
+    merchantSecrets: partner && box ? tenantWebhookSecrets({ store, box }) : undefined,
   });
   attachFulfillment(receiver, engine);
   // Metrics, health, alerts and (with --console) the console: they watch every delivery.

@@ -38,6 +38,16 @@ export function attachFulfillment(source: EventSource, engine: FulfillmentEngine
       );
       return;
     }
-    await engine.process({ kind, id, source: 'webhook', hint: event.data, storedAt: delivery?.storedAt, signal: delivery?.signal, runNext: delivery?.runNext });
+    const merchantId = (event.data as { merchantId?: unknown }).merchantId;
+    await engine.process({
+      kind,
+      id,
+      source: 'webhook',
+      hint: event.data,
+      merchantId: typeof merchantId === 'string' ? merchantId : undefined,
+      storedAt: delivery?.storedAt,
+      signal: delivery?.signal,
+      runNext: delivery?.runNext,
+    });
   });
 }

@@ -15,7 +15,16 @@ export type NewsObservation =
       classification: Classification;
       at: Date;
     }
-  | { ok: false; kind: ResourceKind; id: string; source: NewsSource; error: string; at: Date };
+  | {
+      ok: false;
+      kind: ResourceKind;
+      id: string;
+      source: NewsSource;
+      error: string;
+      /** The service was read, but the news spoke for another merchant than the resource's: ignored. */
+      ignored?: boolean;
+      at: Date;
+    };
 
 /** One call of a merchant's handler and how it ended. */
 export interface HandlerObservation {

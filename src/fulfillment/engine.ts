@@ -21,6 +21,12 @@ export interface ProcessInput {
   hint?: unknown;
   orderId?: string | undefined;
   /**
+   * The merchant the news speaks for (an event's `data.merchantId`). When a confirmed read says the
+   * resource is another merchant's, the news is ignored: nothing is stored, no handler runs. This is
+   * what keeps a delivery signed with one tenant's own webhook secret from moving another's payment.
+   */
+  merchantId?: string | undefined;
+  /**
    * When this news was stored (an event's receive time, on the engine's clock). A confirm read
    * of the resource that began at or after it has already confirmed it: no new read is made.
    */
@@ -155,6 +161,8 @@ export class FulfillmentEngine {
       throw error;
     }
     const now = this.clock();
+    const owner = this.options.confirm ? (resource as { merchantId?: unknown }).merchantId : undefined;
+    if (input.merchantId !== undefined && typeof owner === 'string' && owner !== input.merchantId) return this.ignoreForeign(input, owner, resource);
     const classification = classify(resource, { ...this.options.classify, now });
     const pastLateWindow = resource.expiresAt != null && now.getTime() > Date.parse(resource.expiresAt) + this.options.lateWindowMs;
     const settled = classification.outcome === 'paid' || classification.outcome === 'overpaid';
@@ -217,6 +225,27 @@ export class FulfillmentEngine {
       }
     }
     return result;
+  }
+
+  /** News that speaks for another merchant than the resource's: logged and kept in its timeline, nothing else. */
+  private async ignoreForeign(input: ProcessInput, owner: string, resource: Payment | InvoiceDetail): Promise<ProcessResult> {
+    const message =
+      `${input.kind} ${input.id} belongs to merchant ${owner}, but this ${input.source} news speaks for merchant ${input.merchantId}: ` +
+      "ignored, nothing changed (an event signed with another tenant's webhook secret, or a forged one)";
+    this.logger.warn({ kind: input.kind, id: input.id, merchantId: input.merchantId, owner }, message);
+    this.observe('news', { ok: false, kind: input.kind, id: input.id, source: input.source, error: message, ignored: true, at: this.clock() });
+    const known = await this.fromStore(input);
+    return (
+      known ?? {
+        kind: input.kind,
+        id: input.id,
+        outcome: 'pending',
+        advanced: false,
+        firstLearnedBy: undefined,
+        classification: classify(resource, { ...this.options.classify, now: this.clock() }),
+        run: 'none',
+      }
+    );
   }
 
   /**

@@ -6,35 +6,56 @@ import type { SealedTenantCredentials, Store } from '../store/index.js';
 import { SecretsBox } from './secrets-box.js';
 
 /**
- * A tenant's own credentials at the service, for a platform that stores them (the alternative to
- * reading every tenant's payments with the partner's keys): its merchant key and signing secret.
+ * What a platform may store of one tenant's own credentials at the service, instead of using the
+ * partner's for everything: its merchant key and signing secret (its payments are then read with
+ * them), and the webhook secret the service signs its deliveries with (the receiver then verifies
+ * them with it). Either or both.
  */
 export const TenantCredentialsSchema = z
   .object({
-    apiKey: z.string().min(1),
-    signingSecret: z.string().min(1),
+    apiKey: z.string().min(1).optional(),
+    signingSecret: z.string().min(1).optional(),
+    webhookSecret: z.string().min(1).optional(),
   })
-  .strict();
+  .strict()
+  .refine((c) => (c.apiKey === undefined) === (c.signingSecret === undefined), 'apiKey and signingSecret go together')
+  .refine((c) => c.apiKey !== undefined || c.webhookSecret !== undefined, 'nothing to store');
 export type TenantCredentials = z.infer<typeof TenantCredentialsSchema>;
+
+export const TENANT_CREDENTIALS_SHAPE = '{"apiKey": "svc_mk_…", "signingSecret": "svc_ms_…"}, {"webhookSecret": "whsec_…"}, or all three';
 
 /** What the sealed value is bound to: one tenant's credentials never open as another's. */
 const contextOf = (tenantId: string, environment: Environment) => `tenant ${tenantId} (${environment})`;
 
 /**
- * Seal and store a tenant's credentials. The tenant must be onboarded in the key's environment;
- * the key must be a merchant key and the secret a merchant signing secret. Returns the environment.
+ * Seal and store a tenant's credentials. The tenant must be onboarded in their environment: the
+ * merchant key's, or `environment` when only a webhook secret is given. Returns the environment.
  */
-export async function saveTenantCredentials(deps: { store: Store; box: SecretsBox }, tenantId: string, input: unknown, now = new Date()): Promise<Environment> {
+export async function saveTenantCredentials(
+  deps: { store: Store; box: SecretsBox },
+  tenantId: string,
+  input: unknown,
+  options: { environment?: Environment | undefined; now?: Date } = {},
+): Promise<Environment> {
   const parsed = TenantCredentialsSchema.safeParse(input);
   if (!parsed.success) {
-    throw new InvalidRequestError(
-      `tenant credentials: give a JSON object with apiKey (svc_mk_…) and signingSecret (svc_ms_…), nothing else; nothing was stored.`,
-    );
+    throw new InvalidRequestError(`tenant credentials: give a JSON object ${TENANT_CREDENTIALS_SHAPE}, nothing else; nothing was stored.`);
   }
   const credentials = parsed.data;
   for (const secret of Object.values(credentials)) registerSecret(secret);
-  const environment = checkKey('merchant-key', credentials.apiKey, 'apiKey')!;
-  checkKey('merchant-secret', credentials.signingSecret, 'signingSecret');
+  let environment = options.environment;
+  if (credentials.apiKey !== undefined) {
+    const keyEnvironment = checkKey('merchant-key', credentials.apiKey, 'apiKey')!;
+    // The schema has it whenever apiKey is there.
+    checkKey('merchant-secret', credentials.signingSecret!, 'signingSecret');
+    if (environment !== undefined && environment !== keyEnvironment) {
+      throw new ConfigError(`apiKey is a ${keyEnvironment} key but the ${environment} environment was asked for; nothing was stored.`);
+    }
+    environment = keyEnvironment;
+  }
+  if (environment === undefined) {
+    throw new ConfigError('A webhook secret alone does not say its environment: give --environment test or live; nothing was stored.');
+  }
   const tenant = await deps.store.getTenantMerchant(tenantId, environment);
   if (tenant?.status !== 'created') {
     throw new ConfigError(
@@ -42,7 +63,7 @@ export async function saveTenantCredentials(deps: { store: Store; box: SecretsBo
     );
   }
   const sealed = deps.box.seal(JSON.stringify(credentials), contextOf(tenantId, environment));
-  await deps.store.putTenantCredentials({ tenantId, environment, sealed, keyId: deps.box.sealingKeyId }, now);
+  await deps.store.putTenantCredentials({ tenantId, environment, sealed, keyId: deps.box.sealingKeyId }, options.now ?? new Date());
   return environment;
 }
 

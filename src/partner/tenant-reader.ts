@@ -33,8 +33,13 @@ export function tenantReader(deps: { store: Store; partner: PartnerClient; box: 
     // The sealed row just read is opened as it is: no second read of it.
     const tenant = await deps.store.getTenantMerchant(tenantId, record.environment);
     if (!tenant?.merchantId) return undefined;
-    const credentials = openTenantCredentials(deps.box, stored);
-    const own = { client: new CheckoutClient({ baseUrl: deps.baseUrl, ...credentials, rateLimiter: deps.partner.rateLimiter }), merchantId: tenant.merchantId };
+    const { apiKey, signingSecret } = openTenantCredentials(deps.box, stored);
+    // A tenant whose webhook secret alone is stored is read with the partner's keys.
+    if (apiKey === undefined || signingSecret === undefined) return undefined;
+    const own = {
+      client: new CheckoutClient({ baseUrl: deps.baseUrl, apiKey, signingSecret, rateLimiter: deps.partner.rateLimiter }),
+      merchantId: tenant.merchantId,
+    };
     clients.set(key, { sealedFor: stored.sealed, own });
     return own;
   }

@@ -42,6 +42,8 @@ export interface MerchantRecord {
   updatedAt: string;
   environment: Environment;
   keys: MerchantKeys | null;
+  /** Its own webhook secret (`POST /sandbox/merchants/:id/webhook-secret`): its payments' deliveries are signed with it instead of the sandbox's. */
+  webhookSecret?: string;
 }
 
 /** One simulated on-chain deposit. */

@@ -57,6 +57,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const webhooks = new WebhookSender({
       urls: resolved.webhookUrls,
       secret: state.data.webhookSecret,
+      // A merchant given its own webhook secret: events of its payments are signed with it.
+      secretOf: (event) => {
+        const merchantId = event.data.merchantId;
+        return typeof merchantId === 'string' ? state.data.merchants.find((m) => m.merchantId === merchantId)?.webhookSecret : undefined;
+      },
       faults: resolved.faults,
       retry: resolved.retry,
       logger: resolved.logger,

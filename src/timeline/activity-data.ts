@@ -14,6 +14,7 @@ export const NewsDataSchema = z.looseObject({
   amountReceived: z.string().optional(),
   late: z.boolean().optional(),
   error: z.string().optional(),
+  ignored: z.boolean().optional(),
 });
 export type NewsData = z.infer<typeof NewsDataSchema>;
 

@@ -43,7 +43,10 @@ function activityEntry(entry: { at: string; kind: string; data: Record<string, u
     const news = NewsDataSchema.safeParse(entry.data);
     if (news.success) {
       const data = news.data;
-      if (!data.ok) return { at: entry.at, kind: 'news', title: `news by ${data.source}: the service could not be read`, detail: data.error, tone: 'warn' };
+      if (!data.ok) {
+        const title = data.ignored ? `news by ${data.source} ignored: it speaks for another merchant` : `news by ${data.source}: the service could not be read`;
+        return { at: entry.at, kind: 'news', title, detail: data.error, tone: 'warn' };
+      }
       const amounts = data.amount === undefined ? undefined : `received ${data.amountReceived ?? '?'} of ${data.amount}${data.late ? ', late' : ''}`;
       return {
         at: entry.at,

@@ -43,7 +43,7 @@ export function createTimelineRecorder(options: { store: Store; logger: Logger }
             amountReceived: observation.classification.amountReceived,
             late: observation.classification.late,
           }
-        : { source: observation.source, ok: false, error: observation.error };
+        : { source: observation.source, ok: false, error: observation.error, ...(observation.ignored ? { ignored: true } : {}) };
       write({ subject: resourceSubject(observation.kind, observation.id), kind: NEWS_KIND, data }, observation.at);
     },
     handler(observation) {

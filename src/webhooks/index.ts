@@ -8,6 +8,7 @@
 export { createReceiver } from './receive/receiver.js';
 export type { WebhookReceiver, WebhookEndpoint } from './receive/receiver.js';
 export type { ReceiverOptions, RetentionOptions } from './receive/receiver-options.js';
+export type { MerchantSecrets } from './receive/merchant-secrets.js';
 export type { WebhookInput } from './receive/handle-delivery.js';
 export { WEBHOOK_ERROR_STATUS } from './receive/responses.js';
 export type { WebhookResult, WebhookAck, WebhookErrorCode } from './receive/responses.js';

@@ -94,7 +94,7 @@ describe('checkout-kit merchants, as separate processes on one store file', () =
       stdout: expect.stringMatching(/^tenant tenant-a \(test\): credentials stored, sealed with key [0-9a-f]{8}\n$/),
     });
     const show = await execCli(['merchants', 'show', 'tenant-a'], { cwd, env });
-    expect(show.stdout).toMatch(/own keys \(sealed, key [0-9a-f]{8}\)/);
+    expect(show.stdout).toMatch(/own credentials \(sealed, key [0-9a-f]{8}\)/);
     for (const secret of [keys.apiKey!, keys.signingSecret!, env.CHECKOUT_SECRETS_KEY]) expect(show.stdout + stored.stdout + show.stderr).not.toContain(secret);
 
     const rekeyed = await execCli(['merchants', 'rekey'], {

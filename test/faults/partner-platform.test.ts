@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/open.js';
 import { signWebhook } from '../../src/webhooks/index.js';
 import { waitForLine } from '../support/cli.js';
 import { eventually, freePort } from '../support/ports.js';
@@ -16,8 +17,9 @@ import { cli, Processes, startServe } from './support/store-processes.js';
 // A partner platform as its operator runs it: one sandbox that drops and duplicates webhooks,
 // `serve` with the partner's keys alone (one on a store file, or two on one PostgreSQL schema),
 // `reconcile` beside it. Tenants are onboarded (one of them twice at once, one of them again), one
-// has its own keys stored (sealed) and is read with them, each pays orders 1001 and 1002 through
-// its hosted page, and a forged delivery names another tenant's merchant for a payment.
+// has its own keys stored (sealed) and is read with them, another its own webhook secret, with which
+// the sandbox signs its deliveries. Each pays orders 1001 and 1002 through its hosted page. Forged
+// deliveries name another tenant's merchant for a payment, one of them signed with a tenant's own secret.
 
 const FULFILLMENT = fileURLToPath(new URL('./support/partner-fulfillment.mjs', import.meta.url));
 const TENANTS = ['tenant-a', 'tenant-b', 'tenant-c'] as const;
@@ -61,7 +63,8 @@ afterAll(async () => {
   await client.end();
 });
 
-const SCENARIO = "onboards each tenant once, creates and fulfils each tenant's orders once with its tenant, and a forged merchantId moves nothing";
+const SCENARIO =
+  "onboards each tenant once, creates and fulfils each tenant's orders once with its tenant, and neither a forged merchantId nor a tenant's own webhook secret moves another tenant's payment";
 
 describe('a partner platform: one deployment for every tenant', () => {
   it(`${SCENARIO} (one serve, embedded store)`, () => partnerPlatform({ store: 'file:./store', serves: 1, name: 'partner-platform' }));
@@ -138,6 +141,11 @@ async function partnerPlatform({ store, serves, name }: { store: string; serves:
     const ownKeys = await (await fetch(`${sandboxUrl}/sandbox/merchants/${c.merchantId}/keys`, { method: 'POST' })).json();
     await writeFile(join(shop, 'tenant-c.json'), JSON.stringify({ apiKey: ownKeys.apiKey, signingSecret: ownKeys.signingSecret }));
     expect((await run(['merchants', 'credentials', '--tenant', 'tenant-c', '--from-file', 'tenant-c.json'])).code).toBe(0);
+    // tenant-b's own webhook secret is stored: the sandbox signs its payments' deliveries with it.
+    const ownSecret = await (await fetch(`${sandboxUrl}/sandbox/merchants/${b1.merchantId}/webhook-secret`, { method: 'POST' })).json();
+    await writeFile(join(shop, 'tenant-b.json'), JSON.stringify({ webhookSecret: ownSecret.webhookSecret }));
+    const storedB = await run(['merchants', 'credentials', '--tenant', 'tenant-b', '--environment', 'test', '--from-file', 'tenant-b.json']);
+    expect(storedB.code, storedB.stderr).toBe(0);
 
     await Promise.all(ports.map((port) => startServe(processes, port, { cwd: shop, env })));
     // Checkouts go to each serve in turn.
@@ -190,6 +198,51 @@ async function partnerPlatform({ store, serves, name }: { store: string; serves:
       60_000,
       300,
     );
+    // A delivery signed with tenant B's own webhook secret, naming B's merchant, that says tenant A's
+    // payment is paid: it verifies (B's secret speaks for B), but the confirmed read says the payment
+    // is A's, so the engine ignores it: nothing stored for it but an entry in A's timeline.
+    const forgedByB = 'evt_forged_with_tenant_b_secret';
+    const bodyByB = JSON.stringify({
+      ...real,
+      id: forgedByB,
+      type: 'payment.paid',
+      data: { ...real.data, status: 'PAID', amountReceived: real.data.amount, merchantId: merchantOf['tenant-b'] },
+    });
+    const sentByB = await fetch(`${origin()}/webhooks/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signWebhook({ id: forgedByB, body: bodyByB, secret: ownSecret.webhookSecret }) },
+      body: bodyByB,
+    });
+    expect(sentByB.status).toBe(200);
+    // B's secret never speaks for A: the same claim naming A's merchant is refused.
+    const namingA = JSON.stringify({
+      ...JSON.parse(bodyByB),
+      id: 'evt_forged_naming_a',
+      data: { ...real.data, status: 'PAID', merchantId: merchantOf['tenant-a'] },
+    });
+    const refused = await fetch(`${origin()}/webhooks/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signWebhook({ id: 'evt_forged_naming_a', body: namingA, secret: ownSecret.webhookSecret }) },
+      body: namingA,
+    });
+    expect(refused.status).toBe(401);
+    const reader = await openStore(store, { cwd: shop });
+    try {
+      await eventually(
+        async () => {
+          const timeline = await reader.listActivity({ subject: `payment:${paymentOfA}` });
+          return timeline.some((entry) => entry.data.ignored === true && String(entry.data.error).includes(`speaks for merchant ${merchantOf['tenant-b']}`))
+            ? true
+            : undefined;
+        },
+        60_000,
+        300,
+      );
+      expect((await reader.getResource('payment', paymentOfA))?.outcome ?? 'pending').toBe('pending');
+    } finally {
+      await reader.close();
+    }
+
     const calls = () =>
       existsSync(log)
         ? readFileSync(log, 'utf8')
@@ -225,6 +278,10 @@ async function partnerPlatform({ store, serves, name }: { store: string; serves:
       180_000,
       500,
     );
+
+    // tenant-b's deliveries were verified with its own secret: the sandbox never saw a refusal.
+    const deliveries = (await (await fetch(`${sandboxUrl}/sandbox/deliveries`)).json()) as Array<{ statusCode: number | null; eventId: string }>;
+    expect(deliveries.filter((delivery) => delivery.statusCode !== null && delivery.statusCode >= 400)).toEqual([]);
 
     // Every payment fulfilled exactly once, told its own tenant and merchant; nothing for B from the forgery.
     const final = calls();

@@ -434,4 +434,25 @@ describe('FulfillmentEngine', () => {
       { late: false, classificationLate: false },
     ]);
   });
+  it("news that speaks for another merchant than the confirmed read's is ignored: nothing stored, no handler, a warning and a timeline entry", async () => {
+    const store = new MemoryStore();
+    const reader = new FakeReader();
+    const payment = reader.put({ ...paid(), merchantId: 'm_a' } as Payment);
+    const news: Array<{ ok: boolean; error?: string }> = [];
+    const { calls, handlers } = recorder();
+    const logger = captureLogger();
+    const engine = new FulfillmentEngine({ store, client: reader, handlers, logger, observer: { news: (n) => void news.push(n) } });
+
+    const foreign = await engine.process({ kind: 'payment', id: payment.id, source: 'webhook', merchantId: 'm_b' });
+    expect(foreign).toMatchObject({ outcome: 'pending', advanced: false, run: 'none' });
+    expect(await store.getResource('payment', payment.id)).toBeUndefined();
+    expect(calls).toEqual([]);
+    expect(news).toEqual([expect.objectContaining({ ok: false, error: expect.stringContaining('belongs to merchant m_a') })]);
+    expect(logger.lines.some((line) => line.level === 'warn' && /speaks for merchant m_b: ignored/.test(line.msg ?? ''))).toBe(true);
+
+    // The same news naming the right merchant, or none, is learned as usual.
+    const own = await engine.process({ kind: 'payment', id: payment.id, source: 'webhook', merchantId: 'm_a' });
+    expect(own).toMatchObject({ outcome: 'paid', advanced: true, run: 'completed' });
+    expect(calls.map((call) => call.ctx.merchantId)).toEqual(['m_a']);
+  });
 });

@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PartnerClient } from '../../src/client/index.js';
 import { ConfigError, InvalidRequestError } from '../../src/errors/index.js';
-import { loadTenantCredentials, onboardMerchant, rekeyTenantCredentials, saveTenantCredentials, SecretsBox, tenantReader } from '../../src/partner/index.js';
+import {
+  loadTenantCredentials,
+  onboardMerchant,
+  rekeyTenantCredentials,
+  saveTenantCredentials,
+  SecretsBox,
+  tenantReader,
+  tenantWebhookSecrets,
+} from '../../src/partner/index.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/store/open.js';
 import { cleanup, openSandbox } from '../sandbox/helpers.js';
@@ -94,6 +102,25 @@ describe("a tenant's own credentials", () => {
     const sealedA = (await store.getTenantCredentials('shop-a', 'test'))!;
     await store.putTenantCredentials({ tenantId: 'shop-b', environment: 'test', sealed: sealedA.sealed, keyId: sealedA.keyId });
     await expect(tenantReader({ store, partner, box, baseUrl: sandbox.url }).payments.get(payB.id)).rejects.toThrow(/copied from another tenant/);
+    await store.close();
+  });
+  it("a webhook secret alone is stored for the environment given, and is what the receiver's merchantSecrets answers for that tenant's merchant", async () => {
+    const { sandbox, store, onboard } = await platform();
+    const box = SecretsBox.fromVariable(newKey());
+    const merchantA = await onboard('shop-a');
+    const merchantB = await onboard('shop-b');
+    const response = await fetch(`${sandbox.url}/sandbox/merchants/${merchantA}/webhook-secret`, { method: 'POST' });
+    const { webhookSecret } = (await response.json()) as { webhookSecret: string };
+    expect(webhookSecret).toMatch(/^whsec_/);
+    // Its environment cannot be told from a webhook secret: it must be given.
+    await expect(saveTenantCredentials({ store, box }, 'shop-a', { webhookSecret })).rejects.toThrow(/give --environment/);
+    await expect(saveTenantCredentials({ store, box }, 'shop-a', { apiKey: 'svc_mk_test_x' })).rejects.toThrow(InvalidRequestError);
+    expect(await saveTenantCredentials({ store, box }, 'shop-a', { webhookSecret }, { environment: 'test' })).toBe('test');
+
+    const secretsOf = tenantWebhookSecrets({ store, box });
+    expect(await secretsOf(merchantA)).toEqual([webhookSecret]);
+    expect(await secretsOf(merchantB)).toBeUndefined();
+    expect(await secretsOf('not-a-merchant')).toBeUndefined();
     await store.close();
   });
 });

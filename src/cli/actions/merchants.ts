@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { PartnerClient } from '../../client/index.js';
-import { onboardMerchant, rekeyTenantCredentials, saveTenantCredentials, SecretsBox } from '../../partner/index.js';
+import { onboardMerchant, rekeyTenantCredentials, saveTenantCredentials, SecretsBox, TENANT_CREDENTIALS_SHAPE } from '../../partner/index.js';
 import { readVariables } from '../../config/environment.js';
 import { EnvironmentSchema } from '../../schemas/index.js';
 import type { TenantMerchant } from '../../store/index.js';
@@ -21,7 +21,7 @@ export interface CredentialsFlags {
   tenant: string;
   fromFile?: string;
   clear?: boolean;
-  environment: string;
+  environment?: string;
 }
 
 export interface MerchantsListFlags {
@@ -83,7 +83,7 @@ export async function showMerchant(id: string, flags: { json?: boolean }, io: Cl
   if (found.length === 0) throw notInStore('tenant or merchant', id, '`checkout-kit merchants list`');
   output(io, flags.json ?? false, found, (list) =>
     table(
-      list.map((t) => ({ ...row(t), reads: t.credentials ? `own keys (sealed, key ${t.credentials.keyId})` : "partner's keys" })),
+      list.map((t) => ({ ...row(t), reads: t.credentials ? `own credentials (sealed, key ${t.credentials.keyId})` : "partner's keys" })),
       [...COLUMNS, 'reads'],
     ),
   );
@@ -96,15 +96,15 @@ function secretsBox(io: CliIO): SecretsBox {
 
 /** `checkout-kit merchants credentials --tenant ID`: store (or `--clear`) a tenant's own credentials, sealed. */
 export async function credentials(flags: CredentialsFlags, io: CliIO): Promise<void> {
+  const environment = EnvironmentSchema.optional().safeParse(flags.environment);
+  if (!environment.success) throw new UsageError('--environment must be test or live');
   if (flags.clear) {
-    const environment = EnvironmentSchema.safeParse(flags.environment);
-    if (!environment.success) throw new UsageError('--environment must be test or live');
-    const cleared = await withStore(io, (store) => store.deleteTenantCredentials(flags.tenant, environment.data));
+    const cleared = await withStore(io, (store) => store.deleteTenantCredentials(flags.tenant, environment.data ?? 'test'));
     writeLine(
       io.stdout,
       cleared
-        ? `tenant ${flags.tenant} (${environment.data}): credentials forgotten; its payments are read with the partner's keys`
-        : `tenant ${flags.tenant} (${environment.data}) had no stored credentials`,
+        ? `tenant ${flags.tenant} (${environment.data ?? 'test'}): credentials forgotten; its payments are read, and its deliveries verified, with the partner's keys and secret`
+        : `tenant ${flags.tenant} (${environment.data ?? 'test'}) had no stored credentials`,
     );
     return;
   }
@@ -115,10 +115,10 @@ export async function credentials(flags: CredentialsFlags, io: CliIO): Promise<v
   try {
     input = JSON.parse(text);
   } catch {
-    throw new UsageError(`${flags.fromFile ?? 'standard input'} is not JSON: give {"apiKey": "svc_mk_…", "signingSecret": "svc_ms_…"}`);
+    throw new UsageError(`${flags.fromFile ?? 'standard input'} is not JSON: give ${TENANT_CREDENTIALS_SHAPE}`);
   }
-  const environment = await withStore(io, (store) => saveTenantCredentials({ store, box }, flags.tenant, input));
-  writeLine(io.stdout, `tenant ${flags.tenant} (${environment}): credentials stored, sealed with key ${box.sealingKeyId}`);
+  const saved = await withStore(io, (store) => saveTenantCredentials({ store, box }, flags.tenant, input, { environment: environment.data }));
+  writeLine(io.stdout, `tenant ${flags.tenant} (${saved}): credentials stored, sealed with key ${box.sealingKeyId}`);
 }
 
 /** `checkout-kit merchants rekey`: re-seal every tenant's credentials with CHECKOUT_SECRETS_KEY's first key. */

@@ -29,12 +29,12 @@ export const registerMerchants: Register = (program, io) => {
   merchants
     .command('credentials')
     .description(
-      'store a tenant\'s own merchant key and signing secret, sealed with CHECKOUT_SECRETS_KEY: read from standard input as JSON {"apiKey", "signingSecret"}; its payments are then read with them',
+      'store a tenant\'s own credentials, sealed with CHECKOUT_SECRETS_KEY, read from standard input as JSON {"apiKey", "signingSecret", "webhookSecret"} (the key pair, the webhook secret, or all three): its payments are then read with its key, its deliveries verified with its webhook secret',
     )
     .requiredOption('--tenant <id>', 'the onboarded tenant')
     .option('--from-file <path>', 'read the JSON from this file instead of standard input')
     .option('--clear', "forget them: the tenant's payments are read with the partner's keys again")
-    .option('--environment <env>', 'with --clear: test or live', 'test')
+    .option('--environment <env>', "test or live: with --clear (default test), or for a webhook secret stored alone (else the merchant key's)")
     .action(async (options: CredentialsFlags) => (await import('../actions/merchants.js')).credentials(options, io));
   merchants
     .command('rekey')

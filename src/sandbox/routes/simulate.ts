@@ -4,6 +4,7 @@ import { transact, type SandboxContext } from '../context.js';
 import { expireDue } from '../expiry.js';
 import { notFound, SandboxHttpError, unprocessable } from '../http-error.js';
 import { merchantKeys } from '../seed.js';
+import { newWebhookSecret } from '../../webhooks/verify/sign.js';
 import { testCharge } from '../lookup.js';
 import { isFullyPaid } from '../amounts.js';
 import type { AnyCharge, SandboxData } from '../records.js';
@@ -71,6 +72,22 @@ export function registerSimulationRoutes(app: FastifyInstance, context: SandboxC
         return merchant.keys;
       }));
     return { merchantId: id, environment: known.environment, ...keys };
+  });
+
+  // A merchant's own webhook secret, the alternative to signing every partner payment's deliveries
+  // with the sandbox's one: made once, then the same; its payments' deliveries are signed with it.
+  app.post<{ Params: { id: string } }>('/sandbox/merchants/:id/webhook-secret', async (request) => {
+    const { id } = request.params;
+    const known = context.state.data.merchants.find((m) => m.merchantId === id);
+    if (!known) throw notFound(`No merchant with id ${id}.`);
+    const webhookSecret =
+      known.webhookSecret ??
+      (await transact(context, (data) => {
+        const merchant = data.merchants.find((m) => m.merchantId === id)!;
+        merchant.webhookSecret ??= newWebhookSecret();
+        return merchant.webhookSecret;
+      }));
+    return { merchantId: id, environment: known.environment, webhookSecret };
   });
 
   app.get<{ Querystring: { eventId?: string } }>('/sandbox/deliveries', async (request) => {

@@ -12,6 +12,8 @@ export interface WebhookSenderOptions {
   urls: string[];
   /** The `whsec_…` secret deliveries are signed with (Standard Webhooks, contract 3a). */
   secret: string;
+  /** The secret of one event's deliveries when not `secret` (a merchant with its own). */
+  secretOf?: (event: SandboxEvent) => string | undefined;
   faults: Required<WebhookFaults>;
   retry: Required<WebhookRetry>;
   /** Called for every attempt (and every dropped delivery), to keep the deliveries log. */
@@ -123,7 +125,7 @@ export class WebhookSender {
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'checkout-kit-sandbox',
-      ...signWebhook({ id: job.event.id, timestamp: signedTimestamp, body: job.body, secret: this.options.secret }),
+      ...signWebhook({ id: job.event.id, timestamp: signedTimestamp, body: job.body, secret: this.options.secretOf?.(job.event) ?? this.options.secret }),
     };
     const controller = new AbortController();
     this.controllers.add(controller);

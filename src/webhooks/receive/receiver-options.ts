@@ -2,6 +2,7 @@ import { defaultLogger, type Logger } from '../../log/index.js';
 import { defaultOwner } from '../../runs/index.js';
 import type { Environment } from '../../schemas/common.js';
 import type { Store } from '../../store/types.js';
+import type { MerchantSecrets } from './merchant-secrets.js';
 import type { EnvelopeMapper } from './parse-delivery.js';
 import { positive } from './positive-option.js';
 import { DEFAULT_SCHEME, type WebhookScheme } from '../schemes/scheme.js';
@@ -72,9 +73,19 @@ export interface ReceiverOptions {
    * @default {} (see `DoctorOptions` for development mode and the rate limit)
    */
   doctor?: DoctorOptions | false;
+  /**
+   * Partner platforms whose service signs each merchant's deliveries with that merchant's own
+   * secret: the secrets of the merchant a delivery names (`data.merchantId`). A delivery that
+   * `secrets` do not verify is tried with these; verified so, it speaks for that merchant alone (the
+   * fulfillment engine ignores it for another merchant's payment). @default none
+   */
+  merchantSecrets?: MerchantSecrets | undefined;
 }
 
-export type NormalizedReceiverOptions = Required<Omit<ReceiverOptions, 'environment' | 'mapEnvelope' | 'retention' | 'secrets' | 'doctor' | 'backoff'>> & {
+export type NormalizedReceiverOptions = Required<
+  Omit<ReceiverOptions, 'environment' | 'mapEnvelope' | 'retention' | 'secrets' | 'doctor' | 'backoff' | 'merchantSecrets'>
+> & {
+  merchantSecrets: MerchantSecrets | undefined;
   secrets: readonly string[];
   environment: Environment | undefined;
   doctor: NormalizedDoctorOptions | false;
@@ -121,6 +132,7 @@ export function normalizeReceiverOptions(options: ReceiverOptions): NormalizedRe
     retention,
     clock: options.clock ?? (() => new Date()),
     doctor: normalizeDoctorOptions(options.doctor, options.environment),
+    merchantSecrets: options.merchantSecrets,
   };
 }
 

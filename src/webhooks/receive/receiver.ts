@@ -8,6 +8,7 @@ import { handleDelivery, type WebhookInput } from './handle-delivery.js';
 import { normalizeReceiverOptions, pruneCutoffs, type ReceiverOptions } from './receiver-options.js';
 import type { WebhookResult } from './responses.js';
 import { createVerifier } from '../verify/verify.js';
+import { withMerchantSecrets } from './merchant-secrets.js';
 import { every } from '../../timers/index.js';
 
 /** What the adapters need: the core `handle` and the body limit (to stop reading early). */
@@ -58,7 +59,8 @@ export interface WebhookReceiver extends WebhookEndpoint, Pick<HandlerRegistry, 
 export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceiver {
   const options = normalizeReceiverOptions(receiverOptions);
   const { store, logger } = options;
-  const verify = createVerifier(options);
+  const verifyConfigured = createVerifier(options);
+  const verify = options.merchantSecrets ? withMerchantSecrets(verifyConfigured, { ...options, merchantSecrets: options.merchantSecrets }) : verifyConfigured;
   const doctor = options.doctor ? createDoctor({ ...options, doctor: options.doctor }) : undefined;
   const handlers = createHandlerRegistry();
 
