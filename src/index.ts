@@ -75,7 +75,7 @@ export { createLogger, silentLogger } from './log/index.js';
 export type { Logger } from './log/index.js';
 export type { CreateLoggerOptions } from './log/logger.js';
 
-export { CheckoutClient, PartnerClient, clientFromConfig } from './client/index.js';
+export { CheckoutClient, PartnerClient, clientFromConfig, partnerFromConfig } from './client/index.js';
 export type {
   CheckoutClientOptions,
   PartnerClientOptions,

@@ -118,8 +118,8 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const apiKey = get(NAMES.apiKey);
   const signingSecret = get(NAMES.signingSecret);
   const invoiceKey = get(NAMES.invoiceKey);
-  const partnerApiKey = get('CHECKOUT_PARTNER_API_KEY');
-  const partnerSigningSecret = get('CHECKOUT_PARTNER_SIGNING_SECRET');
+  const partnerApiKey = get(NAMES.partnerApiKey);
+  const partnerSigningSecret = get(NAMES.partnerSigningSecret);
   const webhookSecrets = listOf(get(NAMES.webhookSecret));
 
   const environment = environmentOf([

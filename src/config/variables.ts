@@ -8,6 +8,8 @@ export const CONNECTION_VARIABLES = {
   apiKey: 'CHECKOUT_API_KEY',
   signingSecret: 'CHECKOUT_SIGNING_SECRET',
   invoiceKey: 'CHECKOUT_INVOICE_KEY',
+  partnerApiKey: 'CHECKOUT_PARTNER_API_KEY',
+  partnerSigningSecret: 'CHECKOUT_PARTNER_SIGNING_SECRET',
 } as const;
 
 /** What each connection variable holds. */
@@ -15,3 +17,18 @@ export type ConnectionSetting = keyof typeof CONNECTION_VARIABLES;
 
 /** One connection variable's name. */
 export type ConnectionVariable = (typeof CONNECTION_VARIABLES)[ConnectionSetting];
+
+/** Who connects: a merchant's shop, or a partner platform (the partner's keys and no merchant key). */
+export type ConnectionRole = 'merchant' | 'partner';
+
+/**
+ * The settings each role connects with. A partner platform has no merchant key: with one set,
+ * the toolkit would act as that merchant, so the sandbox's `--write-env --partner` empties them.
+ */
+export const ROLE_SETTINGS = {
+  merchant: ['baseUrl', 'webhookSecret', 'apiKey', 'signingSecret', 'invoiceKey'],
+  partner: ['baseUrl', 'webhookSecret', 'partnerApiKey', 'partnerSigningSecret'],
+} as const satisfies Record<ConnectionRole, readonly ConnectionSetting[]>;
+
+/** The variables one role's connection is made of, by name. */
+export const roleVariables = (role: ConnectionRole): ConnectionVariable[] => ROLE_SETTINGS[role].map((setting) => CONNECTION_VARIABLES[setting]);

@@ -1,27 +1,45 @@
-import { CONNECTION_VARIABLES, type CheckoutKitConfig, type ConnectionSetting, type ConnectionVariable } from '../config/index.js';
+import {
+  CONNECTION_VARIABLES,
+  ROLE_SETTINGS,
+  type CheckoutKitConfig,
+  type ConnectionRole,
+  type ConnectionSetting,
+  type ConnectionVariable,
+} from '../config/index.js';
 import type { SandboxCredentials } from '../sandbox/index.js';
 
-/** The sandbox's URL, webhook secret and its test merchant's keys: what a shop connects with. */
+/** The sandbox's URL, webhook secret, and its test merchant's and test partner's keys. */
 function sandboxSettings(credentials: SandboxCredentials): Record<ConnectionSetting, string> {
-  const { merchant } = credentials.test;
+  const { merchant, partner } = credentials.test;
   return {
     baseUrl: credentials.baseUrl.replace(/\/+$/, ''),
     webhookSecret: credentials.webhookSecret,
     apiKey: merchant.apiKey,
     signingSecret: merchant.signingSecret,
     invoiceKey: merchant.invoiceKey,
+    partnerApiKey: partner.apiKey,
+    partnerSigningSecret: partner.signingSecret,
   };
 }
 
-const SETTINGS = Object.keys(CONNECTION_VARIABLES) as ConnectionSetting[];
-
 /**
- * The `.env` values that connect a shop to the sandbox as its test merchant (`CHECKOUT_BASE_URL`,
- * `CHECKOUT_WEBHOOK_SECRET`, `CHECKOUT_API_KEY`, `CHECKOUT_SIGNING_SECRET`, `CHECKOUT_INVOICE_KEY`).
+ * The `.env` values that connect to the sandbox: as its test merchant (`CHECKOUT_BASE_URL`,
+ * `CHECKOUT_WEBHOOK_SECRET`, `CHECKOUT_API_KEY`, `CHECKOUT_SIGNING_SECRET`, `CHECKOUT_INVOICE_KEY`),
+ * or as its test partner (the partner's key and secret, and the merchant's three emptied).
  */
-export function sandboxEnv(credentials: SandboxCredentials): Record<ConnectionVariable, string> {
+export function sandboxEnv(credentials: SandboxCredentials, role: ConnectionRole = 'merchant'): Partial<Record<ConnectionVariable, string>> {
   const settings = sandboxSettings(credentials);
-  return Object.fromEntries(SETTINGS.map((setting) => [CONNECTION_VARIABLES[setting], settings[setting]])) as Record<ConnectionVariable, string>;
+  const own: readonly ConnectionSetting[] = ROLE_SETTINGS[role];
+  const emptied = role === 'partner' ? ROLE_SETTINGS.merchant.filter((setting) => !own.includes(setting)) : [];
+  return Object.fromEntries([
+    ...own.map((setting) => [CONNECTION_VARIABLES[setting], settings[setting]]),
+    ...emptied.map((setting) => [CONNECTION_VARIABLES[setting], '']),
+  ]) as Partial<Record<ConnectionVariable, string>>;
+}
+
+/** The role a configuration connects as: a partner platform holds the partner's key and no merchant key. */
+export function roleOf(config: CheckoutKitConfig): ConnectionRole {
+  return config.partnerApiKey !== undefined && config.apiKey === undefined ? 'partner' : 'merchant';
 }
 
 /** A connection variable whose configured value is not the sandbox's. */
@@ -31,8 +49,8 @@ export interface SandboxMismatch {
 }
 
 /**
- * The connection variables of `config` that do not match the sandbox's credentials. A webhook
- * secret matches when it is one of the configured ones (a rotation lists several).
+ * The connection variables of `config`'s role (`roleOf`) that do not match the sandbox's
+ * credentials. A webhook secret matches when it is one of the configured ones (a rotation lists several).
  */
 export function sandboxMismatches(config: CheckoutKitConfig, credentials: SandboxCredentials): SandboxMismatch[] {
   const expected = sandboxSettings(credentials);
@@ -42,8 +60,10 @@ export function sandboxMismatches(config: CheckoutKitConfig, credentials: Sandbo
     apiKey: config.apiKey,
     signingSecret: config.signingSecret,
     invoiceKey: config.invoiceKey,
+    partnerApiKey: config.partnerApiKey,
+    partnerSigningSecret: config.partnerSigningSecret,
   };
-  return SETTINGS.flatMap((setting): SandboxMismatch[] => {
+  return ROLE_SETTINGS[roleOf(config)].flatMap((setting): SandboxMismatch[] => {
     const value = configured[setting];
     const variable = CONNECTION_VARIABLES[setting];
     if (value === undefined) return [{ variable, problem: 'unset' }];

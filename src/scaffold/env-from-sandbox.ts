@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { writeDotenvValues, type DotenvWrite } from '../config/index.js';
+import { writeDotenvValues, type ConnectionRole, type DotenvWrite } from '../config/index.js';
 import { readSandboxCredentials } from '../devtools/sandbox-credentials.js';
 import { sandboxEnv } from '../devtools/sandbox-env.js';
 import { CREDENTIALS_FILE, type SandboxCredentials } from '../sandbox/credentials.js';
@@ -30,10 +30,10 @@ export async function sandboxBeside(dir: string, cwd: string): Promise<SandboxBe
 }
 
 /**
- * The sandbox's connection lines set in `DIR/.env` (created from the scaffold's `.env.example`). A
+ * The sandbox's connection lines (as its test merchant, or partner) set in `DIR/.env` (created from the scaffold's `.env.example`). A
  * variable `.env` already holds with another value is kept unless `replace` (init's `--force`).
  */
-export async function envFromSandbox(dir: string, sandbox: SandboxBeside, replace: boolean): Promise<EnvFromSandbox> {
-  const written = await writeDotenvValues(join(dir, '.env'), sandboxEnv(sandbox.credentials), { template: join(dir, '.env.example'), replace });
+export async function envFromSandbox(dir: string, sandbox: SandboxBeside, replace: boolean, role: ConnectionRole = 'merchant'): Promise<EnvFromSandbox> {
+  const written = await writeDotenvValues(join(dir, '.env'), sandboxEnv(sandbox.credentials, role), { template: join(dir, '.env.example'), replace });
   return { ...written, credentials: sandbox.file };
 }

@@ -15,6 +15,8 @@ export interface FrameworkScaffold {
   devDependencies: readonly string[];
   /** Scripts that differ from the default ones. */
   scripts: Readonly<Record<string, string>>;
+  /** Destinations of common files this scaffold leaves out. */
+  omits?: readonly string[];
 }
 
 /** Files every framework but fastify shares: the framework-free wiring and a test of the real server. */
@@ -67,17 +69,35 @@ export const FRAMEWORK_SCAFFOLDS = {
     devDependencies: [],
     scripts: {},
   },
+  partner: {
+    label: 'a partner platform on fastify (init --partner): tenants onboarded by POST /tenants, checkout per tenant, one webhook route for all',
+    files: [
+      ['partner/server.ts', 'src/server.ts'],
+      ['partner/fulfillment.ts', 'fulfillment.ts'],
+      ['test/webhook.test.ts', 'test/webhook.test.ts'],
+      ['partner/tenants.test.ts', 'test/tenants.test.ts'],
+    ],
+    dependencies: ['fastify'],
+    devDependencies: [],
+    scripts: {},
+    // `checkout-kit check` proves a merchant's backend; it has no partner scenarios yet.
+    omits: ['.github/workflows/checkout-check.yml'],
+  },
 } as const satisfies Record<string, FrameworkScaffold>;
 
 export type Framework = keyof typeof FRAMEWORK_SCAFFOLDS;
 
+/** Every scaffold: the web frameworks, and the partner platform (on fastify). */
 export const FRAMEWORKS = Object.keys(FRAMEWORK_SCAFFOLDS) as Framework[];
+
+/** What `--framework` chooses from: `partner` is chosen with `init --partner`. */
+export const WEB_FRAMEWORKS = FRAMEWORKS.filter((framework) => framework !== 'partner');
 
 export const DEFAULT_FRAMEWORK: Framework = 'fastify';
 
 /** `--framework` as given on the command line, checked. */
 export function parseFramework(name: string): Framework {
   const key = name.trim().toLowerCase();
-  if (key in FRAMEWORK_SCAFFOLDS) return key as Framework;
-  throw new ScaffoldError(`Unknown framework "${name}": choose one of ${FRAMEWORKS.join(', ')}.`);
+  if ((WEB_FRAMEWORKS as string[]).includes(key)) return key as Framework;
+  throw new ScaffoldError(`Unknown framework "${name}": choose one of ${WEB_FRAMEWORKS.join(', ')}.`);
 }

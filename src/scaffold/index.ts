@@ -5,7 +5,7 @@
 export { scaffold } from './scaffold.js';
 export type { ScaffoldOptions, ScaffoldReport } from './scaffold.js';
 export { TEMPLATE_FILES, templateFiles } from './template-files.js';
-export { FRAMEWORK_SCAFFOLDS, FRAMEWORKS, DEFAULT_FRAMEWORK, parseFramework } from './frameworks.js';
+export { FRAMEWORK_SCAFFOLDS, FRAMEWORKS, WEB_FRAMEWORKS, DEFAULT_FRAMEWORK, parseFramework } from './frameworks.js';
 export type { Framework, FrameworkScaffold } from './frameworks.js';
 export { copyTemplates } from './copy-templates.js';
 export type { CopyTemplatesOptions, CopyResult } from './copy-templates.js';

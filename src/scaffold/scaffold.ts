@@ -95,6 +95,6 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldReport
   const files = await copyTemplates({ from: join(kit.root, 'templates'), to: dir, files: templateFiles(framework), force: options.force ?? false });
   if (plan.text !== undefined) await writeFile(packageFile, plan.text, { flag: plan.flag });
   const packageJson = plan.summary;
-  const env = sandbox && (await envFromSandbox(dir, sandbox, options.force ?? false));
+  const env = sandbox && (await envFromSandbox(dir, sandbox, options.force ?? false, framework === 'partner' ? 'partner' : 'merchant'));
   return { dir, framework, createdDir, files, packageJson, ...(env ? { env } : {}), nextSteps: nextSteps(dir, cwd, packageJson.kept.scripts, framework) };
 }

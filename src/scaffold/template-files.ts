@@ -1,4 +1,4 @@
-import { DEFAULT_FRAMEWORK, FRAMEWORK_SCAFFOLDS, type Framework } from './frameworks.js';
+import { DEFAULT_FRAMEWORK, FRAMEWORK_SCAFFOLDS, type Framework, type FrameworkScaffold } from './frameworks.js';
 
 /**
  * Files every scaffold gets, as `[source in templates/, destination in the target]`. An explicit
@@ -22,8 +22,9 @@ const COMMON_FILES: ReadonlyArray<readonly [source: string, destination: string]
 
 /** The map for one framework: its own files first, then the common ones it does not replace. */
 export function templateFiles(framework: Framework): ReadonlyArray<readonly [source: string, destination: string]> {
-  const own = FRAMEWORK_SCAFFOLDS[framework].files;
-  const replaced = new Set(own.map(([, destination]) => destination));
+  const scaffold: FrameworkScaffold = FRAMEWORK_SCAFFOLDS[framework];
+  const own = scaffold.files;
+  const replaced = new Set([...own.map(([, destination]) => destination), ...(scaffold.omits ?? [])]);
   return [...own, ...COMMON_FILES.filter(([, destination]) => !replaced.has(destination))];
 }
 

@@ -20,7 +20,9 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'ck-frameworks-'));
   for (const framework of FRAMEWORKS) {
     const dir = join(root, `shop-${framework}`);
-    const result = await runCli(['init', dir, '--framework', framework, '--json'], { cwd: root });
+    // The partner platform is chosen with --partner, not --framework.
+    const choice = framework === 'partner' ? ['--partner'] : ['--framework', framework];
+    const result = await runCli(['init', dir, ...choice, '--json'], { cwd: root });
     expect(result.code, result.stderr).toBe(0);
     scaffolds[framework] = { dir, report: JSON.parse(result.stdout) as ScaffoldReport };
     // The framework packages as checkout-kit's own tests use them (its devDependencies).
@@ -79,6 +81,24 @@ describe('checkout-kit init --framework', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('Unknown framework "rails": choose one of fastify, express, hono, next, nest.');
     await expect(readFile(join(refused, 'package.json'))).rejects.toThrow(/ENOENT/);
+    for (const args of [
+      ['--framework', 'partner'],
+      ['--partner', '--framework', 'express'],
+    ]) {
+      const wrong = await runCli(['init', refused, ...args], { cwd: root });
+      expect(wrong.code, args.join(' ')).toBe(2);
+    }
+    await expect(readFile(join(refused, 'package.json'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('--partner: the platform server has the onboarding route and a checkout per tenant, its next steps connect as the partner, and it leaves out the merchant check workflow', async () => {
+    const { dir, report } = scaffolds.partner;
+    const server = await readFile(join(dir, 'src/server.ts'), 'utf8');
+    expect(server).toContain("app.post<{ Body: unknown }>('/tenants'");
+    expect(server).toContain('creator: { partner }');
+    expect(await readFile(join(dir, 'fulfillment.ts'), 'utf8')).toContain('`${ctx.tenantId}/${orderId}`');
+    expect(report.nextSteps.join('\n')).toContain('--write-env --partner');
+    expect(report.files.written).not.toContain('.github/workflows/checkout-check.yml');
   });
 
   // One program over every scaffold: a minute or more of CPU on a busy machine.

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { ApiError } from '../../errors/index.js';
-import { CONNECTION_VARIABLES, describeOutcomeRules, loadConfig, type CheckoutKitConfig } from '../../config/index.js';
-import { readSandboxCredentials, sandboxMismatches, type SandboxMismatch } from '../../devtools/index.js';
+import { CONNECTION_VARIABLES, describeOutcomeRules, loadConfig, roleVariables, type CheckoutKitConfig } from '../../config/index.js';
+import { readSandboxCredentials, roleOf, sandboxMismatches, type SandboxMismatch } from '../../devtools/index.js';
 import { loadHandlers, NoFulfillmentModuleError } from '../../fulfillment/index.js';
 import { createLogger, silentLogger } from '../../log/index.js';
 import { CREDENTIALS_FILE } from '../../sandbox/index.js';
@@ -74,9 +74,9 @@ async function sandboxCheck(config: CheckoutKitConfig, env: NodeJS.ProcessEnv, c
   } catch (error) {
     return [{ check, result: 'warn', detail: (error as Error).message }];
   }
-  if (mismatches.length === 0) return [{ check, result: 'ok', detail: `${Object.values(CONNECTION_VARIABLES).join(', ')} match ${file}` }];
+  if (mismatches.length === 0) return [{ check, result: 'ok', detail: `${roleVariables(roleOf(config)).join(', ')} match ${file}` }];
   const what = mismatches.map((mismatch) => mismatchText(mismatch, config, sandboxUrl, env)).join('; ');
-  const fix = 'to use the sandbox, restart it with --write-env (`checkout-kit sandbox --write-env`), which sets them in .env';
+  const fix = `to use the sandbox, restart it with --write-env (\`checkout-kit sandbox --write-env${roleOf(config) === 'partner' ? ' --partner' : ''}\`), which sets them in .env`;
   return [{ check, result: config.environment === 'live' ? 'warn' : 'fail', detail: `${what} (compared with ${file}): ${fix}` }];
 }
 

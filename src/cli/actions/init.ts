@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { parseFramework, scaffold, ScaffoldError, type ScaffoldReport } from '../../scaffold/index.js';
+import { DEFAULT_FRAMEWORK, parseFramework, scaffold, ScaffoldError, type ScaffoldReport } from '../../scaffold/index.js';
 import { UsageError } from '../exit.js';
 import { output, type CliIO } from '../io.js';
 
@@ -7,6 +7,7 @@ export interface InitFlags {
   force?: boolean;
   json?: boolean;
   framework: string;
+  partner?: boolean;
 }
 
 const list = (entries: Record<string, string>) =>
@@ -52,7 +53,13 @@ export async function init(dir: string | undefined, options: InitFlags, io: CliI
   let report: ScaffoldReport;
   try {
     const framework = parseFramework(options.framework);
-    report = await scaffold({ dir: resolve(io.cwd, dir ?? '.'), force: options.force ?? false, cwd: io.cwd, framework });
+    if (options.partner && framework !== DEFAULT_FRAMEWORK) throw new UsageError('init --partner scaffolds a fastify server: drop --framework.');
+    report = await scaffold({
+      dir: resolve(io.cwd, dir ?? '.'),
+      force: options.force ?? false,
+      cwd: io.cwd,
+      framework: options.partner ? 'partner' : framework,
+    });
   } catch (error) {
     // The target is not usable as given (a file, a broken package.json): a usage error, exit 2.
     if (error instanceof ScaffoldError) throw new UsageError(error.message, { cause: error });

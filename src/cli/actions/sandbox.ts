@@ -1,5 +1,5 @@
 import { dirname, join, resolve } from 'node:path';
-import { writeDotenvValues, type DotenvWrite } from '../../config/index.js';
+import { writeDotenvValues, type ConnectionRole, type DotenvWrite } from '../../config/index.js';
 import { sandboxEnv } from '../../devtools/sandbox-env.js';
 import { ConfigError } from '../../errors/index.js';
 import { createLogger } from '../../log/index.js';
@@ -24,6 +24,8 @@ export interface SandboxFlags {
   /** `--write-env [file]`: true without a file (then `.env`). */
   writeEnv?: string | true;
   printEnv?: boolean;
+  /** `--partner`: the env lines connect as the test partner. */
+  partner?: boolean;
   json?: boolean;
 }
 
@@ -51,13 +53,13 @@ function optionsFrom(flags: SandboxFlags, io: CliIO): SandboxOptions {
 }
 
 /**
- * `--write-env`: the connection lines of the sandbox's test merchant set in the file (created from
+ * `--write-env`: the connection lines of the sandbox's test merchant (or partner) set in the file (created from
  * the `.env.example` beside it when missing), every other line kept.
  */
-async function writeEnv(sandbox: SandboxHandle, target: string | true, io: CliIO): Promise<DotenvWrite> {
+async function writeEnv(sandbox: SandboxHandle, target: string | true, role: ConnectionRole, io: CliIO): Promise<DotenvWrite> {
   const file = resolve(io.cwd, target === true ? DEFAULT_ENV_FILE : target);
   try {
-    return await writeDotenvValues(file, sandboxEnv(sandbox.credentials), { template: join(dirname(file), '.env.example') });
+    return await writeDotenvValues(file, sandboxEnv(sandbox.credentials, role), { template: join(dirname(file), '.env.example') });
   } catch (error) {
     // A sandbox the shop cannot be pointed at is no use: stop it and say why.
     await sandbox.close();
@@ -78,8 +80,9 @@ function envFileLine(written: DotenvWrite): string {
 export async function sandbox(flags: SandboxFlags, io: CliIO): Promise<void> {
   const stopped = untilSignal();
   const sandbox = await startSandbox(optionsFrom(flags, io));
-  const envFile = flags.writeEnv === undefined ? undefined : await writeEnv(sandbox, flags.writeEnv, io);
-  const env = flags.printEnv ? sandboxEnv(sandbox.credentials) : undefined;
+  const role: ConnectionRole = flags.partner ? 'partner' : 'merchant';
+  const envFile = flags.writeEnv === undefined ? undefined : await writeEnv(sandbox, flags.writeEnv, role, io);
+  const env = flags.printEnv ? sandboxEnv(sandbox.credentials, role) : undefined;
   if (flags.json) {
     writeLine(
       io.stdout,

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { CONNECTION_VARIABLES } from '../../config/variables.js';
+import { roleVariables } from '../../config/variables.js';
 import type { SandboxFlags } from '../actions/sandbox.js';
 import { DEFAULT_SANDBOX_DATA, DEFAULT_SANDBOX_PORT } from '../defaults.js';
 import type { CliIO } from '../io.js';
@@ -26,7 +26,11 @@ export const registerSandbox: Register = (program: Command, io: CliIO) => {
     )
     .option(
       '--write-env [file]',
-      `on start, set ${Object.values(CONNECTION_VARIABLES).join(', ')} in this .env file to the sandbox's and its test merchant's (default: .env; created from the .env.example beside it; every other line kept; mode 0600)`,
+      `on start, set ${roleVariables('merchant').join(', ')} in this .env file to the sandbox's and its test merchant's (default: .env; created from the .env.example beside it; every other line kept; mode 0600)`,
+    )
+    .option(
+      '--partner',
+      `with --write-env or --print-env: connect as the sandbox's test partner instead (${roleVariables('partner').join(', ')}; the merchant's keys emptied)`,
     )
     .option('--print-env', 'on start, print those lines (NAME=value)')
     .option('--json', 'print the startup information as one JSON line')
