@@ -8,11 +8,11 @@ export type OrderResult =
   | { kind: 'failed'; reason: string };
 
 /**
- * Place an order the way a buyer does: `POST` `{ orderId, amount, email }` as JSON to the backend's
+ * Place an order the way a buyer does: `POST` `{ orderId, amount, email }` (and a partner platform's `tenantId`) as JSON to the backend's
  * checkout route, which creates the payment and answers 303 to its `checkoutUrl` (the sandbox's
  * ends with the payment id). A 2xx JSON answer with `checkoutUrl` or `paymentId` works too.
  */
-export async function createOrder(url: string, order: { orderId: string; amount: string; email: string }): Promise<OrderResult> {
+export async function createOrder(url: string, order: { orderId: string; amount: string; email: string; tenantId?: string | undefined }): Promise<OrderResult> {
   let response: Response;
   try {
     response = await fetch(url, {

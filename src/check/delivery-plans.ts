@@ -1,7 +1,7 @@
 import type { SandboxEvent } from '../sandbox/index.js';
 
 /** How a scenario's events reach the backend: the faults a real network and sender produce. */
-export type DeliveryPlan = 'in-order' | 'duplicated' | 'reversed' | 'dropped' | 'stale-then-fresh' | 'relabelled-paid';
+export type DeliveryPlan = 'in-order' | 'duplicated' | 'reversed' | 'dropped' | 'stale-then-fresh' | 'relabelled-paid' | 'forged-other-tenant';
 
 /** Signed this long ago, a delivery is far outside any sane tolerance (the sandbox's stale fault uses the same). */
 export const STALE_SECONDS = 3600;
@@ -9,6 +9,8 @@ export const STALE_SECONDS = 3600;
 export interface PlanSender {
   /** Sign (timestamp `ageSeconds` before now) and deliver one event; its answer is recorded with what was expected. */
   send(event: SandboxEvent, options?: { ageSeconds?: number }): Promise<void>;
+  /** Partner checks: the merchant of the tenant the payment is not for. */
+  otherMerchantId?: string | undefined;
 }
 
 export interface PlanSpec {
@@ -71,6 +73,18 @@ export const DELIVERY_PLANS: Record<DeliveryPlan, PlanSpec> = {
       const last = events.at(-1);
       if (!last) return;
       await sender.send({ ...last, id: `${last.id}_paid`, type: last.type.replace(/\.[a-z_]+$/, '.paid'), data: { ...last.data, status: 'PAID' } });
+    },
+    twice: REPEATED,
+  },
+  'forged-other-tenant': {
+    summary:
+      "each event in order, then a payment.paid (status PAID, amountReceived = amount) naming the other tenant's merchant, signed with the webhook secret",
+    afterStep: inOrder,
+    async afterAll(events, sender) {
+      const first = events[0];
+      if (!first || sender.otherMerchantId === undefined) return;
+      const data = { ...first.data, status: 'PAID', amountReceived: first.data.amount, merchantId: sender.otherMerchantId };
+      await sender.send({ ...first, id: `${first.id}_forged`, type: 'payment.paid', data });
     },
     twice: REPEATED,
   },

@@ -9,6 +9,8 @@ import { describeAnswer } from '../webhooks/receive/receiver-answer.js';
 export interface ScenarioObservation {
   spec: CheckScenarioSpec;
   paymentId: string | undefined;
+  /** Partner checks: the tenant the payment was created for. */
+  tenantId?: string | undefined;
   createdVia: 'backend' | 'sandbox' | undefined;
   /** Why the payment could not be created or driven (then nothing else is judged). */
   setupError: string | undefined;
@@ -96,6 +98,12 @@ export function evaluate(observation: ScenarioObservation, context: EvaluationCo
     }
     if (calls.length === 1 && expectation === 'once' && spec.caughtBy === 'webhook' && beforeReconcile.calls[outcome].length === 0 && refused.length === 0) {
       causes.push(`${outcome} ran only when reconcile polled, not on the acknowledged webhooks: the webhook path does not fulfil`);
+    }
+    const told = calls[0]?.tenantId;
+    if (calls.length === 1 && observation.tenantId !== undefined && told !== undefined && told !== observation.tenantId) {
+      causes.push(
+        `${outcome} ran for tenant ${told}, but the payment is tenant ${observation.tenantId}'s: take the tenant from the merchant of a confirmed read (ctx.tenantId)`,
+      );
     }
     const late = calls[0]?.late;
     if (calls.length === 1 && spec.late !== undefined && (outcome === 'paid' || outcome === 'overpaid') && late !== undefined && late !== spec.late) {

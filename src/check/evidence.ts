@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { HANDLER_OUTCOMES, runKeys, type HandlerOutcome } from '../runs/index.js';
 import type { Store } from '../store/types.js';
+import { tenantOfOrderKey } from '../domain/index.js';
 import { InvalidRequestError } from '../errors/index.js';
 import { readHandlerCalls } from './handler-calls.js';
 
@@ -8,6 +9,8 @@ import { readHandlerCalls } from './handler-calls.js';
 export interface ObservedCall {
   source?: string | undefined;
   late?: boolean | undefined;
+  /** Partner platforms: the tenant the call was for (`ctx.tenantId`, or the stored order's tenant). */
+  tenantId?: string | undefined;
 }
 
 /** What the backend did for one payment: its handler calls by outcome, and anything worth telling. */
@@ -38,7 +41,7 @@ function recordEvidence(file: string): Evidence {
       const wanted = new Set(ids);
       const out = new Map(ids.map((id) => [id, nothing()]));
       for (const call of (await readHandlerCalls(file)) ?? []) {
-        if (wanted.has(call.id)) out.get(call.id)!.calls[call.outcome].push({ source: call.source, late: call.late });
+        if (wanted.has(call.id)) out.get(call.id)!.calls[call.outcome].push({ source: call.source, late: call.late, tenantId: call.tenantId });
       }
       return out;
     },
@@ -58,7 +61,8 @@ function storeEvidence(store: Store, description: string): Evidence {
           const run = await store.getRun(runKeys.fulfillment('payment', id, outcome));
           if (run?.status === 'done') {
             const current = resource?.outcome === outcome;
-            observed.calls[outcome].push({ source: current ? resource.outcomeSource : undefined, late: current ? resource.late : undefined });
+            const tenantId = resource?.orderId === undefined ? undefined : tenantOfOrderKey(resource.orderId);
+            observed.calls[outcome].push({ source: current ? resource.outcomeSource : undefined, late: current ? resource.late : undefined, tenantId });
           } else if (run?.status === 'failed') observed.notes.push(`its ${outcome} handler failed for good: ${run.lastError ?? 'no error kept'}`);
           else if (run && run.attempts > 0) observed.notes.push(`its ${outcome} handler threw and awaits a retry: ${run.lastError ?? 'no error kept'}`);
         }

@@ -26,6 +26,8 @@ export const HandlerCallSchema = z.looseObject({
   /** `ctx.late`, when the backend knows it. */
   late: z.boolean().optional(),
   referenceId: z.string().optional(),
+  /** Partner platforms: `ctx.tenantId`. */
+  tenantId: z.string().optional(),
 });
 /** One line of the handler-call record: a handler that returned, for one resource and outcome. */
 export type HandlerCall = z.infer<typeof HandlerCallSchema>;

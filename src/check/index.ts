@@ -5,7 +5,7 @@
  */
 export { runCheck } from './run-check.js';
 export type { CheckOptions } from './run-check.js';
-export { CHECK_SCENARIOS, CHECK_SCENARIO_NAMES, isCheckScenario } from './scenarios.js';
+export { CHECK_SCENARIOS, CHECK_SCENARIO_NAMES, PARTNER_SCENARIO_NAMES, isCheckScenario } from './scenarios.js';
 export type { CheckScenario, CheckScenarioSpec, Expectation } from './scenarios.js';
 export { DELIVERY_PLANS, STALE_SECONDS } from './delivery-plans.js';
 export type { DeliveryPlan, PlanSpec } from './delivery-plans.js';

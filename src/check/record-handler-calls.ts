@@ -63,6 +63,7 @@ export function recordHandlerCalls<T extends FulfillmentHandlers>(handlers: T, o
         key: ctx.key,
         source: ctx.source,
         late: ctx.late,
+        ...(ctx.tenantId === undefined ? {} : { tenantId: ctx.tenantId }),
         ...(typeof resource.referenceId === 'string' ? { referenceId: resource.referenceId } : {}),
       }).catch((error: unknown) => ctx.logger.warn({ err: String(error) }, `Could not record the handler call in ${file}: ${String(error)}`));
     };

@@ -24,6 +24,8 @@ export interface ScenarioReport {
   /** How the events were delivered. */
   delivery: string;
   orderId: string;
+  /** Partner checks: the tenant the order was placed for. */
+  tenantId?: string | undefined;
   paymentId: string | undefined;
   /** `backend`: through its checkout route; `sandbox`: created at the sandbox directly. */
   createdVia: 'backend' | 'sandbox' | undefined;

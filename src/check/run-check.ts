@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { CheckoutClient } from '../client/index.js';
+import { CheckoutClient, PartnerClient } from '../client/index.js';
 import { deliverSigned } from '../devtools/deliver-signed.js';
 import { simulateStep } from '../devtools/sandbox-api.js';
 import { ConfigError, describeFetchError } from '../errors/index.js';
 import { PortInUseError } from '../fastify/listen-on.js';
 import type { HandlerOutcome } from '../fulfillment/outcome.js';
 import { silentLogger } from '../log/index.js';
+import { onboardMerchant } from '../partner/onboard-merchant.js';
+import type { Store } from '../store/types.js';
 import { startSandbox, type SandboxEvent, type SandboxHandle } from '../sandbox/index.js';
 import { createOrder, waitReachable } from './create-order.js';
 import { DELIVERY_PLANS, type PlanSender } from './delivery-plans.js';
@@ -13,7 +15,7 @@ import { evaluate, type EvaluationContext } from './evaluate.js';
 import { HANDLER_OUTCOMES as OUTCOMES } from '../runs/index.js';
 import { nothing, type Evidence, type Observed } from './evidence.js';
 import type { CheckReport, ReconcileRun, ScenarioReport, SentDelivery } from './report.js';
-import { CHECK_SCENARIO_NAMES, CHECK_SCENARIOS, type CheckScenario, type CheckScenarioSpec } from './scenarios.js';
+import { CHECK_SCENARIO_NAMES, CHECK_SCENARIOS, PARTNER_SCENARIO_NAMES, type CheckScenario, type CheckScenarioSpec } from './scenarios.js';
 
 /**
  * @example
@@ -46,7 +48,12 @@ export interface CheckOptions {
     | undefined;
   /** The configuration the running backend reads, checked against the sandbox's credentials. */
   configured?: { webhookSecrets: readonly string[]; apiKey: string | undefined } | undefined;
-  /** @default every scenario */
+  /**
+   * A partner platform: check onboards two tenants into the backend's store (with the sandbox's
+   * test partner), places their orders with `tenantId`, and runs the partner scenarios.
+   */
+  partner?: { store: Store } | undefined;
+  /** @default every scenario (of a merchant backend, or with `partner` of a platform) */
   scenarios?: readonly CheckScenario[] | undefined;
   /** How long to wait for the handlers a scenario expects. @default 20000 */
   timeoutMs?: number | undefined;
@@ -64,6 +71,9 @@ interface ScenarioRun {
   name: CheckScenario;
   spec: CheckScenarioSpec;
   orderId: string;
+  /** Partner checks: the tenant the order is for, and the other tenant's merchant (for a forged delivery). */
+  tenantId: string | undefined;
+  otherMerchantId: string | undefined;
   paymentId: string | undefined;
   createdVia: 'backend' | 'sandbox' | undefined;
   setupError: string | undefined;
@@ -113,7 +123,12 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const clock = options.clock ?? (() => new Date());
   const timeoutMs = options.timeoutMs ?? 20_000;
   const settleMs = options.settleMs ?? 1000;
-  const names = options.scenarios ?? CHECK_SCENARIO_NAMES;
+  const names = options.scenarios ?? (options.partner ? PARTNER_SCENARIO_NAMES : CHECK_SCENARIO_NAMES);
+  const wrongKind = names.filter((name) => (CHECK_SCENARIOS[name].tenant !== undefined) !== (options.partner !== undefined));
+  if (wrongKind.length > 0)
+    throw new ConfigError(
+      `${wrongKind.join(', ')}: ${options.partner ? 'not a partner scenario' : 'a partner scenario: give --partner'} (partner scenarios: ${PARTNER_SCENARIO_NAMES.join(', ')}).`,
+    );
   const checkoutUrl = options.checkoutUrl === false ? undefined : (options.checkoutUrl ?? new URL('/checkout', options.against).href);
 
   const sandbox = await openSandbox(options.sandbox);
@@ -144,16 +159,22 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       logger: silentLogger,
     });
     const runId = randomBytes(3).toString('hex');
+    const platform = options.partner ? await onboardTenants(sandbox, options.partner.store, runId) : undefined;
+    if (platform) say(`onboarded tenants ${platform.a.tenantId} and ${platform.b.tenantId}`);
     let noCheckoutRoute: string | undefined = checkoutUrl === undefined ? 'no checkout route was given (--no-checkout)' : undefined;
 
     // One payment per scenario, one after the other: the first answer tells whether the backend has a checkout route.
     const runs: ScenarioRun[] = [];
     for (const name of names) {
       const spec = CHECK_SCENARIOS[name];
+      const tenant = spec.tenant === undefined ? undefined : platform?.[spec.tenant];
+      const other = spec.tenant === undefined ? undefined : platform?.[spec.tenant === 'a' ? 'b' : 'a'];
       const run: ScenarioRun = {
         name,
         spec,
-        orderId: `check-${runId}-${name}`,
+        orderId: `check-${runId}-${spec.order ?? name}`,
+        tenantId: tenant?.tenantId,
+        otherMerchantId: other?.merchantId,
         paymentId: undefined,
         createdVia: undefined,
         setupError: undefined,
@@ -161,13 +182,15 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       };
       runs.push(run);
       if (noCheckoutRoute === undefined && checkoutUrl !== undefined) {
-        const result = await createOrder(checkoutUrl, { orderId: run.orderId, amount: spec.amount, email: 'buyer@example.com' });
+        const result = await createOrder(checkoutUrl, { orderId: run.orderId, amount: spec.amount, email: 'buyer@example.com', tenantId: run.tenantId });
         if (result.kind === 'created') [run.paymentId, run.createdVia] = [result.paymentId, 'backend'];
         else if (result.kind === 'failed') run.setupError = `could not place the order through the backend's checkout route: ${result.reason}`;
         else noCheckoutRoute = `POST ${checkoutUrl} answered ${result.status}${result.answer}`;
       }
       if (run.paymentId === undefined && run.setupError === undefined) {
-        const payment = await client.payments.create({ amount: spec.amount, email: 'buyer@example.com', referenceId: run.orderId });
+        const input = { amount: spec.amount, email: 'buyer@example.com', referenceId: run.orderId };
+        const payment =
+          tenant && platform ? await platform.client.payments.create({ ...input, merchantId: tenant.merchantId }) : await client.payments.create(input);
         [run.paymentId, run.createdVia] = [payment.id, 'sandbox'];
       }
     }
@@ -223,12 +246,13 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
         beforeReconcile: (run.paymentId && beforeReconcile.get(run.paymentId)) || nothing(),
         final: (run.paymentId && final.get(run.paymentId)) || nothing(),
       };
-      const causes = evaluate(observation, context);
+      const causes = evaluate({ ...observation, tenantId: run.tenantId }, context);
       return {
         scenario: run.name,
         summary: run.spec.summary,
         delivery: DELIVERY_PLANS[run.spec.delivery].summary,
         orderId: run.orderId,
+        ...(run.tenantId === undefined ? {} : { tenantId: run.tenantId }),
         paymentId: run.paymentId,
         createdVia: run.createdVia,
         expected: run.spec.handlers,
@@ -254,6 +278,23 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   }
 }
 
+/** One tenant a partner check onboarded, and its merchant at the sandbox. */
+interface CheckTenant {
+  tenantId: string;
+  merchantId: string;
+}
+
+/** Two tenants onboarded into the backend's store by the sandbox's test partner, as `merchants onboard` would. */
+async function onboardTenants(sandbox: SandboxHandle, store: Store, runId: string): Promise<{ a: CheckTenant; b: CheckTenant; client: PartnerClient }> {
+  const client = new PartnerClient({ baseUrl: sandbox.url, ...sandbox.credentials.test.partner, retries: 1, logger: silentLogger });
+  const onboard = async (name: 'a' | 'b'): Promise<CheckTenant> => {
+    const tenantId = `check-${runId}-${name}`;
+    const { tenant } = await onboardMerchant({ store, partner: client }, { tenantId, name: `check tenant ${name}`, email: `tenant-${name}@example.com` });
+    return { tenantId, merchantId: tenant.merchantId! };
+  };
+  return { a: await onboard('a'), b: await onboard('b'), client };
+}
+
 /** Move one scenario's money at the sandbox and deliver its events by its plan. */
 async function driveScenario(run: ScenarioRun, sandbox: SandboxHandle, against: string, clock: () => Date): Promise<void> {
   const paymentId = run.paymentId;
@@ -268,6 +309,7 @@ async function driveScenario(run: ScenarioRun, sandbox: SandboxHandle, against: 
     return events;
   };
   const sender: PlanSender = {
+    otherMerchantId: run.otherMerchantId,
     async send(event, { ageSeconds = 0 } = {}) {
       const timestamp = Math.floor(clock().getTime() / 1000) - ageSeconds;
       const result = await deliverSigned({ url: against, secret: sandbox.credentials.webhookSecret }, { id: event.id, body: JSON.stringify(event), timestamp });

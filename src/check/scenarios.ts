@@ -14,7 +14,11 @@ export type CheckScenario =
   | 'reordering'
   | 'dropped-webhook'
   | 'stale-timestamp'
-  | 'mislabelled-paid';
+  | 'mislabelled-paid'
+  | 'tenant-a-order'
+  | 'tenant-b-same-order'
+  | 'forged-cross-tenant'
+  | 'tenant-missed-webhook';
 
 /** A handler that must run exactly once, or may run at most once. Any outcome not listed must not run. */
 export type Expectation = 'once' | 'at-most-once';
@@ -33,6 +37,14 @@ export interface CheckScenarioSpec {
   caughtBy: 'webhook' | 'reconcile';
   /** Why a handler that must not run, ran: the scenario's point. */
   wrongRun?: string;
+  /**
+   * Partner platforms (`check --partner`): the tenant whose payment it is, of the two check
+   * onboards; each handler call must say that tenant (`ctx.tenantId`). A partner check runs exactly
+   * the scenarios that name one, a merchant check the others.
+   */
+  tenant?: 'a' | 'b';
+  /** The order id's last part when scenarios share one (two tenants' orders with the same id). @default the scenario's name */
+  order?: string;
 }
 
 /** Every scenario (a Record: one cannot be named without its plan and expectations). */
@@ -125,10 +137,56 @@ export const CHECK_SCENARIOS: Record<CheckScenario, CheckScenarioSpec> = {
     wrongRun:
       'the payment received 24.00 of 25.00 and only the event’s name (and status) said paid: the backend fulfilled without confirming the amounts. Decide from amountReceived and amount as read back from the service (checkout-kit’s engine re-reads the payment and classifies it)',
   },
+  'tenant-a-order': {
+    summary: 'tenant A pays its order 1001 in full',
+    amount: AMOUNT,
+    steps: STEPS.payInFull,
+    delivery: 'in-order',
+    handlers: { paid: 'once' },
+    caughtBy: 'webhook',
+    tenant: 'a',
+    order: '1001',
+  },
+  'tenant-b-same-order': {
+    summary: "tenant B pays its own order 1001 (the same id as tenant A's) in full",
+    amount: AMOUNT,
+    steps: STEPS.payInFull,
+    delivery: 'in-order',
+    handlers: { paid: 'once' },
+    caughtBy: 'webhook',
+    tenant: 'b',
+    order: '1001',
+  },
+  'forged-cross-tenant': {
+    summary: "tenant A's payment stays unpaid; a delivery naming tenant B's merchant says it is paid",
+    amount: AMOUNT,
+    steps: [],
+    delivery: 'forged-other-tenant',
+    handlers: {},
+    caughtBy: 'webhook',
+    tenant: 'a',
+    wrongRun:
+      "the event's body said paid and named another tenant's merchant, but the payment as read back from the service is unpaid and tenant A's: take the merchant and the amounts from a confirmed read, never from the event",
+  },
+  'tenant-missed-webhook': {
+    summary: "tenant B's payment is paid; no webhook arrives, reconcile must catch it",
+    amount: AMOUNT,
+    steps: STEPS.payInFull,
+    delivery: 'dropped',
+    handlers: { paid: 'once' },
+    caughtBy: 'reconcile',
+    tenant: 'b',
+  },
 };
 
-/** The scenarios in report order. */
-export const CHECK_SCENARIO_NAMES = Object.keys(CHECK_SCENARIOS) as CheckScenario[];
+/** Every scenario, in report order. */
+const ALL_SCENARIOS = Object.keys(CHECK_SCENARIOS) as CheckScenario[];
+
+/** A merchant backend's scenarios, in report order. */
+export const CHECK_SCENARIO_NAMES = ALL_SCENARIOS.filter((name) => CHECK_SCENARIOS[name].tenant === undefined);
+
+/** A partner platform's scenarios (`check --partner`), in report order. */
+export const PARTNER_SCENARIO_NAMES = ALL_SCENARIOS.filter((name) => CHECK_SCENARIOS[name].tenant !== undefined);
 
 export function isCheckScenario(name: string): name is CheckScenario {
   return Object.hasOwn(CHECK_SCENARIOS, name);

@@ -21,11 +21,8 @@ export function nextSteps(dir: string, cwd: string, keptScripts: readonly string
         ? `${run('dev', 'npx tsx watch src/server.ts')}   (then onboard a tenant: curl -X POST localhost:3000/tenants -H 'content-type: application/json' -d '{"tenantId":"shop-1","name":"Shop 1","email":"owner@shop1.example"}', and POST /checkout with its tenantId)`
         : `${run('dev', 'npx tsx watch src/server.ts')}   (then open http://127.0.0.1:3000 and pay in the sandbox)`,
     run('test', 'npx vitest run'),
-    // `check` proves a merchant's backend; its partner scenarios are not written yet.
-    ...(partner
-      ? []
-      : [
-          'before going live: npx checkout-kit check --against http://127.0.0.1:3000/webhooks/checkout --start "npm run dev"   (proves every handler runs exactly once in every scenario; CI runs it too: .github/workflows/checkout-check.yml)',
-        ]),
+    partner
+      ? 'before going live: npx checkout-kit check --partner --against http://127.0.0.1:3000/webhooks/checkout --start "npm run dev"   (two tenants, the same order id, a forged cross-tenant delivery, a missed webhook)'
+      : 'before going live: npx checkout-kit check --against http://127.0.0.1:3000/webhooks/checkout --start "npm run dev"   (proves every handler runs exactly once in every scenario; CI runs it too: .github/workflows/checkout-check.yml)',
   ];
 }

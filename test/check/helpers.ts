@@ -12,11 +12,11 @@ export const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/
 export const tsxCommand = (file: string) => `${JSON.stringify(process.execPath)} --import ${JSON.stringify(TSX_LOADER)} ${JSON.stringify(file)}`;
 
 /**
- * `checkout-kit init` into `dir`, then make `checkout-kit` and `fastify` resolvable there without an
+ * `checkout-kit init` (or `init --partner`) into `dir`, then make `checkout-kit` and `fastify` resolvable there without an
  * install: `checkout-kit` points at this repository's sources (run through tsx), `fastify` at ours.
  */
-export async function scaffoldShop(dir: string): Promise<void> {
-  const init = await runCli(['init', dir, '--json'], { cwd: REPO });
+export async function scaffoldShop(dir: string, options: { partner?: boolean } = {}): Promise<void> {
+  const init = await runCli(['init', dir, ...(options.partner ? ['--partner'] : []), '--json'], { cwd: REPO });
   expect(init.code, init.stderr).toBe(0);
   const kit = join(dir, 'node_modules', 'checkout-kit');
   await mkdir(kit, { recursive: true });

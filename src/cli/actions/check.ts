@@ -6,6 +6,7 @@ import { LOOPBACK_URL_HOSTS } from '../../access/local-request.js';
 import {
   backendEnv,
   CHECK_SCENARIO_NAMES,
+  PARTNER_SCENARIO_NAMES,
   chooseEvidence,
   isCheckScenario,
   reconcileRunner,
@@ -37,20 +38,24 @@ export interface CheckFlags {
   sandboxPort?: number;
   reconcile?: string | false;
   only?: string;
+  partner?: boolean;
   timeout: string;
   settle: string;
   json?: boolean;
 }
 
-function scenariosOf(only: string | undefined): CheckScenario[] | undefined {
+function scenariosOf(only: string | undefined, partner: boolean): CheckScenario[] | undefined {
+  const known = partner ? PARTNER_SCENARIO_NAMES : CHECK_SCENARIO_NAMES;
   if (only === undefined) return undefined;
   const names = only
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
-  const unknown = names.filter((name) => !isCheckScenario(name));
+  const unknown = names.filter((name) => !isCheckScenario(name) || !known.includes(name));
   if (names.length === 0 || unknown.length > 0)
-    throw new UsageError(`--only takes scenarios from ${CHECK_SCENARIO_NAMES.join(', ')}; unknown: ${unknown.join(', ') || '(none given)'}.`);
+    throw new UsageError(
+      `--only takes scenarios from ${known.join(', ')}${partner ? '' : ' (with --partner: ' + PARTNER_SCENARIO_NAMES.join(', ') + ')'}; unknown: ${unknown.join(', ') || '(none given)'}.`,
+    );
   return names as CheckScenario[];
 }
 
@@ -130,7 +135,8 @@ function sandboxPortOf(baseUrl: string | undefined): number {
 export async function check(flags: CheckFlags, io: CliIO, setExit: (code: number) => void): Promise<void> {
   const against = httpUrl('--against', flags.against);
   const checkoutUrl = !flags.checkout ? false : flags.checkoutUrl === undefined ? undefined : httpUrl('--checkout-url', flags.checkoutUrl);
-  const scenarios = scenariosOf(flags.only);
+  const partner = flags.partner ?? false;
+  const scenarios = scenariosOf(flags.only, partner);
   const timeoutMs = duration('--timeout', 's')(flags.timeout);
   const settleMs = duration('--settle', 's')(flags.settle);
   const started = flags.start !== undefined;
@@ -147,6 +153,11 @@ export async function check(flags: CheckFlags, io: CliIO, setExit: (code: number
         'the backend keeps its store in memory, which check cannot read: give --record FILE (the backend records with CHECKOUT_CHECK_RECORD), or use a file: or postgres:// store.',
       );
     }
+    if (partner && storeUrl === 'memory:') {
+      throw new UsageError(
+        "check --partner onboards its two tenants into the backend's store, which it cannot reach in memory: use a file: or postgres:// store.",
+      );
+    }
     if (storeUrl !== 'memory:') store = await openStore(storeUrl, { cwd: io.cwd });
     const evidence = chooseEvidence({ recordFile, store: store ? { store, description: storeUrl } : undefined });
 
@@ -159,13 +170,14 @@ export async function check(flags: CheckFlags, io: CliIO, setExit: (code: number
         port: flags.sandboxPort ?? (started ? 0 : sandboxPortOf(config!.baseUrl)),
       },
       evidence,
+      partner: partner && store ? { store } : undefined,
       configured: config ? { webhookSecrets: config.webhookSecrets, apiKey: config.apiKey } : undefined,
       scenarios,
       timeoutMs,
       settleMs,
       startBackend: started
         ? async (sandbox) => {
-            childEnv = { ...io.env, ...backendEnv(sandbox, { store: storeUrl, record: recordFile!, against }) };
+            childEnv = { ...io.env, ...backendEnv(sandbox, { store: storeUrl, record: recordFile!, against, role: partner ? 'partner' : 'merchant' }) };
             return startChild(flags.start!, { cwd: io.cwd, env: childEnv });
           }
         : undefined,

@@ -1,4 +1,4 @@
-import { CHECK_SCENARIO_NAMES } from '../../check/scenarios.js';
+import { CHECK_SCENARIO_NAMES, PARTNER_SCENARIO_NAMES } from '../../check/scenarios.js';
 import type { CheckFlags } from '../actions/check.js';
 import { portNumber } from '../flags.js';
 import type { Register } from '../register.js';
@@ -30,7 +30,8 @@ export const registerCheck: Register = (program, io, setExit) => {
     )
     .option('--reconcile <command>', "the backend's reconcile pass (default: checkout-kit reconcile --older-than 0)")
     .option('--no-reconcile', 'run no reconcile pass (a lost webhook is then never caught)')
-    .option('--only <scenarios>', `comma-separated, from: ${CHECK_SCENARIO_NAMES.join(', ')}`)
+    .option('--partner', `the backend is a partner platform: check onboards two tenants into its store and runs ${PARTNER_SCENARIO_NAMES.join(', ')}`)
+    .option('--only <scenarios>', `comma-separated, from: ${CHECK_SCENARIO_NAMES.join(', ')} (with --partner: ${PARTNER_SCENARIO_NAMES.join(', ')})`)
     .option('--timeout <duration>', 'how long to wait for the handlers a scenario expects', '20s')
     .option('--settle <duration>', 'how long to keep watching for calls that must not come', '1s')
     .option('--json', 'print the report as JSON')
