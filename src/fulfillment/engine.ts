@@ -161,8 +161,8 @@ export class FulfillmentEngine {
       throw error;
     }
     const now = this.clock();
-    const owner = this.options.confirm ? (resource as { merchantId?: unknown }).merchantId : undefined;
-    if (input.merchantId !== undefined && typeof owner === 'string' && owner !== input.merchantId) return this.ignoreForeign(input, owner, resource);
+    const owner = this.confirmedMerchantOf(resource);
+    if (input.merchantId !== undefined && owner !== undefined && owner !== input.merchantId) return this.ignoreForeign(input, owner, resource);
     const classification = classify(resource, { ...this.options.classify, now });
     const pastLateWindow = resource.expiresAt != null && now.getTime() > Date.parse(resource.expiresAt) + this.options.lateWindowMs;
     const settled = classification.outcome === 'paid' || classification.outcome === 'overpaid';
@@ -330,13 +330,19 @@ export class FulfillmentEngine {
     return parsed.data;
   }
 
+  /** The merchant a confirmed read says the resource belongs to; undefined unconfirmed or when the answer names none. */
+  private confirmedMerchantOf(resource: Payment | InvoiceDetail): string | undefined {
+    const merchantId = this.options.confirm ? (resource as { merchantId?: unknown }).merchantId : undefined;
+    return typeof merchantId === 'string' ? merchantId : undefined;
+  }
+
   /**
    * The merchant a partner's payment belongs to and the tenant onboarded as it: only from what the
    * service answered a confirmed read (its `merchantId`), never from an event's body.
    */
   private async ownerOf(resource: Payment | InvoiceDetail): Promise<{ merchantId?: string; tenantId?: string }> {
-    const merchantId = this.options.confirm ? (resource as { merchantId?: unknown }).merchantId : undefined;
-    if (typeof merchantId !== 'string') return {};
+    const merchantId = this.confirmedMerchantOf(resource);
+    if (merchantId === undefined) return {};
     const tenant = await this.options.store.findTenantByMerchantId(merchantId);
     return tenant ? { merchantId, tenantId: tenant.tenantId } : { merchantId };
   }
