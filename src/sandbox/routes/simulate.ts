@@ -7,7 +7,7 @@ import { merchantKeys } from '../seed.js';
 import { newWebhookSecret } from '../../webhooks/verify/sign.js';
 import { testCharge } from '../lookup.js';
 import { isFullyPaid } from '../amounts.js';
-import type { AnyCharge, SandboxData } from '../records.js';
+import type { AnyCharge, MerchantRecord, SandboxData } from '../records.js';
 import { DepositBody, ExpireBody } from '../requests.js';
 import { applyDeposit, applyExpiry, chooseOption, eventSuffix } from '../resources/charges.js';
 import { chargeView } from '../resources/charge-view.js';
@@ -58,36 +58,36 @@ export function registerSimulationRoutes(app: FastifyInstance, context: SandboxC
     });
   }
 
-  // A partner-created merchant's own keys, as the service's dashboard would issue them to the merchant
-  // (the alternative to reading its payments with the partner's keys): made once, then the same.
+  /**
+   * A merchant's own credential, as the service's dashboard would issue it: made once (by `make`,
+   * stored in the merchant's `field`), then the same. 404 for an unknown merchant.
+   */
+  async function issuedOnce<F extends 'keys' | 'webhookSecret'>(id: string, field: F, make: (merchant: MerchantRecord) => NonNullable<MerchantRecord[F]>) {
+    const known = context.state.data.merchants.find((m) => m.merchantId === id);
+    if (!known) throw notFound(`No merchant with id ${id}.`);
+    const issued =
+      known[field] ??
+      (await transact(context, (data) => {
+        const merchant = data.merchants.find((m) => m.merchantId === id)!;
+        merchant[field] ??= make(merchant);
+        return merchant[field]!;
+      }));
+    return { known, issued: issued as NonNullable<MerchantRecord[F]> };
+  }
+
+  // A partner-created merchant's own keys (the alternative to reading its payments with the partner's keys).
   app.post<{ Params: { id: string } }>('/sandbox/merchants/:id/keys', async (request) => {
     const { id } = request.params;
-    const known = context.state.data.merchants.find((m) => m.merchantId === id);
-    if (!known) throw notFound(`No merchant with id ${id}.`);
-    const keys =
-      known.keys ??
-      (await transact(context, (data) => {
-        const merchant = data.merchants.find((m) => m.merchantId === id)!;
-        merchant.keys ??= merchantKeys(merchant.environment);
-        return merchant.keys;
-      }));
-    return { merchantId: id, environment: known.environment, ...keys };
+    const { known, issued } = await issuedOnce(id, 'keys', (merchant) => merchantKeys(merchant.environment));
+    return { merchantId: id, environment: known.environment, ...issued };
   });
 
-  // A merchant's own webhook secret, the alternative to signing every partner payment's deliveries
-  // with the sandbox's one: made once, then the same; its payments' deliveries are signed with it.
+  // A merchant's own webhook secret (the alternative to signing every partner payment's deliveries
+  // with the sandbox's one): its payments' deliveries are then signed with it.
   app.post<{ Params: { id: string } }>('/sandbox/merchants/:id/webhook-secret', async (request) => {
     const { id } = request.params;
-    const known = context.state.data.merchants.find((m) => m.merchantId === id);
-    if (!known) throw notFound(`No merchant with id ${id}.`);
-    const webhookSecret =
-      known.webhookSecret ??
-      (await transact(context, (data) => {
-        const merchant = data.merchants.find((m) => m.merchantId === id)!;
-        merchant.webhookSecret ??= newWebhookSecret();
-        return merchant.webhookSecret;
-      }));
-    return { merchantId: id, environment: known.environment, webhookSecret };
+    const { known, issued } = await issuedOnce(id, 'webhookSecret', () => newWebhookSecret());
+    return { merchantId: id, environment: known.environment, webhookSecret: issued };
   });
 
   app.get<{ Querystring: { eventId?: string } }>('/sandbox/deliveries', async (request) => {
