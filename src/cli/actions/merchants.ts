@@ -99,12 +99,13 @@ export async function credentials(flags: CredentialsFlags, io: CliIO): Promise<v
   const environment = EnvironmentSchema.optional().safeParse(flags.environment);
   if (!environment.success) throw new UsageError('--environment must be test or live');
   if (flags.clear) {
-    const cleared = await withStore(io, (store) => store.deleteTenantCredentials(flags.tenant, environment.data ?? 'test'));
+    const clearing = environment.data ?? 'test';
+    const cleared = await withStore(io, (store) => store.deleteTenantCredentials(flags.tenant, clearing));
     writeLine(
       io.stdout,
       cleared
-        ? `tenant ${flags.tenant} (${environment.data ?? 'test'}): credentials forgotten; its payments are read, and its deliveries verified, with the partner's keys and secret`
-        : `tenant ${flags.tenant} (${environment.data ?? 'test'}) had no stored credentials`,
+        ? `tenant ${flags.tenant} (${clearing}): credentials forgotten; its payments are read, and its deliveries verified, with the partner's keys and secret`
+        : `tenant ${flags.tenant} (${clearing}) had no stored credentials`,
     );
     return;
   }
