@@ -177,18 +177,18 @@ async function partnerPlatform({ store, serves, name }: { store: string; serves:
     }>;
     const real = created.find((event) => event.data.id === paymentOfA)!;
     expect(real.data.merchantId).toBe(merchantOf['tenant-a']);
+    // A payment.paid for tenant A's payment that names `merchantId`, signed with `secret`, sent to a serve.
+    const forgePaid = (id: string, merchantId: string, secret: string) => {
+      const data = { ...real.data, status: 'PAID', amountReceived: real.data.amount, merchantId };
+      const body = JSON.stringify({ ...real, id, type: 'payment.paid', data });
+      return fetch(`${origin()}/webhooks/checkout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signWebhook({ id, body, secret }) },
+        body,
+      });
+    };
     const forgedId = 'evt_forged_cross_tenant';
-    const body = JSON.stringify({
-      ...real,
-      id: forgedId,
-      type: 'payment.paid',
-      data: { ...real.data, status: 'PAID', amountReceived: real.data.amount, merchantId: merchantOf['tenant-b'] },
-    });
-    const forged = await fetch(`${origin()}/webhooks/checkout`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...signWebhook({ id: forgedId, body, secret: creds.webhookSecret }) },
-      body,
-    });
+    const forged = await forgePaid(forgedId, merchantOf['tenant-b']!, creds.webhookSecret);
     expect(forged.status).toBe(200);
     await eventually(
       async () => {
@@ -202,29 +202,10 @@ async function partnerPlatform({ store, serves, name }: { store: string; serves:
     // payment is paid: it verifies (B's secret speaks for B), but the confirmed read says the payment
     // is A's, so the engine ignores it: nothing stored for it but an entry in A's timeline.
     const forgedByB = 'evt_forged_with_tenant_b_secret';
-    const bodyByB = JSON.stringify({
-      ...real,
-      id: forgedByB,
-      type: 'payment.paid',
-      data: { ...real.data, status: 'PAID', amountReceived: real.data.amount, merchantId: merchantOf['tenant-b'] },
-    });
-    const sentByB = await fetch(`${origin()}/webhooks/checkout`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...signWebhook({ id: forgedByB, body: bodyByB, secret: ownSecret.webhookSecret }) },
-      body: bodyByB,
-    });
+    const sentByB = await forgePaid(forgedByB, merchantOf['tenant-b']!, ownSecret.webhookSecret);
     expect(sentByB.status).toBe(200);
     // B's secret never speaks for A: the same claim naming A's merchant is refused.
-    const namingA = JSON.stringify({
-      ...JSON.parse(bodyByB),
-      id: 'evt_forged_naming_a',
-      data: { ...real.data, status: 'PAID', merchantId: merchantOf['tenant-a'] },
-    });
-    const refused = await fetch(`${origin()}/webhooks/checkout`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...signWebhook({ id: 'evt_forged_naming_a', body: namingA, secret: ownSecret.webhookSecret }) },
-      body: namingA,
-    });
+    const refused = await forgePaid('evt_forged_naming_a', merchantOf['tenant-a']!, ownSecret.webhookSecret);
     expect(refused.status).toBe(401);
     const reader = await openStore(store, { cwd: shop });
     try {
