@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { parse as parseDotenv } from 'dotenv';
 import { ConfigError, registerSecret } from '../errors/index.js';
 import { CONNECTION_VARIABLES as NAMES } from './variables.js';
 
@@ -37,7 +37,9 @@ export function listOf(value: string | undefined): string[] {
 function readDotenv(cwd: string): Record<string, string> {
   const file = resolve(cwd, '.env');
   if (!existsSync(file)) return {};
-  return parseDotenv(readFileSync(file));
+  // dotenv loads only when there is a file to parse: a server or a cron job configured by its environment starts without it.
+  const { parse } = createRequire(import.meta.url)('dotenv') as typeof import('dotenv');
+  return parse(readFileSync(file));
 }
 
 /** The variables of `options.env` (default `process.env`) over those of `.env` in `options.cwd`. */

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -34,7 +34,15 @@ async function loadedBy(args: string[], options: { cwd: string; env?: NodeJS.Pro
     [
       ...new Set(urls.filter((url) => url.startsWith('file://') && fileURLToPath(url).startsWith(dir)).map((url) => fileURLToPath(url).slice(dir.length))),
     ].sort();
-  return { stdout, heavy: HEAVY.filter((name) => packages.has(name)), commander: packages.has('commander'), cli: under(CLI_DIR), store: under(STORE_DIR) };
+  return {
+    stdout,
+    heavy: HEAVY.filter((name) => packages.has(name)),
+    commander: packages.has('commander'),
+    dotenv: packages.has('dotenv'),
+    builtins: new Set(urls.filter((url) => url.startsWith('node:'))),
+    cli: under(CLI_DIR),
+    store: under(STORE_DIR),
+  };
 }
 
 describe('the CLI loads only the command it runs', () => {
@@ -74,5 +82,18 @@ describe('the CLI loads only the command it runs', () => {
     // On the embedded store, nothing of the PostgreSQL backend, and no logger.
     expect(loaded.store.filter((file) => file.startsWith('postgres/'))).toEqual([]);
     expect(loaded.heavy).not.toContain('pino');
+    // With no .env to read, no dotenv; and no node:crypto (the store's tokens use the global WebCrypto).
+    expect(loaded.dotenv).toBe(false);
+    expect(loaded.builtins.has('node:fs')).toBe(true);
+    expect(loaded.builtins.has('node:crypto')).toBe(false);
+  });
+
+  it('events list beside a .env reads it with dotenv', async () => {
+    const cwd = await tempDir('ck-lazy-');
+    const store = await openStore(`file:${join(cwd, 'store')}`);
+    await store.close();
+    await writeFile(join(cwd, '.env'), 'CHECKOUT_STORE=file:store\n');
+    const loaded = await loadedBy(['events', 'list'], { cwd });
+    expect([loaded.stdout, loaded.dotenv]).toEqual(['(none)\n', true]);
   });
 });

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { StoreError } from '../../errors/index.js';
 import type { Environment, Merchant } from '../../schemas/index.js';
 import { DECIMAL } from '../../schemas/decimal-pattern.js';
@@ -209,7 +208,7 @@ export class SqlStore implements Store {
     const body = encodeBody(letter.body);
     const { rows } = await this.database.query<DeadLetterRow>({
       ...this.sql.insertDeadLetter,
-      values: [randomUUID(), iso(letter.receivedAt), letter.reason, body.text, body.escaped, JSON.stringify(letter.headers)],
+      values: [crypto.randomUUID(), iso(letter.receivedAt), letter.reason, body.text, body.escaped, JSON.stringify(letter.headers)],
     });
     return toDeadLetter(one(rows));
   }
@@ -320,7 +319,8 @@ export class SqlStore implements Store {
     const rank = rankOf(update.outcome);
     // First sight of the resource: the record is the update applied to a pending one.
     const advancedFromNew = rank !== null && rank > OUTCOME_RANK.pending;
-    const token = randomUUID();
+    // The global WebCrypto, not node:crypto: a command that only reads the store then starts without loading it.
+    const token = crypto.randomUUID();
     const { rows } = await db.query<ResourceRow & { advanced_by: string | null }>({
       ...this.sql.upsertResource,
       values: [

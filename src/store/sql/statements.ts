@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { EVENT_RUN_PREFIX } from '../../domain/index.js';
 import { OUTCOME_RANK } from '../types.js';
 import type { Statement } from './database.js';
@@ -29,13 +28,20 @@ export const claimableAt = (at: string) =>
 /** The key of event `id`'s dispatch run, in SQL. */
 const eventRunKey = (id: string) => `'${EVENT_RUN_PREFIX}' || ${id}`;
 
+/** A short, stable hash of `text` (32-bit FNV-1a, hex): names, not security, and no node:crypto to load at open. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
 /**
  * Every fixed statement of the store, for one dialect, named after its key. Names carry a hash of
  * the dialect's prefix: two PostgreSQL stores in different schemas may share a pool, and a
  * connection must never see one name with two texts.
  */
 export function buildStatements(d: Dialect) {
-  const tag = createHash('sha256').update(`${d.name} ${d.prefix}`).digest('hex').slice(0, 8);
+  const tag = fnv1a(`${d.name} ${d.prefix}`);
   const prepare = (key: string, text: string): Prepared => ({ name: `checkout_kit_${tag}_${key}`, text });
   /** Each text as a statement named `group` + its key. */
   const named = <K extends string>(group: string, texts: Record<K, string>) =>
