@@ -473,7 +473,7 @@ export interface OperatorViews {
 /**
  * The storage seam. `SqlStore` implements it once for SQLite (embedded, memory) and PostgreSQL,
  * checked by one contract test suite. Every method that resolves has made its change durable
- * (committed; on SQLite with `synchronous = FULL`).
+ * (committed; on SQLite, the write-ahead log synced).
  *
  * Time: every method that stamps or compares a time takes the caller's `now` (its last argument,
  * or `now` in its options), so that the engine, the receiver, reconcile and the checkout helper

@@ -20,7 +20,17 @@
  * them whatever else happens), and CHECKOUT_MAX_RPS / CHECKOUT_DISPATCH_CONCURRENCY (passed on to serve).
  * The control (how much of the growth is history, not backlog): BENCH_SLOW_HANDLER_MS=1
  * CHECKOUT_MAX_RPS=2000, where every event is fulfilled instead of waiting.
+ *
+ * Side by side: BENCH_SLOW_BASELINE_CLI=<another build's dist/cli/main.js> (BENCH_SLOW_BASELINE_NAME:
+ * `baseline`) runs that serve too, BENCH_SLOW_ROUNDS (1) times each, interleaved with this build's
+ * and in alternating order, each on a fresh folder, against the same stand-in service: compare the
+ * two within one run, since the machine's load moves the absolute figures from run to run.
+ * BENCH_SLOW_LIVE_HEAP=1: what serve holds, not what V8 has yet to collect: a heap snapshot (it
+ * collects first) halfway and one at the end of the load, each summed (the halfway one costs that
+ * moment's latency a full collection and the file's writing).
  */
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { startChild, standInStats } from './serve-children.js';
@@ -69,10 +79,56 @@ function completionCeiling(rate: number): number {
   return Math.max(0, perSecond * (SECONDS - HANDLER_MS / 1000));
 }
 
+const ROUNDS = Math.max(1, Math.round(envNumber('BENCH_SLOW_ROUNDS', 1)));
+const LIVE_HEAP = Boolean(process.env.BENCH_SLOW_LIVE_HEAP);
+interface Side {
+  /** In row names: `this build`, or the baseline's name. */
+  name: string;
+  /** The serve to run: a built `dist/cli/main.js`; undefined: this checkout's, built. */
+  cli: string | undefined;
+}
+const SIDES: Side[] = [
+  { name: 'this build', cli: undefined },
+  ...(process.env.BENCH_SLOW_BASELINE_CLI ? [{ name: process.env.BENCH_SLOW_BASELINE_NAME || 'baseline', cli: process.env.BENCH_SLOW_BASELINE_CLI }] : []),
+];
+
 export async function run(): Promise<BenchResult[]> {
   const rows: BenchResult[] = [];
-  for (const load of LOADS) rows.push(...(await measure(load)));
+  for (const load of LOADS) {
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Alternate which side goes first, so that neither always runs on the machine the other left.
+      const order = round % 2 === 1 ? SIDES : [...SIDES].reverse();
+      for (const side of order) rows.push(...(await measure(load, side, SIDES.length > 1 || ROUNDS > 1 ? ` [${side.name}, round ${round}]` : '')));
+    }
+  }
   return rows;
+}
+
+/**
+ * The live heap of `pid` (MB): the sum of a heap snapshot's objects. serve runs with
+ * `--heapsnapshot-signal=SIGUSR2` (BENCH_SERVE_HEAP_SIGNAL); V8 collects before it writes the file.
+ */
+async function liveHeapMb(pid: number, dir: string): Promise<number | undefined> {
+  const before = new Set(await readdir(dir));
+  process.kill(pid, 'SIGUSR2');
+  for (const deadline = performance.now() + 60_000; performance.now() < deadline;) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const file = (await readdir(dir)).find((name) => name.endsWith('.heapsnapshot') && !before.has(name));
+    if (!file) continue;
+    let snapshot: { snapshot: { meta: { node_fields: string[] } }; nodes: number[] };
+    try {
+      snapshot = JSON.parse(await readFile(join(dir, file), 'utf8'));
+    } catch {
+      continue; // still being written
+    }
+    await rm(join(dir, file), { force: true });
+    const fields = snapshot.snapshot.meta.node_fields;
+    const size = fields.indexOf('self_size');
+    let total = 0;
+    for (let i = size; i < snapshot.nodes.length; i += fields.length) total += snapshot.nodes[i]!;
+    return total / 1e6;
+  }
+  return undefined;
 }
 
 /** Acknowledged, the rate, and the client's latency quantiles, whichever load generator sent them. */
@@ -95,15 +151,25 @@ async function sendLoad(load: Load, port: number) {
   };
 }
 
-async function measure(load: Load): Promise<BenchResult[]> {
+async function measure(load: Load, side: Side, suffix: string): Promise<BenchResult[]> {
   const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   const schema = STORE === 'postgres' ? `ck_bench_slow_${randomBytes(4).toString('hex')}` : undefined;
   if (schema) await checkPostgres(databaseUrl);
   const standin = await startChild({ kind: 'standin', mode: 'paid' });
   let serve: Awaited<ReturnType<typeof startServe>> | undefined;
   try {
-    serve = await startServe({ servicePort: standin.port, store: schema ? withSchema(databaseUrl, schema) : 'file', handlerSleepMs: HANDLER_MS });
+    if (LIVE_HEAP) process.env.BENCH_SERVE_HEAP_SIGNAL = '1';
+    serve = await startServe({
+      servicePort: standin.port,
+      store: schema ? withSchema(databaseUrl, schema) : 'file',
+      handlerSleepMs: HANDLER_MS,
+      ...(side.cli ? { cli: side.cli } : {}),
+    });
     const pid = serve.pid;
+    const live: number[] = [];
+    const halfway = LIVE_HEAP
+      ? setTimeout(() => void liveHeapMb(pid, serve!.dir).then((mb) => mb !== undefined && live.push(mb)), (SECONDS * 1000) / 2)
+      : undefined;
     const samples: Array<{ at: number; rss: number }> = [];
     // V8's heap beside the RSS: how much of the RSS growth is the heap, and of that how much is live.
     const heaps: Array<{ used: number; total: number; newTotal: number; oldUsed: number; oldTotal: number; largeUsed: number }> = [];
@@ -121,9 +187,14 @@ async function measure(load: Load): Promise<BenchResult[]> {
       result = await sendLoad(load, serve.port);
     } finally {
       clearInterval(timer);
+      clearTimeout(halfway);
       generatorLag.disable();
     }
     const last = memoryMb(pid);
+    if (LIVE_HEAP) {
+      const mb = await liveHeapMb(pid, serve.dir);
+      if (mb !== undefined) live.push(mb);
+    }
     if (last) samples.push({ at: (performance.now() - started) / 1000, rss: last.rss });
     const calls = (await serve.handlerCalls()).total;
     const reads = (await standInStats(standin.port)).requests;
@@ -137,7 +208,7 @@ async function measure(load: Load): Promise<BenchResult[]> {
     const final = samples.at(-1);
     const steady = first && final ? Math.abs(final.rss - first.rss) <= 0.1 * first.rss : false;
     const series = samples.map((sample) => fmt(sample.rss)).join(', ');
-    const name = `slow handler (${fmt(HANDLER_MS / 1000, 1)} s), ${fmt(RATE)} deliveries/s for ${fmt(SECONDS)} s, serve${STORE === 'postgres' ? ' (PostgreSQL)' : ''}, ${LOAD_LABEL[load]}`;
+    const name = `slow handler (${fmt(HANDLER_MS / 1000, 1)} s), ${fmt(RATE)} deliveries/s for ${fmt(SECONDS)} s, serve${STORE === 'postgres' ? ' (PostgreSQL)' : ''}, ${LOAD_LABEL[load]}${suffix}`;
     return [
       {
         name: `${name}: acknowledged`,
@@ -168,6 +239,7 @@ async function measure(load: Load): Promise<BenchResult[]> {
             ? `**${fmt(first.rss)} MB at ${fmt(first.at)} s → ${fmt(final.rss)} MB at ${fmt(final.at)} s: ${steady ? 'within' : 'NOT within'} 10%** (${fmt((100 * (final.rss - first.rss)) / first.rss)}%)`
             : 'no RSS readings',
           `every ${fmt(SAMPLE_SECONDS)} s: ${series}`,
+          live.length === 2 ? `live heap (heap snapshots) ${fmt(live[0]!, 1)} MB halfway → ${fmt(live[1]!, 1)} MB at the end` : '',
           heaps.length > 0 ? `V8 heap used / total (MB), same readings: ${heaps.map((heap) => `${fmt(heap.used)}/${fmt(heap.total)}`).join(', ')}` : '',
           heaps.length > 0
             ? `of which old space used / total, new space total and large objects (MB): ${heaps.map((heap) => `${fmt(heap.oldUsed)}/${fmt(heap.oldTotal)}+${fmt(heap.newTotal)}+${fmt(heap.largeUsed)}`).join(', ')}`

@@ -1,3 +1,4 @@
+import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { StoreError } from '../../errors/index.js';
 import type { Database, Queryable, QueryResult, Statement } from '../sql/database.js';
 import { loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriverName, type SqliteStatement } from './driver.js';
@@ -60,12 +61,18 @@ export function storeError(path: string, error: unknown): StoreError {
 /**
  * SQLite (node:sqlite, or better-sqlite3 on a Node without it: see `driver.ts`), shaped for a
  * receiver. Both drivers are synchronous: a statement runs on the event loop, so what matters is
- * how many commits a burst costs. Every write of one turn (each delivery's insert, each claim and
- * completion) waits for the turn's end and is committed with the others in one transaction: one
- * fsync for all of them. A promise settles only after its commit. While another process holds the
- * write lock, the turn's writes wait for it off the event loop (see `beginWrite`), so
- * acknowledgements and timers go on. Reads go to a second connection, which sees only what is
- * committed (WAL); `:memory:` has one connection, and a read waits while a commit is being made.
+ * how much of the loop a burst's commits take. Every write of one turn (each delivery's insert,
+ * each claim and completion) waits for the turn's end and is committed with the others in one
+ * transaction. The commit writes the WAL (`synchronous = NORMAL`), then the WAL is fdatasync'd on
+ * the thread pool, and only then does any of the transaction's promises settle: a write is on disk
+ * before it is acknowledged, as with `FULL`, but the event loop goes on answering while the disk
+ * works, and what arrives meanwhile waits for the next commit (group commit: one sync in flight).
+ * Another connection may read a commit before its sync; whatever acts on it writes first (a claim),
+ * and that write's sync covers every frame before it, since the WAL is appended in order.
+ * While another process holds the write lock, the turn's writes wait for it off the event loop
+ * (see `beginWrite`), so acknowledgements and timers go on. Reads go to a second connection, which
+ * sees only what is committed (WAL); `:memory:` has one connection (nothing to sync), and a read
+ * waits while a commit is being made.
  */
 export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   const driver = loadDriver(options.driver);
@@ -79,8 +86,9 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
       connection.pragma(`busy_timeout = ${busyTimeout}`);
       // WAL stays with the file: only a new file is switched, which takes no lock once done.
       if (!memory && !reading && connection.pragma('journal_mode')[0]?.journal_mode !== 'wal') connection.pragma('journal_mode = WAL');
-      // A commit is on disk before it is acknowledged; set on each (better-sqlite3 reopens WAL with NORMAL).
-      connection.pragma('synchronous = FULL');
+      // The writer's commits write the WAL without syncing it on the event loop; `syncWal` syncs it
+      // before anything is acknowledged. Set on each connection (better-sqlite3 reopens WAL with NORMAL).
+      connection.pragma(`synchronous = ${reading || memory ? 'FULL' : 'NORMAL'}`);
       if (reading) connection.pragma('query_only = ON');
       // From then on the writer never waits inside SQLite for another process's lock: that wait would
       // hold the event loop (no acknowledgement, no timer) for as long as the other transaction lasts.
@@ -196,6 +204,19 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     return undefined;
   }
 
+  let wal: FileHandle | undefined;
+  /** Put the WAL's committed frames on disk (fdatasync, on the thread pool); what undid the sync, if anything did. */
+  async function syncWal(): Promise<unknown> {
+    if (memory) return undefined;
+    try {
+      wal ??= await openFile(`${options.path}-wal`, 'r');
+      await wal.datasync();
+      return undefined;
+    } catch (error) {
+      return new StoreError(`The store ${options.path} could not sync its write-ahead log (${(error as Error).message}): it is tried again.`, { cause: error });
+    }
+  }
+
   async function flush(): Promise<void> {
     if (committing) await committing;
     scheduled = false;
@@ -204,7 +225,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     let done!: () => void;
     committing = new Promise((resolve) => (done = resolve));
     const settled: Settled[] = [];
-    const failure = await write(units, settled);
+    const failure = (await write(units, settled)) ?? (await syncWal());
     committing = undefined;
     done();
     if (failure !== undefined) for (const unit of units) unit.reject(failure);
@@ -228,6 +249,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     async close() {
       closed = true;
       while (scheduled || committing) await (committing ?? new Promise((resolve) => setImmediate(resolve)));
+      await wal?.close();
       if (reader !== writer) reader.close();
       writer.close();
     },
