@@ -158,6 +158,8 @@ async function measure(load: Load, side: Side, suffix: string): Promise<BenchRes
   const standin = await startChild({ kind: 'standin', mode: 'paid' });
   let serve: Awaited<ReturnType<typeof startServe>> | undefined;
   try {
+    // The heap snapshot signal for this serve only: other benches in the same run start theirs without it.
+    const signalBefore = process.env.BENCH_SERVE_HEAP_SIGNAL;
     if (LIVE_HEAP) process.env.BENCH_SERVE_HEAP_SIGNAL = '1';
     serve = await startServe({
       servicePort: standin.port,
@@ -165,11 +167,12 @@ async function measure(load: Load, side: Side, suffix: string): Promise<BenchRes
       handlerSleepMs: HANDLER_MS,
       ...(side.cli ? { cli: side.cli } : {}),
     });
+    if (signalBefore === undefined) delete process.env.BENCH_SERVE_HEAP_SIGNAL;
+    else process.env.BENCH_SERVE_HEAP_SIGNAL = signalBefore;
     const pid = serve.pid;
     const live: number[] = [];
-    const halfway = LIVE_HEAP
-      ? setTimeout(() => void liveHeapMb(pid, serve!.dir).then((mb) => mb !== undefined && live.push(mb)), (SECONDS * 1000) / 2)
-      : undefined;
+    let halfwayHeap: Promise<number | undefined> | undefined;
+    const halfway = LIVE_HEAP ? setTimeout(() => (halfwayHeap = liveHeapMb(pid, serve!.dir).catch(() => undefined)), (SECONDS * 1000) / 2) : undefined;
     const samples: Array<{ at: number; rss: number }> = [];
     // V8's heap beside the RSS: how much of the RSS growth is the heap, and of that how much is live.
     const heaps: Array<{ used: number; total: number; newTotal: number; oldUsed: number; oldTotal: number; largeUsed: number }> = [];
@@ -192,8 +195,8 @@ async function measure(load: Load, side: Side, suffix: string): Promise<BenchRes
     }
     const last = memoryMb(pid);
     if (LIVE_HEAP) {
-      const mb = await liveHeapMb(pid, serve.dir);
-      if (mb !== undefined) live.push(mb);
+      // In order: the halfway one (if it was taken), then the end's.
+      for (const mb of [await halfwayHeap, await liveHeapMb(pid, serve.dir).catch(() => undefined)]) if (mb !== undefined) live.push(mb);
     }
     if (last) samples.push({ at: (performance.now() - started) / 1000, rss: last.rss });
     const calls = (await serve.handlerCalls()).total;

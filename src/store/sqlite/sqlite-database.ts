@@ -58,17 +58,22 @@ export function storeError(path: string, error: unknown): StoreError {
   return new StoreError(`The store ${path} failed: ${message}.`, { cause: error });
 }
 
+const journalMode = (connection: SqliteConnection) => connection.pragma('journal_mode')[0]?.journal_mode;
+const synchronousOf = (connection: SqliteConnection) => Number(connection.pragma('synchronous')[0]?.synchronous);
+
 /**
  * SQLite (node:sqlite, or better-sqlite3 on a Node without it: see `driver.ts`), shaped for a
  * receiver. Both drivers are synchronous: a statement runs on the event loop, so what matters is
  * how much of the loop a burst's commits take. Every write of one turn (each delivery's insert,
  * each claim and completion) waits for the turn's end and is committed with the others in one
  * transaction. The commit writes the WAL (`synchronous = NORMAL`), then the WAL is fdatasync'd on
- * the thread pool, and only then does any of the transaction's promises settle: a write is on disk
- * before it is acknowledged, as with `FULL`, but the event loop goes on answering while the disk
+ * the thread pool, and only then does any of the transaction's promises settle: what is
+ * acknowledged is on disk, as with `FULL`, but the event loop goes on answering while the disk
  * works, and what arrives meanwhile waits for the next commit (group commit: one sync in flight).
- * Another connection may read a commit before its sync; whatever acts on it writes first (a claim),
- * and that write's sync covers every frame before it, since the WAL is appended in order.
+ * Unlike `FULL`, another connection may read a commit before its sync (a page, a listing, a
+ * checkout's existing attempt); what acts on it for good writes first (a claim), and that write's
+ * sync covers every frame before it, since the WAL is appended in order. SQLite's automatic
+ * checkpoint still runs inside a commit, on the loop, about every 1,000 pages.
  * While another process holds the write lock, the turn's writes wait for it off the event loop
  * (see `beginWrite`), so acknowledgements and timers go on. Reads go to a second connection, which
  * sees only what is committed (WAL); `:memory:` has one connection (nothing to sync), and a read
@@ -85,10 +90,11 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
       // Set-up may wait for another process (switching a new file to WAL takes the lock for a moment).
       connection.pragma(`busy_timeout = ${busyTimeout}`);
       // WAL stays with the file: only a new file is switched, which takes no lock once done.
-      if (!memory && !reading && connection.pragma('journal_mode')[0]?.journal_mode !== 'wal') connection.pragma('journal_mode = WAL');
-      // The writer's commits write the WAL without syncing it on the event loop; `syncWal` syncs it
-      // before anything is acknowledged. Set on each connection (better-sqlite3 reopens WAL with NORMAL).
-      connection.pragma(`synchronous = ${reading || memory ? 'FULL' : 'NORMAL'}`);
+      if (!memory && !reading && journalMode(connection) !== 'wal') connection.pragma('journal_mode = WAL');
+      // A writer in WAL mode commits without syncing on the event loop: `syncWal` syncs the WAL before
+      // anything is acknowledged. Anywhere else (a file SQLite would not switch to WAL), FULL. Set on
+      // each connection: better-sqlite3 reopens a WAL file with NORMAL.
+      connection.pragma(`synchronous = ${!reading && !memory && journalMode(connection) === 'wal' ? 'NORMAL' : 'FULL'}`);
       if (reading) connection.pragma('query_only = ON');
       // From then on the writer never waits inside SQLite for another process's lock: that wait would
       // hold the event loop (no acknowledgement, no timer) for as long as the other transaction lasts.
@@ -148,6 +154,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   const enqueue = (work: Unit['work'], several: boolean) =>
     new Promise<unknown>((resolve, reject) => {
       if (closed) return reject(closedError());
+      if (broken) return reject(broken);
       queue.push({ work, several, resolve, reject });
       if (!scheduled) {
         scheduled = true;
@@ -204,16 +211,37 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     return undefined;
   }
 
+  /**
+   * The WAL the writer commits to, as SQLite names it (after the database file's real path, links
+   * resolved), when the writer's commits leave its sync to `syncWal`; else undefined.
+   */
+  const walPath = !memory && synchronousOf(writer) === 1 ? `${String(writer.pragma('database_list').find((row) => row.name === 'main')?.file)}-wal` : undefined;
   let wal: FileHandle | undefined;
-  /** Put the WAL's committed frames on disk (fdatasync, on the thread pool); what undid the sync, if anything did. */
+  /** Once a sync has failed: what every later write is refused with (see `syncWal`). */
+  let broken: StoreError | undefined;
+  /**
+   * Put the WAL's committed frames on disk (fdatasync, on the thread pool); what undid the sync, if
+   * anything did. Every commit syncs, one that changed nothing too: a claim that matched no row
+   * has read frames another connection may not have synced yet.
+   *
+   * A failed sync is final for this process. The frames are committed and visible, and the kernel
+   * may report a write-back error once and then count the pages clean, so a later sync that
+   * succeeds proves nothing about them: every later write is refused until the store is reopened.
+   */
   async function syncWal(): Promise<unknown> {
-    if (memory) return undefined;
+    if (walPath === undefined) return undefined;
     try {
-      wal ??= await openFile(`${options.path}-wal`, 'r');
+      wal ??= await openFile(walPath, 'r+');
       await wal.datasync();
       return undefined;
     } catch (error) {
-      return new StoreError(`The store ${options.path} could not sync its write-ahead log (${(error as Error).message}): it is tried again.`, { cause: error });
+      broken = new StoreError(
+        `The store ${options.path} could not sync its write-ahead log (${(error as Error).message}): the last writes are committed but may not be on disk, and nothing more is written. Check the disk, then restart the process to reopen the store.`,
+        { cause: error },
+      );
+      await wal?.close().catch(() => undefined);
+      wal = undefined;
+      return broken;
     }
   }
 
@@ -225,9 +253,15 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     let done!: () => void;
     committing = new Promise((resolve) => (done = resolve));
     const settled: Settled[] = [];
-    const failure = (await write(units, settled)) ?? (await syncWal());
-    committing = undefined;
-    done();
+    let failure: unknown;
+    try {
+      failure = broken ?? (await write(units, settled)) ?? (await syncWal());
+    } catch (error) {
+      failure = error;
+    } finally {
+      committing = undefined;
+      done();
+    }
     if (failure !== undefined) for (const unit of units) unit.reject(failure);
     else for (const { unit, ok, value } of settled) (ok ? unit.resolve : unit.reject)(value);
   }
@@ -249,9 +283,12 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     async close() {
       closed = true;
       while (scheduled || committing) await (committing ?? new Promise((resolve) => setImmediate(resolve)));
-      await wal?.close();
-      if (reader !== writer) reader.close();
-      writer.close();
+      try {
+        await wal?.close();
+      } finally {
+        if (reader !== writer) reader.close();
+        writer.close();
+      }
     },
   };
 }
