@@ -261,6 +261,8 @@ export interface ServeOptions {
   store?: string;
   /** The paid handler sleeps this long before it returns. @default 0 */
   handlerSleepMs?: number;
+  /** `kill -USR2 <pid>` writes a heap snapshot into serve's folder, as BENCH_SERVE_HEAP_SIGNAL=1 does for every serve. @default false */
+  heapSnapshotSignal?: boolean;
   /**
    * `CHECKOUT_MAX_RPS` for serve when the bench's own environment sets none: what the stand-in
    * allows, as a merchant configures it. @default serve's own default
@@ -336,7 +338,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     // BENCH_SERVE_CPU_PROF=dir writes a V8 CPU profile of each serve there (for finding where it waits).
     const profile = process.env.BENCH_SERVE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVE_CPU_PROF}`] : [];
     // BENCH_SERVE_HEAP_SIGNAL=1: `kill -USR2 <serve's pid>` writes a heap snapshot into its folder (keep it with BENCH_KEEP_DIR).
-    const heap = process.env.BENCH_SERVE_HEAP_SIGNAL ? ['--heapsnapshot-signal=SIGUSR2'] : [];
+    const heap = options.heapSnapshotSignal || process.env.BENCH_SERVE_HEAP_SIGNAL ? ['--heapsnapshot-signal=SIGUSR2'] : [];
     // BENCH_SERVE_NODE_FLAGS='--trace-gc …': more Node/V8 flags for serve; what it prints after start goes to serve.stdout in its folder.
     const extra = extraFlags();
     spawnedAt = performance.now();

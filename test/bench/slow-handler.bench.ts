@@ -106,7 +106,7 @@ export async function run(): Promise<BenchResult[]> {
 
 /**
  * The live heap of `pid` (MB): the sum of a heap snapshot's objects. serve runs with
- * `--heapsnapshot-signal=SIGUSR2` (BENCH_SERVE_HEAP_SIGNAL); V8 collects before it writes the file.
+ * `--heapsnapshot-signal=SIGUSR2` (`startServe`'s `heapSnapshotSignal`); V8 collects before it writes the file.
  */
 async function liveHeapMb(pid: number, dir: string): Promise<number | undefined> {
   const before = new Set(await readdir(dir));
@@ -158,17 +158,13 @@ async function measure(load: Load, side: Side, suffix: string): Promise<BenchRes
   const standin = await startChild({ kind: 'standin', mode: 'paid' });
   let serve: Awaited<ReturnType<typeof startServe>> | undefined;
   try {
-    // The heap snapshot signal for this serve only: other benches in the same run start theirs without it.
-    const signalBefore = process.env.BENCH_SERVE_HEAP_SIGNAL;
-    if (LIVE_HEAP) process.env.BENCH_SERVE_HEAP_SIGNAL = '1';
     serve = await startServe({
       servicePort: standin.port,
       store: schema ? withSchema(databaseUrl, schema) : 'file',
       handlerSleepMs: HANDLER_MS,
+      heapSnapshotSignal: LIVE_HEAP,
       ...(side.cli ? { cli: side.cli } : {}),
     });
-    if (signalBefore === undefined) delete process.env.BENCH_SERVE_HEAP_SIGNAL;
-    else process.env.BENCH_SERVE_HEAP_SIGNAL = signalBefore;
     const pid = serve.pid;
     const live: number[] = [];
     let halfwayHeap: Promise<number | undefined> | undefined;

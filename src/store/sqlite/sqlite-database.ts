@@ -59,7 +59,6 @@ export function storeError(path: string, error: unknown): StoreError {
 }
 
 const journalMode = (connection: SqliteConnection) => connection.pragma('journal_mode')[0]?.journal_mode;
-const synchronousOf = (connection: SqliteConnection) => Number(connection.pragma('synchronous')[0]?.synchronous);
 
 /**
  * SQLite (node:sqlite, or better-sqlite3 on a Node without it: see `driver.ts`), shaped for a
@@ -83,6 +82,8 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   const driver = loadDriver(options.driver);
   const memory = options.path === ':memory:';
   const busyTimeout = options.busyTimeoutMs ?? 5000;
+  /** Whether `connection` commits without syncing, leaving the WAL's sync to `syncWal`: a writer of a file in WAL mode. */
+  const syncsItself = (connection: SqliteConnection, reading: boolean) => !memory && !reading && journalMode(connection) === 'wal';
   /** A connection set up for writing, or (`reading`) opened read-only and kept from writing. */
   const setUp = (reading: boolean): SqliteConnection => {
     const connection = driver.open(options.path, { readonly: reading });
@@ -94,7 +95,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
       // A writer in WAL mode commits without syncing on the event loop: `syncWal` syncs the WAL before
       // anything is acknowledged. Anywhere else (a file SQLite would not switch to WAL), FULL. Set on
       // each connection: better-sqlite3 reopens a WAL file with NORMAL.
-      connection.pragma(`synchronous = ${!reading && !memory && journalMode(connection) === 'wal' ? 'NORMAL' : 'FULL'}`);
+      connection.pragma(`synchronous = ${syncsItself(connection, reading) ? 'NORMAL' : 'FULL'}`);
       if (reading) connection.pragma('query_only = ON');
       // From then on the writer never waits inside SQLite for another process's lock: that wait would
       // hold the event loop (no acknowledgement, no timer) for as long as the other transaction lasts.
@@ -215,7 +216,9 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
    * The WAL the writer commits to, as SQLite names it (after the database file's real path, links
    * resolved), when the writer's commits leave its sync to `syncWal`; else undefined.
    */
-  const walPath = !memory && synchronousOf(writer) === 1 ? `${String(writer.pragma('database_list').find((row) => row.name === 'main')?.file)}-wal` : undefined;
+  const walPath = syncsItself(writer, Boolean(options.readonly))
+    ? `${String(writer.pragma('database_list').find((row) => row.name === 'main')?.file)}-wal`
+    : undefined;
   let wal: FileHandle | undefined;
   /** Once a sync has failed: what every later write is refused with (see `syncWal`). */
   let broken: StoreError | undefined;
