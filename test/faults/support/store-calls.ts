@@ -1,8 +1,8 @@
 // Preloaded into a CLI process by the every-write scenario (`node --import tsx --import this`):
 // records each call of the Store methods named in STORE_CALLS_METHODS (comma-separated) made on
 // any SqlStore of the process, once it has settled, as one JSON line in STORE_CALLS_LOG. The call
-// itself is the store's own, unchanged: this only says which writes the real processes made, as the
-// journal's op types once did.
+// itself is the store's own, unchanged: this only says which writes the real processes made.
+// STORE_CALLS_HOLD_LOCK_MS delays the caller after a lock it took (the call itself is unchanged).
 import { appendFileSync } from 'node:fs';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
 import type { Store } from '../../../src/store/index.js';
@@ -22,6 +22,7 @@ export interface StoreCall {
 
 const file = process.env.STORE_CALLS_LOG;
 const methods = (process.env.STORE_CALLS_METHODS ?? '').split(',').filter(Boolean) as Array<keyof Store>;
+const holdLockMs = Number(process.env.STORE_CALLS_HOLD_LOCK_MS ?? 0);
 const prototype = SqlStore.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
 
 if (file) {
@@ -37,6 +38,12 @@ if (file) {
         (value) => write({ ok: true, ...(typeof value === 'boolean' ? { value } : {}) }),
         (error: unknown) => write({ ok: false, error: String((error as Error)?.message ?? error).slice(0, 300) }),
       );
+      // STORE_CALLS_HOLD_LOCK_MS: the caller goes on only that long after taking a lock (a slow pass).
+      if (method === 'acquireLock' && holdLockMs > 0)
+        return result.then(async (value) => {
+          if (value === true) await new Promise((resolve) => setTimeout(resolve, holdLockMs));
+          return value;
+        });
       return result;
     };
   }

@@ -201,12 +201,17 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
   const lockCalls = join(shop, 'reconcile-lock-calls.jsonl');
   const loopEnv = { ...env, STORE_CALLS_LOG: lockCalls, STORE_CALLS_METHODS: 'acquireLock,releaseLock' };
   let loopPass: Proc | undefined;
+  const reconcileKills: Kill[] = [];
   const reconcileLoop = (async () => {
     if (!config.reconcileEveryMs) return;
     while (!loopsStop && !control.aborted) {
+      // Once the buyers are done, a pass finds little to do and holds the lock for milliseconds, too
+      // briefly for the killer to strike while it does: while kills are owed, such a pass holds it
+      // for 3 s after taking it, as a pass waiting on a slow service would.
+      const owed = workloadDone && reconcileKills.length < (config.reconcileKills ?? 0);
       const proc = procs.cli('reconcile-loop', ['reconcile', '--json', '--older-than', '1s'], {
         cwd: shop,
-        env: loopEnv,
+        env: owed ? { ...loopEnv, STORE_CALLS_HOLD_LOCK_MS: '3000' } : loopEnv,
         wholeStdout: true,
         preload: [STORE_CALLS],
       });
@@ -223,7 +228,6 @@ async function storm(config: StormConfig, control: Control): Promise<StormOutcom
   // The reconcile killer: once half the buyers' work is done and three passes have worked beside
   // serve (a killed pass's lock keeps the next ones out for up to 2 minutes), a pass that has taken
   // the lock and not given it back is SIGKILLed after a moment (0 to 1.5 s), `reconcileKills` times.
-  const reconcileKills: Kill[] = [];
   const holdsLock = (pid: number) => {
     const calls = readStoreCalls(lockCalls).filter((call) => call.pid === pid && call.subject === RECONCILE_LOCK && call.ok);
     return calls.some((call) => call.method === 'acquireLock' && call.value === true) && !calls.some((call) => call.method === 'releaseLock');
