@@ -9,7 +9,7 @@ import type { CliIO } from './io.js';
  * exist is refused (exit 2), never created: a mistyped CHECKOUT_STORE must not look like an empty shop.
  * Its own module, apart from `runtime.ts`: these commands read only CHECKOUT_STORE (and register the
  * configured secrets, so nothing they print shows one), not the whole configuration, the client, the
- * engine or the metrics: they start about as fast as node itself.
+ * engine or the metrics, so they load only the store and its driver.
  */
 export async function withStore<T>(io: CliIO, work: (store: Store) => Promise<T>, { create = false }: { create?: boolean } = {}): Promise<T> {
   const variables = readVariables({ env: io.env, cwd: io.cwd });
