@@ -15,14 +15,54 @@ export interface HttpRequest {
   signal: AbortSignal;
 }
 
-/** Sends one request; rejects when no answer came (network error, abort, timeout). */
+/** Sends one request; rejects when no answer came (network error, abort, timeout) or the answer is over `MAX_ANSWER_CHARS`. */
 export type HttpCall = (url: string, request: HttpRequest) => Promise<HttpAnswer>;
+
+/**
+ * The longest answer read, in characters (8 MiB of ASCII): the service's largest, a page of 100
+ * payments, is a few hundred KB. A longer one is not kept in memory: reading it whole could take
+ * the process down with it.
+ */
+export const MAX_ANSWER_CHARS = 8 * 1024 * 1024;
+
+/** An answer cut off at `MAX_ANSWER_CHARS`: the service's fault (the transport makes it an `InvalidResponseError`). */
+export class AnswerTooLargeError extends Error {
+  override name = 'AnswerTooLargeError';
+  constructor(readonly status: number) {
+    super(`the answer is longer than ${MAX_ANSWER_CHARS} characters`);
+  }
+}
+
+/** Whether a `Content-Length` already says the answer is too long to read (UTF-8 takes at most 3 bytes per UTF-16 character). */
+const announcedTooLong = (contentLength: string | null | undefined) => contentLength != null && Number(contentLength) > MAX_ANSWER_CHARS * 3;
+
+/** A fetch answer's body as text, up to `MAX_ANSWER_CHARS`. */
+async function cappedText(response: Response): Promise<string> {
+  if (announcedTooLong(response.headers.get('content-length'))) {
+    await response.body?.cancel();
+    throw new AnswerTooLargeError(response.status);
+  }
+  if (!response.body) return response.text();
+  const decoder = new TextDecoder();
+  let text = '';
+  const reader = response.body.getReader();
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    text += decoder.decode(chunk.value, { stream: true });
+    if (text.length > MAX_ANSWER_CHARS) {
+      await reader.cancel().catch(() => undefined);
+      throw new AnswerTooLargeError(response.status);
+    }
+  }
+  text += decoder.decode();
+  // text() drops a byte order mark; so does this.
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
 
 /** The transport over a `fetch` (the client's `fetch` option, or where Node's `http` is not available). */
 export function fetchCall(fetchImpl: typeof fetch): HttpCall {
   return async (url, { method, headers, body, signal }) => {
     const response = await fetchImpl(url, { method, headers, body, signal });
-    const text = await response.text();
+    const text = await cappedText(response);
     return { status: response.status, statusText: response.statusText, header: (name) => response.headers.get(name) ?? undefined, text };
   };
 }
@@ -67,9 +107,17 @@ export function nodeHttpCall(): HttpCall {
           reject(error);
         };
         const req = (secure ? loaded.https : loaded.http).request(url, options, (res: IncomingMessage) => {
+          const tooLarge = () => {
+            fail(new AnswerTooLargeError(res.statusCode ?? 0));
+            req.destroy();
+          };
+          if (announcedTooLong(res.headers['content-length'])) return tooLarge();
           res.setEncoding('utf8');
           let text = '';
-          res.on('data', (chunk: string) => (text += chunk));
+          res.on('data', (chunk: string) => {
+            text += chunk;
+            if (text.length > MAX_ANSWER_CHARS) tooLarge();
+          });
           res.on('error', fail);
           res.on('close', () => res.complete || fail(new Error('the connection closed before the answer was complete')));
           res.on('end', () => {

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { ApiError, CheckoutKitError, ConfigError, InvalidResponseError, NetworkError, TimeoutError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { ErrorObjectSchema } from '../schemas/index.js';
-import { fetchCall, nodeHttpCall, type HttpAnswer, type HttpCall } from './http-call.js';
+import { AnswerTooLargeError, fetchCall, MAX_ANSWER_CHARS, nodeHttpCall, type HttpAnswer, type HttpCall } from './http-call.js';
 import { RateLimiter } from './rate-limiter.js';
 import { parseRetryAfter, isRetryable } from './retry-policy.js';
 import { defaultRequestSigner, type RequestSigner } from './signer.js';
@@ -172,6 +172,10 @@ export class Transport {
     try {
       response = await this.call(url, { method: spec.method, headers, body: spec.body === undefined ? undefined : body, signal: deadline.signal });
     } catch (error) {
+      if (error instanceof AnswerTooLargeError) {
+        const issue = { code: 'custom' as const, path: [], message: error.message, input: undefined };
+        throw this.invalidResponse(spec, url, error.status, [issue], `is longer than ${MAX_ANSWER_CHARS} characters: not read`);
+      }
       this.tell({ method: spec.method, url, status: 'error' });
       throw this.transportError(spec, url, error, deadline.timedOut());
     } finally {
@@ -186,26 +190,21 @@ export class Transport {
       throw error;
     }
     const parsed = parseAnswer(spec.schema, response.text);
-    if (!parsed.success) {
-      // The service's fault, not the caller's: counted as a failed exchange and said once here, for
-      // every operation, whoever made the call (a checkout, a confirm read, a command).
-      this.tell({ method: spec.method, url, status: 'invalid_response' });
-      const error = new InvalidResponseError({
-        operation: spec.operation,
-        status: response.status,
-        method: spec.method,
-        url,
-        issues: parsed.issues,
-        problem: parsed.problem,
-      });
-      this.options.logger.warn(
-        { operation: spec.operation, method: spec.method, path: spec.path, status: response.status, fields: error.fields },
-        error.message,
-      );
-      throw error;
-    }
+    if (!parsed.success) throw this.invalidResponse(spec, url, response.status, parsed.issues, parsed.problem);
     this.tell({ method: spec.method, url, status: response.status });
     return parsed.data;
+  }
+
+  /**
+   * A success answer that is not what the spec says (or too long to read): the service's fault,
+   * not the caller's, counted as a failed exchange and said once here, for every operation,
+   * whoever made the call (a checkout, a confirm read, a command).
+   */
+  private invalidResponse(spec: RequestSpec<z.ZodType>, url: string, status: number, issues: z.core.$ZodIssue[], problem: string | undefined) {
+    this.tell({ method: spec.method, url, status: 'invalid_response' });
+    const error = new InvalidResponseError({ operation: spec.operation, status, method: spec.method, url, issues, problem });
+    this.options.logger.warn({ operation: spec.operation, method: spec.method, path: spec.path, status, fields: error.fields }, error.message);
+    return error;
   }
 
   /** An observer that throws must not turn the call's outcome into its error. */

@@ -4,8 +4,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CheckoutClient, type HttpCallRecord } from '../../src/client/index.js';
-import { nodeHttpCall } from '../../src/client/http-call.js';
-import { ApiError, NetworkError, TimeoutError } from '../../src/errors/index.js';
+import { MAX_ANSWER_CHARS, nodeHttpCall } from '../../src/client/http-call.js';
+import { ApiError, InvalidResponseError, NetworkError, TimeoutError } from '../../src/errors/index.js';
 import { TEST_KEYS, samplePayment } from '../support/fixtures.js';
 
 /** A real service stand-in on loopback: `answer` handles every request; sockets are counted. */
@@ -214,5 +214,67 @@ describe('the client over Node http (the default)', () => {
     });
     expect(await client.payments.get(payment.id)).toEqual(payment);
     expect(seen).toEqual([`http://service.invalid/v1/payments/${payment.id}`]);
+  });
+
+  describe('an answer longer than MAX_ANSWER_CHARS is not read whole: an InvalidResponseError, not retried', () => {
+    /** A service that streams `chars` characters of a JSON string in 64 KiB writes, with no Content-Length; counts requests and what it managed to write. */
+    async function endless(chars: number) {
+      let requests = 0;
+      let written = 0;
+      const chunk = 'x'.repeat(64 * 1024);
+      const stub = await service((_request, response) => {
+        requests += 1;
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write('{"id":"');
+        const more = () => {
+          while (written < chars) {
+            written += chunk.length;
+            if (!response.write(chunk)) return void response.once('drain', more);
+          }
+          response.end('"}');
+        };
+        response.on('error', () => undefined);
+        more();
+      });
+      return { url: stub.url, requests: () => requests, written: () => written };
+    }
+
+    const tooLong = (error: unknown) => {
+      expect(error).toBeInstanceOf(InvalidResponseError);
+      expect((error as InvalidResponseError).message).toMatch(`payments.get: the service's 200 answer is longer than ${MAX_ANSWER_CHARS} characters: not read`);
+      expect((error as InvalidResponseError).fields).toEqual(['(root)']);
+    };
+
+    it('over Node http: the connection is closed once the limit is passed', async () => {
+      const stub = await endless(20 * MAX_ANSWER_CHARS);
+      const calls: HttpCallRecord[] = [];
+      const client = new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, minRetryDelayMs: 1, onCall: (call) => calls.push(call) });
+      tooLong(await client.payments.get(ID).catch((caught: unknown) => caught));
+      expect([stub.requests(), calls.map((call) => call.status)]).toEqual([1, ['invalid_response']]);
+      expect(stub.written()).toBeLessThan(20 * MAX_ANSWER_CHARS);
+    });
+
+    it('over Node http and over fetch: a Content-Length that says so is refused before the body is read', async () => {
+      const stub = await service((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(700 * 1024 * 1024) });
+        response.write('{"id":');
+      });
+      tooLong(await new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, minRetryDelayMs: 1 }).payments.get(ID).catch((caught: unknown) => caught));
+      const overFetch = new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, minRetryDelayMs: 1, fetch: (input, init) => fetch(input, init) });
+      tooLong(await overFetch.payments.get(ID).catch((caught: unknown) => caught));
+    });
+
+    it('over fetch, streamed', async () => {
+      const stub = await endless(2 * MAX_ANSWER_CHARS);
+      const client = new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS, minRetryDelayMs: 1, fetch: (input, init) => fetch(input, init) });
+      tooLong(await client.payments.get(ID).catch((caught: unknown) => caught));
+      expect(stub.requests()).toBe(1);
+    });
+
+    it('one just under the limit is read', async () => {
+      const payment = { ...samplePayment(), metadata: { note: 'x'.repeat(MAX_ANSWER_CHARS - 10_000) } };
+      const stub = await service((_request, response) => json(response, 200, payment));
+      expect((await new CheckoutClient({ baseUrl: stub.url, ...TEST_KEYS }).payments.get(payment.id)).id).toBe(payment.id);
+    });
   });
 });
