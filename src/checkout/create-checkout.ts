@@ -2,7 +2,7 @@ import type { CheckoutClient, PartnerClient } from '../client/index.js';
 import { ApiError, CheckoutError, InvalidRequestError, InvalidResponseError, isAbortedBy, NetworkError, TimeoutError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { TENANT_ID_PATTERN, tenantOrderKey } from '../domain/index.js';
-import { assertAmount } from '../money/index.js';
+import { assertAmount, compareAmounts } from '../money/index.js';
 import type { Invoice, Payment } from '../schemas/index.js';
 import type { CheckoutAttempt, ResourceKind, Store } from '../store/index.js';
 import { isDefiniteRefusal, standingTry } from './create-once.js';
@@ -160,6 +160,19 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
     }
     throw toCheckoutError(error, orderId);
   }
+  const differs = fieldsNotAsAsked(body, resource);
+  if (differs.length > 0) {
+    // Not the order's payment: nothing is recorded for it and the buyer is not sent to it. The
+    // attempt stays under its key, so a retry gets the same answer until the service is fixed.
+    logger.error(
+      { orderId, kind, id: resource.id, fields: differs },
+      `the service created the ${kind} for order ${orderId} with a different ${differs.join(' and ')}: not redirected`,
+    );
+    throw new CheckoutError(
+      `The payment service created ${kind} ${resource.id} for order ${orderId} with a different ${differs.join(' and ')} from the one asked for; nothing was redirected. Check the service before retrying.`,
+      { code: 'invalid_response' },
+    );
+  }
   // Known to the reconciler first, whatever happens next.
   await deps.store.updateResource(
     {
@@ -233,6 +246,15 @@ async function creatorFor(deps: CheckoutDeps, input: CheckoutInput): Promise<{ o
     throw new CheckoutError(`No onboarded tenant ${input.tenantId}: onboard it first (\`checkout-kit merchants onboard --tenant …\`).`, { code: 'not_found' });
   }
   return { orderKey: tenantOrderKey(input.tenantId, input.orderId), creator: { partner: creator.partner, merchantId: tenant.merchantId } };
+}
+
+/** The fields of the answer that say another payment than the one asked for: its amount or reference. */
+function fieldsNotAsAsked(body: Record<string, unknown>, resource: Payment | Invoice): string[] {
+  const differs: string[] = [];
+  if (compareAmounts(resource.amount, body.amount as string) !== 0) differs.push('amount');
+  // A service that does not echo the reference says nothing wrong; one that echoes another does.
+  if (resource.referenceId != null && resource.referenceId !== body.referenceId) differs.push('referenceId');
+  return differs;
 }
 
 async function send(

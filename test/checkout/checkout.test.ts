@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import Fastify from 'fastify';
@@ -12,6 +14,7 @@ import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
 import { openDescriptors } from '../support/descriptors.js';
+import { samplePayment, TEST_KEYS } from '../support/fixtures.js';
 import { cleanup, openSandbox, readState, simulate, tempDir } from '../sandbox/helpers.js';
 
 afterEach(cleanup);
@@ -187,6 +190,40 @@ describe('createCheckout against the sandbox', () => {
     expect(await forgetful.getResource('payment', first.resourceId)).toBeUndefined();
     await createCheckout({ store: forgetful, creator: { client } }, { orderId: 'o-lost', amount: '2' });
     expect(await forgetful.getResource('payment', first.resourceId)).toMatchObject({ orderId: 'o-lost', open: true });
+  });
+
+  it('a created payment with another amount or referenceId than the order asked for is a 502 invalid_response: not recorded, never redirected', async () => {
+    // A service stand-in on loopback that creates the payment with `answer`'s changes to the request.
+    let answer: (asked: { amount: string; referenceId: string }) => object = (asked) => asked;
+    const service = createServer((request, response) => {
+      let text = '';
+      request.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      request.on('end', () => {
+        response.writeHead(201, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(samplePayment(answer(JSON.parse(text) as { amount: string; referenceId: string }))));
+      });
+    });
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = new CheckoutClient({ ...TEST_KEYS, baseUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, retries: 0 });
+      const store = new MemoryStore();
+      expect(await createCheckout({ store, creator: { client } }, { orderId: 'o-asked', amount: '5.0' })).toMatchObject({ orderId: 'o-asked' });
+      for (const [orderId, change, field] of [
+        ['o-under', { amount: '0.01' }, 'amount'],
+        ['o-other', { referenceId: 'someone-else' }, 'referenceId'],
+      ] as const) {
+        answer = (asked) => ({ ...asked, ...change });
+        const error = await createCheckout({ store, creator: { client } }, { orderId, amount: '5.00' }).catch((caught: unknown) => caught);
+        expect(error).toMatchObject({ code: 'invalid_response', status: 502 });
+        expect((error as Error).message).toMatch(
+          new RegExp(`^The payment service created payment \\S+ for order ${orderId} with a different ${field} from the one asked for; nothing was redirected`),
+        );
+        expect(await store.listResources()).toHaveLength(1);
+        expect(await store.getCheckoutAttempt(orderId)).toMatchObject({ status: 'sending' });
+      }
+    } finally {
+      await new Promise((resolve) => service.close(resolve));
+    }
   });
 
   it('regression: service refusals the buyer cannot fix are service_rejected (502), not a 500', async () => {

@@ -75,7 +75,7 @@ describe.each([
 
     // The checkout helper records attempts, refusals and resources on the clock it is given.
     let refuse = true;
-    const created: Payment = samplePayment({ createdAt: iso(0), updatedAt: iso(0), expiresAt: iso(90 * 86_400_000) });
+    const created: Payment = samplePayment({ referenceId: 'o-1', createdAt: iso(0), updatedAt: iso(0), expiresAt: iso(90 * 86_400_000) });
     const client = {
       payments: {
         create: async () => {
