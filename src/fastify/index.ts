@@ -12,6 +12,8 @@ export { checkoutWebhooks } from '../webhooks/adapters/fastify.js';
 export type { CheckoutWebhooksOptions } from '../webhooks/adapters/fastify.js';
 export { checkoutRoutes } from '../checkout/adapters/fastify.js';
 export type { CheckoutRoutesOptions } from '../checkout/adapters/fastify.js';
+export { onboardingRoutes } from '../partner/fastify.js';
+export type { OnboardingRoutesOptions } from '../partner/fastify.js';
 export { checkoutConsole } from '../console/fastify.js';
 export type { ConsoleOptions } from '../console/context.js';
 export { metricsRoute } from '../metrics/fastify.js';

@@ -13,24 +13,20 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
-  ApiError,
   ConfigError,
   FulfillmentEngine,
-  InvalidRequestError,
   attachFulfillment,
   createLogger,
   createReceiver,
   loadConfig,
   loadHandlers,
-  onboardMerchant,
   openStore,
   partnerFromConfig,
   type CheckoutKitConfig,
   type FulfillmentHandlers,
   type Logger,
-  type OnboardInput,
 } from 'checkout-kit';
-import { checkoutRoutes, checkoutWebhooks } from 'checkout-kit/fastify';
+import { checkoutRoutes, checkoutWebhooks, onboardingRoutes } from 'checkout-kit/fastify';
 
 export interface ServerOptions {
   /** @default loadConfig() (the environment, then `.env`) */
@@ -65,19 +61,9 @@ export async function buildServer(options: ServerOptions = {}): Promise<FastifyI
   await app.register(checkoutWebhooks, { receiver });
 
   if (partner) {
-    // Onboard a tenant: the service merchant is created at most once per tenant, however often this
-    // is called. Put your own admin authentication in front of this route.
-    app.post<{ Body: unknown }>('/tenants', async (request, reply) => {
-      try {
-        // The body is checked by onboardMerchant ({ tenantId, name, email }): a bad one is an InvalidRequestError.
-        const { tenant, created } = await onboardMerchant({ store, partner }, request.body as OnboardInput);
-        return reply.code(created ? 201 : 200).send({ tenantId: tenant.tenantId, merchantId: tenant.merchantId, environment: tenant.environment });
-      } catch (error) {
-        if (error instanceof InvalidRequestError) return reply.code(400).send({ error: { code: 'invalid_request', message: error.message } });
-        if (error instanceof ApiError) return reply.code(502).send({ error: { code: 'service_rejected', message: error.message } });
-        throw error;
-      }
-    });
+    // POST /tenants { tenantId, name, email }: onboard a tenant. The service merchant is created at
+    // most once per tenant, however often this is called. Put your own admin authentication in front of it.
+    await app.register(onboardingRoutes, { store, partner, logger });
 
     // POST /checkout { tenantId, orderId, amount, email } → 303 to the service's checkoutUrl for that
     // tenant's merchant (404 for a tenant not onboarded); GET /checkout/return confirms the order.

@@ -57,7 +57,7 @@ describe('package exports', () => {
   it('checkout-kit/fastify gives the fastify plugins; the root does not repeat them', async () => {
     const fastify = await entry('./fastify');
     const root = await entry('.');
-    expect(Object.keys(fastify).sort()).toEqual(['checkoutConsole', 'checkoutRoutes', 'checkoutWebhooks', 'healthRoutes', 'metricsRoute']);
+    expect(Object.keys(fastify).sort()).toEqual(['checkoutConsole', 'checkoutRoutes', 'checkoutWebhooks', 'healthRoutes', 'metricsRoute', 'onboardingRoutes']);
     for (const [name, plugin] of Object.entries(fastify)) {
       expect(typeof plugin, name).toBe('function');
       expect(root[name], name).toBeUndefined();

@@ -94,7 +94,7 @@ describe('checkout-kit init --framework', () => {
   it('--partner: the platform server has the onboarding route and a checkout per tenant, its next steps connect as the partner, and it leaves out the merchant check workflow', async () => {
     const { dir, report } = scaffolds.partner;
     const server = await readFile(join(dir, 'src/server.ts'), 'utf8');
-    expect(server).toContain("app.post<{ Body: unknown }>('/tenants'");
+    expect(server).toContain('await app.register(onboardingRoutes, { store, partner, logger });');
     expect(server).toContain('creator: { partner }');
     expect(await readFile(join(dir, 'fulfillment.ts'), 'utf8')).toContain('`${ctx.tenantId}/${orderId}`');
     expect(report.nextSteps.join('\n')).toContain('--write-env --partner');

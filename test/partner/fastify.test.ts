@@ -1,0 +1,77 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PartnerClient } from '../../src/client/index.js';
+import { onboardingRoutes } from '../../src/fastify/index.js';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { MemoryStore } from '../../src/store/index.js';
+import { cleanup, openSandbox } from '../sandbox/helpers.js';
+
+const apps: FastifyInstance[] = [];
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+  await cleanup();
+});
+
+/** A fastify app on loopback with only the onboarding route, for `partner`; its URL and store. */
+async function platform(partner: PartnerClient) {
+  const store = new MemoryStore();
+  await store.open();
+  const app = Fastify();
+  apps.push(app);
+  app.addHook('onClose', () => store.close());
+  await app.register(onboardingRoutes, { store, partner });
+  const url = `${await app.listen({ host: '127.0.0.1', port: 0 })}/tenants`;
+  const post = async (body: string | Buffer, contentType = 'application/json') => {
+    const answer = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body });
+    return { status: answer.status, body: (await answer.json()) as { error?: { code: string; message: string }; merchantId?: string } };
+  };
+  return { store, post };
+}
+
+const partnerOf = (sandbox: SandboxHandle, options: { baseUrl?: string; apiKey?: string } = {}) =>
+  new PartnerClient({ ...sandbox.credentials.test.partner, baseUrl: sandbox.url, minRetryDelayMs: 20, retries: 0, ...options });
+
+const tenant = (tenantId: string, email = `${tenantId}@example.com`) => JSON.stringify({ tenantId, name: `Shop ${tenantId}`, email });
+
+describe('onboardingRoutes: POST /tenants', () => {
+  it('201 with the merchant when created, 200 with the same one after; bad bodies get the spec’s error object and store nothing', async () => {
+    const sandbox = await openSandbox();
+    const { store, post } = await platform(partnerOf(sandbox));
+    const first = await post(tenant('shop-a'));
+    expect(first).toMatchObject({ status: 201, body: { tenantId: 'shop-a', environment: 'test', merchantId: expect.any(String) } });
+    expect(await post(tenant('shop-a'))).toEqual({ status: 200, body: first.body });
+
+    expect(await post('{"tenantId":')).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
+    expect(await post(tenant('shop-b'), 'text/plain')).toMatchObject({ status: 415, body: { error: { code: 'unsupported_media_type' } } });
+    expect(await post(JSON.stringify({ tenantId: 'shop-c' }))).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
+    // Two tenant ids that differ only in bytes that are not UTF-8 would decode to one U+FFFD: refused, not merged.
+    const notUtf8 = Buffer.concat([Buffer.from('{"tenantId":"nu'), Buffer.from([0xff]), Buffer.from('","name":"x","email":"x@example.com"}')]);
+    expect(await post(notUtf8)).toMatchObject({ status: 400, body: { error: { code: 'invalid_request', message: 'The request body is not valid UTF-8' } } });
+    expect((await store.listTenantMerchants()).map((stored) => stored.tenantId)).toEqual(['shop-a']);
+  });
+
+  it('the service down is a 503 and its refusals 400 or 502, never a 500, and no message names its URL or the Idempotency-Key', async () => {
+    const sandbox = await openSandbox();
+    const down = await platform(partnerOf(sandbox, { baseUrl: 'http://127.0.0.1:9' }));
+    const unreachable = await down.post(tenant('shop-down'));
+    expect(unreachable).toMatchObject({ status: 503, body: { error: { code: 'service_unreachable' } } });
+
+    const wrongKey = await platform(partnerOf(sandbox, { apiKey: 'svc_pk_test_notarealkey0000' }));
+    const rejected = await wrongKey.post(tenant('shop-key'));
+    expect(rejected).toMatchObject({
+      status: 502,
+      body: { error: { code: 'service_rejected', message: expect.stringMatching(/^The payment service refused the request \(401 /) } },
+    });
+
+    const { post } = await platform(partnerOf(sandbox));
+    const refused = await post(tenant('shop-mail', 'a@b.invalid'));
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_request', message: expect.stringMatching(/^The payment service refused the merchant: /) } },
+    });
+
+    for (const { body } of [unreachable, rejected, refused]) {
+      expect(body.error!.message).not.toMatch(/127\.0\.0\.1|localhost|Idempotency|ck-merchant/);
+    }
+  });
+});
