@@ -12,7 +12,7 @@ export function tooLarge(limit: number): WebhookResult {
   });
 }
 
-/** The 405 of the Node and Web handlers (fastify routes only POST anyway). */
+/** The 405 every adapter answers for a method other than POST. */
 export function methodNotAllowed(method: string | undefined): WebhookResult {
   return webhookError('method_not_allowed', `Webhooks are delivered with POST, got ${method ?? 'no method'}.`, { allow: 'POST' });
 }

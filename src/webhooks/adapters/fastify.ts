@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { errorObject } from '../../schemas/error.js';
 import { webhookError, type WebhookResult } from '../receive/responses.js';
+import { methodNotAllowed } from './body-limit.js';
 import type { WebhookEndpoint } from '../receive/receiver.js';
 
 /** The `checkoutWebhooks` plugin's options: the receiver and the route's path. */
@@ -47,9 +48,16 @@ export const checkoutWebhooks: FastifyPluginAsync<CheckoutWebhooksOptions> = asy
     return reply.code(status).send(errorObject(status === 500 ? 'internal_error' : 'invalid_request', error.message));
   });
 
-  instance.post(options.path ?? '/webhooks/checkout', async (request, reply) => {
+  const path = options.path ?? '/webhooks/checkout';
+  instance.post(path, async (request, reply) => {
     const result = await receiver.handle({ headers: request.headers, body: request.body });
     return sendResult(reply, result);
+  });
+  // Any other method on the route is a 405 naming POST (HEAD too, through GET), as in the Node and Web handlers.
+  instance.route({
+    method: ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    url: path,
+    handler: async (request, reply) => sendResult(reply, methodNotAllowed(request.method)),
   });
 
   if (options.lifecycle ?? true) {

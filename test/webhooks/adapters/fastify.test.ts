@@ -76,6 +76,17 @@ describe('checkoutWebhooks fastify plugin', () => {
     expect([empty.statusCode, empty.json().error.code]).toEqual([400, 'missing_signature_headers']);
   });
 
+  it('answers every other method on the route with 405 method_not_allowed and Allow: POST, storing nothing', async () => {
+    const { app, store } = await build();
+    for (const method of ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const) {
+      const response = await app.inject({ method, url: '/webhooks/checkout' });
+      expect([response.statusCode, response.headers.allow], method).toEqual([405, 'POST']);
+      if (method !== 'HEAD')
+        expect(response.json(), method).toEqual({ error: { code: 'method_not_allowed', message: `Webhooks are delivered with POST, got ${method}.` } });
+    }
+    expect(await store.listEvents()).toHaveLength(0);
+  });
+
   it('serves a custom path', async () => {
     const { app } = await build({}, '/hooks/pay');
     const delivery = signedEvent();
