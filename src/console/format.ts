@@ -70,10 +70,15 @@ export function clip(text: string, max: number): SafeHtml {
   return html`<span title="${text}">${prose((space > max / 2 ? cut.slice(0, space) : cut).trimEnd())}…</span>`;
 }
 
+/** Deeper levels are shown at this one's indentation: a hostile body nested 20,000 deep stays a page, not gigabytes of spaces. */
+const MAX_INDENT_LEVELS = 20;
+/** Past this many characters the text is shown as received, not indented. */
+const MAX_INDENTED_CHARS = 1024 * 1024;
+
 /**
  * A JSON text indented for reading, every token kept as written (numbers, escapes, key order and
  * duplicates: parsing and printing again could change what the operator compares); text that is
- * not JSON is returned unchanged.
+ * not JSON, or would take more than `MAX_INDENTED_CHARS` indented, is returned unchanged.
  */
 export function indentJson(text: string): string {
   try {
@@ -84,7 +89,13 @@ export function indentJson(text: string): string {
   let out = '';
   let depth = 0;
   let inString = false;
-  const newline = () => `\n${'  '.repeat(depth)}`;
+  const newline = () => `\n${'  '.repeat(Math.min(depth, MAX_INDENT_LEVELS))}`;
+  /** The first character after `i` that is not white space. */
+  const nextToken = (i: number) => {
+    let j = i + 1;
+    while (j < text.length && /\s/.test(text[j]!)) j++;
+    return text[j];
+  };
   for (let i = 0; i < text.length; i++) {
     const c = text[i] as string;
     if (inString) {
@@ -96,8 +107,7 @@ export function indentJson(text: string): string {
       inString = true;
     } else if (c === '{' || c === '[') {
       const close = c === '{' ? '}' : ']';
-      const next = text.slice(i + 1).trimStart()[0];
-      if (next === close) {
+      if (nextToken(i) === close) {
         out += c + close;
         i = text.indexOf(close, i + 1);
       } else {
@@ -110,6 +120,7 @@ export function indentJson(text: string): string {
     } else if (c === ',') out += c + newline();
     else if (c === ':') out += ': ';
     else if (!/\s/.test(c)) out += c;
+    if (out.length > MAX_INDENTED_CHARS) return text;
   }
   return out;
 }

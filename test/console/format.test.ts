@@ -38,6 +38,15 @@ describe('console formatting', () => {
     expect(indentJson('{not json')).toBe('{not json');
   });
 
+  it('keeps a hostile body a page long: indentation stops at 20 levels, and past 1 MiB the text is shown as received', () => {
+    const deep = (levels: number) => `{"deep":${'['.repeat(levels)}1${']'.repeat(levels)}}`;
+    const some = indentJson(deep(5_000));
+    expect(Math.max(...some.split('\n').map((line) => /^ */.exec(line)![0].length))).toBe(40);
+    expect(some.replace(/\n */g, '').replace(/": /g, '":')).toBe(deep(5_000));
+    const many = deep(30_000);
+    expect(indentJson(many)).toBe(many);
+  });
+
   it('shows a long token as one ellipsised id and cuts a long text at a word with "…"', () => {
     const key = 'payment:8f14e45f-ceea-467f-a0e6-3c2b1a2e5d90:paid';
     expect(String(prose(`Run ${key} is back in line.`))).toBe(`Run <span class="id" title="${key}">${key}</span> is back in line.`);
