@@ -28,8 +28,9 @@ export interface CheckoutDeps {
   /** The clock of what the store records; give the engine's (`engine.clock`). @default () => new Date() */
   clock?: () => Date;
   /**
-   * Give up the service call when this aborts (the server closing): a checkout waiting out the
-   * service's `Retry-After` then answers 503 at once, and the buyer's retry gets the same payment.
+   * Give up the service call when this aborts (the server closing, or a deadline: an
+   * `AbortSignal.timeout`): a checkout waiting out the service's `Retry-After` then answers 503 at
+   * once, and the buyer's retry gets the same payment.
    */
   signal?: AbortSignal;
 }
@@ -103,7 +104,14 @@ function toCheckoutError(error: unknown, orderId: string): unknown {
   return error;
 }
 
-function restarting(orderId: string, cause: unknown): CheckoutError {
+/** The checkout given up as `signal` asked: its deadline passed (an `AbortSignal.timeout`), or the server is closing. */
+function restarting(orderId: string, cause: unknown, signal: AbortSignal): CheckoutError {
+  if ((signal.reason as Error | undefined)?.name === 'TimeoutError') {
+    return new CheckoutError(`The payment service did not answer in time for order ${orderId}; try again in a moment (the order keeps its one payment).`, {
+      code: 'service_unreachable',
+      cause,
+    });
+  }
   return new CheckoutError(`The shop is restarting; try order ${orderId} again in a moment.`, { code: 'service_unreachable', cause });
 }
 
@@ -131,7 +139,7 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
   const logger = deps.logger ?? silentLogger;
   const clock = deps.clock ?? (() => new Date());
   // Arrived as the server closes: nothing recorded, nothing sent.
-  if (deps.signal?.aborted) throw restarting(orderId, deps.signal.reason);
+  if (deps.signal?.aborted) throw restarting(orderId, deps.signal.reason, deps.signal);
   const body = requestBody(input, kind);
   const hash = requestHash({ ...body, kind });
   const { attempt, inserted } = await recordAttempt(deps.store, { orderId, kind, requestHash: hash }, clock);
@@ -152,7 +160,7 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
   } catch (error) {
     // The attempt stays recorded under its key: the buyer's retry after the restart creates (or
     // gets back) the same payment.
-    if (isAbortedBy(error, deps.signal)) throw restarting(orderId, error);
+    if (isAbortedBy(error, deps.signal)) throw restarting(orderId, error, deps.signal!);
     if (isDefiniteRefusal(error)) {
       // Nothing was created: free the order for a corrected try, under a new key.
       await deps.store.releaseCheckoutAttempt(orderId, attempt.number, clock());

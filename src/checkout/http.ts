@@ -32,7 +32,16 @@ export interface CheckoutHttpOptions {
    * checkout answers 503, a return the stored state, unconfirmed) instead of holding the close.
    */
   signal?: AbortSignal;
+  /**
+   * How long `POST /checkout` waits for the service, retries and `Retry-After` included, before it
+   * answers 503 `service_unreachable` (the buyer's retry gets the same payment): under the 60 s a
+   * proxy in front commonly gives a request. @default 20000
+   */
+  checkoutTimeoutMs?: number;
 }
+
+/** The default of `CheckoutHttpOptions.checkoutTimeoutMs`. */
+const DEFAULT_CHECKOUT_TIMEOUT_MS = 20_000;
 
 /** `POST /checkout` fields, from JSON or an HTML form (strings). */
 const CheckoutRequestSchema = z.object({
@@ -77,9 +86,11 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
   returnUrl.searchParams.set('orderId', orderId);
   const cancelUrl = new URL(returnUrl);
   cancelUrl.searchParams.set('cancelled', '1');
+  const deadline = AbortSignal.timeout(options.checkoutTimeoutMs ?? DEFAULT_CHECKOUT_TIMEOUT_MS);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   try {
     const result = await createCheckout(
-      { store: options.store, creator: options.creator, redirect: options.redirect, logger, clock: options.engine.clock, signal: options.signal },
+      { store: options.store, creator: options.creator, redirect: options.redirect, logger, clock: options.engine.clock, signal },
       { ...parsed.data, successUrl: returnUrl.href, cancelUrl: cancelUrl.href },
     );
     const target = checkRedirectUrl(result.checkoutUrl, options.redirect);

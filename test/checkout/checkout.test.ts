@@ -350,4 +350,55 @@ describe('checkout routes (fastify)', () => {
     }
     await app.close();
   });
+  it('POST /checkout gives up on a service that does not answer at checkoutTimeoutMs: 503, the attempt kept, and the retry gets the payment', async () => {
+    // A service stand-in on loopback that holds every request while `hung`, and creates the payment asked for otherwise.
+    let hung = true;
+    const held: Array<() => void> = [];
+    const service = createServer((request, response) => {
+      let text = '';
+      request.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      request.on('end', () => {
+        const answer = () => {
+          response.writeHead(201, { 'content-type': 'application/json' });
+          response.end(JSON.stringify(samplePayment({ ...(JSON.parse(text) as object), checkoutUrl: 'http://127.0.0.1:9/checkout/1' })));
+        };
+        if (hung) held.push(answer);
+        else answer();
+      });
+    });
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    const client = new CheckoutClient({ ...TEST_KEYS, baseUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}` });
+    const store = new MemoryStore();
+    const engine = new FulfillmentEngine({ store, client, handlers: {} });
+    const app = Fastify();
+    await app.register(checkoutRoutes, {
+      store,
+      engine,
+      creator: { client },
+      redirect: { allowedHosts: ['127.0.0.1:9'], allowLoopbackHttp: true },
+      publicUrl: 'https://shop.example',
+      checkoutTimeoutMs: 500,
+    });
+    try {
+      const late = await app.inject({ method: 'POST', url: '/checkout', payload: { orderId: 'o-slow', amount: '3.00' } });
+      expect([late.statusCode, late.json()]).toEqual([
+        503,
+        {
+          error: {
+            code: 'service_unreachable',
+            message: 'The payment service did not answer in time for order o-slow; try again in a moment (the order keeps its one payment).',
+          },
+        },
+      ]);
+      expect(await store.getCheckoutAttempt('o-slow')).toMatchObject({ status: 'sending' });
+      hung = false;
+      const retried = await app.inject({ method: 'POST', url: '/checkout', payload: { orderId: 'o-slow', amount: '3.00' } });
+      expect([retried.statusCode, retried.headers.location]).toEqual([303, 'http://127.0.0.1:9/checkout/1']);
+    } finally {
+      await app.close();
+      for (const answer of held) answer();
+      service.closeAllConnections();
+      await new Promise((resolve) => service.close(resolve));
+    }
+  });
 });
