@@ -1,7 +1,7 @@
 import type { CheckoutClient, PartnerClient } from '../client/index.js';
 import { ApiError, CheckoutError, InvalidRequestError, InvalidResponseError, isAbortedBy, NetworkError, TimeoutError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
-import { TENANT_ID_PATTERN, tenantOrderKey } from '../domain/index.js';
+import { TENANT_ID_PATTERN, TENANT_ID_RULE, tenantOrderKey } from '../domain/index.js';
 import { assertAmount, compareAmounts } from '../money/index.js';
 import type { Invoice, Payment } from '../schemas/index.js';
 import type { CheckoutAttempt, ResourceKind, Store } from '../store/index.js';
@@ -62,9 +62,12 @@ export interface CheckoutResult {
   reused: boolean;
 }
 
+/** A lone UTF-16 surrogate: the store keeps it as U+FFFD, so two such order ids would be one order. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 function checkOrderId(orderId: unknown): asserts orderId is string {
-  if (typeof orderId !== 'string' || orderId.trim() === '' || orderId.length > 200) {
-    throw new CheckoutError('orderId must be a non-empty string of at most 200 characters.', { code: 'invalid_request' });
+  if (typeof orderId !== 'string' || orderId.trim() === '' || orderId.length > 200 || LONE_SURROGATE.test(orderId)) {
+    throw new CheckoutError('orderId must be a non-empty string of at most 200 characters, without a lone surrogate.', { code: 'invalid_request' });
   }
 }
 
@@ -247,7 +250,7 @@ async function creatorFor(deps: CheckoutDeps, input: CheckoutInput): Promise<{ o
   }
   if (fixedMerchant)
     throw new CheckoutError("tenantId is for a partner platform's checkout (a partner creator without a fixed merchantId).", { code: 'invalid_request' });
-  if (!TENANT_ID_PATTERN.test(input.tenantId)) throw new CheckoutError('tenantId must be 1 to 200 characters without "/".', { code: 'invalid_request' });
+  if (!TENANT_ID_PATTERN.test(input.tenantId)) throw new CheckoutError(`tenantId ${TENANT_ID_RULE}.`, { code: 'invalid_request' });
   const environment = creator.partner.environment;
   const tenant = environment === undefined ? undefined : await deps.store.getTenantMerchant(input.tenantId, environment);
   if (tenant?.status !== 'created' || tenant.merchantId === undefined) {

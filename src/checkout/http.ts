@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CheckoutError, RedirectRejectedError } from '../errors/index.js';
 import type { FulfillmentEngine } from '../fulfillment/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
-import { TENANT_ID_PATTERN, tenantOrderKey } from '../domain/index.js';
+import { TENANT_ID_PATTERN, TENANT_ID_RULE, tenantOrderKey } from '../domain/index.js';
 import { errorObject } from '../schemas/index.js';
 import type { Store } from '../store/index.js';
 import { confirmReturn, type OrderStatus } from './confirm-return.js';
@@ -47,7 +47,7 @@ const DEFAULT_CHECKOUT_TIMEOUT_MS = 20_000;
 const CheckoutRequestSchema = z.object({
   orderId: z.string().min(1).max(200),
   /** A partner platform's tenant (see `Creator`). */
-  tenantId: z.string().regex(TENANT_ID_PATTERN, 'must be 1 to 200 characters without "/"').optional(),
+  tenantId: z.string().regex(TENANT_ID_PATTERN, TENANT_ID_RULE).optional(),
   amount: z.string().min(1),
   email: z.string().optional(),
   token: z.string().optional(),

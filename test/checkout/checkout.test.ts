@@ -350,6 +350,30 @@ describe('checkout routes (fastify)', () => {
     }
     await app.close();
   });
+
+  it('an order or tenant id with a lone surrogate is a 400: the store would keep it as U+FFFD, merging it with another order', async () => {
+    const sandbox = await openSandbox();
+    const { app } = await shop(sandbox, [new URL(sandbox.url).host]);
+    for (const payload of [
+      '{"orderId":"b\\ud800","amount":"5"}',
+      '{"orderId":"b\\udfff","amount":"5"}',
+      '{"orderId":"1","tenantId":"t\\ud800","amount":"5"}',
+    ]) {
+      const refused = await app.inject({ method: 'POST', url: '/checkout', headers: { 'content-type': 'application/json' }, payload });
+      expect([refused.statusCode, refused.json().error.code], payload).toEqual([400, 'invalid_request']);
+    }
+    // A well-formed pair (an astral character) is an order id like any other.
+    const astral = await app.inject({
+      method: 'POST',
+      url: '/checkout',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"orderId":"b\\ud83d\\ude00","amount":"5"}',
+    });
+    expect(astral.statusCode).toBe(303);
+    expect((await readState(sandbox)).payments).toHaveLength(1);
+    await app.close();
+  });
+
   it('POST /checkout gives up on a service that does not answer at checkoutTimeoutMs: 503, the attempt kept, and the retry gets the payment', async () => {
     // A service stand-in on loopback that holds every request while `hung`, and creates the payment asked for otherwise.
     let hung = true;
