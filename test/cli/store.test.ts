@@ -1,4 +1,4 @@
-import { open, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -116,6 +116,42 @@ describe('checkout-kit store backup', () => {
     expect((await copy.listEvents({ limit: 1000 })).length).toBe(50);
     expect(await copy.getResource('payment', 'pay_1')).toMatchObject({ outcome: 'paid', orderId: 'A-1001' });
     expect(copy.integrityCheck()).toEqual(['ok']);
+    await copy.close();
+  });
+});
+
+describe('checkout-kit store backup refuses to replace what it must not', () => {
+  it("the store's own files, a folder, or (without --force) a file already there: exit 2, one line, nothing touched", async () => {
+    const { cwd, env, dir } = await shop(5);
+    const storeFile = join(dir, 'store.sqlite');
+    const before = await readFile(storeFile);
+    for (const [target, message] of [
+      [storeFile, /^checkout-kit: The backup .*store\.sqlite would be in the store's own folder .*: write it elsewhere/],
+      [`${storeFile}-wal`, /would be in the store's own folder/],
+      [join(dir, 'nightly.sqlite'), /would be in the store's own folder/],
+      [cwd, /^checkout-kit: The backup .* is not a file: name a file/],
+      ['', /^checkout-kit: store backup takes the file to write/],
+    ] as const) {
+      const refused = await runCli(['store', 'backup', target], { cwd, env });
+      expect([refused.code, refused.stdout], target).toEqual([2, '']);
+      expect(refused.stderr, target).toMatch(message);
+      expect(refused.stderr.trimEnd().split('\n'), target).toHaveLength(1);
+    }
+    expect((await readFile(storeFile)).equals(before)).toBe(true);
+
+    await writeFile(join(cwd, 'elsewhere.sqlite'), 'not mine to replace');
+    const existing = await runCli(['store', 'backup', 'elsewhere.sqlite'], { cwd, env });
+    expect([existing.code, existing.stderr]).toEqual([
+      2,
+      `checkout-kit: The backup ${join(cwd, 'elsewhere.sqlite')} already exists: name a new file, or pass --force to replace it.\n`,
+    ]);
+    expect(await readFile(join(cwd, 'elsewhere.sqlite'), 'utf8')).toBe('not mine to replace');
+    expect((await runCli(['store', 'backup', 'elsewhere.sqlite', '--force'], { cwd, env })).code).toBe(0);
+    const restored = join(cwd, 'restored');
+    await mkdir(restored);
+    await rename(join(cwd, 'elsewhere.sqlite'), join(restored, 'store.sqlite'));
+    const copy = new SqliteStore({ dir: restored, readonly: true });
+    expect((await copy.listEvents({ limit: 100 })).length).toBe(5);
     await copy.close();
   });
 });

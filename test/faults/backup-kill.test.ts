@@ -97,7 +97,7 @@ describe('store backup SIGKILLed mid-copy (real serve, real store backup)', () =
     })();
     const kills: Array<{ when: string; writtenKiB: number; lastGoodUntouched: boolean }> = [];
     for (const when of ['mid-copy', 'put in place'] as const) {
-      const tonight = processes.start(['store', 'backup', backup, '--json'], { cwd, env });
+      const tonight = processes.start(['store', 'backup', backup, '--force', '--json'], { cwd, env });
       const exited = new Promise<NodeJS.Signals | null>((resolve) => tonight.once('exit', (_code, signal) => resolve(signal)));
       const kill = () => tonight.kill('SIGKILL');
       const watcher = watch(dirname(backup), (kind, name) => {
@@ -138,7 +138,7 @@ describe('store backup SIGKILLed mid-copy (real serve, real store backup)', () =
 
     // Run again, to the end: it holds every event acknowledged before it started.
     const ackedBeforeSecond = [...acked];
-    const again = await cli(processes, ['store', 'backup', backup, '--json'], { cwd, env });
+    const again = await cli(processes, ['store', 'backup', backup, '--force', '--json'], { cwd, env });
     expect(again.code, again.stderr).toBe(0);
     const restoredAgain = await restoreInto(backup);
     const inBackup = await cli(processes, ['events', 'list', '--json', '--limit', '100000'], { cwd, env: { ...env, CHECKOUT_STORE: `file:${restoredAgain}` } });

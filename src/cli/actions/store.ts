@@ -60,10 +60,11 @@ export async function checkStore(options: { dir?: string; json?: boolean }, io: 
 }
 
 /** `checkout-kit store backup <file>`: an online copy of the embedded store. */
-export async function backupStore(file: string, options: { dir?: string; json?: boolean }, io: CliIO): Promise<void> {
+export async function backupStore(file: string, options: { dir?: string; force?: boolean; json?: boolean }, io: CliIO): Promise<void> {
   const dir = storeDir(io, options.dir, 'backup');
+  if (file.trim() === '') throw new UsageError('store backup takes the file to write, e.g. backups/store-2030-01-01.sqlite.');
   const destination = resolve(io.cwd, file);
-  await withReadonlyStore(dir, (opened) => opened.backup(destination));
+  await withReadonlyStore(dir, (opened) => opened.backup(destination, { replace: options.force ?? false }));
   output(io, options.json ?? false, { dir, backup: destination }, () => `store ${dir}: backed up to ${destination}`);
 }
 

@@ -12,10 +12,13 @@ export const registerStore: Register = (program, io, setExit) => {
   store
     .command('backup')
     .description('write a consistent copy of the store to a file (safe while serve runs)')
-    .argument('<file>', 'where the copy goes, e.g. backups/store-2030-01-01.sqlite (its folder is created)')
+    .argument('<file>', "where the copy goes, e.g. backups/store-2030-01-01.sqlite (its folder is created; never inside the store's own folder)")
     .option('--dir <dir>', 'the store folder (default: CHECKOUT_STORE)')
+    .option('--force', 'replace a file already there')
     .option('--json', 'JSON output')
-    .action(async (file: string, options: { dir?: string; json?: boolean }) => (await import('../actions/store.js')).backupStore(file, options, io));
+    .action(async (file: string, options: { dir?: string; force?: boolean; json?: boolean }) =>
+      (await import('../actions/store.js')).backupStore(file, options, io),
+    );
   store
     .command('copy')
     .description(

@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { StoreError } from '../../errors/index.js';
+import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { InvalidRequestError, StoreError } from '../../errors/index.js';
 import { sqliteDialect } from '../sql/dialect.js';
 import { migrationsTable } from '../sql/migrate.js';
 import { MIGRATIONS } from '../sql/migrations.js';
@@ -47,15 +47,27 @@ export class SqliteStore extends SqlStore {
 
   /**
    * An online, consistent copy of the store in one file (SQLite's backup API): safe while `serve`
-   * writes. Resolves once the copy is complete.
+   * writes. Resolves once the copy is complete. A file already at `destination` is replaced only
+   * with `replace`; a destination inside the store's own folder, or that is not a file, never is
+   * (an `InvalidRequestError`).
    */
-  async backup(destination: string): Promise<void> {
-    mkdirSync(dirname(destination), { recursive: true });
+  async backup(destination: string, { replace = false }: { replace?: boolean } = {}): Promise<void> {
+    if (this.file === ':memory:') throw new InvalidRequestError('A store in memory has no file to back up.');
+    checkBackupTarget(this.file, destination, replace);
+    const cannotWrite = (error: unknown) =>
+      new StoreError(`Cannot write the backup ${destination}: ${(error as Error).message}. Name a file in a folder you can write to.`, { cause: error });
+    try {
+      mkdirSync(dirname(destination), { recursive: true });
+    } catch (error) {
+      throw cannotWrite(error);
+    }
     // Written beside it, then renamed into place: a backup cut short never damages the last good one.
     const partial = `${destination}.partial-${process.pid}`;
     try {
       await this.sqlite.connection.backup(partial);
       renameSync(partial, destination);
+    } catch (error) {
+      throw error instanceof StoreError ? error : cannotWrite(error);
     } finally {
       for (const leftover of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) rmSync(leftover, { force: true });
     }
@@ -70,6 +82,32 @@ export class SqliteStore extends SqlStore {
       return [(error as Error).message];
     }
   }
+}
+
+/** `path` with links resolved as far as it exists (what it will be once created). */
+function realPath(path: string): string {
+  const absolute = resolve(path);
+  if (existsSync(absolute)) return realpathSync(absolute);
+  const parent = dirname(absolute);
+  return parent === absolute ? absolute : join(realPath(parent), basename(absolute));
+}
+
+/**
+ * Refuse a backup that would replace the store's own files (renamed over the live database, it
+ * leaves `serve` writing to an unlinked file: the store on disk is then damaged), or anything that
+ * is not a file, or (without `replace`) a file already there: another shop's store, say.
+ */
+function checkBackupTarget(storeFile: string, destination: string, replace: boolean): void {
+  const storeDir = realPath(dirname(storeFile));
+  const target = realPath(destination);
+  if (target === storeDir || target.startsWith(`${storeDir}${sep}`)) {
+    throw new InvalidRequestError(
+      `The backup ${destination} would be in the store's own folder ${storeDir}: write it elsewhere, e.g. backups/store-2030-01-01.sqlite.`,
+    );
+  }
+  if (!existsSync(target)) return;
+  if (!statSync(target).isFile()) throw new InvalidRequestError(`The backup ${destination} is not a file: name a file, e.g. backups/store-2030-01-01.sqlite.`);
+  if (!replace) throw new InvalidRequestError(`The backup ${destination} already exists: name a new file, or pass --force to replace it.`);
 }
 
 /** Apply every migration to a new database in memory, at once (no transaction: nothing else can see it). */
