@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresDialect, sqliteDialect, type Dialect } from '../../src/store/sql/dialect.js';
 import { migrationsTable } from '../../src/store/sql/migrate.js';
-import { MIGRATIONS } from '../../src/store/sql/migrations.js';
+import { LATEST_VERSION, MIGRATIONS } from '../../src/store/sql/migrations.js';
 import { sqliteDatabase } from '../../src/store/sqlite/sqlite-database.js';
 import { SqliteStore, type Store } from '../../src/store/index.js';
 import { STORE_FILE } from '../../src/store/sqlite/sqlite-store.js';
@@ -73,6 +73,45 @@ describe('a store written by schema version 1', () => {
       await store.open();
       await findsWhatVersionOneWrote(store);
       await store.close();
+    } finally {
+      await databases.drop(schema);
+    }
+  });
+});
+
+describe('a store a newer checkout-kit has migrated', () => {
+  const newer = LATEST_VERSION + 1;
+  const refused = (schema: string) =>
+    `The store ${schema} was written by a newer checkout-kit (schema version ${newer}; this one knows up to ${LATEST_VERSION}): upgrade checkout-kit, or restore a backup this version made.`;
+
+  it('SQLite file: refused on open, read-only or not, and by migrate; nothing written', async () => {
+    const dir = await tempDir('ck-migrate-newer-');
+    const store = new SqliteStore({ dir });
+    await store.open();
+    await store.close();
+    const database = sqliteDatabase({ path: `${dir}/${STORE_FILE}` });
+    await database.query({
+      text: `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${newer}, 'from the future', '2030-01-01T00:00:00.000Z')`,
+    });
+    await database.close();
+    for (const readonly of [false, true]) {
+      const again = new SqliteStore({ dir, readonly });
+      await expect(again.open(), `readonly: ${readonly}`).rejects.toThrow(refused(again.file));
+      if (!readonly) await expect(again.migrate()).rejects.toThrow(refused(again.file));
+      await again.close();
+    }
+  });
+
+  it('PostgreSQL: refused on open', async () => {
+    const schema = randomSchema();
+    try {
+      const store = await databases.store({ schema });
+      await store.open();
+      await databases.query(`INSERT INTO "${schema}".schema_migrations (version, name, applied_at) VALUES (${newer}, 'from the future', now())`);
+      await store.close();
+      const again = await databases.store({ schema });
+      await expect(again.open()).rejects.toThrow(refused(schema));
+      await again.close();
     } finally {
       await databases.drop(schema);
     }

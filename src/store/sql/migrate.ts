@@ -1,6 +1,7 @@
+import { StoreError } from '../../errors/index.js';
 import type { Database } from './database.js';
 import type { Dialect } from './dialect.js';
-import { MIGRATIONS, type AppliedMigration, type MigrationReport } from './migrations.js';
+import { LATEST_VERSION, MIGRATIONS, type AppliedMigration, type MigrationReport } from './migrations.js';
 
 /** The table recording which versions are applied. */
 export const migrationsTable = (dialect: Dialect) =>
@@ -17,13 +18,28 @@ export async function appliedMigrations(db: Database, dialect: Dialect): Promise
 }
 
 /**
+ * Refuse a store that a newer checkout-kit has migrated past `LATEST_VERSION`: this one would read
+ * and write it by older rules than its tables were made for.
+ */
+export function refuseNewerSchema(versions: readonly AppliedMigration[], schema: string): void {
+  const newest = Math.max(0, ...versions.map((row) => row.version));
+  if (newest > LATEST_VERSION) {
+    throw new StoreError(
+      `The store ${schema} was written by a newer checkout-kit (schema version ${newest}; this one knows up to ${LATEST_VERSION}): upgrade checkout-kit, or restore a backup this version made.`,
+    );
+  }
+}
+
+/**
  * Bring the store up to `LATEST_VERSION`. Each migration runs in its own transaction, which first
  * serialises migrators (PostgreSQL: an advisory lock; SQLite: the write lock), then re-checks what
  * is applied: instances starting together apply every version exactly once. Safe on every start:
  * an up-to-date store costs two reads.
  */
 export async function runMigrations(db: Database, dialect: Dialect, schema: string): Promise<MigrationReport> {
-  const known = new Set((await appliedMigrations(db, dialect)).map((row) => row.version));
+  const before = await appliedMigrations(db, dialect);
+  refuseNewerSchema(before, schema);
+  const known = new Set(before.map((row) => row.version));
   const applied: MigrationReport['applied'] = [];
   for (const migration of MIGRATIONS) {
     if (known.has(migration.version)) continue;

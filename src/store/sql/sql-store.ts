@@ -37,7 +37,7 @@ import {
 import type { Database, Queryable } from './database.js';
 import type { Dialect } from './dialect.js';
 import { GroupCommit } from './group-commit.js';
-import { appliedMigrations, runMigrations } from './migrate.js';
+import { appliedMigrations, refuseNewerSchema, runMigrations } from './migrate.js';
 import { LATEST_VERSION, type MigrationReport } from './migrations.js';
 import {
   encodeBody,
@@ -124,6 +124,7 @@ export class SqlStore implements Store {
       return;
     }
     const versions = await appliedMigrations(this.database, this.dialect);
+    refuseNewerSchema(versions, this.options.schema);
     const current = Math.max(0, ...versions.map((row) => row.version));
     if (current < LATEST_VERSION) {
       throw new StoreError(`${this.description} is at schema version ${current}, this checkout-kit needs ${LATEST_VERSION}: run \`checkout-kit migrate\`.`);
