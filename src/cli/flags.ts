@@ -35,11 +35,17 @@ export function parseDuration(text: string, bareUnit: DurationUnit = 'ms'): numb
   return Math.round(Number(match[1]) * DURATION_UNITS[(match[2] ?? bareUnit) as DurationUnit]);
 }
 
-/** A commander parser for a duration flag, in milliseconds; a bare number is in `bareUnit`. */
-export function duration(flag: string, bareUnit: DurationUnit = 'ms') {
+/** The longest duration a flag takes (36,500 days): a time that far back or ahead is still a date. */
+export const MAX_DURATION_MS = 36_500 * DURATION_UNITS.d;
+/** The longest a Node timer waits (about 24.8 days); a longer one fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** A commander parser for a duration flag, in milliseconds, at most `maxMs`; a bare number is in `bareUnit`. */
+export function duration(flag: string, bareUnit: DurationUnit = 'ms', maxMs = MAX_DURATION_MS) {
   return (value: string): number => {
     const ms = parseDuration(value, bareUnit);
     if (ms === undefined) throw new UsageError(`${flag} takes a duration such as 500ms, 30s, 10m or 2h (a bare number is in ${bareUnit}), got "${value}".`);
+    if (ms > maxMs) throw new UsageError(`${flag} takes at most ${Math.floor(maxMs / DURATION_UNITS.d)}d, got "${value}".`);
     return ms;
   };
 }
@@ -51,7 +57,10 @@ export function duration(flag: string, bareUnit: DurationUnit = 'ms') {
 export function sinceTime(flag: string, now: () => number = Date.now) {
   return (value: string): string => {
     const ago = /[a-z]$/i.test(value.trim()) ? parseDuration(value) : undefined;
-    if (ago !== undefined) return new Date(now() - ago).toISOString();
+    if (ago !== undefined) {
+      if (ago > MAX_DURATION_MS) throw new UsageError(`${flag} takes at most ${MAX_DURATION_MS / DURATION_UNITS.d}d back, got "${value}".`);
+      return new Date(now() - ago).toISOString();
+    }
     const at = Date.parse(value);
     if (Number.isNaN(at)) throw new UsageError(`${flag} takes an ISO time (2025-01-31T12:00:00Z) or a duration back from now (10m, 2h, 1d), got "${value}".`);
     return new Date(at).toISOString();

@@ -69,6 +69,12 @@ describe('numeric flags', () => {
       ['demo', '--orders', '0'],
       ['events', 'list', '--since', 'garbage'],
       ['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--since', 'garbage'],
+      // Durations too long to be a date or a timer.
+      ['events', 'list', '--since', '99999999999999h'],
+      ['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--since', '99999999999999h'],
+      ['reconcile', '--older-than', '99999999999999h'],
+      ['sandbox', '--port', '0', '--expires-in', '99999999999999h'],
+      ['check', '--against', 'http://127.0.0.1:9/webhooks/checkout', '--timeout', '25d'],
       ['serve', '--host', ''],
       ['console', '--host', ' '],
       ['sandbox', '--host', ''],

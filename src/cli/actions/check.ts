@@ -24,7 +24,7 @@ import { openStore } from '../../store/open.js';
 import type { Store } from '../../store/types.js';
 import { DEFAULT_SANDBOX_PORT } from '../defaults.js';
 import { EXIT, UsageError } from '../exit.js';
-import { duration, httpUrl } from '../flags.js';
+import { duration, httpUrl, MAX_TIMER_MS } from '../flags.js';
 import { table, writeLine, type CliIO } from '../io.js';
 
 export interface CheckFlags {
@@ -137,8 +137,8 @@ export async function check(flags: CheckFlags, io: CliIO, setExit: (code: number
   const checkoutUrl = !flags.checkout ? false : flags.checkoutUrl === undefined ? undefined : httpUrl('--checkout-url', flags.checkoutUrl);
   const partner = flags.partner ?? false;
   const scenarios = scenariosOf(flags.only, partner);
-  const timeoutMs = duration('--timeout', 's')(flags.timeout);
-  const settleMs = duration('--settle', 's')(flags.settle);
+  const timeoutMs = duration('--timeout', 's', MAX_TIMER_MS)(flags.timeout);
+  const settleMs = duration('--settle', 's', MAX_TIMER_MS)(flags.settle);
   const started = flags.start !== undefined;
   // A backend check starts gets a store and a record of this run only; one already running is read where it writes.
   const scratch = started ? await mkdtemp(join(tmpdir(), 'checkout-kit-check-')) : undefined;
