@@ -97,6 +97,9 @@ export function publicUrlOf(text: string): string | null {
  * Read and check the `CHECKOUT_*` configuration. Throws `ConfigError` for malformed
  * keys, keys of the wrong kind, or keys of mixed environments. Secrets are registered for redaction.
  */
+/** The shortest `CHECKOUT_CONSOLE_TOKEN` accepted. */
+export const MIN_CONSOLE_TOKEN_LENGTH = 24;
+
 export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const cwd = options.cwd ?? process.cwd();
   const get = readVariables(options);
@@ -137,6 +140,13 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   if (keyFormOf(webhookScheme) === 'whsec-base64') for (const secret of webhookSecrets) checkKey('webhook-secret', secret, NAMES.webhookSecret);
 
   const store = storeOf(get);
+  const consoleToken = get('CHECKOUT_CONSOLE_TOKEN');
+  // It opens the console (payments, buyers' e-mails, Retry and Reconcile) to anyone who sends it.
+  if (consoleToken !== undefined && consoleToken.length < MIN_CONSOLE_TOKEN_LENGTH) {
+    throw new ConfigError(
+      `CHECKOUT_CONSOLE_TOKEN is ${consoleToken.length} characters: use a random string of at least ${MIN_CONSOLE_TOKEN_LENGTH}, e.g. \`openssl rand -base64 32\`.`,
+    );
+  }
 
   const redirectHosts = listOf(get('CHECKOUT_REDIRECT_HOSTS')).map((host) => host.toLowerCase());
   if (redirectHosts.length === 0 && baseUrl) redirectHosts.push(new URL(baseUrl).host.toLowerCase());
@@ -183,7 +193,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
     environment,
     port: port === undefined ? undefined : Number(port),
     host: get('HOST'),
-    consoleToken: get('CHECKOUT_CONSOLE_TOKEN'),
+    consoleToken,
     alertUrl,
     maxBacklogAgeSeconds,
     checkRecord: get('CHECKOUT_CHECK_RECORD') === undefined ? undefined : resolve(cwd, get('CHECKOUT_CHECK_RECORD')!),

@@ -108,6 +108,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: { ...base, ...override }, dotenv: false })).toThrow(message);
   });
 
+  it('refuses a CHECKOUT_CONSOLE_TOKEN shorter than 24 characters, never echoing it', () => {
+    expect(() => loadConfig({ env: { ...base, CHECKOUT_CONSOLE_TOKEN: 'short' }, dotenv: false })).toThrow(
+      new ConfigError('CHECKOUT_CONSOLE_TOKEN is 5 characters: use a random string of at least 24, e.g. `openssl rand -base64 32`.'),
+    );
+    const token = 'a'.repeat(24);
+    expect(loadConfig({ env: { ...base, CHECKOUT_CONSOLE_TOKEN: token }, dotenv: false }).consoleToken).toBe(token);
+  });
+
   it('reads CHECKOUT_MAX_RPS and CHECKOUT_DISPATCH_CONCURRENCY, and refuses what is not a positive number', () => {
     expect(loadConfig({ env: base, dotenv: false })).toMatchObject({ maxRps: undefined, dispatchConcurrency: undefined });
     expect(loadConfig({ env: { ...base, CHECKOUT_MAX_RPS: '0.5', CHECKOUT_DISPATCH_CONCURRENCY: '32' }, dotenv: false })).toMatchObject({
