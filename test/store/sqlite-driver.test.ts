@@ -218,6 +218,12 @@ for (const { name, driver } of DRIVERS) {
       });
       expect(full.code).toBe('SQLITE_FULL');
       expect(storeError('x', full.error).message).toMatch(/^The disk holding the store x is full \(.+\): nothing was written\./);
+      // Read-only: what a user without write access to the store's folder meets, even reading (WAL).
+      const readOnly = failure(() => connect(join(dir, 'small.sqlite'), true).exec("INSERT INTO t VALUES ('x')"));
+      expect(readOnly.code).toBe('SQLITE_READONLY');
+      expect(storeError('x', readOnly.error).message).toMatch(
+        /^The store x is read-only to this user \(.+\): SQLite writes beside the file \(its -wal and -shm\) even to read it\. Run as the user that owns the store/,
+      );
       // Busy: another connection holds the write lock past the timeout.
       const holder = connect(join(dir, 'busy.sqlite'));
       holder.exec('PRAGMA journal_mode = WAL; CREATE TABLE t (x); BEGIN IMMEDIATE');

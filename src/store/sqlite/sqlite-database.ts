@@ -53,6 +53,12 @@ export function storeError(path: string, error: unknown): StoreError {
       { cause: error },
     );
   }
+  if (code?.startsWith('SQLITE_READONLY')) {
+    return new StoreError(
+      `The store ${path} is read-only to this user (${message}): SQLite writes beside the file (its -wal and -shm) even to read it. Run as the user that owns the store, or give this one write access to its folder.`,
+      { cause: error },
+    );
+  }
   if (code === 'SQLITE_CANTOPEN')
     return new StoreError(`Cannot open the store ${path} (${message}): check that its folder exists and is writable.`, { cause: error });
   return new StoreError(`The store ${path} failed: ${message}.`, { cause: error });
