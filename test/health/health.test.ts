@@ -1,9 +1,11 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHealth, healthRoutes } from '../../src/health/index.js';
 import { SqliteStore, type Store } from '../../src/store/index.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { storedEvent, T0 } from '../console/seed.js';
+import { pageSize, storeFiles, tableLeafPageHolding } from '../faults/support/sqlite-file.js';
 
 afterEach(() => removeTempDirs());
 
@@ -54,5 +56,33 @@ describe('/healthz and /readyz', () => {
     ]);
     expect((await app.inject('/healthz')).json()).toEqual({ ok: true });
     await app.close();
+  });
+
+  it('is not ready once the store has found damage in its file: nothing more is written to it', async () => {
+    const dir = await tempDir('ck-health-');
+    const seeded = new SqliteStore({ dir });
+    await seeded.open();
+    for (let i = 0; i < 200; i++) await seeded.insertEvent(storedEvent({ id: `evt_${i}`, body: JSON.stringify({ id: `evt_${i}`, pad: 'x'.repeat(200) }) }));
+    await seeded.close();
+    // A page of event rows overwritten, as a failing disk would.
+    const { db } = storeFiles(dir);
+    const bytes = await readFile(db);
+    const page = tableLeafPageHolding(bytes, '{"id":"evt_150",');
+    expect(page).toBeGreaterThan(1);
+    bytes.fill(0xff, (page - 1) * pageSize(bytes), page * pageSize(bytes));
+    await writeFile(db, bytes);
+
+    const store = new SqliteStore({ dir });
+    await store.open();
+    const app = await routes(store, () => new Date(T0));
+    // Opening reads no event row: the damage is not known yet, and a write elsewhere in the file succeeds.
+    expect(await store.acquireLock('probe', 'me', 1)).toBe(true);
+    await expect(store.listEvents({ limit: 1000 })).rejects.toThrow(/is damaged/);
+    const damaged = await app.inject('/readyz');
+    expect(damaged.statusCode).toBe(503);
+    expect(damaged.json().reasons).toContainEqual(expect.stringMatching(/^the store does not take writes: The store .* is damaged/));
+    await expect(store.insertEvent(storedEvent({ id: 'evt_after' }))).rejects.toThrow(/is damaged/);
+    await app.close();
+    await store.close();
   });
 });

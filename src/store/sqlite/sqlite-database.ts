@@ -129,6 +129,8 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
       }
     }
   };
+  /** Once a sync has failed or damage was found: what every later write is refused with (see `syncWal`, `run`). */
+  let broken: StoreError | undefined;
   const writer = open(Boolean(options.readonly));
   const reader = memory ? writer : open(true);
   const prepared = new Map<SqliteConnection, Map<string, SqliteStatement>>([
@@ -147,7 +149,12 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
       }
       return { rows: [], rowCount: statement.run(values).changes };
     } catch (error) {
-      throw sqliteErrorCode(error) === undefined ? error : storeError(options.path, error);
+      const code = sqliteErrorCode(error);
+      if (code === undefined) throw error;
+      const failure = storeError(options.path, error);
+      // Damage found is final: nothing more is written to the file, and readiness's write probe says so.
+      if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') broken ??= failure;
+      throw failure;
     }
   };
   const tx: Queryable = { query: async (statement) => run(writer, statement) };
@@ -226,8 +233,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     ? `${String(writer.pragma('database_list').find((row) => row.name === 'main')?.file)}-wal`
     : undefined;
   let wal: FileHandle | undefined;
-  /** Once a sync has failed: what every later write is refused with (see `syncWal`). */
-  let broken: StoreError | undefined;
+
   /**
    * Put the WAL's committed frames on disk (fdatasync, on the thread pool); what undid the sync, if
    * anything did. Every commit syncs, one that changed nothing too: a claim that matched no row
