@@ -1,4 +1,4 @@
-import { CheckoutKitError, ConfigError, InvalidRequestError } from '../errors/index.js';
+import { CheckoutKitError, ConfigError, InvalidRequestError, printable } from '../errors/index.js';
 
 /** Exit codes: 0 done, 1 something failed (a run, a request, a check), 2 a usage or configuration error. */
 export const EXIT = { ok: 0, failures: 1, usage: 2 } as const;
@@ -27,5 +27,6 @@ export function exitCodeFor(error: unknown): number {
 export function formatError(error: unknown, verbose: boolean): string {
   if (!(error instanceof Error)) return `checkout-kit: ${String(error)}`;
   if (verbose) return `checkout-kit: ${error.stack ?? error.message}`;
-  return `checkout-kit: ${error.message.split('\n')[0]}`;
+  // Ids in a message come from the command line or the store: an escape sequence must not reach the terminal.
+  return `checkout-kit: ${printable(error.message.split('\n')[0]!)}`;
 }

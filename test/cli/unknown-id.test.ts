@@ -26,6 +26,15 @@ describe('an id the user names that the store does not hold is a usage error in 
     });
   });
 
+  it('an id holding an escape sequence is printed escaped: nothing reaches the terminal raw', async () => {
+    const cwd = await emptyStore();
+    expect(await execCli(['events', 'show', 'x\u001b[31mred'], { cwd })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'checkout-kit: No event x\\u001b[31mred in the store: see `checkout-kit events list`.\n',
+    });
+  });
+
   it.each([
     [['payments', 'show', 'p-nope'], 'No payment p-nope in the store: see `checkout-kit payments list`.'],
     [['invoices', 'show', 'i-nope'], 'No invoice i-nope in the store: see `checkout-kit invoices list`.'],
