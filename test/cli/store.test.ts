@@ -64,6 +64,20 @@ describe('checkout-kit store check', () => {
     expect(result.stderr).toMatch(/^checkout-kit: The store .*store\.sqlite is damaged \(file is not a database\)\. The file was left untouched\./);
   });
 
+  it('where no store is, like the reading commands: exit 2, one line, nothing created', async () => {
+    const cwd = await tempDir('ck-store-cli-');
+    for (const args of [
+      ['store', 'check'],
+      ['store', 'check', '--dir', 'elsewhere'],
+      ['store', 'backup', 'b.sqlite'],
+    ]) {
+      const result = await runCli(args, { cwd, env: { CHECKOUT_STORE: 'file:nothing-here' } });
+      expect([result.code, result.stdout], args.join(' ')).toEqual([2, '']);
+      expect(result.stderr, args.join(' ')).toMatch(/^checkout-kit: No store at .*: nothing has been stored there yet\. Check the folder given/);
+    }
+    expect(await readdir(cwd)).toEqual([]);
+  });
+
   it('is not applicable to PostgreSQL or memory stores: exit 2 with one line, no credentials', async () => {
     const cwd = await tempDir('ck-store-cli-');
     for (const [store, pattern] of [

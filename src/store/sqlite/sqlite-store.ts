@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { InvalidRequestError, StoreError } from '../../errors/index.js';
+import { ConfigError, InvalidRequestError, StoreError } from '../../errors/index.js';
 import { sqliteDialect } from '../sql/dialect.js';
 import { migrationsTable } from '../sql/migrate.js';
 import { MIGRATIONS } from '../sql/migrations.js';
@@ -127,7 +127,8 @@ function prepareFolder(dir: string, file: string, readonly: boolean): void {
   if (readonly) {
     if (existsSync(file)) return;
     if (existsSync(dir) && !statSync(dir).isDirectory()) throw isAFile();
-    throw new StoreError(`No store at ${dir}: nothing has been stored there yet (is CHECKOUT_STORE right?).`);
+    // The caller named the wrong place (a configuration error, exit 2 in the CLI), not a failing store.
+    throw new ConfigError(`No store at ${dir}: nothing has been stored there yet. Check the folder given (CHECKOUT_STORE, or store's --dir).`);
   }
   try {
     mkdirSync(dir, { recursive: true });
