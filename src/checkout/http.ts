@@ -86,8 +86,7 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
   returnUrl.searchParams.set('orderId', orderId);
   const cancelUrl = new URL(returnUrl);
   cancelUrl.searchParams.set('cancelled', '1');
-  const deadline = AbortSignal.timeout(options.checkoutTimeoutMs ?? DEFAULT_CHECKOUT_TIMEOUT_MS);
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  const { signal, release } = checkoutDeadline(options.checkoutTimeoutMs ?? DEFAULT_CHECKOUT_TIMEOUT_MS, options.signal);
   try {
     const result = await createCheckout(
       { store: options.store, creator: options.creator, redirect: options.redirect, logger, clock: options.engine.clock, signal },
@@ -104,7 +103,29 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
       );
     }
     return errorAnswer(error, logger);
+  } finally {
+    release();
   }
+}
+
+/**
+ * A signal that aborts after `ms` (with a `TimeoutError`, as `AbortSignal.timeout`'s) or when
+ * `closing` does, and `release` to take its timer and its listener off `closing` once the checkout
+ * is answered: the server's signal lives as long as the server, and must not keep one per request.
+ */
+function checkoutDeadline(ms: number, closing: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const onClose = () => controller.abort(closing?.reason);
+  const timer = setTimeout(() => controller.abort(new DOMException(`The checkout took longer than ${ms} ms.`, 'TimeoutError')), ms);
+  if (closing?.aborted) onClose();
+  else closing?.addEventListener('abort', onClose, { once: true });
+  return {
+    signal: controller.signal,
+    release() {
+      clearTimeout(timer);
+      closing?.removeEventListener('abort', onClose);
+    },
+  };
 }
 
 /**
