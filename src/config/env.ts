@@ -93,12 +93,13 @@ export function publicUrlOf(text: string): string | null {
   return /^https?:\/\/[^/]/.test(url) && URL.canParse(url) ? url : null;
 }
 
+/** The shortest `CHECKOUT_CONSOLE_TOKEN` accepted. */
+export const MIN_CONSOLE_TOKEN_LENGTH = 24;
+
 /**
  * Read and check the `CHECKOUT_*` configuration. Throws `ConfigError` for malformed
  * keys, keys of the wrong kind, or keys of mixed environments. Secrets are registered for redaction.
  */
-/** The shortest `CHECKOUT_CONSOLE_TOKEN` accepted. */
-export const MIN_CONSOLE_TOKEN_LENGTH = 24;
 
 export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const cwd = options.cwd ?? process.cwd();

@@ -22,7 +22,7 @@ async function platform(partner: PartnerClient) {
   await app.register(onboardingRoutes, { store, partner });
   const url = `${await app.listen({ host: '127.0.0.1', port: 0 })}/tenants`;
   const post = async (body: string | Buffer, contentType = 'application/json') => {
-    const answer = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body });
+    const answer = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body: typeof body === 'string' ? body : new Uint8Array(body) });
     return { status: answer.status, body: (await answer.json()) as { error?: { code: string; message: string }; merchantId?: string } };
   };
   return { store, post };
