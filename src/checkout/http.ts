@@ -5,6 +5,7 @@ import { silentLogger, type Logger } from '../log/index.js';
 import { TENANT_ID_PATTERN, TENANT_ID_RULE, tenantOrderKey } from '../domain/index.js';
 import { errorObject } from '../schemas/index.js';
 import type { Store } from '../store/index.js';
+import { deadline } from '../timers/index.js';
 import { confirmReturn, type OrderStatus } from './confirm-return.js';
 import { createCheckout, type Creator } from './create-checkout.js';
 import { checkRedirectUrl, type RedirectGuardOptions } from './redirect-guard.js';
@@ -86,7 +87,8 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
   returnUrl.searchParams.set('orderId', orderId);
   const cancelUrl = new URL(returnUrl);
   cancelUrl.searchParams.set('cancelled', '1');
-  const { signal, release } = checkoutDeadline(options.checkoutTimeoutMs ?? DEFAULT_CHECKOUT_TIMEOUT_MS, options.signal);
+  // The server's signal lives as long as the server: the deadline's listener comes off it once answered.
+  const { signal, release } = deadline(options.checkoutTimeoutMs ?? DEFAULT_CHECKOUT_TIMEOUT_MS, options.signal);
   try {
     const result = await createCheckout(
       { store: options.store, creator: options.creator, redirect: options.redirect, logger, clock: options.engine.clock, signal },
@@ -106,26 +108,6 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
   } finally {
     release();
   }
-}
-
-/**
- * A signal that aborts after `ms` (with a `TimeoutError`, as `AbortSignal.timeout`'s) or when
- * `closing` does, and `release` to take its timer and its listener off `closing` once the checkout
- * is answered: the server's signal lives as long as the server, and must not keep one per request.
- */
-function checkoutDeadline(ms: number, closing: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  const onClose = () => controller.abort(closing?.reason);
-  const timer = setTimeout(() => controller.abort(new DOMException(`The checkout took longer than ${ms} ms.`, 'TimeoutError')), ms);
-  if (closing?.aborted) onClose();
-  else closing?.addEventListener('abort', onClose, { once: true });
-  return {
-    signal: controller.signal,
-    release() {
-      clearTimeout(timer);
-      closing?.removeEventListener('abort', onClose);
-    },
-  };
 }
 
 /**

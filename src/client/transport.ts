@@ -7,6 +7,7 @@ import { AnswerTooLargeError, fetchCall, MAX_ANSWER_CHARS, nodeHttpCall, type Ht
 import { RateLimiter } from './rate-limiter.js';
 import { parseRetryAfter, isRetryable } from './retry-policy.js';
 import { defaultRequestSigner, type RequestSigner } from './signer.js';
+import { deadline } from '../timers/index.js';
 
 /** The longest delay a Node timer keeps (2^31 − 1 ms); longer ones fire after 1 ms. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -167,19 +168,19 @@ export class Transport {
       headers['x-request-signature'] = this.options.signer({ method: spec.method, path, body, secret: spec.auth.signingSecret });
     }
 
-    const deadline = attemptDeadline(this.options.timeoutMs, spec.signal);
+    const attempt = deadline(this.options.timeoutMs, spec.signal);
     let response: HttpAnswer;
     try {
-      response = await this.call(url, { method: spec.method, headers, body: spec.body === undefined ? undefined : body, signal: deadline.signal });
+      response = await this.call(url, { method: spec.method, headers, body: spec.body === undefined ? undefined : body, signal: attempt.signal });
     } catch (error) {
       if (error instanceof AnswerTooLargeError) {
         const issue = { code: 'custom' as const, path: [], message: error.message, input: undefined };
         throw this.invalidResponse(spec, url, error.status, [issue], `is longer than ${MAX_ANSWER_CHARS} characters: not read`);
       }
       this.tell({ method: spec.method, url, status: 'error' });
-      throw this.transportError(spec, url, error, deadline.timedOut());
+      throw this.transportError(spec, url, error, attempt.timedOut());
     } finally {
-      deadline.release();
+      attempt.release();
     }
     this.options.logger.debug({ operation: spec.operation, method: spec.method, path: spec.path, status: response.status }, 'response');
 
@@ -285,31 +286,4 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/**
- * The signal of one attempt: aborted by the caller's signal or after `timeoutMs`, whichever comes
- * first; `release()` clears the timer and takes the listener off the caller's signal (it may live
- * as long as the process: a receiver's stop). A plain timer, not `AbortSignal.timeout` combined
- * with the caller's: that pair cost every confirm read ~25 µs of the event loop (and left the
- * timeout signal to the GC), which a burst's dispatch takes from acknowledging deliveries.
- */
-function attemptDeadline(timeoutMs: number, caller: AbortSignal | undefined): { signal: AbortSignal; timedOut(): boolean; release(): void } {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
-  }, timeoutMs);
-  const fromCaller = () => controller.abort(caller!.reason);
-  if (caller?.aborted) fromCaller();
-  else caller?.addEventListener('abort', fromCaller, { once: true });
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    release: () => {
-      clearTimeout(timer);
-      caller?.removeEventListener('abort', fromCaller);
-    },
-  };
 }

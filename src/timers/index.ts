@@ -1,2 +1,3 @@
-/** Background timers shared by the receiver, the fulfillment engine and the sandbox. */
+/** Timers shared by the receiver, the fulfillment engine, the client, the checkout and the sandbox. */
+export { deadline } from './deadline.js';
 export { every } from './every.js';
