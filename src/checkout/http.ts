@@ -64,12 +64,14 @@ const CheckoutRequestSchema = z.object({
     .optional(),
 });
 
-const json = (status: number, body: unknown): HttpAnswer => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, body });
+/** A JSON answer. */
+export const json = (status: number, body: unknown): HttpAnswer => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, body });
 
-function errorAnswer(error: unknown, logger: Logger): HttpAnswer {
+/** A `CheckoutError` as its status and the spec's error object; anything else logged (with `context`) and answered 500. */
+export function errorAnswer(error: unknown, logger: Logger, what = 'checkout', context: Record<string, unknown> = {}): HttpAnswer {
   if (error instanceof CheckoutError) return json(error.status, errorObject(error.code, error.message));
-  logger.error({ err: error }, 'checkout failed unexpectedly');
-  return json(500, errorObject('internal_error', 'The checkout failed unexpectedly; the error was logged.'));
+  logger.error({ err: error, ...context }, `${what} failed unexpectedly`);
+  return json(500, errorObject('internal_error', `The ${what} failed unexpectedly; the error was logged.`));
 }
 
 /** `POST /checkout`: create (or reuse) the order's payment and answer 303 to its checked `checkoutUrl`. */
