@@ -36,6 +36,9 @@ export class AnswerTooLargeError extends Error {
 /** Whether a `Content-Length` already says the answer is too long to read (UTF-8 takes at most 3 bytes per UTF-16 character). */
 const announcedTooLong = (contentLength: string | null | undefined) => contentLength != null && Number(contentLength) > MAX_ANSWER_CHARS * 3;
 
+/** `text` without a leading byte order mark, as fetch's `text()` gives it. */
+const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
 /** A fetch answer's body as text, up to `MAX_ANSWER_CHARS`. */
 async function cappedText(response: Response): Promise<string> {
   if (announcedTooLong(response.headers.get('content-length'))) {
@@ -54,8 +57,7 @@ async function cappedText(response: Response): Promise<string> {
     }
   }
   text += decoder.decode();
-  // text() drops a byte order mark; so does this.
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return withoutBom(text);
 }
 
 /** The transport over a `fetch` (the client's `fetch` option, or where Node's `http` is not available). */
@@ -129,8 +131,7 @@ export function nodeHttpCall(): HttpCall {
                 const value = res.headers[name.toLowerCase()];
                 return Array.isArray(value) ? value.join(', ') : value;
               },
-              // fetch's text() drops a byte order mark; so does this.
-              text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text,
+              text: withoutBom(text),
             });
           });
         });

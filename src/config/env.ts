@@ -100,7 +100,6 @@ export const MIN_CONSOLE_TOKEN_LENGTH = 24;
  * Read and check the `CHECKOUT_*` configuration. Throws `ConfigError` for malformed
  * keys, keys of the wrong kind, or keys of mixed environments. Secrets are registered for redaction.
  */
-
 export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const cwd = options.cwd ?? process.cwd();
   const get = readVariables(options);

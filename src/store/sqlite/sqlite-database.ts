@@ -233,7 +233,6 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     ? `${String(writer.pragma('database_list').find((row) => row.name === 'main')?.file)}-wal`
     : undefined;
   let wal: FileHandle | undefined;
-
   /**
    * Put the WAL's committed frames on disk (fdatasync, on the thread pool); what undid the sync, if
    * anything did. Every commit syncs, one that changed nothing too: a claim that matched no row
