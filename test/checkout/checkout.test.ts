@@ -27,6 +27,35 @@ function merchantClient(sandbox: SandboxHandle, options: { retries?: number } = 
 const paymentsAtService = async (sandbox: SandboxHandle, referenceId: string) =>
   (await readState(sandbox)).payments.filter((p) => (p as { referenceId?: string }).referenceId === referenceId).length;
 
+/**
+ * A service stand-in on loopback whose every create answers 201 with the payment `answer` makes of
+ * the request's body, or holds the request while `hold()` says so; `close` answers what it held.
+ */
+async function creatingService(answer: (asked: { amount: string; referenceId: string }) => object, hold: () => boolean = () => false) {
+  const held: Array<() => void> = [];
+  const server = createServer((request, response) => {
+    let text = '';
+    request.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    request.on('end', () => {
+      const respond = () => {
+        response.writeHead(201, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(samplePayment(answer(JSON.parse(text) as { amount: string; referenceId: string }))));
+      };
+      if (hold()) held.push(respond);
+      else respond();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      for (const respond of held.splice(0)) respond();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 describe('createCheckout against the sandbox', () => {
   it('a crash between sending the create and storing its answer, then a retry after restart: one payment at the service', async () => {
     const sandbox = await openSandbox();
@@ -193,19 +222,11 @@ describe('createCheckout against the sandbox', () => {
   });
 
   it('a created payment with another amount or referenceId than the order asked for is a 502 invalid_response: not recorded, never redirected', async () => {
-    // A service stand-in on loopback that creates the payment with `answer`'s changes to the request.
+    // The service creates the payment with `answer`'s changes to the request.
     let answer: (asked: { amount: string; referenceId: string }) => object = (asked) => asked;
-    const service = createServer((request, response) => {
-      let text = '';
-      request.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      request.on('end', () => {
-        response.writeHead(201, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(samplePayment(answer(JSON.parse(text) as { amount: string; referenceId: string }))));
-      });
-    });
-    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    const service = await creatingService((asked) => answer(asked));
     try {
-      const client = new CheckoutClient({ ...TEST_KEYS, baseUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, retries: 0 });
+      const client = new CheckoutClient({ ...TEST_KEYS, baseUrl: service.url, retries: 0 });
       const store = new MemoryStore();
       expect(await createCheckout({ store, creator: { client } }, { orderId: 'o-asked', amount: '5.0' })).toMatchObject({ orderId: 'o-asked' });
       for (const [orderId, change, field] of [
@@ -222,7 +243,7 @@ describe('createCheckout against the sandbox', () => {
         expect(await store.getCheckoutAttempt(orderId)).toMatchObject({ status: 'sending' });
       }
     } finally {
-      await new Promise((resolve) => service.close(resolve));
+      await service.close();
     }
   });
 
@@ -375,23 +396,13 @@ describe('checkout routes (fastify)', () => {
   });
 
   it('POST /checkout gives up on a service that does not answer at checkoutTimeoutMs: 503, the attempt kept, and the retry gets the payment', async () => {
-    // A service stand-in on loopback that holds every request while `hung`, and creates the payment asked for otherwise.
+    // The service holds every request while `hung`, and creates the payment asked for otherwise.
     let hung = true;
-    const held: Array<() => void> = [];
-    const service = createServer((request, response) => {
-      let text = '';
-      request.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      request.on('end', () => {
-        const answer = () => {
-          response.writeHead(201, { 'content-type': 'application/json' });
-          response.end(JSON.stringify(samplePayment({ ...(JSON.parse(text) as object), checkoutUrl: 'http://127.0.0.1:9/checkout/1' })));
-        };
-        if (hung) held.push(answer);
-        else answer();
-      });
-    });
-    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
-    const client = new CheckoutClient({ ...TEST_KEYS, baseUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}` });
+    const service = await creatingService(
+      (asked) => ({ ...asked, checkoutUrl: 'http://127.0.0.1:9/checkout/1' }),
+      () => hung,
+    );
+    const client = new CheckoutClient({ ...TEST_KEYS, baseUrl: service.url });
     const store = new MemoryStore();
     const engine = new FulfillmentEngine({ store, client, handlers: {} });
     const app = Fastify();
@@ -420,9 +431,7 @@ describe('checkout routes (fastify)', () => {
       expect([retried.statusCode, retried.headers.location]).toEqual([303, 'http://127.0.0.1:9/checkout/1']);
     } finally {
       await app.close();
-      for (const answer of held) answer();
-      service.closeAllConnections();
-      await new Promise((resolve) => service.close(resolve));
+      await service.close();
     }
   });
 });
