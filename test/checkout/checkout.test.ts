@@ -284,8 +284,7 @@ describe('createCheckout against the sandbox', () => {
 });
 
 describe('checkout routes (fastify)', () => {
-  async function shop(sandbox: SandboxHandle, allowedHosts: string[]) {
-    const client = merchantClient(sandbox);
+  async function shop(client: CheckoutClient, allowedHosts: string[], options: { checkoutTimeoutMs?: number } = {}) {
     const store = new MemoryStore();
     const paid: string[] = [];
     const engine = new FulfillmentEngine({ store, client, handlers: { paid: async (p) => void paid.push(p.id) } });
@@ -299,13 +298,14 @@ describe('checkout routes (fastify)', () => {
       redirect: { allowedHosts, allowLoopbackHttp: true },
       publicUrl: 'https://shop.example',
       logger,
+      ...options,
     });
-    return { app, paid, logs: () => logs };
+    return { app, store, paid, logs: () => logs };
   }
 
   it('POST /checkout (JSON or form) answers 303 to checkoutUrl; return confirms and fulfils once', async () => {
     const sandbox = await openSandbox();
-    const { app, paid } = await shop(sandbox, [new URL(sandbox.url).host]);
+    const { app, paid } = await shop(merchantClient(sandbox), [new URL(sandbox.url).host]);
     const created = await app.inject({ method: 'POST', url: '/checkout', payload: { orderId: 'r-1', amount: '9.99', email: 'b@example.com' } });
     expect(created.statusCode).toBe(303);
     const location = created.headers.location as string;
@@ -339,7 +339,7 @@ describe('checkout routes (fastify)', () => {
 
   it('never redirects off the allow-list: 502 and a clear log line', async () => {
     const sandbox = await openSandbox();
-    const { app, logs } = await shop(sandbox, ['pay.example.com']);
+    const { app, logs } = await shop(merchantClient(sandbox), ['pay.example.com']);
     const response = await app.inject({ method: 'POST', url: '/checkout', payload: { orderId: 'r-2', amount: '1' } });
     expect(response.statusCode).toBe(502);
     expect(response.headers.location).toBeUndefined();
@@ -353,7 +353,7 @@ describe('checkout routes (fastify)', () => {
 
   it('bad requests get the error object', async () => {
     const sandbox = await openSandbox();
-    const { app } = await shop(sandbox, [new URL(sandbox.url).host]);
+    const { app } = await shop(merchantClient(sandbox), [new URL(sandbox.url).host]);
     const missing = await app.inject({ method: 'POST', url: '/checkout', payload: { amount: '1' } });
     expect(missing.statusCode).toBe(400);
     expect(missing.json().error.code).toBe('invalid_request');
@@ -374,22 +374,18 @@ describe('checkout routes (fastify)', () => {
 
   it('an order or tenant id with a lone surrogate is a 400: the store would keep it as U+FFFD, merging it with another order', async () => {
     const sandbox = await openSandbox();
-    const { app } = await shop(sandbox, [new URL(sandbox.url).host]);
+    const { app } = await shop(merchantClient(sandbox), [new URL(sandbox.url).host]);
+    const postJson = (payload: string) => app.inject({ method: 'POST', url: '/checkout', headers: { 'content-type': 'application/json' }, payload });
     for (const payload of [
       '{"orderId":"b\\ud800","amount":"5"}',
       '{"orderId":"b\\udfff","amount":"5"}',
       '{"orderId":"1","tenantId":"t\\ud800","amount":"5"}',
     ]) {
-      const refused = await app.inject({ method: 'POST', url: '/checkout', headers: { 'content-type': 'application/json' }, payload });
+      const refused = await postJson(payload);
       expect([refused.statusCode, refused.json().error.code], payload).toEqual([400, 'invalid_request']);
     }
     // A well-formed pair (an astral character) is an order id like any other.
-    const astral = await app.inject({
-      method: 'POST',
-      url: '/checkout',
-      headers: { 'content-type': 'application/json' },
-      payload: '{"orderId":"b\\ud83d\\ude00","amount":"5"}',
-    });
+    const astral = await postJson('{"orderId":"b\\ud83d\\ude00","amount":"5"}');
     expect(astral.statusCode).toBe(303);
     expect((await readState(sandbox)).payments).toHaveLength(1);
     await app.close();
@@ -402,18 +398,7 @@ describe('checkout routes (fastify)', () => {
       (asked) => ({ ...asked, checkoutUrl: 'http://127.0.0.1:9/checkout/1' }),
       () => hung,
     );
-    const client = new CheckoutClient({ ...TEST_KEYS, baseUrl: service.url });
-    const store = new MemoryStore();
-    const engine = new FulfillmentEngine({ store, client, handlers: {} });
-    const app = Fastify();
-    await app.register(checkoutRoutes, {
-      store,
-      engine,
-      creator: { client },
-      redirect: { allowedHosts: ['127.0.0.1:9'], allowLoopbackHttp: true },
-      publicUrl: 'https://shop.example',
-      checkoutTimeoutMs: 500,
-    });
+    const { app, store } = await shop(new CheckoutClient({ ...TEST_KEYS, baseUrl: service.url }), ['127.0.0.1:9'], { checkoutTimeoutMs: 500 });
     try {
       const late = await app.inject({ method: 'POST', url: '/checkout', payload: { orderId: 'o-slow', amount: '3.00' } });
       expect([late.statusCode, late.json()]).toEqual([
