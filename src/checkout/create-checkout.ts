@@ -108,7 +108,7 @@ function toCheckoutError(error: unknown, orderId: string): unknown {
 }
 
 /** The checkout given up as `signal` asked: its deadline passed (an `AbortSignal.timeout`), or the server is closing. */
-function restarting(orderId: string, cause: unknown, signal: AbortSignal): CheckoutError {
+function gaveUp(orderId: string, cause: unknown, signal: AbortSignal): CheckoutError {
   if ((signal.reason as Error | undefined)?.name === 'TimeoutError') {
     return new CheckoutError(`The payment service did not answer in time for order ${orderId}; try again in a moment (the order keeps its one payment).`, {
       code: 'service_unreachable',
@@ -142,7 +142,7 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
   const logger = deps.logger ?? silentLogger;
   const clock = deps.clock ?? (() => new Date());
   // Arrived as the server closes: nothing recorded, nothing sent.
-  if (deps.signal?.aborted) throw restarting(orderId, deps.signal.reason, deps.signal);
+  if (deps.signal?.aborted) throw gaveUp(orderId, deps.signal.reason, deps.signal);
   const body = requestBody(input, kind);
   const hash = requestHash({ ...body, kind });
   const { attempt, inserted } = await recordAttempt(deps.store, { orderId, kind, requestHash: hash }, clock);
@@ -163,7 +163,7 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
   } catch (error) {
     // The attempt stays recorded under its key: the buyer's retry after the restart creates (or
     // gets back) the same payment.
-    if (isAbortedBy(error, deps.signal)) throw restarting(orderId, error, deps.signal!);
+    if (isAbortedBy(error, deps.signal)) throw gaveUp(orderId, error, deps.signal!);
     if (isDefiniteRefusal(error)) {
       // Nothing was created: free the order for a corrected try, under a new key.
       await deps.store.releaseCheckoutAttempt(orderId, attempt.number, clock());
