@@ -15,9 +15,8 @@
  *
  * Run alone: `node --import tsx test/bench/run.ts slow-handler`.
  * Env: BENCH_SLOW_LOAD (`paced`, `autocannon`; both by default), BENCH_SLOW_SECONDS (60),
- * BENCH_SLOW_RATE (500), BENCH_SLOW_HANDLER_MS (5000), BENCH_SLOW_SAMPLE_SECONDS (5), BENCH_SLOW_STORE (`file`, or `postgres` to keep the stored backlog
- * out of serve's memory: the embedded store holds every event in memory, so its RSS grows with
- * them whatever else happens), and CHECKOUT_MAX_RPS / CHECKOUT_DISPATCH_CONCURRENCY (passed on to serve).
+ * BENCH_SLOW_RATE (500), BENCH_SLOW_HANDLER_MS (5000), BENCH_SLOW_SAMPLE_SECONDS (5), BENCH_SLOW_STORE (`file`, the
+ * embedded SQLite store, or `postgres`), and CHECKOUT_MAX_RPS / CHECKOUT_DISPATCH_CONCURRENCY (passed on to serve).
  * The control (how much of the growth is history, not backlog): BENCH_SLOW_HANDLER_MS=1
  * CHECKOUT_MAX_RPS=2000, where every event is fulfilled instead of waiting.
  *
@@ -57,7 +56,7 @@ const SECONDS = Math.round(envNumber('BENCH_SLOW_SECONDS', 60));
 const RATE = Math.round(envNumber('BENCH_SLOW_RATE', 500));
 const HANDLER_MS = envNumber('BENCH_SLOW_HANDLER_MS', 5000);
 const SAMPLE_SECONDS = envNumber('BENCH_SLOW_SAMPLE_SECONDS', 5);
-/** `file` (default) or `postgres` (DATABASE_URL, a fresh schema): the embedded store keeps every event in memory, PostgreSQL does not. */
+/** `file` (default: the embedded SQLite store) or `postgres` (DATABASE_URL, a fresh schema). */
 const STORE = process.env.BENCH_SLOW_STORE === 'postgres' ? 'postgres' : 'file';
 type Load = 'paced' | 'autocannon';
 /** `paced`, `autocannon`, or both (default), each on a fresh serve. */

@@ -2,7 +2,8 @@
  * Group commit: writes that arrive while `lanes` statements are already in flight wait, and the
  * next free lane writes all of them (up to `maxBatch`) in one statement, one transaction. Alone, a
  * write goes at once, as a batch of one: nothing waits for company. Under load a burst of
- * deliveries costs a few commits instead of one each, which is where PostgreSQL spends its time.
+ * deliveries costs a few statements and commits instead of one each: PostgreSQL's round trips,
+ * SQLite's per-statement work on the event loop.
  *
  * Every promise settles after the statement that carried its item has committed (or failed). A
  * failed batch is retried item by item, so one bad item fails alone.
