@@ -48,5 +48,6 @@ describe('an id the user names that the store does not hold is a usage error in 
     const result = await runCli(args, { cwd });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`checkout-kit: ${message}\n`);
+    expect(result.stdout).toBe('');
   });
 });

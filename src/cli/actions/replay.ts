@@ -68,7 +68,8 @@ export async function replay(flags: ReplayFlags, io: CliIO, setExit: (code: numb
   }
   // The events found are sent all the same: a receiver acknowledges a replayed event it has.
   for (const id of report.missing) writeLine(io.stderr, `checkout-kit: ${notInStore('event', id, '`checkout-kit events list`').message}`);
-  output(io, flags.json ?? false, report, human);
+  // Every event named is missing: the lines above say so, and nothing was sent to report on.
+  if (flags.json || report.results.length > 0 || report.missing.length === 0) output(io, flags.json ?? false, report, human);
   if (report.failed > 0) setExit(EXIT.failures);
   if (report.missing.length > 0) setExit(EXIT.usage);
 }
