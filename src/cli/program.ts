@@ -60,6 +60,12 @@ export async function buildProgram(io: CliIO, setExit: (code: number) => void, m
 
 /** Run the CLI with `argv` (as process.argv); resolves to the exit code. */
 export async function run(argv: string[], io: CliIO = processIO()): Promise<number> {
+  // `help <name>` of no command says what `checkout-kit <name>` would (unknown, and the likely one),
+  // not every command's help.
+  const [, , first, helpOf] = argv;
+  if (first === 'help' && helpOf !== undefined && !helpOf.startsWith('-') && !COMMANDS.some((module) => module.names.includes(helpOf))) {
+    return run([...argv.slice(0, 2), ...argv.slice(3)], io);
+  }
   let code: number = EXIT.ok;
   // Help, a mistyped command and a bare `checkout-kit` need every command; a named one, only its own.
   const named = moduleNamedBy(argv);

@@ -53,4 +53,12 @@ describe('help text', () => {
     expect(show.stdout).toMatch(/^Arguments:\n {2}id +the payment id \(see `checkout-kit payments list`\)$/m);
     expect(show.stdout).toMatch(/^ {2}--json +JSON output$/m);
   });
+
+  it('help of a command that does not exist names it, as the command line itself would, and exits 2', async () => {
+    expect(await execCli(['help', 'evnts'], { cwd: process.cwd() })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "error: unknown command 'evnts'\n(Did you mean events?)\n",
+    });
+  });
 });
