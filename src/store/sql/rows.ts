@@ -28,6 +28,14 @@ const isoOrUndefined = (value: Time | null): string | undefined => (value === nu
 const bool = (value: Bool): boolean => value === true || value === 1;
 const json = <T>(value: Json<T>): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
+/**
+ * The columns of a row type, in the order written: the compiler refuses one missing or unknown, so
+ * the column lists of the statements and the rows they are read into cannot drift apart.
+ */
+function columnsOf<Row>(columns: { [K in keyof Row]: true }): ReadonlyArray<keyof Row & string> {
+  return Object.keys(columns) as Array<keyof Row & string>;
+}
+
 // Text in PostgreSQL (UTF-8) holds neither NUL nor a lone UTF-16 surrogate, and SQLite's drivers
 // turn a lone surrogate into U+FFFD. A body with one is kept as its JSON string literal instead,
 // which has neither and parses back to the same string.
@@ -41,7 +49,17 @@ function decodeBody(text: string, escaped: Bool): string {
   return bool(escaped) ? (JSON.parse(text) as string) : text;
 }
 
-export const EVENT_COLUMNS = ['id', 'type', 'environment', 'created_at', 'received_at', 'resource_kind', 'resource_id', 'body', 'body_escaped'] as const;
+export const EVENT_COLUMNS = columnsOf<EventRow>({
+  id: true,
+  type: true,
+  environment: true,
+  created_at: true,
+  received_at: true,
+  resource_kind: true,
+  resource_id: true,
+  body: true,
+  body_escaped: true,
+});
 
 export interface EventRow {
   id: string;
@@ -68,20 +86,20 @@ export function toEvent(row: EventRow): StoredEvent {
   };
 }
 
-export const RUN_COLUMNS = [
-  'key',
-  'kind',
-  'status',
-  'attempts',
-  'owner',
-  'lease_until',
-  'next_attempt_at',
-  'last_error',
-  'data',
-  'created_at',
-  'updated_at',
-  'completed_at',
-] as const;
+export const RUN_COLUMNS = columnsOf<RunRow>({
+  key: true,
+  kind: true,
+  status: true,
+  attempts: true,
+  owner: true,
+  lease_until: true,
+  next_attempt_at: true,
+  last_error: true,
+  data: true,
+  created_at: true,
+  updated_at: true,
+  completed_at: true,
+});
 
 export interface RunRow {
   key: string;
@@ -123,21 +141,21 @@ export function toPrefixedRun(row: PrefixedRunRow): Run | undefined {
   return toRun(Object.fromEntries(RUN_COLUMNS.map((column) => [column, row[`run_${column}`]])) as unknown as RunRow);
 }
 
-export const RESOURCE_COLUMNS = [
-  'kind',
-  'id',
-  'environment',
-  'order_id',
-  'outcome',
-  'outcome_source',
-  'late',
-  'snapshot',
-  'expires_at',
-  'last_news_at',
-  'open',
-  'created_at',
-  'updated_at',
-] as const;
+export const RESOURCE_COLUMNS = columnsOf<ResourceRow>({
+  kind: true,
+  id: true,
+  environment: true,
+  order_id: true,
+  outcome: true,
+  outcome_source: true,
+  late: true,
+  snapshot: true,
+  expires_at: true,
+  last_news_at: true,
+  open: true,
+  created_at: true,
+  updated_at: true,
+});
 
 export interface ResourceRow {
   kind: ResourceKind;
@@ -173,18 +191,18 @@ export function toResource(row: ResourceRow): ResourceRecord {
   };
 }
 
-export const ATTEMPT_COLUMNS = [
-  'order_id',
-  'kind',
-  'number',
-  'idempotency_key',
-  'request_hash',
-  'status',
-  'resource_id',
-  'checkout_url',
-  'created_at',
-  'updated_at',
-] as const;
+export const ATTEMPT_COLUMNS = columnsOf<AttemptRow>({
+  order_id: true,
+  kind: true,
+  number: true,
+  idempotency_key: true,
+  request_hash: true,
+  status: true,
+  resource_id: true,
+  checkout_url: true,
+  created_at: true,
+  updated_at: true,
+});
 
 export interface AttemptRow {
   order_id: string;
@@ -214,22 +232,22 @@ export function toAttempt(row: AttemptRow): CheckoutAttempt {
   };
 }
 
-export const TENANT_MERCHANT_COLUMNS = [
-  'tenant_id',
-  'environment',
-  'number',
-  'idempotency_key',
-  'request_hash',
-  'status',
-  'name',
-  'email',
-  'merchant_id',
-  'snapshot',
-  'created_at',
-  'updated_at',
-] as const;
+export const TENANT_MERCHANT_COLUMNS = columnsOf<TenantMerchantRow>({
+  tenant_id: true,
+  environment: true,
+  number: true,
+  idempotency_key: true,
+  request_hash: true,
+  status: true,
+  name: true,
+  email: true,
+  merchant_id: true,
+  snapshot: true,
+  created_at: true,
+  updated_at: true,
+});
 
-export const TENANT_CREDENTIALS_COLUMNS = ['tenant_id', 'environment', 'sealed', 'key_id', 'updated_at'] as const;
+export const TENANT_CREDENTIALS_COLUMNS = columnsOf<TenantCredentialsRow>({ tenant_id: true, environment: true, sealed: true, key_id: true, updated_at: true });
 
 export interface TenantCredentialsRow {
   tenant_id: string;
@@ -275,7 +293,7 @@ export function toTenantMerchant(row: TenantMerchantRow): TenantMerchant {
   };
 }
 
-export const DEAD_LETTER_COLUMNS = ['id', 'received_at', 'reason', 'body', 'body_escaped', 'headers'] as const;
+export const DEAD_LETTER_COLUMNS = columnsOf<DeadLetterRow>({ id: true, received_at: true, reason: true, body: true, body_escaped: true, headers: true });
 
 export interface DeadLetterRow {
   id: string;
@@ -290,7 +308,7 @@ export function toDeadLetter(row: DeadLetterRow): DeadLetter {
   return { id: row.id, receivedAt: iso(row.received_at), reason: row.reason, body: decodeBody(row.body, row.body_escaped), headers: json(row.headers) };
 }
 
-export const ACTIVITY_COLUMNS = ['subject', 'kind', 'at', 'data'] as const;
+export const ACTIVITY_COLUMNS = columnsOf<ActivityRow>({ subject: true, kind: true, at: true, data: true });
 
 export interface ActivityRow {
   subject: string;
