@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/index.js';
+import { NOT_COPIED } from '../../src/store/sql/copy.js';
 import { runCli } from '../support/cli.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { sampleEvent } from '../store/fixtures/sample-event.js';
@@ -10,7 +11,7 @@ import { DATABASE_URL, randomSchema } from '../store/postgres/test-database.js';
 
 afterEach(removeTempDirs);
 
-/** A shop folder with an embedded store at `.checkout-kit`: `count` events, one dispatched, a paid payment, a checkout, a timeline entry. */
+/** A shop folder with an embedded store at `.checkout-kit`: `count` events, one dispatched, a paid payment, a checkout, a timeline entry, a dead letter, a partner tenant and its sealed credentials. */
 async function shop(count: number) {
   const cwd = await tempDir('ck-store-cli-');
   const dir = join(cwd, '.checkout-kit');
@@ -26,6 +27,8 @@ async function shop(count: number) {
   await store.putCheckoutAttempt({ orderId: 'A-1001', kind: 'payment', idempotencyKey: 'k', requestHash: 'h' });
   await store.appendActivity({ subject: 'payment:pay_1', kind: 'news', data: { outcome: 'paid' } });
   await store.insertDeadLetter({ receivedAt: new Date().toISOString(), reason: 'unparsable', body: 'x', headers: { a: 'b' } });
+  await store.putTenantMerchant({ tenantId: 'shop-7', environment: 'test', idempotencyKey: 'k7', requestHash: 'h7', name: 'Shop 7', email: 'o@shop7.test' });
+  await store.putTenantCredentials({ tenantId: 'shop-7', environment: 'test', sealed: 'sealed-v1.abc', keyId: 'key-1' });
   await store.close();
   return { cwd, dir, file: join(dir, 'store.sqlite'), env: { CHECKOUT_STORE: 'file:.checkout-kit' } };
 }
@@ -198,6 +201,17 @@ describe('checkout-kit store copy', () => {
     expect(await target.getResource('payment', 'pay_1')).toEqual(await source.getResource('payment', 'pay_1'));
     expect(await target.getCheckoutAttempt('A-1001')).toEqual(await source.getCheckoutAttempt('A-1001'));
     expect(await target.getEvent('evt_7')).toEqual(await source.getEvent('evt_7'));
+    expect(await target.getTenantCredentials('shop-7', 'test')).toEqual(await source.getTenantCredentials('shop-7', 'test'));
+    // Every table of the schema but the leases and the schema's own record, row for row, every column (`seq` is the target's own).
+    const { rows: tables } = await source.database.query<{ name: string }>({ text: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name" });
+    expect(tables.map((row) => row.name).filter((name) => !(NOT_COPIED as readonly string[]).includes(name))).toEqual(
+      report.tables.map((row) => row.table).sort(),
+    );
+    for (const { table } of report.tables) {
+      const rows = async (store: SqliteStore) =>
+        (await store.database.query<Record<string, unknown>>({ text: `SELECT * FROM ${table} ORDER BY 1, 2, 3` })).rows.map(({ seq: _seq, ...row }) => row);
+      expect({ table, rows: await rows(target) }).toEqual({ table, rows: await rows(source) });
+    }
     await Promise.all([source.close(), target.close()]);
   });
 
@@ -210,6 +224,7 @@ describe('checkout-kit store copy', () => {
       const result = await runCli(['store', 'copy', '--to', url], { cwd, env });
       expect(result).toMatchObject({ code: 0, stderr: '' });
       expect(result.stdout).toMatch(/events +120 in source, +120 in target, 120 copied now/);
+      expect(result.stdout).toMatch(/tenant_credentials +1 in source, +1 in target, 1 copied now/);
       expect(result.stdout).toContain('every row of the source is in the target');
       const again = await runCli(['store', 'copy', '--to', url], { cwd, env });
       expect(again.stdout).toMatch(/events +120 in source, +120 in target, 0 copied now/);

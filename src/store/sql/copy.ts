@@ -1,22 +1,25 @@
-import { ACTIVITY_COLUMNS, ATTEMPT_COLUMNS, DEAD_LETTER_COLUMNS, EVENT_COLUMNS, RESOURCE_COLUMNS, RUN_COLUMNS, TENANT_MERCHANT_COLUMNS } from './rows.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
- * The tables a copy moves, each with the column that identifies a row (a copied row is never
- * copied twice) and the column it is read in order of. Locks are not copied: they are leases of
- * the processes running now. The columns are those the store reads, and those of resources it
- * keeps for its own upsert and for the operator's search.
+ * The tables a copy moves, each with the columns that identify a row (a copied row is never copied
+ * twice) and the column it is read in order of. Every column is copied as the source has it, but
+ * `seq`, which the target numbers itself in the order the rows come. Locks are not copied: they are
+ * leases of the processes running now. A test holds this list to the schema's tables.
  */
 const TABLES = [
-  { table: 'events', key: ['id'], order: 'seq', columns: EVENT_COLUMNS },
-  { table: 'runs', key: ['key'], order: 'seq', columns: RUN_COLUMNS },
-  { table: 'resources', key: ['kind', 'id'], order: 'seq', columns: [...RESOURCE_COLUMNS, 'outcome_rank', 'advanced_by', 'email', 'amount_value'] },
-  { table: 'checkout_attempts', key: ['order_id'], order: 'order_id', columns: ATTEMPT_COLUMNS },
-  { table: 'tenant_merchants', key: ['tenant_id', 'environment'], order: 'seq', columns: TENANT_MERCHANT_COLUMNS },
-  { table: 'dead_letters', key: ['id'], order: 'seq', columns: DEAD_LETTER_COLUMNS },
+  { table: 'events', key: ['id'], order: 'seq' },
+  { table: 'runs', key: ['key'], order: 'seq' },
+  { table: 'resources', key: ['kind', 'id'], order: 'seq' },
+  { table: 'checkout_attempts', key: ['order_id'], order: 'order_id' },
+  { table: 'tenant_merchants', key: ['tenant_id', 'environment'], order: 'seq' },
+  { table: 'tenant_credentials', key: ['tenant_id', 'environment'], order: 'seq' },
+  { table: 'dead_letters', key: ['id'], order: 'seq' },
   // Timeline entries have no identity of their own: they are copied only into an empty timeline.
-  { table: 'activity', key: undefined, order: 'seq', columns: ACTIVITY_COLUMNS },
-] as const satisfies ReadonlyArray<{ table: string; key: readonly string[] | undefined; order: string; columns: readonly string[] }>;
+  { table: 'activity', key: undefined, order: 'seq' },
+] as const satisfies ReadonlyArray<{ table: string; key: readonly string[] | undefined; order: string }>;
+
+/** Tables a copy leaves alone: the processes' leases, and the schema's own record (the target has its own). */
+export const NOT_COPIED = ['locks', 'schema_migrations'] as const;
 
 export type CopiedTable = (typeof TABLES)[number]['table'];
 
@@ -56,20 +59,20 @@ export async function copyStore(source: SqlStore, target: SqlStore): Promise<Cop
     } else {
       let after: unknown = null;
       for (;;) {
-        const columns = [...spec.columns, ...(spec.columns.includes(spec.order as never) ? [] : [spec.order])];
         const { rows } = await source.database.query<Record<string, unknown>>({
-          text: `SELECT ${columns.join(', ')} FROM ${source.dialect.prefix}${spec.table}
+          text: `SELECT * FROM ${source.dialect.prefix}${spec.table}
             ${after === null ? '' : `WHERE ${spec.order} > $2`} ORDER BY ${spec.order} LIMIT $1`,
           values: after === null ? [PAGE] : [PAGE, after],
         });
         if (rows.length === 0) break;
         after = rows.at(-1)![spec.order];
-        const values = rows.flatMap((row) => spec.columns.map((column) => portable(row[column])));
+        const columns = Object.keys(rows[0]!).filter((column) => column !== 'seq');
+        const values = rows.flatMap((row) => columns.map((column) => portable(row[column])));
         // In an INSERT's VALUES each parameter takes its column's type: no casts needed.
-        const tuples = rows.map((_, r) => `(${spec.columns.map((_, c) => `$${r * spec.columns.length + c + 1}`).join(', ')})`);
+        const tuples = rows.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
         const conflict = spec.key === undefined ? '' : ` ON CONFLICT (${spec.key.join(', ')}) DO NOTHING`;
         const inserted = await target.database.query({
-          text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${spec.columns.join(', ')}) VALUES ${tuples.join(', ')}${conflict}`,
+          text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}${conflict}`,
           values,
         });
         copied += inserted.rowCount;
