@@ -215,6 +215,37 @@ describe('checkout-kit store copy', () => {
     await Promise.all([source.close(), target.close()]);
   });
 
+  it('a copy run again brings up to date what changed in the source since, and keeps what the target wrote later', async () => {
+    const { cwd, env, dir } = await shop(3);
+    expect((await runCli(['store', 'copy', '--to', 'file:moved'], { cwd, env })).code).toBe(0);
+    // The source still in use after the first copy: its handler ran, its checkout went through.
+    const source = new SqliteStore({ dir });
+    await source.open();
+    await source.claimRun('payment:pay_1:paid', { owner: 'w', leaseMs: 60_000 });
+    await source.completeRun('payment:pay_1:paid', 'w');
+    await source.completeCheckoutAttempt('A-1001', { resourceId: 'pay_1', checkoutUrl: 'https://pay.example/c/1' });
+    // The target already in use for a retried event: newer than the source's row, which stays failed.
+    const target = new SqliteStore({ dir: join(cwd, 'moved') });
+    await target.open();
+    await source.claimRun('event:evt_1', { owner: 'w', leaseMs: 60_000 });
+    await source.failRun('event:evt_1', 'w', { error: 'down', retryAt: undefined });
+    await target.claimRun('event:evt_1', { owner: 'w', leaseMs: 60_000, now: new Date(Date.now() + 60_000) });
+    await target.completeRun('event:evt_1', 'w', new Date(Date.now() + 60_000));
+    await Promise.all([source.close(), target.close()]);
+
+    const again = await runCli(['store', 'copy', '--to', 'file:moved', '--json'], { cwd, env });
+    expect(again.code).toBe(0);
+    const copied = Object.fromEntries(
+      (JSON.parse(again.stdout) as { tables: Array<{ table: string; copied: number }> }).tables.map((row) => [row.table, row.copied]),
+    );
+    expect(copied).toMatchObject({ runs: 1, checkout_attempts: 1, events: 0 });
+    const moved = new SqliteStore({ dir: join(cwd, 'moved'), readonly: true });
+    expect(await moved.getRun('payment:pay_1:paid')).toMatchObject({ status: 'done' });
+    expect(await moved.getCheckoutAttempt('A-1001')).toMatchObject({ status: 'created', checkoutUrl: 'https://pay.example/c/1' });
+    expect(await moved.getRun('event:evt_1')).toMatchObject({ status: 'done' });
+    await moved.close();
+  });
+
   it.runIf(DATABASE_URL)('moves a shop from the embedded store to PostgreSQL with nothing lost', async () => {
     const { cwd, env } = await shop(120);
     const schema = randomSchema('ck_copy');

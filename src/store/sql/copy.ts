@@ -1,8 +1,8 @@
 import type { SqlStore } from './sql-store.js';
 
 /**
- * The tables a copy moves, each with the columns that identify a row (a copied row is never copied
- * twice) and the column it is read in order of. Every column is copied as the source has it, but
+ * The tables a copy moves, each with the columns that identify a row (a row is never copied twice:
+ * see `onConflict`) and the column it is read in order of. Every column is copied as the source has it, but
  * `seq`, which the target numbers itself in the order the rows come. Locks are not copied: they are
  * leases of the processes running now. A test holds this list to the schema's tables.
  */
@@ -24,6 +24,7 @@ export const NOT_COPIED = ['locks', 'schema_migrations'] as const;
 export type CopiedTable = (typeof TABLES)[number]['table'];
 
 export interface CopyReport {
+  /** `copied`: rows written by this copy, new in the target or brought up to date there. */
   tables: Array<{ table: CopiedTable; source: number; target: number; copied: number; skipped?: string }>;
   /** Every row of the source is in the target. */
   complete: boolean;
@@ -38,6 +39,18 @@ function portable(value: unknown): unknown {
   return value;
 }
 
+/**
+ * A row already in the target stays, unless the source's changed since it was copied (a run
+ * completed, an outcome moved on): a row that carries `updated_at` is brought up to date where the
+ * source's is newer, never where the target's is (a target already in use keeps what it wrote).
+ */
+function onConflict(key: readonly string[] | undefined, columns: string[]): string {
+  if (key === undefined) return '';
+  if (!columns.includes('updated_at')) return ` ON CONFLICT (${key.join(', ')}) DO NOTHING`;
+  const set = columns.filter((column) => !key.includes(column)).map((column) => `${column} = excluded.${column}`);
+  return ` ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${set.join(', ')} WHERE t.updated_at < excluded.updated_at`;
+}
+
 async function count(store: SqlStore, table: string): Promise<number> {
   const { rows } = await store.database.query<{ n: number | string }>({ text: `SELECT count(*) AS n FROM ${store.dialect.prefix}${table}` });
   return Number(rows[0]?.n ?? 0);
@@ -45,9 +58,9 @@ async function count(store: SqlStore, table: string): Promise<number> {
 
 /**
  * Copy every row of `source` into `target` (both open), table by table in pages, each page one
- * statement of the target. A row already in the target is left as it is, so a copy cut short can
- * be run again. Stop the processes writing to `source` first: what they write during the copy may
- * be missed (run it again to pick it up).
+ * statement of the target. A row already in the target is kept, or brought up to date when the
+ * source's is newer (`onConflict`), so a copy cut short, or made while the source was still in use,
+ * is run again to complete it. Stop the processes writing to `source` first.
  */
 export async function copyStore(source: SqlStore, target: SqlStore): Promise<CopyReport> {
   const tables: CopyReport['tables'] = [];
@@ -70,9 +83,8 @@ export async function copyStore(source: SqlStore, target: SqlStore): Promise<Cop
         const values = rows.flatMap((row) => columns.map((column) => portable(row[column])));
         // In an INSERT's VALUES each parameter takes its column's type: no casts needed.
         const tuples = rows.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
-        const conflict = spec.key === undefined ? '' : ` ON CONFLICT (${spec.key.join(', ')}) DO NOTHING`;
         const inserted = await target.database.query({
-          text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}${conflict}`,
+          text: `INSERT INTO ${target.dialect.prefix}${spec.table} AS t (${columns.join(', ')}) VALUES ${tuples.join(', ')}${onConflict(spec.key, columns)}`,
           values,
         });
         copied += inserted.rowCount;
