@@ -66,6 +66,13 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         expect(await store.listRuns({ kind: 'event' })).toHaveLength(1);
       });
 
+      it("queues each dispatch run at its own caller's now, also among inserts written together", async () => {
+        const at = (hour: number) => new Date(Date.UTC(2030, 0, 1, hour));
+        await Promise.all([0, 1, 2].map((hour) => store.insertEvent(sampleEvent(`evt_${hour}`), at(hour))));
+        for (const hour of [0, 1, 2]) expect((await store.getRun(`event:evt_${hour}`))?.nextAttemptAt).toBe(at(hour).toISOString());
+        expect(await store.claimRun('event:evt_0', { owner: 'w', leaseMs: 60_000, now: at(0) })).toMatchObject({ status: 'running' });
+      });
+
       it('lists the runs of several kinds at once, in the order they were queued, and of no kind none', async () => {
         await store.insertEvent(sampleEvent('evt_1'));
         await store.enqueueRun({ key: 'payment:p1:paid', kind: 'fulfillment', data: {} });

@@ -148,12 +148,11 @@ export class SqlStore implements Store {
 
   /**
    * Events and their dispatch runs, in one transaction: each event is inserted unless its id is
-   * stored or came earlier in `items`, and only an inserted one has its run queued (at the batch's
-   * latest time: a batch spans milliseconds).
+   * stored or came earlier in `items`, and only an inserted one has its run queued, due at its
+   * caller's `now`.
    */
   private async insertEvents(items: Array<{ event: NewEvent; at: number }>): Promise<Array<{ inserted: boolean }>> {
     const events = items.map((item) => item.event);
-    const at = iso(Math.max(...items.map((item) => item.at)));
     const values = events.flatMap((event) => {
       const body = event.body === undefined ? { text: null, escaped: false } : encodeBody(event.body);
       return [
@@ -173,11 +172,11 @@ export class SqlStore implements Store {
       const stored = new Set(rows.map((row) => row.id));
       // The first of several deliveries of one id in the batch is the one that inserted it.
       const results = events.map((event) => ({ inserted: stored.delete(event.id) }));
-      const queued = events.filter((_, i) => results[i]!.inserted);
+      const queued = items.filter((_, i) => results[i]!.inserted);
       if (queued.length > 0) {
         await tx.query({
           ...this.sql.insertEventRuns(queued.length),
-          values: [at, ...queued.flatMap((event) => [`${EVENT_RUN_PREFIX}${event.id}`, JSON.stringify({ eventId: event.id, type: event.type })])],
+          values: queued.flatMap(({ event, at }) => [`${EVENT_RUN_PREFIX}${event.id}`, iso(at), JSON.stringify({ eventId: event.id, type: event.type })]),
         });
       }
       return results;

@@ -89,11 +89,14 @@ export function buildStatements(d: Dialect) {
       ON CONFLICT (id) DO NOTHING
       RETURNING id`,
     ),
-    /** The dispatch runs of `count` events just inserted, due at `$1` (then key and data of each). */
+    /** The dispatch runs of `count` events just inserted: key, the time it is due (and made) and data of each. */
     insertEventRuns: batch(
       'insert_event_runs',
       (count) => `INSERT INTO ${p}runs (key, kind, status, attempts, next_attempt_at, data, created_at, updated_at)
-      VALUES ${Array.from({ length: count }, (_, i) => `($${2 + i * 2}, 'event', 'pending', 0, $1, ${d.cast(`$${3 + i * 2}`, 'json')}, $1, $1)`).join(', ')}`,
+      VALUES ${Array.from({ length: count }, (_, i) => {
+        const [key, at, data] = [1, 2, 3].map((n) => `$${n + i * 3}`);
+        return `(${key}, 'event', 'pending', 0, ${at}, ${d.cast(data!, 'json')}, ${at}, ${at})`;
+      }).join(', ')}`,
     ),
     /** Events with their dispatch run (`run_` columns), for `listEvents` to add its filter to. */
     eventsWithRuns: `SELECT ${list(EVENT_COLUMNS, 'e')}, ${RUN_COLUMNS.map((column) => `r.${column} AS run_${column}`).join(', ')}
