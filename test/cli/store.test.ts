@@ -59,6 +59,29 @@ describe('checkout-kit store check', () => {
     expect(await readFile(file)).toEqual(damaged);
   });
 
+  it('store backup of a damaged store writes no backup and replaces none: one line, exit 1', async () => {
+    const { cwd, env, file } = await shop(200);
+    const handle = await open(file, 'r+');
+    const { size } = await handle.stat();
+    await handle.write(Buffer.alloc(Math.min(8192, size - 8192), 0x5a), 0, undefined, 8192);
+    await handle.close();
+    await writeFile(join(cwd, 'good.sqlite'), 'the last good backup');
+    const result = await runCli(['store', 'backup', 'good.sqlite', '--force'], { cwd, env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^checkout-kit: The store .*store\.sqlite is damaged \(.*\): no backup was written, and no file at .*good\.sqlite was replaced\./,
+    );
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(await readFile(join(cwd, 'good.sqlite'), 'utf8')).toBe('the last good backup');
+    expect((await readdir(cwd)).filter((name) => name.includes('partial'))).toEqual([]);
+    // store check lists SQLite's findings a line each, at most 20 of them.
+    const check = await runCli(['store', 'check', '--json'], { cwd, env });
+    const problems = (JSON.parse(check.stdout) as { problems: string[] }).problems;
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.every((line) => !line.includes('\n'))).toBe(true);
+    expect((await runCli(['store', 'check'], { cwd, env })).stdout.split('\n').length).toBeLessThanOrEqual(23);
+  });
+
   it('refuses a file that is not a store at all with one line naming it', async () => {
     const { cwd, env, file } = await shop(0);
     await writeFile(file, 'not a database, just some text that is long enough to be read as a header of something');
@@ -246,10 +269,45 @@ describe('checkout-kit store copy', () => {
     await moved.close();
   });
 
+  it("refuses a target holding another store's rows, touching neither", async () => {
+    const { cwd, env } = await shop(3);
+    const other = new SqliteStore({ dir: join(cwd, 'other') });
+    await other.open();
+    await other.insertEvent(sampleEvent('evt_of_another_shop'));
+    await other.putCheckoutAttempt({ orderId: 'A-1001', kind: 'payment', idempotencyKey: 'theirs', requestHash: 'theirs' });
+    await other.close();
+    const result = await runCli(['store', 'copy', '--to', 'file:other'], { cwd, env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^checkout-kit: The target .* holds events the source does not \(evt_of_another_shop\): it is another store, not a copy of this one\. Nothing was copied/,
+    );
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    const untouched = new SqliteStore({ dir: join(cwd, 'other'), readonly: true });
+    expect(await untouched.countRuns()).toBe(1);
+    expect(await untouched.getCheckoutAttempt('A-1001')).toMatchObject({ idempotencyKey: 'theirs' });
+    await untouched.close();
+  });
+
+  it.each([['file:./.checkout-kit/'], ['file:.checkout-kit/../.checkout-kit']])(
+    'refuses the source itself however it is spelled (%s), and a memory: target',
+    async (to) => {
+      const { cwd, env } = await shop(1);
+      expect(await runCli(['store', 'copy', '--to', to], { cwd, env })).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/names the source store itself/),
+      });
+      expect(await runCli(['store', 'copy', '--to', 'memory:'], { cwd, env })).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/memory: store keeps nothing/),
+      });
+    },
+  );
+
   it.runIf(DATABASE_URL)('moves a shop from the embedded store to PostgreSQL with nothing lost', async () => {
     const { cwd, env } = await shop(120);
     const schema = randomSchema('ck_copy');
-    const url = `${DATABASE_URL}?schema=${schema}`;
+    // A password holding `@` (the server here trusts every local connection): never printed.
+    const url = `${DATABASE_URL!.replace(/\/\/([^@/]*@)?/, '//postgres:pw@with@at@')}?schema=${schema}&password=pw-param`;
     const admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
     try {
       const result = await runCli(['store', 'copy', '--to', url], { cwd, env });
@@ -257,6 +315,7 @@ describe('checkout-kit store copy', () => {
       expect(result.stdout).toMatch(/events +120 in source, +120 in target, 120 copied now/);
       expect(result.stdout).toMatch(/tenant_credentials +1 in source, +1 in target, 1 copied now/);
       expect(result.stdout).toContain('every row of the source is in the target');
+      expect(result.stdout).not.toMatch(/pw@with|with@at|pw-param/);
       const again = await runCli(['store', 'copy', '--to', url], { cwd, env });
       expect(again.stdout).toMatch(/events +120 in source, +120 in target, 0 copied now/);
       // serve reads the moved shop: events list against PostgreSQL.

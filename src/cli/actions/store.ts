@@ -1,3 +1,4 @@
+import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '../../config/index.js';
 import { copyStore } from '../../store/sql/copy.js';
@@ -32,8 +33,18 @@ async function withReadonlyStore<T>(dir: string, work: (store: SqliteStore) => P
   }
 }
 
-/** A store URL for messages: only its scheme and place, never credentials. */
-const shown = (url: string) => url.replace(/\/\/[^@/]*@/, '//');
+/** A store URL for messages: only its scheme and place, never credentials (a password may hold `@`, or be a parameter). */
+const shown = (url: string) => url.replace(/\/\/[^/?#]*@/, '//').replace(/([?&]password=)[^&#]*/gi, '$1…');
+
+/** What names one store however it is spelled: an embedded store's folder with links resolved, else the URL. */
+function sameStore(a: string, b: string, cwd: string): boolean {
+  const place = (url: string) => {
+    if (!url.startsWith('file:')) return url;
+    const dir = fileStoreDir(url, cwd);
+    return existsSync(dir) ? realpathSync(dir) : dir;
+  };
+  return place(a) === place(b);
+}
 
 /** `checkout-kit store check`: SQLite's integrity check; exit 1 when damaged. */
 export async function checkStore(options: { dir?: string; json?: boolean }, io: CliIO, setExit: (code: number) => void): Promise<void> {
@@ -71,7 +82,8 @@ export async function backupStore(file: string, options: { dir?: string; force?:
 /** `checkout-kit store copy --to <url>`: every row of one SQL store into another; exit 1 when not every row made it. */
 export async function copyStoreTo(options: { to: string; from?: string; json?: boolean }, io: CliIO, setExit: (code: number) => void): Promise<void> {
   const from = options.from ?? loadConfig({ env: io.env, cwd: io.cwd }).store;
-  if (from === options.to) throw new UsageError('store copy: --to names the source store itself: give another store.');
+  if (sameStore(from, options.to, io.cwd)) throw new UsageError('store copy: --to names the source store itself: give another store.');
+  if (options.to.startsWith('memory:')) throw new UsageError('store copy: a memory: store keeps nothing: copy --to file:<dir> or postgres://….');
   const source = await openStore(from, { cwd: io.cwd, readonly: true });
   try {
     const target = await openStore(options.to, { cwd: io.cwd });

@@ -1,3 +1,4 @@
+import { InvalidRequestError } from '../../errors/index.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
@@ -51,6 +52,36 @@ function onConflict(key: readonly string[] | undefined, columns: string[]): stri
   return ` ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${set.join(', ')} WHERE t.updated_at < excluded.updated_at`;
 }
 
+/** The tables whose first rows say whose store it is: rows of the shop, in the order they were copied. */
+const IDENTIFYING = TABLES.filter((spec) => spec.order === 'seq' && ['events', 'resources', 'tenant_merchants'].includes(spec.table));
+/** How many of the target's first rows of each must be in the source. */
+const SAMPLE = 20;
+
+/**
+ * A target that is not empty must be an earlier copy of this source (its first rows are the
+ * source's), or two shops' rows would mix and an upsert would overwrite the other's.
+ */
+async function refuseAnotherStore(source: SqlStore, target: SqlStore): Promise<void> {
+  for (const spec of IDENTIFYING) {
+    const key = spec.key!.join(', ');
+    const { rows } = await target.database.query<Record<string, unknown>>({
+      text: `SELECT ${key} FROM ${target.dialect.prefix}${spec.table} ORDER BY seq LIMIT ${SAMPLE}`,
+    });
+    for (const row of rows) {
+      const values = spec.key!.map((column) => row[column]);
+      const found = await source.database.query({
+        text: `SELECT 1 FROM ${source.dialect.prefix}${spec.table} WHERE ${spec.key!.map((column, i) => `${column} = $${i + 1}`).join(' AND ')}`,
+        values,
+      });
+      if (found.rows.length === 0) {
+        throw new InvalidRequestError(
+          `The target ${target.description} holds ${spec.table} the source does not (${values.join(' ')}): it is another store, not a copy of this one. Nothing was copied: copy into an empty store, or into one copied from this source.`,
+        );
+      }
+    }
+  }
+}
+
 async function count(store: SqlStore, table: string): Promise<number> {
   const { rows } = await store.database.query<{ n: number | string }>({ text: `SELECT count(*) AS n FROM ${store.dialect.prefix}${table}` });
   return Number(rows[0]?.n ?? 0);
@@ -63,6 +94,7 @@ async function count(store: SqlStore, table: string): Promise<number> {
  * is run again to complete it. Stop the processes writing to `source` first.
  */
 export async function copyStore(source: SqlStore, target: SqlStore): Promise<CopyReport> {
+  await refuseAnotherStore(source, target);
   const tables: CopyReport['tables'] = [];
   for (const spec of TABLES) {
     let copied = 0;

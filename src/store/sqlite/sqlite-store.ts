@@ -5,7 +5,7 @@ import { sqliteDialect } from '../sql/dialect.js';
 import { migrationsTable } from '../sql/migrate.js';
 import { MIGRATIONS } from '../sql/migrations.js';
 import { SqlStore } from '../sql/sql-store.js';
-import type { SqliteConnection, SqliteDriverName } from './driver.js';
+import { loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriverName } from './driver.js';
 import { sqliteDatabase, type SqliteDatabase, type SqliteDatabaseOptions } from './sqlite-database.js';
 
 /** The file inside an embedded store's folder. */
@@ -63,10 +63,29 @@ export class SqliteStore extends SqlStore {
     }
     // Written beside it, then renamed into place: a backup cut short never damages the last good one.
     const partial = `${destination}.partial-${process.pid}`;
+    const damaged = (finding: string, cause?: unknown) =>
+      new StoreError(
+        `The store ${this.file} is damaged (${finding.split('\n')[0]}): no backup was written, and no file at ${destination} was replaced. Keep your last good backup; see \`checkout-kit store check\`.`,
+        { cause },
+      );
     try {
       await this.sqlite.connection.backup(partial);
+      // A copy of damaged pages is a damaged backup: checked before it can replace a good one.
+      const copy = loadDriver(this.driver).open(partial, { readonly: true });
+      let finding: string;
+      try {
+        finding = copy
+          .pragma('quick_check')
+          .map((row) => String(Object.values(row)[0]))
+          .join('\n');
+      } finally {
+        copy.close();
+      }
+      if (finding !== 'ok') throw damaged(finding);
       renameSync(partial, destination);
     } catch (error) {
+      const code = sqliteErrorCode(error);
+      if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') throw damaged((error as Error).message, error);
       throw error instanceof StoreError ? error : cannotWrite(error);
     } finally {
       for (const leftover of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) rmSync(leftover, { force: true });
@@ -76,7 +95,8 @@ export class SqliteStore extends SqlStore {
   /** SQLite's own check of the file: `['ok']` when it is sound, else what is damaged. */
   integrityCheck(): string[] {
     try {
-      return this.sqlite.connection.pragma('integrity_check').map((row) => String(row.integrity_check));
+      // SQLite may answer several findings in one row, a line each.
+      return this.sqlite.connection.pragma('integrity_check').flatMap((row) => String(row.integrity_check).split('\n'));
     } catch (error) {
       // Damage bad enough that the check itself cannot read the file.
       return [(error as Error).message];
