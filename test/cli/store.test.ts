@@ -33,6 +33,14 @@ async function shop(count: number) {
   return { cwd, dir, file: join(dir, 'store.sqlite'), env: { CHECKOUT_STORE: 'file:.checkout-kit' } };
 }
 
+/** Overwrite pages of the store's file past the header: SQLite's own check finds the damage. */
+async function damage(file: string): Promise<void> {
+  const handle = await open(file, 'r+');
+  const { size } = await handle.stat();
+  await handle.write(Buffer.alloc(Math.min(8192, size - 8192), 0x5a), 0, undefined, 8192);
+  await handle.close();
+}
+
 describe('checkout-kit store check', () => {
   it('exits 0 and says healthy for a sound store', async () => {
     const { cwd, env } = await shop(3);
@@ -43,11 +51,7 @@ describe('checkout-kit store check', () => {
 
   it('exits 1 for a damaged file and says what to do; serve and the read commands refuse it in one line and leave it untouched', async () => {
     const { cwd, env, file } = await shop(200);
-    // Overwrite pages past the header: SQLite's own check finds the damage.
-    const handle = await open(file, 'r+');
-    const { size } = await handle.stat();
-    await handle.write(Buffer.alloc(Math.min(8192, size - 8192), 0x5a), 0, undefined, 8192);
-    await handle.close();
+    await damage(file);
     const damaged = await readFile(file);
     const check = await runCli(['store', 'check'], { cwd, env });
     expect(check.code).toBe(1);
@@ -61,10 +65,7 @@ describe('checkout-kit store check', () => {
 
   it('store backup of a damaged store writes no backup and replaces none: one line, exit 1', async () => {
     const { cwd, env, file } = await shop(200);
-    const handle = await open(file, 'r+');
-    const { size } = await handle.stat();
-    await handle.write(Buffer.alloc(Math.min(8192, size - 8192), 0x5a), 0, undefined, 8192);
-    await handle.close();
+    await damage(file);
     await writeFile(join(cwd, 'good.sqlite'), 'the last good backup');
     const result = await runCli(['store', 'backup', 'good.sqlite', '--force'], { cwd, env });
     expect(result.code).toBe(1);
