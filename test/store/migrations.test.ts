@@ -5,6 +5,7 @@ import { LATEST_VERSION, MIGRATIONS } from '../../src/store/sql/migrations.js';
 import { sqliteDatabase } from '../../src/store/sqlite/sqlite-database.js';
 import { SqliteStore, type Store } from '../../src/store/index.js';
 import { STORE_FILE } from '../../src/store/sqlite/sqlite-store.js';
+import { runCli } from '../support/cli.js';
 import { tempDir } from '../support/temp-dirs.js';
 import { randomSchema, TestDatabases } from './postgres/test-database.js';
 
@@ -63,6 +64,31 @@ describe('a store written by schema version 1', () => {
     await restarted.open();
     expect((await restarted.searchResources({ find: 'buyer@example.com' })).map((row) => row.id)).toEqual(['pay_old']);
     await restarted.close();
+  });
+
+  it('SQLite file: `checkout-kit migrate` brings it up to date, and says what it applied', async () => {
+    const dir = await tempDir('ck-migrate-cli-v1-');
+    const database = sqliteDatabase({ path: `${dir}/${STORE_FILE}` });
+    await database.transaction(async (tx) => {
+      for (const text of atVersionOne(sqliteDialect)) await tx.query({ text });
+    });
+    await database.close();
+    const env = { CHECKOUT_STORE: `file:${dir}` };
+    const first = await runCli(['migrate', '--json'], { cwd: dir, env });
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect((JSON.parse(first.stdout) as { applied: Array<{ version: number }> }).applied.map((row) => row.version)).toEqual(
+      MIGRATIONS.slice(1).map((m) => m.version),
+    );
+    expect((await runCli(['migrate'], { cwd: dir, env })).stdout).toContain(`up to date at version ${LATEST_VERSION}`);
+    const store = new SqliteStore({ dir, readonly: true });
+    await store.open();
+    expect((await store.searchResources({ find: 'buyer@example.com' })).map((row) => row.id)).toEqual(['pay_old']);
+    await store.close();
+    // Where no store is, nothing is made.
+    expect(await runCli(['migrate'], { cwd: dir, env: { CHECKOUT_STORE: 'file:nowhere' } })).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/No store at .*nowhere.*nothing to migrate/),
+    });
   });
 
   it('PostgreSQL: the next open migrates it and finds its payments by e-mail and amount', async () => {

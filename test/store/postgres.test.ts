@@ -270,12 +270,12 @@ async function cli(args: string[], env: NodeJS.ProcessEnv) {
 }
 
 describe('checkout-kit migrate', () => {
-  it('exits 2 with one line when CHECKOUT_STORE is not postgres://', async () => {
-    const result = await cli(['migrate'], { CHECKOUT_STORE: 'file:.checkout-kit' });
+  it('exits 2 with one line when CHECKOUT_STORE keeps nothing to migrate', async () => {
+    const result = await cli(['migrate'], { CHECKOUT_STORE: 'memory:' });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      'checkout-kit: migrate is for PostgreSQL stores, but CHECKOUT_STORE is a file: store: set CHECKOUT_STORE=postgres://user@host:5432/database.\n',
+      'checkout-kit: migrate is for file: and postgres:// stores, but CHECKOUT_STORE is a memory: store, which keeps nothing to migrate.\n',
     );
   });
 

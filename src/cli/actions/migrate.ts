@@ -1,7 +1,10 @@
 import { loadConfig } from '../../config/index.js';
 import { ConfigError, StoreError } from '../../errors/index.js';
 import { silentLogger } from '../../log/index.js';
+import { fileStoreDir, fileStoreExists } from '../../store/open.js';
 import { PostgresStore, type MigrationReport } from '../../store/postgres/index.js';
+import type { SqlStore } from '../../store/sql/sql-store.js';
+import { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { output, type CliIO } from '../io.js';
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//;
@@ -19,15 +22,26 @@ function human(result: MigrateResult): string {
   return lines.join('\n');
 }
 
-/** `checkout-kit migrate`: apply the PostgreSQL store's pending migrations. */
-export async function migrate(options: { json?: boolean }, io: CliIO): Promise<void> {
-  const config = loadConfig({ env: io.env, cwd: io.cwd });
-  if (!POSTGRES_URL.test(config.store)) {
-    // Only the scheme: a store URL may carry credentials.
-    const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(config.store)?.[0] ?? 'that';
-    throw new ConfigError(`migrate is for PostgreSQL stores, but CHECKOUT_STORE is a ${scheme} store: set CHECKOUT_STORE=postgres://user@host:5432/database.`);
+/** The store CHECKOUT_STORE names, opened to be migrated: PostgreSQL, or an embedded store that exists. */
+async function storeToMigrate(url: string, cwd: string): Promise<SqlStore> {
+  if (POSTGRES_URL.test(url)) return new PostgresStore({ connectionString: url, migrate: false, logger: silentLogger });
+  if (url.startsWith('file:')) {
+    const dir = fileStoreDir(url, cwd);
+    if (!(await fileStoreExists(dir))) throw new ConfigError(`No store at ${dir} (CHECKOUT_STORE=${url}): nothing to migrate. Check CHECKOUT_STORE.`);
+    return new SqliteStore({ dir });
   }
-  const store = new PostgresStore({ connectionString: config.store, migrate: false, logger: silentLogger });
+  // Only the scheme: a store URL may carry credentials.
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? 'that';
+  throw new ConfigError(`migrate is for file: and postgres:// stores, but CHECKOUT_STORE is a ${scheme} store, which keeps nothing to migrate.`);
+}
+
+/**
+ * `checkout-kit migrate`: apply the store's pending migrations. The embedded store is also brought
+ * up to date by any command that opens it to write (`serve`, `reconcile`); this is the explicit step,
+ * and the only one for PostgreSQL, where `serve` may be told not to migrate.
+ */
+export async function migrate(options: { json?: boolean }, io: CliIO): Promise<void> {
+  const store = await storeToMigrate(loadConfig({ env: io.env, cwd: io.cwd }).store, io.cwd);
   let report: MigrationReport;
   try {
     report = await store.migrate();

@@ -127,7 +127,9 @@ export class SqlStore implements Store {
     refuseNewerSchema(versions, this.options.schema);
     const current = Math.max(0, ...versions.map((row) => row.version));
     if (current < LATEST_VERSION) {
-      throw new StoreError(`${this.description} is at schema version ${current}, this checkout-kit needs ${LATEST_VERSION}: run \`checkout-kit migrate\`.`);
+      throw new StoreError(
+        `${this.description} is at schema version ${current}, this checkout-kit needs ${LATEST_VERSION}: run \`checkout-kit migrate\` with CHECKOUT_STORE naming it.`,
+      );
     }
   }
 
