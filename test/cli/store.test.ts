@@ -248,6 +248,7 @@ describe('checkout-kit store copy', () => {
     await source.claimRun('payment:pay_1:paid', { owner: 'w', leaseMs: 60_000 });
     await source.completeRun('payment:pay_1:paid', 'w');
     await source.completeCheckoutAttempt('A-1001', { resourceId: 'pay_1', checkoutUrl: 'https://pay.example/c/1' });
+    await source.appendActivity({ subject: 'payment:pay_1', kind: 'handler', data: { ok: true } }, new Date(Date.now() + 1000));
     // The target already in use for a retried event: newer than the source's row, which stays failed.
     const target = new SqliteStore({ dir: join(cwd, 'moved') });
     await target.open();
@@ -262,11 +263,12 @@ describe('checkout-kit store copy', () => {
     const copied = Object.fromEntries(
       (JSON.parse(again.stdout) as { tables: Array<{ table: string; copied: number }> }).tables.map((row) => [row.table, row.copied]),
     );
-    expect(copied).toMatchObject({ runs: 1, checkout_attempts: 1, events: 0 });
+    expect(copied).toMatchObject({ runs: 1, checkout_attempts: 1, activity: 1, events: 0 });
     const moved = new SqliteStore({ dir: join(cwd, 'moved'), readonly: true });
     expect(await moved.getRun('payment:pay_1:paid')).toMatchObject({ status: 'done' });
     expect(await moved.getCheckoutAttempt('A-1001')).toMatchObject({ status: 'created', checkoutUrl: 'https://pay.example/c/1' });
     expect(await moved.getRun('event:evt_1')).toMatchObject({ status: 'done' });
+    expect((await moved.listActivity({ subject: 'payment:pay_1' })).map((entry) => entry.kind)).toEqual(['handler', 'news']);
     await moved.close();
   });
 

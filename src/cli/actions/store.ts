@@ -95,7 +95,7 @@ export async function copyStoreTo(options: { to: string; from?: string; json?: b
           `copied ${shown(from)} -> ${shown(options.to)}`,
           ...report.tables.map(
             (row) =>
-              `  ${row.table.padEnd(18)} ${String(row.source).padStart(8)} in source, ${String(row.target).padStart(8)} in target, ${row.copied} copied now${row.skipped ? ` (skipped: ${row.skipped})` : ''}`,
+              `  ${row.table.padEnd(18)} ${String(row.source).padStart(8)} in source, ${String(row.target).padStart(8)} in target, ${row.copied} copied now`,
           ),
           report.complete ? 'every row of the source is in the target' : 'NOT every row of the source is in the target: run the copy again',
         ].join('\n'),

@@ -15,9 +15,10 @@ const TABLES = [
   { table: 'tenant_merchants', key: ['tenant_id', 'environment'], order: 'seq' },
   { table: 'tenant_credentials', key: ['tenant_id', 'environment'], order: 'seq' },
   { table: 'dead_letters', key: ['id'], order: 'seq' },
-  // Timeline entries have no identity of their own: they are copied only into an empty timeline.
-  { table: 'activity', key: undefined, order: 'seq' },
-] as const satisfies ReadonlyArray<{ table: string; key: readonly string[] | undefined; order: string }>;
+  // Timeline entries have no identity of their own: those later than the target's latest are copied
+  // (an entry in the same millisecond as that one, not copied yet, is missed).
+  { table: 'activity', key: undefined, order: 'seq', after: 'at' },
+] as const satisfies ReadonlyArray<{ table: string; key: readonly string[] | undefined; order: string; after?: string }>;
 
 /** Tables a copy leaves alone: the processes' leases, and the schema's own record (the target has its own). */
 export const NOT_COPIED = ['locks', 'schema_migrations'] as const;
@@ -26,7 +27,7 @@ export type CopiedTable = (typeof TABLES)[number]['table'];
 
 export interface CopyReport {
   /** `copied`: rows written by this copy, new in the target or brought up to date there. */
-  tables: Array<{ table: CopiedTable; source: number; target: number; copied: number; skipped?: string }>;
+  tables: Array<{ table: CopiedTable; source: number; target: number; copied: number }>;
   /** Every row of the source is in the target. */
   complete: boolean;
 }
@@ -82,6 +83,12 @@ async function refuseAnotherStore(source: SqlStore, target: SqlStore): Promise<v
   }
 }
 
+/** The latest `column` of the target's `table` (as the source compares it), or null when it has none. */
+async function latestIn(target: SqlStore, table: string, column: string): Promise<unknown> {
+  const { rows } = await target.database.query<{ latest: unknown }>({ text: `SELECT max(${column}) AS latest FROM ${target.dialect.prefix}${table}` });
+  return portable(rows[0]?.latest ?? null);
+}
+
 async function count(store: SqlStore, table: string): Promise<number> {
   const { rows } = await store.database.query<{ n: number | string }>({ text: `SELECT count(*) AS n FROM ${store.dialect.prefix}${table}` });
   return Number(rows[0]?.n ?? 0);
@@ -97,39 +104,30 @@ export async function copyStore(source: SqlStore, target: SqlStore): Promise<Cop
   await refuseAnotherStore(source, target);
   const tables: CopyReport['tables'] = [];
   for (const spec of TABLES) {
+    const latest = 'after' in spec ? { column: spec.after, value: await latestIn(target, spec.table, spec.after) } : undefined;
     let copied = 0;
-    let skipped: string | undefined;
-    if (spec.key === undefined && (await count(target, spec.table)) > 0) {
-      skipped = 'the target already has a timeline';
-    } else {
-      let after: unknown = null;
-      for (;;) {
-        const { rows } = await source.database.query<Record<string, unknown>>({
-          text: `SELECT * FROM ${source.dialect.prefix}${spec.table}
-            ${after === null ? '' : `WHERE ${spec.order} > $2`} ORDER BY ${spec.order} LIMIT $1`,
-          values: after === null ? [PAGE] : [PAGE, after],
-        });
-        if (rows.length === 0) break;
-        after = rows.at(-1)![spec.order];
-        const columns = Object.keys(rows[0]!).filter((column) => column !== 'seq');
-        const values = rows.flatMap((row) => columns.map((column) => portable(row[column])));
-        // In an INSERT's VALUES each parameter takes its column's type: no casts needed.
-        const tuples = rows.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
-        const inserted = await target.database.query({
-          text: `INSERT INTO ${target.dialect.prefix}${spec.table} AS t (${columns.join(', ')}) VALUES ${tuples.join(', ')}${onConflict(spec.key, columns)}`,
-          values,
-        });
-        copied += inserted.rowCount;
-        if (rows.length < PAGE) break;
-      }
+    let after: unknown = null;
+    for (;;) {
+      const bounds = [...(after === null ? [] : [{ column: spec.order, value: after }]), ...(latest?.value == null ? [] : [latest])];
+      const { rows } = await source.database.query<Record<string, unknown>>({
+        text: `SELECT * FROM ${source.dialect.prefix}${spec.table}
+          ${bounds.length === 0 ? '' : `WHERE ${bounds.map((bound, i) => `${bound.column} > $${i + 2}`).join(' AND ')}`} ORDER BY ${spec.order} LIMIT $1`,
+        values: [PAGE, ...bounds.map((bound) => bound.value)],
+      });
+      if (rows.length === 0) break;
+      after = rows.at(-1)![spec.order];
+      const columns = Object.keys(rows[0]!).filter((column) => column !== 'seq');
+      const values = rows.flatMap((row) => columns.map((column) => portable(row[column])));
+      // In an INSERT's VALUES each parameter takes its column's type: no casts needed.
+      const tuples = rows.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
+      const inserted = await target.database.query({
+        text: `INSERT INTO ${target.dialect.prefix}${spec.table} AS t (${columns.join(', ')}) VALUES ${tuples.join(', ')}${onConflict(spec.key, columns)}`,
+        values,
+      });
+      copied += inserted.rowCount;
+      if (rows.length < PAGE) break;
     }
-    tables.push({
-      table: spec.table,
-      source: await count(source, spec.table),
-      target: await count(target, spec.table),
-      copied,
-      ...(skipped ? { skipped } : {}),
-    });
+    tables.push({ table: spec.table, source: await count(source, spec.table), target: await count(target, spec.table), copied });
   }
   return { tables, complete: tables.every((table) => table.target >= table.source) };
 }
