@@ -8,7 +8,7 @@ import type { Register } from '../register.js';
 export const registerMigrate: Register = (program, io) => {
   program
     .command('migrate')
-    .description('apply pending schema migrations to the PostgreSQL store (CHECKOUT_STORE=postgres://…)')
+    .description("apply the store's pending schema migrations (CHECKOUT_STORE: postgres://… or an existing file:<dir>)")
     .option('--json', 'print the result as JSON')
     .action(async (options: { json?: boolean }) => (await import('../actions/migrate.js')).migrate(options, io));
 };
