@@ -78,7 +78,9 @@ async function createStore(
  */
 export async function fileStoreExists(dir: string): Promise<boolean> {
   try {
-    return (await stat(join(dir, STORE_FILE))).isFile();
+    // An empty file is no store (SQLite would take it for a new one): a restore cut short, say.
+    const file = await stat(join(dir, STORE_FILE));
+    return file.isFile() && file.size > 0;
   } catch {
     return false;
   }

@@ -83,6 +83,23 @@ describe('checkout-kit store check', () => {
     expect((await runCli(['store', 'check'], { cwd, env })).stdout.split('\n').length).toBeLessThanOrEqual(23);
   });
 
+  it('an empty store.sqlite (a restore cut short) is no store: check, backup and the read commands refuse it, and nothing turns it into one', async () => {
+    const cwd = await tempDir('ck-store-cli-');
+    await mkdir(join(cwd, '.checkout-kit'));
+    await writeFile(join(cwd, '.checkout-kit', 'store.sqlite'), '');
+    const env = { CHECKOUT_STORE: 'file:.checkout-kit' };
+    for (const args of [
+      ['store', 'check'],
+      ['store', 'backup', 'b.sqlite'],
+    ]) {
+      expect(await runCli(args, { cwd, env })).toMatchObject({ code: 2, stderr: expect.stringMatching(/store\.sqlite is an empty file, not a store/) });
+    }
+    for (const args of [['events', 'list'], ['migrate']]) {
+      expect(await runCli(args, { cwd, env })).toMatchObject({ code: 2, stderr: expect.stringMatching(/No store at /) });
+    }
+    expect((await readFile(join(cwd, '.checkout-kit', 'store.sqlite'))).length).toBe(0);
+  });
+
   it('refuses a file that is not a store at all with one line naming it', async () => {
     const { cwd, env, file } = await shop(0);
     await writeFile(file, 'not a database, just some text that is long enough to be read as a header of something');
@@ -239,37 +256,54 @@ describe('checkout-kit store copy', () => {
     await Promise.all([source.close(), target.close()]);
   });
 
-  it('a copy run again brings up to date what changed in the source since, and keeps what the target wrote later', async () => {
+  it('a copy run again adds what is new, and reports what changed in the source since without overwriting it', async () => {
     const { cwd, env, dir } = await shop(3);
     expect((await runCli(['store', 'copy', '--to', 'file:moved'], { cwd, env })).code).toBe(0);
-    // The source still in use after the first copy: its handler ran, its checkout went through.
+    // The source still in use after the first copy: a handler ran, a checkout went through, an event came.
     const source = new SqliteStore({ dir });
     await source.open();
     await source.claimRun('payment:pay_1:paid', { owner: 'w', leaseMs: 60_000 });
-    await source.completeRun('payment:pay_1:paid', 'w');
-    await source.completeCheckoutAttempt('A-1001', { resourceId: 'pay_1', checkoutUrl: 'https://pay.example/c/1' });
+    await source.completeRun('payment:pay_1:paid', 'w', new Date(Date.now() + 1000));
+    await source.completeCheckoutAttempt('A-1001', { resourceId: 'pay_1', checkoutUrl: 'https://pay.example/c/1' }, new Date(Date.now() + 1000));
+    await source.insertEvent(sampleEvent('evt_late'));
     await source.appendActivity({ subject: 'payment:pay_1', kind: 'handler', data: { ok: true } }, new Date(Date.now() + 1000));
-    // The target already in use for a retried event: newer than the source's row, which stays failed.
-    const target = new SqliteStore({ dir: join(cwd, 'moved') });
-    await target.open();
-    await source.claimRun('event:evt_1', { owner: 'w', leaseMs: 60_000 });
-    await source.failRun('event:evt_1', 'w', { error: 'down', retryAt: undefined });
-    await target.claimRun('event:evt_1', { owner: 'w', leaseMs: 60_000, now: new Date(Date.now() + 60_000) });
-    await target.completeRun('event:evt_1', 'w', new Date(Date.now() + 60_000));
-    await Promise.all([source.close(), target.close()]);
+    await source.close();
 
     const again = await runCli(['store', 'copy', '--to', 'file:moved', '--json'], { cwd, env });
-    expect(again.code).toBe(0);
-    const copied = Object.fromEntries(
-      (JSON.parse(again.stdout) as { tables: Array<{ table: string; copied: number }> }).tables.map((row) => [row.table, row.copied]),
-    );
-    expect(copied).toMatchObject({ runs: 1, checkout_attempts: 1, activity: 1, events: 0 });
+    expect(again.code).toBe(1);
+    const report = JSON.parse(again.stdout) as { complete: boolean; tables: Array<{ table: string; copied: number; changed: number }> };
+    expect(report.complete).toBe(false);
+    const byTable = Object.fromEntries(report.tables.map((row) => [row.table, { copied: row.copied, changed: row.changed }]));
+    expect(byTable).toMatchObject({
+      events: { copied: 1, changed: 0 },
+      runs: { copied: 1, changed: 1 },
+      checkout_attempts: { copied: 0, changed: 1 },
+      activity: { copied: 1, changed: 0 },
+    });
+    const human = await runCli(['store', 'copy', '--to', 'file:moved'], { cwd, env });
+    expect(human.stdout).toMatch(/runs .* 0 copied now, 1 changed in the source since copied/);
+    expect(human.stdout).toContain('Stop serve and cron on the source, then copy into an empty store.');
+    // Nothing the target has was overwritten.
     const moved = new SqliteStore({ dir: join(cwd, 'moved'), readonly: true });
-    expect(await moved.getRun('payment:pay_1:paid')).toMatchObject({ status: 'done' });
-    expect(await moved.getCheckoutAttempt('A-1001')).toMatchObject({ status: 'created', checkoutUrl: 'https://pay.example/c/1' });
-    expect(await moved.getRun('event:evt_1')).toMatchObject({ status: 'done' });
+    expect(await moved.getRun('payment:pay_1:paid')).toMatchObject({ status: 'pending' });
+    expect(await moved.getCheckoutAttempt('A-1001')).toMatchObject({ status: 'sending' });
+    expect(await moved.getEvent('evt_late')).toBeDefined();
     expect((await moved.listActivity({ subject: 'payment:pay_1' })).map((entry) => entry.kind)).toEqual(['handler', 'news']);
     await moved.close();
+  });
+
+  it('refuses a target written to since it was copied (a store in use), touching nothing', async () => {
+    const { cwd, env } = await shop(3);
+    expect((await runCli(['store', 'copy', '--to', 'file:moved'], { cwd, env })).code).toBe(0);
+    const live = new SqliteStore({ dir: join(cwd, 'moved') });
+    await live.open();
+    await live.insertEvent(sampleEvent('evt_after_the_switch'));
+    await live.close();
+    const result = await runCli(['store', 'copy', '--to', 'file:moved'], { cwd, env });
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toMatch(
+      /holds events the source does not \(evt_after_the_switch\): it is another store, or one written to since it was copied\. Nothing was copied/,
+    );
   });
 
   it("refuses a target holding another store's rows, touching neither", async () => {
@@ -282,7 +316,7 @@ describe('checkout-kit store copy', () => {
     const result = await runCli(['store', 'copy', '--to', 'file:other'], { cwd, env });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
-      /^checkout-kit: The target .* holds events the source does not \(evt_of_another_shop\): it is another store, not a copy of this one\. Nothing was copied/,
+      /^checkout-kit: The target .* holds events the source does not \(evt_of_another_shop\): it is another store, or one written to since it was copied\. Nothing was copied/,
     );
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     const untouched = new SqliteStore({ dir: join(cwd, 'other'), readonly: true });

@@ -64,6 +64,7 @@ export async function checkStore(options: { dir?: string; json?: boolean }, io: 
       : [
           `store ${dir}: DAMAGED`,
           ...problems.slice(0, 20).map((line) => `  ${line}`),
+          ...(problems.length > 20 ? [`  …and ${problems.length - 20} more (--json lists them all)`] : []),
           'Restore the latest `checkout-kit store backup`, then run `checkout-kit reconcile` to catch up.',
         ].join('\n'),
   );
@@ -95,9 +96,13 @@ export async function copyStoreTo(options: { to: string; from?: string; json?: b
           `copied ${shown(from)} -> ${shown(options.to)}`,
           ...report.tables.map(
             (row) =>
-              `  ${row.table.padEnd(18)} ${String(row.source).padStart(8)} in source, ${String(row.target).padStart(8)} in target, ${row.copied} copied now`,
+              `  ${row.table.padEnd(18)} ${String(row.source).padStart(8)} in source, ${String(row.target).padStart(8)} in target, ${row.copied} copied now${row.changed > 0 ? `, ${row.changed} changed in the source since copied` : ''}`,
           ),
-          report.complete ? 'every row of the source is in the target' : 'NOT every row of the source is in the target: run the copy again',
+          report.complete
+            ? 'every row of the source is in the target'
+            : report.tables.some((row) => row.changed > 0)
+              ? 'NOT every row of the source is in the target as the source has it: rows changed in the source after they were copied (serve or cron still ran), and the target keeps them as they were. Stop serve and cron on the source, then copy into an empty store.'
+              : 'NOT every row of the source is in the target: run the copy again',
         ].join('\n'),
       );
       if (!report.complete) setExit(EXIT.failures);

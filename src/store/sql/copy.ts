@@ -2,10 +2,10 @@ import { InvalidRequestError } from '../../errors/index.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
- * The tables a copy moves, each with the columns that identify a row (a row is never copied twice:
- * see `onConflict`) and the column it is read in order of. Every column is copied as the source has it, but
- * `seq`, which the target numbers itself in the order the rows come. Locks are not copied: they are
- * leases of the processes running now. A test holds this list to the schema's tables.
+ * The tables a copy moves, each with the columns that identify a row (a row already in the target
+ * is never written again) and the column it is read in order of. Every column is copied as the
+ * source has it, but `seq`, which the target numbers itself in the order the rows come. Locks are
+ * not copied: they are leases of the processes running now. A test holds this list to the schema's tables.
  */
 const TABLES = [
   { table: 'events', key: ['id'], order: 'seq' },
@@ -26,9 +26,12 @@ export const NOT_COPIED = ['locks', 'schema_migrations'] as const;
 export type CopiedTable = (typeof TABLES)[number]['table'];
 
 export interface CopyReport {
-  /** `copied`: rows written by this copy, new in the target or brought up to date there. */
-  tables: Array<{ table: CopiedTable; source: number; target: number; copied: number }>;
-  /** Every row of the source is in the target. */
+  /**
+   * `copied`: rows this copy wrote. `changed`: rows the target has that changed in the source since
+   * they were copied (its `updated_at` is later): the target keeps them as they were.
+   */
+  tables: Array<{ table: CopiedTable; source: number; target: number; copied: number; changed: number }>;
+  /** Every row of the source is in the target, as the source has it. */
   complete: boolean;
 }
 
@@ -41,44 +44,59 @@ function portable(value: unknown): unknown {
   return value;
 }
 
-/**
- * A row already in the target stays, unless the source's changed since it was copied (a run
- * completed, an outcome moved on): a row that carries `updated_at` is brought up to date where the
- * source's is newer, never where the target's is (a target already in use keeps what it wrote).
- */
-function onConflict(key: readonly string[] | undefined, columns: string[]): string {
-  if (key === undefined) return '';
-  if (!columns.includes('updated_at')) return ` ON CONFLICT (${key.join(', ')}) DO NOTHING`;
-  const set = columns.filter((column) => !key.includes(column)).map((column) => `${column} = excluded.${column}`);
-  return ` ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${set.join(', ')} WHERE t.updated_at < excluded.updated_at`;
+/** `(a, b) IN ((…), (…))` for `rows`' values of `key`, numbered from `$1`. */
+function keysIn(key: readonly string[], rows: Array<Record<string, unknown>>): { text: string; values: unknown[] } {
+  const tuples = rows.map((_, r) => `(${key.map((_, c) => `$${r * key.length + c + 1}`).join(', ')})`);
+  return { text: `(${key.join(', ')}) IN (${tuples.join(', ')})`, values: rows.flatMap((row) => key.map((column) => row[column])) };
 }
 
-/** The tables whose first rows say whose store it is: rows of the shop, in the order they were copied. */
-const IDENTIFYING = TABLES.filter((spec) => spec.order === 'seq' && ['events', 'resources', 'tenant_merchants'].includes(spec.table));
-/** How many of the target's first rows of each must be in the source. */
+/**
+ * How many of `rows` (a page of the source) the target has as they were before a later change in
+ * the source: a copy made while `serve` still ran. Such a row is not overwritten, since the target
+ * may be in use and its own state is the one to keep; the report says so instead.
+ */
+async function changedSince(target: SqlStore, spec: (typeof TABLES)[number], rows: Array<Record<string, unknown>>): Promise<number> {
+  if (spec.key === undefined || !('updated_at' in rows[0]!)) return 0;
+  const where = keysIn(spec.key, rows);
+  const { rows: held } = await target.database.query<Record<string, unknown>>({
+    text: `SELECT ${spec.key.join(', ')}, updated_at FROM ${target.dialect.prefix}${spec.table} WHERE ${where.text}`,
+    values: where.values,
+  });
+  const identity = (row: Record<string, unknown>) => JSON.stringify(spec.key!.map((column) => row[column]));
+  const targetTimes = new Map(held.map((row) => [identity(row), portable(row.updated_at) as string]));
+  return rows.filter((row) => {
+    const copiedAt = targetTimes.get(identity(row));
+    return copiedAt !== undefined && (portable(row.updated_at) as string) > copiedAt;
+  }).length;
+}
+
+/** The tables whose newest rows say whose store it is: rows of the shop, numbered in the order they came. */
+const IDENTIFYING = TABLES.filter((spec) => spec.key !== undefined && spec.order === 'seq');
+/** How many of the target's newest rows of each must be in the source. */
 const SAMPLE = 20;
 
 /**
- * A target that is not empty must be an earlier copy of this source (its first rows are the
- * source's), or two shops' rows would mix and an upsert would overwrite the other's.
+ * A target that is not empty must be an earlier copy of this source, not written to since: the
+ * newest rows of each of its tables are the source's (the oldest may have been pruned from the
+ * source since). Else two shops' rows would mix, or a store in use would be copied into.
  */
 async function refuseAnotherStore(source: SqlStore, target: SqlStore): Promise<void> {
   for (const spec of IDENTIFYING) {
-    const key = spec.key!.join(', ');
     const { rows } = await target.database.query<Record<string, unknown>>({
-      text: `SELECT ${key} FROM ${target.dialect.prefix}${spec.table} ORDER BY seq LIMIT ${SAMPLE}`,
+      text: `SELECT ${spec.key.join(', ')} FROM ${target.dialect.prefix}${spec.table} ORDER BY seq DESC LIMIT ${SAMPLE}`,
     });
-    for (const row of rows) {
-      const values = spec.key!.map((column) => row[column]);
-      const found = await source.database.query({
-        text: `SELECT 1 FROM ${source.dialect.prefix}${spec.table} WHERE ${spec.key!.map((column, i) => `${column} = $${i + 1}`).join(' AND ')}`,
-        values,
-      });
-      if (found.rows.length === 0) {
-        throw new InvalidRequestError(
-          `The target ${target.description} holds ${spec.table} the source does not (${values.join(' ')}): it is another store, not a copy of this one. Nothing was copied: copy into an empty store, or into one copied from this source.`,
-        );
-      }
+    if (rows.length === 0) continue;
+    const where = keysIn(spec.key, rows);
+    const { rows: found } = await source.database.query<Record<string, unknown>>({
+      text: `SELECT ${spec.key.join(', ')} FROM ${source.dialect.prefix}${spec.table} WHERE ${where.text}`,
+      values: where.values,
+    });
+    const known = new Set(found.map((row) => JSON.stringify(spec.key.map((column) => row[column]))));
+    const foreign = rows.find((row) => !known.has(JSON.stringify(spec.key.map((column) => row[column]))));
+    if (foreign) {
+      throw new InvalidRequestError(
+        `The target ${target.description} holds ${spec.table} the source does not (${spec.key.map((column) => String(foreign[column])).join(' ')}): it is another store, or one written to since it was copied. Nothing was copied: copy into an empty store.`,
+      );
     }
   }
 }
@@ -96,9 +114,9 @@ async function count(store: SqlStore, table: string): Promise<number> {
 
 /**
  * Copy every row of `source` into `target` (both open), table by table in pages, each page one
- * statement of the target. A row already in the target is kept, or brought up to date when the
- * source's is newer (`onConflict`), so a copy cut short, or made while the source was still in use,
- * is run again to complete it. Stop the processes writing to `source` first.
+ * statement of the target. A row already in the target is left as it is, so a copy cut short is
+ * run again to complete it; one that changed in the source since is counted as `changed`, and the
+ * copy is not complete. Stop the processes writing to `source` first.
  */
 export async function copyStore(source: SqlStore, target: SqlStore): Promise<CopyReport> {
   await refuseAnotherStore(source, target);
@@ -106,6 +124,7 @@ export async function copyStore(source: SqlStore, target: SqlStore): Promise<Cop
   for (const spec of TABLES) {
     const latest = 'after' in spec ? { column: spec.after, value: await latestIn(target, spec.table, spec.after) } : undefined;
     let copied = 0;
+    let changed = 0;
     let after: unknown = null;
     for (;;) {
       const bounds = [...(after === null ? [] : [{ column: spec.order, value: after }]), ...(latest?.value == null ? [] : [latest])];
@@ -120,14 +139,16 @@ export async function copyStore(source: SqlStore, target: SqlStore): Promise<Cop
       const values = rows.flatMap((row) => columns.map((column) => portable(row[column])));
       // In an INSERT's VALUES each parameter takes its column's type: no casts needed.
       const tuples = rows.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
+      const conflict = spec.key === undefined ? '' : ` ON CONFLICT (${spec.key.join(', ')}) DO NOTHING`;
       const inserted = await target.database.query({
-        text: `INSERT INTO ${target.dialect.prefix}${spec.table} AS t (${columns.join(', ')}) VALUES ${tuples.join(', ')}${onConflict(spec.key, columns)}`,
+        text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}${conflict}`,
         values,
       });
       copied += inserted.rowCount;
+      if (inserted.rowCount < rows.length) changed += await changedSince(target, spec, rows);
       if (rows.length < PAGE) break;
     }
-    tables.push({ table: spec.table, source: await count(source, spec.table), target: await count(target, spec.table), copied });
+    tables.push({ table: spec.table, source: await count(source, spec.table), target: await count(target, spec.table), copied, changed });
   }
-  return { tables, complete: tables.every((table) => table.target >= table.source) };
+  return { tables, complete: tables.every((table) => table.target >= table.source && table.changed === 0) };
 }

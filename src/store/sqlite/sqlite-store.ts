@@ -70,12 +70,12 @@ export class SqliteStore extends SqlStore {
       );
     try {
       await this.sqlite.connection.backup(partial);
-      // A copy of damaged pages is a damaged backup: checked before it can replace a good one.
+      // A copy of damaged pages is a damaged backup: checked as `store check` checks, before it can replace a good one.
       const copy = loadDriver(this.driver).open(partial, { readonly: true });
       let finding: string;
       try {
         finding = copy
-          .pragma('quick_check')
+          .pragma('integrity_check')
           .map((row) => String(Object.values(row)[0]))
           .join('\n');
       } finally {
@@ -145,6 +145,9 @@ function prepareFolder(dir: string, file: string, readonly: boolean): void {
       { cause },
     );
   if (readonly) {
+    if (existsSync(file) && statSync(file).isFile() && statSync(file).size === 0) {
+      throw new ConfigError(`${file} is an empty file, not a store (a restore cut short?): put the backup in place again, or move the file aside.`);
+    }
     if (existsSync(file)) return;
     if (existsSync(dir) && !statSync(dir).isDirectory()) throw isAFile();
     // The caller named the wrong place (a configuration error, exit 2 in the CLI), not a failing store.
