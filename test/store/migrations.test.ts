@@ -43,14 +43,20 @@ async function findsWhatVersionOneWrote(store: Store): Promise<void> {
   expect((await store.searchResources({ find: 'new@EXAMPLE.com' })).map((row) => row.id)).toEqual(['pay_new']);
 }
 
+/** A SQLite store's folder, its file written at schema version 1. */
+async function sqliteAtVersionOne(): Promise<string> {
+  const dir = await tempDir('ck-migrate-v1-');
+  const database = sqliteDatabase({ path: `${dir}/${STORE_FILE}` });
+  await database.transaction(async (tx) => {
+    for (const text of atVersionOne(sqliteDialect)) await tx.query({ text });
+  });
+  await database.close();
+  return dir;
+}
+
 describe('a store written by schema version 1', () => {
   it('SQLite file: the next open migrates it, finds its payments by e-mail and amount, and a second instance and a restart read the same', async () => {
-    const dir = await tempDir('ck-migrate-v1-');
-    const database = sqliteDatabase({ path: `${dir}/${STORE_FILE}` });
-    await database.transaction(async (tx) => {
-      for (const text of atVersionOne(sqliteDialect)) await tx.query({ text });
-    });
-    await database.close();
+    const dir = await sqliteAtVersionOne();
 
     const store = new SqliteStore({ dir });
     await store.open();
@@ -67,12 +73,7 @@ describe('a store written by schema version 1', () => {
   });
 
   it('SQLite file: `checkout-kit migrate` brings it up to date, and says what it applied', async () => {
-    const dir = await tempDir('ck-migrate-cli-v1-');
-    const database = sqliteDatabase({ path: `${dir}/${STORE_FILE}` });
-    await database.transaction(async (tx) => {
-      for (const text of atVersionOne(sqliteDialect)) await tx.query({ text });
-    });
-    await database.close();
+    const dir = await sqliteAtVersionOne();
     const env = { CHECKOUT_STORE: `file:${dir}` };
     const first = await runCli(['migrate', '--json'], { cwd: dir, env });
     expect(first).toMatchObject({ code: 0, stderr: '' });
