@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { MemoryStore } from './memory-store.js';
-import { SqliteStore, STORE_FILE } from './sqlite/sqlite-store.js';
+import { holdsStore, SqliteStore, STORE_FILE } from './sqlite/sqlite-store.js';
 import type { Store } from './types.js';
 
 /** How `openStore` resolves and opens the store a URL names. */
@@ -73,17 +73,11 @@ async function createStore(
 }
 
 /**
- * Whether the embedded store in `dir` exists: its SQLite file does. The one test of existence for
+ * Whether the embedded store in `dir` exists: its SQLite file does, and is not empty. The one test of existence for
  * `file:` stores (`openStore`'s `mustExist`).
  */
 export async function fileStoreExists(dir: string): Promise<boolean> {
-  try {
-    // An empty file is no store (SQLite would take it for a new one): a restore cut short, say.
-    const file = await stat(join(dir, STORE_FILE));
-    return file.isFile() && file.size > 0;
-  } catch {
-    return false;
-  }
+  return holdsStore(join(dir, STORE_FILE));
 }
 
 /** Whether `dir`, or a folder above it, is a file. */

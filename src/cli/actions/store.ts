@@ -5,7 +5,7 @@ import { copyStore } from '../../store/sql/copy.js';
 import { SqlStore } from '../../store/sql/sql-store.js';
 import { fileStoreDir, openStore } from '../../store/open.js';
 import { sqliteErrorCode } from '../../store/sqlite/driver.js';
-import { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { isSound, SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, type CliIO } from '../io.js';
 
@@ -56,7 +56,7 @@ export async function checkStore(options: { dir?: string; json?: boolean }, io: 
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') return [(cause as Error).message];
     throw error;
   });
-  const healthy = problems.length === 1 && problems[0] === 'ok';
+  const healthy = isSound(problems);
   const report = { dir, status: healthy ? 'healthy' : 'damaged', problems: healthy ? [] : problems };
   output(io, options.json ?? false, report, () =>
     healthy

@@ -44,11 +44,18 @@ function portable(value: unknown): unknown {
   return value;
 }
 
+/** `($1, $2), ($3, $4)…`: `count` tuples of `width` parameters each. */
+function tuples(count: number, width: number): string {
+  return Array.from({ length: count }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`).join(', ');
+}
+
 /** `(a, b) IN ((…), (…))` for `rows`' values of `key`, numbered from `$1`. */
 function keysIn(key: readonly string[], rows: Array<Record<string, unknown>>): { text: string; values: unknown[] } {
-  const tuples = rows.map((_, r) => `(${key.map((_, c) => `$${r * key.length + c + 1}`).join(', ')})`);
-  return { text: `(${key.join(', ')}) IN (${tuples.join(', ')})`, values: rows.flatMap((row) => key.map((column) => row[column])) };
+  return { text: `(${key.join(', ')}) IN (${tuples(rows.length, key.length)})`, values: rows.flatMap((row) => key.map((column) => row[column])) };
 }
+
+/** A row's `key` values as one comparable string. */
+const identityOf = (key: readonly string[], row: Record<string, unknown>) => JSON.stringify(key.map((column) => row[column]));
 
 /**
  * How many of `rows` (a page of the source) the target has as they were before a later change in
@@ -62,10 +69,9 @@ async function changedSince(target: SqlStore, spec: (typeof TABLES)[number], row
     text: `SELECT ${spec.key.join(', ')}, updated_at FROM ${target.dialect.prefix}${spec.table} WHERE ${where.text}`,
     values: where.values,
   });
-  const identity = (row: Record<string, unknown>) => JSON.stringify(spec.key!.map((column) => row[column]));
-  const targetTimes = new Map(held.map((row) => [identity(row), portable(row.updated_at) as string]));
+  const targetTimes = new Map(held.map((row) => [identityOf(spec.key, row), portable(row.updated_at) as string]));
   return rows.filter((row) => {
-    const copiedAt = targetTimes.get(identity(row));
+    const copiedAt = targetTimes.get(identityOf(spec.key, row));
     return copiedAt !== undefined && (portable(row.updated_at) as string) > copiedAt;
   }).length;
 }
@@ -91,8 +97,8 @@ async function refuseAnotherStore(source: SqlStore, target: SqlStore): Promise<v
       text: `SELECT ${spec.key.join(', ')} FROM ${source.dialect.prefix}${spec.table} WHERE ${where.text}`,
       values: where.values,
     });
-    const known = new Set(found.map((row) => JSON.stringify(spec.key.map((column) => row[column]))));
-    const foreign = rows.find((row) => !known.has(JSON.stringify(spec.key.map((column) => row[column]))));
+    const known = new Set(found.map((row) => identityOf(spec.key, row)));
+    const foreign = rows.find((row) => !known.has(identityOf(spec.key, row)));
     if (foreign) {
       throw new InvalidRequestError(
         `The target ${target.description} holds ${spec.table} the source does not (${spec.key.map((column) => String(foreign[column])).join(' ')}): it is another store, or one written to since it was copied. Nothing was copied: copy into an empty store.`,
@@ -138,10 +144,9 @@ export async function copyStore(source: SqlStore, target: SqlStore): Promise<Cop
       const columns = Object.keys(rows[0]!).filter((column) => column !== 'seq');
       const values = rows.flatMap((row) => columns.map((column) => portable(row[column])));
       // In an INSERT's VALUES each parameter takes its column's type: no casts needed.
-      const tuples = rows.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
       const conflict = spec.key === undefined ? '' : ` ON CONFLICT (${spec.key.join(', ')}) DO NOTHING`;
       const inserted = await target.database.query({
-        text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}${conflict}`,
+        text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${columns.join(', ')}) VALUES ${tuples(rows.length, columns.length)}${conflict}`,
         values,
       });
       copied += inserted.rowCount;

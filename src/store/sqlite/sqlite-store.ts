@@ -72,16 +72,13 @@ export class SqliteStore extends SqlStore {
       await this.sqlite.connection.backup(partial);
       // A copy of damaged pages is a damaged backup: checked as `store check` checks, before it can replace a good one.
       const copy = loadDriver(this.driver).open(partial, { readonly: true });
-      let finding: string;
+      let findings: string[];
       try {
-        finding = copy
-          .pragma('integrity_check')
-          .map((row) => String(Object.values(row)[0]))
-          .join('\n');
+        findings = integrityFindings(copy);
       } finally {
         copy.close();
       }
-      if (finding !== 'ok') throw damaged(finding);
+      if (!isSound(findings)) throw damaged(findings[0]!);
       renameSync(partial, destination);
     } catch (error) {
       const code = sqliteErrorCode(error);
@@ -95,12 +92,29 @@ export class SqliteStore extends SqlStore {
   /** SQLite's own check of the file: `['ok']` when it is sound, else what is damaged. */
   integrityCheck(): string[] {
     try {
-      // SQLite may answer several findings in one row, a line each.
-      return this.sqlite.connection.pragma('integrity_check').flatMap((row) => String(row.integrity_check).split('\n'));
+      return integrityFindings(this.sqlite.connection);
     } catch (error) {
       // Damage bad enough that the check itself cannot read the file.
       return [(error as Error).message];
     }
+  }
+}
+
+/** SQLite's integrity check of `connection`'s file, a finding a line (it may answer several in one row): `['ok']` when sound. */
+function integrityFindings(connection: SqliteConnection): string[] {
+  return connection.pragma('integrity_check').flatMap((row) => String(row.integrity_check).split('\n'));
+}
+
+/** Whether integrity findings say the file is sound (SQLite answers a single `ok`). */
+export const isSound = (findings: readonly string[]) => findings.length === 1 && findings[0] === 'ok';
+
+/** Whether `file` holds a store: a file with something in it (SQLite would take an empty one for a new store). */
+export function holdsStore(file: string): boolean {
+  try {
+    const stats = statSync(file);
+    return stats.isFile() && stats.size > 0;
+  } catch {
+    return false;
   }
 }
 
@@ -145,10 +159,10 @@ function prepareFolder(dir: string, file: string, readonly: boolean): void {
       { cause },
     );
   if (readonly) {
-    if (existsSync(file) && statSync(file).isFile() && statSync(file).size === 0) {
+    if (holdsStore(file)) return;
+    if (existsSync(file) && statSync(file).isFile()) {
       throw new ConfigError(`${file} is an empty file, not a store (a restore cut short?): put the backup in place again, or move the file aside.`);
     }
-    if (existsSync(file)) return;
     if (existsSync(dir) && !statSync(dir).isDirectory()) throw isAFile();
     // The caller named the wrong place (a configuration error, exit 2 in the CLI), not a failing store.
     throw new ConfigError(`No store at ${dir}: nothing has been stored there yet. Check the folder given (CHECKOUT_STORE, or store's --dir).`);
