@@ -1,11 +1,10 @@
-import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '../../config/index.js';
 import { copyStore } from '../../store/sql/copy.js';
 import { SqlStore } from '../../store/sql/sql-store.js';
 import { fileStoreDir, openStore } from '../../store/open.js';
 import { sqliteErrorCode } from '../../store/sqlite/driver.js';
-import { isSound, SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { isSound, realPath, SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, type CliIO } from '../io.js';
 
@@ -38,11 +37,7 @@ const shown = (url: string) => url.replace(/\/\/[^/?#]*@/, '//').replace(/([?&]p
 
 /** What names one store however it is spelled: an embedded store's folder with links resolved, else the URL. */
 function sameStore(a: string, b: string, cwd: string): boolean {
-  const place = (url: string) => {
-    if (!url.startsWith('file:')) return url;
-    const dir = fileStoreDir(url, cwd);
-    return existsSync(dir) ? realpathSync(dir) : dir;
-  };
+  const place = (url: string) => (url.startsWith('file:') ? realPath(fileStoreDir(url, cwd)) : url);
   return place(a) === place(b);
 }
 

@@ -119,7 +119,7 @@ export function holdsStore(file: string): boolean {
 }
 
 /** `path` with links resolved as far as it exists (what it will be once created). */
-function realPath(path: string): string {
+export function realPath(path: string): string {
   const absolute = resolve(path);
   if (existsSync(absolute)) return realpathSync(absolute);
   const parent = dirname(absolute);
