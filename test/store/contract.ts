@@ -508,6 +508,56 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
       });
     });
 
+    describe('text no SQL database keeps as it is', () => {
+      // NUL and lone surrogates: what a handler's error, the service's answer or an off-spec id may carry.
+      const awkward = 'a\u0000b \ud800 c\udfff d 😀';
+      const stored = 'a\ufffdb \ufffd c\ufffd d 😀';
+
+      it('stores every write that holds a NUL or a lone surrogate, each as U+FFFD, and finds it by what was asked', async () => {
+        const event = sampleEvent(`evt_${awkward}`, { type: awkward, resourceId: awkward, body: awkward });
+        expect(await store.insertEvent(event)).toEqual({ inserted: true });
+        expect(await store.insertEvent(event)).toEqual({ inserted: false });
+        expect(await store.getEvent(event.id)).toMatchObject({ id: `evt_${stored}`, type: stored, resourceId: stored, body: awkward });
+        expect(await store.listEvents({ type: awkward })).toHaveLength(1);
+
+        const key = `payment:${awkward}:paid`;
+        await store.enqueueRun({ key, kind: 'fulfillment', data: { [awkward]: [awkward], note: awkward } });
+        expect(await store.claimRun(key, { owner: awkward, leaseMs: 60_000 })).toBeDefined();
+        expect(await store.failRun(key, awkward, { error: `handler threw: ${awkward}` })).toBe(true);
+        expect(await store.getRun(key)).toMatchObject({
+          key: `payment:${stored}:paid`,
+          status: 'failed',
+          lastError: `handler threw: ${stored}`,
+          data: { [stored]: [stored], note: stored },
+        });
+
+        const { record } = await store.updateResource({
+          kind: 'payment',
+          id: awkward,
+          orderId: awkward,
+          outcome: 'paid',
+          source: 'webhook',
+          snapshot: { id: awkward, metadata: { [awkward]: awkward } },
+        });
+        expect(record).toMatchObject({ id: stored, orderId: stored, outcome: 'paid', snapshot: { id: stored, metadata: { [stored]: stored } } });
+        expect(await store.getResource('payment', awkward)).toEqual(record);
+
+        await store.appendActivity({ subject: `payment:${awkward}`, kind: 'handler', data: { error: awkward } });
+        expect(await store.listActivity({ subject: `payment:${awkward}` })).toMatchObject([{ subject: `payment:${stored}`, data: { error: stored } }]);
+
+        const letter = await store.insertDeadLetter({ receivedAt: iso(1000), reason: awkward, body: awkward, headers: { [awkward]: awkward } });
+        expect(letter).toMatchObject({ reason: stored, body: awkward, headers: { [stored]: stored } });
+        expect(await store.listDeadLetters()).toEqual([letter]);
+
+        expect((await store.putCheckoutAttempt({ orderId: awkward, kind: 'payment', idempotencyKey: awkward, requestHash: 'h' })).attempt).toMatchObject({
+          orderId: stored,
+          idempotencyKey: stored,
+        });
+        expect(await store.acquireLock(awkward, awkward, 60_000)).toBe(true);
+        expect(await store.acquireLock(awkward, 'someone else', 60_000)).toBe(false);
+      });
+    });
+
     // pages, the overview's counts and timelines. Only the memory and embedded stores cap timelines.
     operatorViewsContract(() => store);
   });

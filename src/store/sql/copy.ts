@@ -1,5 +1,6 @@
 import { InvalidRequestError } from '../../errors/index.js';
 import type { SqlStore } from './sql-store.js';
+import { storableJson } from './storable-text.js';
 
 /**
  * The tables a copy moves, each with the columns that identify a row (a row already in the target
@@ -40,7 +41,7 @@ const PAGE = 500;
 /** A value read from one database, as the other takes it: times and JSON as text (booleans as they are). */
 function portable(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
-  if (value !== null && typeof value === 'object') return JSON.stringify(value);
+  if (value !== null && typeof value === 'object') return storableJson(value);
   return value;
 }
 

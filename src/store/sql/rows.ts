@@ -1,5 +1,6 @@
 import { StoreError } from '../../errors/index.js';
 import type { Environment, Merchant } from '../../schemas/index.js';
+import { isStorable } from './storable-text.js';
 import type {
   CheckoutAttempt,
   SealedTenantCredentials,
@@ -36,13 +37,10 @@ function columnsOf<Row>(columns: { [K in keyof Row]: true }): ReadonlyArray<keyo
   return Object.keys(columns) as Array<keyof Row & string>;
 }
 
-// Text in PostgreSQL (UTF-8) holds neither NUL nor a lone UTF-16 surrogate, and SQLite's drivers
-// turn a lone surrogate into U+FFFD. A body with one is kept as its JSON string literal instead,
-// which has neither and parses back to the same string.
-const UNSTORABLE_IN_TEXT = /[\u0000\p{Cs}]/u;
-
+// A body with a character text cannot keep (see `storable-text.ts`) is kept as its JSON string
+// literal instead, which has none and parses back to the same string: bodies stay byte for byte.
 export function encodeBody(body: string): { text: string; escaped: boolean } {
-  return UNSTORABLE_IN_TEXT.test(body) ? { text: JSON.stringify(body), escaped: true } : { text: body, escaped: false };
+  return isStorable(body) ? { text: body, escaped: false } : { text: JSON.stringify(body), escaped: true };
 }
 
 function decodeBody(text: string, escaped: Bool): string {

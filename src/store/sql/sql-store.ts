@@ -37,6 +37,7 @@ import {
 import type { Database, Queryable } from './database.js';
 import type { Dialect } from './dialect.js';
 import { GroupCommit } from './group-commit.js';
+import { storableDatabase, storableJson, storableText } from './storable-text.js';
 import { appliedMigrations, refuseNewerSchema, runMigrations } from './migrate.js';
 import { LATEST_VERSION, type MigrationReport } from './migrations.js';
 import {
@@ -110,7 +111,7 @@ export class SqlStore implements Store {
   private readonly inserts: GroupCommit<{ event: NewEvent; at: number }, { inserted: boolean }>;
 
   constructor(private readonly options: SqlStoreOptions) {
-    this.database = options.database;
+    this.database = storableDatabase(options.database);
     this.dialect = options.dialect;
     this.sql = buildStatements(options.dialect);
     this.description = options.description ?? options.database.description;
@@ -173,12 +174,12 @@ export class SqlStore implements Store {
       const { rows } = await tx.query<{ id: string }>({ ...this.sql.insertEvents(events.length), values });
       const stored = new Set(rows.map((row) => row.id));
       // The first of several deliveries of one id in the batch is the one that inserted it.
-      const results = events.map((event) => ({ inserted: stored.delete(event.id) }));
+      const results = events.map((event) => ({ inserted: stored.delete(storableText(event.id)) }));
       const queued = items.filter((_, i) => results[i]!.inserted);
       if (queued.length > 0) {
         await tx.query({
           ...this.sql.insertEventRuns(queued.length),
-          values: queued.flatMap(({ event, at }) => [`${EVENT_RUN_PREFIX}${event.id}`, iso(at), JSON.stringify({ eventId: event.id, type: event.type })]),
+          values: queued.flatMap(({ event, at }) => [`${EVENT_RUN_PREFIX}${event.id}`, iso(at), storableJson({ eventId: event.id, type: event.type })]),
         });
       }
       return results;
@@ -209,7 +210,7 @@ export class SqlStore implements Store {
     const body = encodeBody(letter.body);
     const { rows } = await this.database.query<DeadLetterRow>({
       ...this.sql.insertDeadLetter,
-      values: [crypto.randomUUID(), iso(letter.receivedAt), letter.reason, body.text, body.escaped, JSON.stringify(letter.headers)],
+      values: [crypto.randomUUID(), iso(letter.receivedAt), letter.reason, body.text, body.escaped, storableJson(letter.headers)],
     });
     return toDeadLetter(one(rows));
   }
@@ -236,7 +237,7 @@ export class SqlStore implements Store {
     const at = iso(now);
     const { rows } = await db.query<RunRow>({
       ...this.sql.runs.enqueue,
-      values: [run.key, run.kind, run.nextAttemptAt ? iso(run.nextAttemptAt) : at, JSON.stringify(run.data), at],
+      values: [run.key, run.kind, run.nextAttemptAt ? iso(run.nextAttemptAt) : at, storableJson(run.data), at],
     });
     return rows[0];
   }
@@ -333,7 +334,7 @@ export class SqlStore implements Store {
         advancedFromNew ? update.outcome : 'pending',
         advancedFromNew ? rank : OUTCOME_RANK.pending,
         advancedFromNew ? (update.source ?? null) : null,
-        update.snapshot === undefined ? null : JSON.stringify(update.snapshot),
+        update.snapshot === undefined ? null : storableJson(update.snapshot),
         // An empty expiresAt is no news.
         update.expiresAt || null,
         iso(now),
@@ -458,7 +459,7 @@ export class SqlStore implements Store {
   async completeTenantMerchant(tenantId: string, environment: Environment, merchant: Merchant, now = new Date()): Promise<TenantMerchant> {
     const { rows } = await this.database.query<TenantMerchantRow>({
       ...this.sql.completeTenantMerchant,
-      values: [tenantId, environment, merchant.merchantId, JSON.stringify(merchant), iso(now)],
+      values: [tenantId, environment, merchant.merchantId, storableJson(merchant), iso(now)],
     });
     if (rows[0]) return toTenantMerchant(rows[0]);
     const stored = await this.getTenantMerchant(tenantId, environment);
@@ -557,7 +558,7 @@ export class SqlStore implements Store {
   // The operator's timelines and overview
 
   async appendActivity(entry: NewActivity, now = new Date()): Promise<void> {
-    await this.database.query({ ...this.sql.appendActivity, values: [entry.subject, entry.kind, iso(now), JSON.stringify(entry.data)] });
+    await this.database.query({ ...this.sql.appendActivity, values: [entry.subject, entry.kind, iso(now), storableJson(entry.data)] });
   }
 
   async listActivity(filter: ActivityFilter): Promise<Activity[]> {
