@@ -14,6 +14,11 @@ export class ConfigError extends CheckoutKitError {
   override name = 'ConfigError';
 }
 
+/** No store where one was to be read (`openStore`'s `mustExist` or `readonly`): nothing was ever stored there. */
+export class NoStoreError extends ConfigError {
+  override name = 'NoStoreError';
+}
+
 /** Input given to a toolkit call is invalid; nothing was sent. */
 export class InvalidRequestError extends CheckoutKitError {
   override name = 'InvalidRequestError';

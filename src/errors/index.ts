@@ -12,6 +12,7 @@ export { importOptionalPeer, MissingPeerError, OPTIONAL_PEERS, type OptionalPeer
 export {
   CheckoutKitError,
   ConfigError,
+  NoStoreError,
   ApiError,
   NetworkError,
   TimeoutError,

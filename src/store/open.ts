@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '../errors/index.js';
+import { ConfigError, NoStoreError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { MemoryStore } from './memory-store.js';
 import { holdsStore, SqliteStore, STORE_FILE } from './sqlite/sqlite-store.js';
@@ -40,7 +40,7 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
     const dir = fileStoreDir(url, options.cwd ?? process.cwd());
     // A file in the folder's place is SqliteStore's to explain; only a plain absence is refused here.
     if (!(await fileStoreExists(dir)) && !(await fileInTheWay(dir))) {
-      throw new ConfigError(
+      throw new NoStoreError(
         `No store at ${dir} (CHECKOUT_STORE=${url}): nothing was ever stored there. Check CHECKOUT_STORE; a relative folder is read from the current directory.`,
       );
     }

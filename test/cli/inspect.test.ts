@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -81,7 +81,9 @@ describe('inspection commands', () => {
     const result = await runCli(['doctor', '--json'], { cwd: dir, env: { CHECKOUT_BASE_URL: 'http://127.0.0.1:9' } });
     expect(result.code).toBe(1);
     const checks = JSON.parse(result.stdout) as Array<{ check: string; result: string }>;
-    expect(checks.find((c) => c.check === 'store')?.result).toBe('ok');
+    // No store yet: what a new shop has. The diagnosis creates none.
+    expect(checks.find((c) => c.check === 'store')).toMatchObject({ result: 'warn', detail: expect.stringContaining('`checkout-kit serve` creates it') });
+    expect(await readdir(dir)).toEqual([]);
     expect(checks.find((c) => c.check === 'webhook secrets')?.result).toBe('fail');
     // No module at all: the engine may be wired into the backend's own code.
     expect(checks.find((c) => c.check === 'fulfillment module')?.result).toBe('warn');
@@ -92,7 +94,21 @@ describe('inspection commands', () => {
       result: 'fail',
       detail: expect.stringContaining('The log level "loud" (LOG_LEVEL) is not one of'),
     });
-    expect(rows.find((c) => c.check === 'store')?.result).toBe('ok');
+    expect(rows.find((c) => c.check === 'store')?.result).toBe('warn');
+  });
+
+  it('doctor opens an existing store read-only, and fails a damaged one naming it', async () => {
+    await seed();
+    const env = { CHECKOUT_BASE_URL: 'http://127.0.0.1:9' };
+    const storeRow = async () =>
+      (JSON.parse((await runCli(['doctor', '--json'], { cwd: dir, env })).stdout) as Array<{ check: string; result: string; detail: string }>).find(
+        (c) => c.check === 'store',
+      );
+    expect(await storeRow()).toMatchObject({ result: 'ok', detail: expect.stringContaining(join(dir, '.checkout-kit')) });
+    const file = join(dir, '.checkout-kit', 'store.sqlite');
+    await writeFile(file, 'not a database, but long enough to be read as one: '.repeat(100));
+    expect(await storeRow()).toMatchObject({ result: 'fail', detail: expect.stringContaining('is damaged') });
+    expect(await readFile(file, 'utf8')).toMatch(/^not a database/);
   });
 
   it('doctor fails a fulfillment module that serve and reconcile would refuse', async () => {

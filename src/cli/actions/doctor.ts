@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { ApiError } from '../../errors/index.js';
+import { ApiError, NoStoreError } from '../../errors/index.js';
 import { CONNECTION_VARIABLES, describeOutcomeRules, loadConfig, roleVariables, type CheckoutKitConfig } from '../../config/index.js';
 import { readSandboxCredentials, roleOf, sandboxMismatches, type SandboxMismatch } from '../../devtools/index.js';
 import { loadHandlers, NoFulfillmentModuleError } from '../../fulfillment/index.js';
@@ -80,6 +80,20 @@ async function sandboxCheck(config: CheckoutKitConfig, env: NodeJS.ProcessEnv, c
   return [{ check, result: config.environment === 'live' ? 'warn' : 'fail', detail: `${what} (compared with ${file}): ${fix}` }];
 }
 
+/** Whether the store opens, read-only: a diagnosis creates, migrates and writes nothing. */
+async function storeCheck(config: CheckoutKitConfig, cwd: string): Promise<Check> {
+  try {
+    const store = await openStore(config.store, { cwd, logger: silentLogger, readonly: true });
+    await store.close();
+    return { check: 'store', result: 'ok', detail: store.description };
+  } catch (error) {
+    // A new shop has none yet: serve makes it.
+    if (error instanceof NoStoreError)
+      return { check: 'store', result: 'warn', detail: `${error.message} \`checkout-kit serve\` creates it on its first start.` };
+    return { check: 'store', result: 'fail', detail: (error as Error).message };
+  }
+}
+
 /** Every check, in order; a failing configuration stops the ones that need it. */
 async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> {
   let config: CheckoutKitConfig;
@@ -127,13 +141,7 @@ async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> 
   } catch (error) {
     checks.push({ check: 'log level', result: 'fail', detail: (error as Error).message });
   }
-  try {
-    const store = await openStore(config.store, { cwd, logger: silentLogger });
-    checks.push({ check: 'store', result: 'ok', detail: store.description });
-    await store.close();
-  } catch (error) {
-    checks.push({ check: 'store', result: 'fail', detail: (error as Error).message });
-  }
+  checks.push(await storeCheck(config, cwd));
   try {
     const handlers = await loadHandlers(config.handlers, cwd);
     checks.push({ check: 'fulfillment module', result: 'ok', detail: `handlers: ${Object.keys(handlers).join(', ') || 'none'}` });

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../config/index.js';
-import { ConfigError, StoreError } from '../../errors/index.js';
+import { ConfigError, NoStoreError, StoreError } from '../../errors/index.js';
 import { silentLogger } from '../../log/index.js';
 import { fileStoreDir, fileStoreExists } from '../../store/open.js';
 import { PostgresStore, type MigrationReport } from '../../store/postgres/index.js';
@@ -27,7 +27,7 @@ async function storeToMigrate(url: string, cwd: string): Promise<SqlStore> {
   if (POSTGRES_URL.test(url)) return new PostgresStore({ connectionString: url, migrate: false, logger: silentLogger });
   if (url.startsWith('file:')) {
     const dir = fileStoreDir(url, cwd);
-    if (!(await fileStoreExists(dir))) throw new ConfigError(`No store at ${dir} (CHECKOUT_STORE=${url}): nothing to migrate. Check CHECKOUT_STORE.`);
+    if (!(await fileStoreExists(dir))) throw new NoStoreError(`No store at ${dir} (CHECKOUT_STORE=${url}): nothing to migrate. Check CHECKOUT_STORE.`);
     return new SqliteStore({ dir });
   }
   // Only the scheme: a store URL may carry credentials.

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import { ConfigError, StoreError } from '../../errors/index.js';
+import { ConfigError, NoStoreError, StoreError } from '../../errors/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import type { Database } from '../sql/database.js';
 import { postgresDialect } from '../sql/dialect.js';
@@ -132,7 +132,7 @@ export class PostgresStore extends SqlStore {
   override async open(): Promise<void> {
     try {
       if (this.mustExist && (await appliedMigrations(this.database, this.dialect)).length === 0) {
-        throw new ConfigError(
+        throw new NoStoreError(
           `No checkout-kit store in ${this.description}: nothing was ever stored there. Check CHECKOUT_STORE (its schema), or run \`checkout-kit migrate\` first.`,
         );
       }

@@ -49,7 +49,7 @@ export function storeError(path: string, error: unknown): StoreError {
     });
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
     return new StoreError(
-      `The store ${path} is busy: another process kept its write lock past the busy timeout (${message}). Nothing was written; it is tried again.`,
+      `The store ${path} is busy: another process kept its write lock past the busy timeout (${message}). Nothing was written: try again (a webhook answered 503 is sent again by the service).`,
       { cause: error },
     );
   }

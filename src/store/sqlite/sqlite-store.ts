@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { ConfigError, InvalidRequestError, StoreError } from '../../errors/index.js';
+import { ConfigError, InvalidRequestError, NoStoreError, StoreError } from '../../errors/index.js';
 import { sqliteDialect } from '../sql/dialect.js';
 import { migrationsTable } from '../sql/migrate.js';
 import { MIGRATIONS } from '../sql/migrations.js';
@@ -165,7 +165,7 @@ function prepareFolder(dir: string, file: string, readonly: boolean): void {
     }
     if (existsSync(dir) && !statSync(dir).isDirectory()) throw isAFile();
     // The caller named the wrong place (a configuration error, exit 2 in the CLI), not a failing store.
-    throw new ConfigError(`No store at ${dir}: nothing has been stored there yet. Check the folder given (CHECKOUT_STORE, or store's --dir).`);
+    throw new NoStoreError(`No store at ${dir}: nothing has been stored there yet. Check the folder given (CHECKOUT_STORE, or store's --dir).`);
   }
   try {
     mkdirSync(dir, { recursive: true });
