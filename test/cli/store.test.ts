@@ -1,10 +1,13 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, open, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/index.js';
 import { NOT_COPIED } from '../../src/store/sql/copy.js';
-import { runCli } from '../support/cli.js';
+import { loadDriver } from '../../src/store/sqlite/driver.js';
+import { execCli, runCli, spawnCli, stopProcess, terminateAll, waitForLine } from '../support/cli.js';
+import { freePort } from '../support/ports.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { sampleEvent } from '../store/fixtures/sample-event.js';
 import { DATABASE_URL, randomSchema } from '../store/postgres/test-database.js';
@@ -59,7 +62,7 @@ describe('checkout-kit store check', () => {
     const list = await runCli(['events', 'list'], { cwd, env });
     expect(list.code).toBe(1);
     expect(list.stderr.trim().split('\n')).toHaveLength(1);
-    expect(list.stderr).toMatch(/store .*store\.sqlite is damaged .*Restore the latest `checkout-kit store backup`/);
+    expect(list.stderr).toMatch(/store .*store\.sqlite is damaged .*Restore the latest backup \(`checkout-kit store restore <file>`\)/);
     expect(await readFile(file)).toEqual(damaged);
   });
 
@@ -362,5 +365,124 @@ describe('checkout-kit store copy', () => {
       await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await admin.end();
     }
+  });
+});
+
+describe('checkout-kit store restore', () => {
+  const children: ChildProcess[] = [];
+  afterEach(() => terminateAll(children.splice(0)));
+
+  it('puts a backup in place as its own process would: what the backup held, the replaced store moved aside whole, and a restart opens it', async () => {
+    const { cwd, env, dir } = await shop(20);
+    expect((await execCli(['store', 'backup', 'backups/b.sqlite'], { cwd, env })).code).toBe(0);
+    // Written after the backup: the restore takes the store back to before it.
+    const later = new SqliteStore({ dir });
+    await later.open();
+    await later.insertEvent(sampleEvent('evt_after_backup'));
+    await later.close();
+
+    const restored = await execCli(['store', 'restore', 'backups/b.sqlite', '--json'], { cwd, env });
+    expect(restored.code, restored.stderr).toBe(0);
+    const report = JSON.parse(restored.stdout) as { dir: string; backup: string; replaced: string };
+    expect(report).toEqual({ dir, backup: join(cwd, 'backups/b.sqlite'), replaced: expect.stringMatching(/\.checkout-kit\.replaced-\d{8}T\d{6}Z$/) });
+    // The folder holds the backup alone: no -wal or -shm of the store it replaced.
+    expect(await readdir(dir)).toEqual(['store.sqlite']);
+    const listed = await execCli(['events', 'list', '--json', '--limit', '100'], { cwd, env });
+    expect(listed.code, listed.stderr).toBe(0);
+    const ids = (JSON.parse(listed.stdout) as Array<{ id: string }>).map((event) => event.id);
+    expect(ids).toHaveLength(20);
+    expect(ids).not.toContain('evt_after_backup');
+    expect((await execCli(['store', 'check'], { cwd, env })).code).toBe(0);
+    // The store it replaced keeps everything, the later event included.
+    const old = new SqliteStore({ dir: report.replaced, readonly: true });
+    expect(await old.getEvent('evt_after_backup')).toBeDefined();
+    await old.close();
+    // The restored store takes writes again.
+    const reopened = new SqliteStore({ dir });
+    await reopened.open();
+    expect(await reopened.insertEvent(sampleEvent('evt_after_restore'))).toEqual({ inserted: true });
+    await reopened.close();
+  });
+
+  it('refuses while another process has the store open, and changes nothing', async () => {
+    const { cwd, env, dir } = await shop(5);
+    expect((await execCli(['store', 'backup', 'b.sqlite'], { cwd, env })).code).toBe(0);
+    const port = await freePort();
+    const consoleProcess = spawnCli(['console', '--port', String(port)], { cwd, env: { ...env, LOG_LEVEL: 'warn' } });
+    children.push(consoleProcess);
+    await waitForLine(consoleProcess, /checkout-kit console on/);
+    // The console opened the store on start; it is idle now, and still holds it.
+    const refused = await execCli(['store', 'restore', 'b.sqlite'], { cwd, env });
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(
+      /^checkout-kit: The store .*\.checkout-kit is open in another process \(serve, a cron reconcile, the console…\): stop them, then restore\. Nothing was changed\.\n$/,
+    );
+    expect(await readdir(cwd)).toEqual(expect.not.arrayContaining([expect.stringMatching(/replaced/)]));
+    await stopProcess(consoleProcess);
+    const restored = await execCli(['store', 'restore', 'b.sqlite'], { cwd, env });
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout).toMatch(
+      /restored from .*b\.sqlite\n {2}the store it replaced is in .*\nStart serve, then run `checkout-kit reconcile --older-than 1m`/,
+    );
+    expect(await readdir(dir)).toEqual(['store.sqlite']);
+  });
+
+  it('refuses what is no backup of a store this version reads, in one line, exit 2, nothing moved', async () => {
+    const { cwd, env, file } = await shop(200);
+    const before = await readFile(file);
+    await writeFile(join(cwd, 'text.sqlite'), 'not a database, but long enough to be read as one: '.repeat(100));
+    const damagedCopy = join(cwd, 'damaged.sqlite');
+    expect((await execCli(['store', 'backup', damagedCopy], { cwd, env })).code).toBe(0);
+    await damage(damagedCopy);
+    const otherDb = join(cwd, 'other.sqlite');
+    const other = new SqliteStore({ dir: join(cwd, 'other') });
+    await other.open();
+    await other.close();
+    await rename(join(cwd, 'other', 'store.sqlite'), otherDb);
+    const cases: Array<[string, RegExp]> = [
+      ['missing.sqlite', /is not a backup: name a file `checkout-kit store backup` wrote/],
+      ['text.sqlite', /The backup .*text\.sqlite is damaged or not a database/],
+      ['damaged.sqlite', /The backup .*damaged\.sqlite is damaged/],
+      [join('.checkout-kit', 'store.sqlite'), /is inside the store's folder .*, which the restore moves aside/],
+      ['', /store restore takes the backup to put in place/],
+    ];
+    const newer = loadDriver().open(otherDb);
+    newer.exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'from a newer checkout-kit', '2030-01-01T00:00:00.000Z')`);
+    newer.close();
+    cases.push(['other.sqlite', /is a store of a newer checkout-kit \(schema 999; this one knows up to \d+\): upgrade checkout-kit, then restore/]);
+    for (const [file, message] of cases) {
+      const refused = await execCli(['store', 'restore', file], { cwd, env });
+      expect(refused, file).toMatchObject({ code: 2, stdout: '' });
+      expect(refused.stderr.split('\n').filter(Boolean), file).toEqual([expect.stringMatching(message)]);
+    }
+    expect(await readFile(file)).toEqual(before);
+    expect((await readdir(cwd)).filter((name) => name.includes('replaced'))).toEqual([]);
+  });
+
+  it.each([
+    ['pages damaged', damage],
+    ['not a database at all', (file: string) => writeFile(file, 'not a database, but long enough to be read as one: '.repeat(100))],
+  ])('restores over a damaged store (%s), which it moves aside as it is', async (_name, spoil) => {
+    const { cwd, env, file } = await shop(200);
+    expect((await execCli(['store', 'backup', 'b.sqlite'], { cwd, env })).code).toBe(0);
+    await spoil(file);
+    const spoiled = await readFile(file);
+    expect((await execCli(['store', 'check'], { cwd, env })).code).toBe(1);
+    const restored = await execCli(['store', 'restore', 'b.sqlite', '--json'], { cwd, env });
+    expect(restored.code, restored.stderr).toBe(0);
+    expect((await execCli(['store', 'check'], { cwd, env })).code).toBe(0);
+    expect(await readFile(join((JSON.parse(restored.stdout) as { replaced: string }).replaced, 'store.sqlite'))).toEqual(spoiled);
+  });
+
+  it('restores into a folder where no store was yet', async () => {
+    const { cwd, env } = await shop(3);
+    expect((await execCli(['store', 'backup', 'b.sqlite'], { cwd, env })).code).toBe(0);
+    const fresh = await tempDir('ck-store-fresh-');
+    await rename(join(cwd, 'b.sqlite'), join(fresh, 'b.sqlite'));
+    const restored = await execCli(['store', 'restore', 'b.sqlite', '--json'], { cwd: fresh, env });
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(JSON.parse(restored.stdout)).toMatchObject({ dir: join(fresh, '.checkout-kit'), replaced: null });
+    const listed = await execCli(['events', 'list', '--json'], { cwd: fresh, env });
+    expect(JSON.parse(listed.stdout)).toHaveLength(3);
   });
 });

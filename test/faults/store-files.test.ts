@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, cp, mkdir, open, readFile, rm, stat, statfs, truncate, unlink, writeFile } from 'node:fs/promises';
+import { cp, open, readFile, stat, statfs, truncate, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -73,7 +73,7 @@ function expectRefused(result: { code: number | null; stdout: string; stderr: st
   expect(lines, `${what} printed ${lines.length} lines`).toHaveLength(1);
   expect(lines[0], what).toContain(file);
   expect(lines[0], what).toMatch(/damaged/i);
-  expect(lines[0], what).toMatch(/store backup/);
+  expect(lines[0], what).toMatch(/`checkout-kit store restore <file>`/);
 }
 
 describe('a damaged database file (real serve, events list, store check and store backup processes)', () => {
@@ -111,7 +111,7 @@ describe('a damaged database file (real serve, events list, store check and stor
     await dispatched(base, cwd);
     expect(await stop(serve.child)).toBe(0);
     expect(await eventIds(base, cwd)).toEqual([...all].sort());
-    // The backup restored alone, as an operator would: it opens, checks healthy, and holds the
+    // The backup restored alone (where no store was), as an operator would: it opens, checks healthy, and holds the
     // store as of one moment: every event acknowledged before it started, and then a prefix of
     // those delivered while it ran (one at a time, so a later one never without an earlier one).
     const probe = join(await tempDir('ck-faults-probe-'), 'store');
@@ -139,11 +139,13 @@ describe('a damaged database file (real serve, events list, store check and stor
     return dir;
   }
 
-  /** Put the backup in place of the store in `dir`, as the refusal says. */
-  async function restore(dir: string): Promise<void> {
-    await rm(dir, { recursive: true, force: true });
-    await mkdir(dir, { recursive: true });
-    await copyFile(backup, storeFiles(dir).db);
+  /** The real `store restore`, as the damaged store's message says: the damaged folder is moved aside as it is. */
+  async function restore(dir: string, damaged?: Buffer): Promise<void> {
+    const restored = await run(['store', 'restore', backup, '--json'], dir, cwd);
+    expect(restored.code, restored.stderr).toBe(0);
+    const { replaced } = JSON.parse(restored.stdout) as { replaced: string | null };
+    if (damaged) expect((await readFile(storeFiles(replaced!).db)).equals(damaged)).toBe(true);
+    else expect(replaced).toBeNull();
   }
 
   /**
@@ -174,13 +176,13 @@ describe('a damaged database file (real serve, events list, store check and stor
     expect(report.problems.join('\n')).toMatch(options.check);
     const human = await run(['store', 'check'], dir, cwd);
     expect(human.code).toBe(1);
-    expect(human.stdout).toMatch(/DAMAGED[\s\S]*store backup/);
+    expect(human.stdout).toMatch(/DAMAGED[\s\S]*`checkout-kit store restore <file>`/);
 
     // Refused untouched: the same bytes, and no WAL holding writes.
     expect((await readFile(db)).equals(damaged)).toBe(true);
     if (existsSync(wal)) expect((await stat(wal)).size).toBe(0);
 
-    await restore(dir);
+    await restore(dir, damaged);
     const serve = await startServe(processes, port, { cwd, env: envFor(dir) });
     const next = delivery(`evt_after_${scenario}`);
     expect((await deliver(port, secret, next.id, next.body)).status).toBe(200);

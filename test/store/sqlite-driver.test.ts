@@ -204,7 +204,7 @@ for (const { name, driver } of DRIVERS) {
       const notADb = failure(() => connect(join(dir, 'text.sqlite')).prepare('SELECT * FROM sqlite_master').all());
       expect(notADb.code).toBe('SQLITE_NOTADB');
       expect(storeError('text.sqlite', notADb.error).message).toBe(
-        'The store text.sqlite is damaged (file is not a database). The file was left untouched. Restore the latest `checkout-kit store backup`, or move the folder aside to start with an empty store; then `checkout-kit reconcile` catches up.',
+        'The store text.sqlite is damaged (file is not a database). The file was left untouched. Restore the latest backup (`checkout-kit store restore <file>`), or move the folder aside to start with an empty store; then `checkout-kit reconcile` catches up.',
       );
       // A folder where the file should be.
       const cannotOpen = failure(() => connect(dir).prepare('SELECT * FROM sqlite_master').all());

@@ -4,6 +4,7 @@ import { copyStore } from '../../store/sql/copy.js';
 import { SqlStore } from '../../store/sql/sql-store.js';
 import { fileStoreDir, openStore } from '../../store/open.js';
 import { sqliteErrorCode } from '../../store/sqlite/driver.js';
+import { restoreStore } from '../../store/sqlite/restore.js';
 import { isSound, realPath, SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, type CliIO } from '../io.js';
@@ -60,7 +61,7 @@ export async function checkStore(options: { dir?: string; json?: boolean }, io: 
           `store ${dir}: DAMAGED`,
           ...problems.slice(0, 20).map((line) => `  ${line}`),
           ...(problems.length > 20 ? [`  …and ${problems.length - 20} more (--json lists them all)`] : []),
-          'Restore the latest `checkout-kit store backup`, then run `checkout-kit reconcile` to catch up.',
+          'Restore the latest backup (`checkout-kit store restore <file>`), then run `checkout-kit reconcile` to catch up.',
         ].join('\n'),
   );
   if (!healthy) setExit(EXIT.failures);
@@ -73,6 +74,20 @@ export async function backupStore(file: string, options: { dir?: string; force?:
   const destination = resolve(io.cwd, file);
   await withReadonlyStore(dir, (opened) => opened.backup(destination, { replace: options.force ?? false }));
   output(io, options.json ?? false, { dir, backup: destination }, () => `store ${dir}: backed up to ${destination}`);
+}
+
+/** `checkout-kit store restore <file>`: a backup in place as the embedded store, the store it replaces moved aside. */
+export async function restoreStoreFrom(file: string, options: { dir?: string; json?: boolean }, io: CliIO): Promise<void> {
+  const dir = storeDir(io, options.dir, 'restore');
+  if (file.trim() === '') throw new UsageError('store restore takes the backup to put in place, e.g. backups/store-2030-01-01.sqlite.');
+  const report = restoreStore(dir, resolve(io.cwd, file));
+  output(io, options.json ?? false, report, () =>
+    [
+      `store ${report.dir}: restored from ${report.backup}`,
+      ...(report.replaced ? [`  the store it replaced is in ${report.replaced}`] : []),
+      'Start serve, then run `checkout-kit reconcile --older-than 1m`: it catches up on what the service knows since the backup.',
+    ].join('\n'),
+  );
 }
 
 /** `checkout-kit store copy --to <url>`: every row of one SQL store into another; exit 1 when not every row made it. */

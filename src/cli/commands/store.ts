@@ -1,8 +1,8 @@
 import type { Register } from '../register.js';
 
-/** `checkout-kit store check|backup|copy`: the embedded store's soundness, an online copy of it, and moving a shop to another store. */
+/** `checkout-kit store check|backup|restore|copy`: the embedded store's soundness, an online copy of it and putting one back, and moving a shop to another store. */
 export const registerStore: Register = (program, io, setExit) => {
-  const store = program.command('store').description('check and back up the embedded store, or copy a store to PostgreSQL');
+  const store = program.command('store').description('check, back up and restore the embedded store, or copy a store to PostgreSQL');
   store
     .command('check')
     .description("SQLite's integrity check of the store file (exit 1 when damaged)")
@@ -19,6 +19,13 @@ export const registerStore: Register = (program, io, setExit) => {
     .action(async (file: string, options: { dir?: string; force?: boolean; json?: boolean }) =>
       (await import('../actions/store.js')).backupStore(file, options, io),
     );
+  store
+    .command('restore')
+    .description('put a backup in place as the store (stop serve, cron and the console first; the store it replaces is moved aside, whole)')
+    .argument('<file>', 'a backup `store backup` wrote')
+    .option('--dir <dir>', 'the store folder (default: CHECKOUT_STORE)')
+    .option('--json', 'JSON output')
+    .action(async (file: string, options: { dir?: string; json?: boolean }) => (await import('../actions/store.js')).restoreStoreFrom(file, options, io));
   store
     .command('copy')
     .description(

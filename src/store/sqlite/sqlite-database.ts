@@ -39,7 +39,7 @@ export function storeError(path: string, error: unknown): StoreError {
   const message = (error as Error).message;
   if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
     return new StoreError(
-      `The store ${path} is damaged (${message}). The file was left untouched. Restore the latest \`checkout-kit store backup\`, or move the folder aside to start with an empty store; then \`checkout-kit reconcile\` catches up.`,
+      `The store ${path} is damaged (${message}). The file was left untouched. Restore the latest backup (\`checkout-kit store restore <file>\`), or move the folder aside to start with an empty store; then \`checkout-kit reconcile\` catches up.`,
       { cause: error },
     );
   }

@@ -101,7 +101,7 @@ export class SqliteStore extends SqlStore {
 }
 
 /** SQLite's integrity check of `connection`'s file, a finding a line (it may answer several in one row): `['ok']` when sound. */
-function integrityFindings(connection: SqliteConnection): string[] {
+export function integrityFindings(connection: SqliteConnection): string[] {
   return connection.pragma('integrity_check').flatMap((row) => String(row.integrity_check).split('\n'));
 }
 
