@@ -295,6 +295,23 @@ describe('checkout-kit store copy', () => {
     await moved.close();
   });
 
+  it('refuses a source another process has open, before it copies anything', async () => {
+    const { cwd, env } = await shop(3);
+    const consoleProcess = spawnCli(['console', '--port', String(await freePort())], { cwd, env: { ...env, LOG_LEVEL: 'warn' } });
+    try {
+      await waitForLine(consoleProcess, /checkout-kit console on/);
+      const refused = await execCli(['store', 'copy', '--to', 'file:moved'], { cwd, env });
+      expect(refused).toMatchObject({ code: 1, stdout: '' });
+      expect(refused.stderr).toMatch(
+        /^checkout-kit: The store .*\.checkout-kit is open in another process \(serve, a cron reconcile, the console…\): stop them, then copy\. Nothing was copied\.\n$/,
+      );
+      expect(await readdir(cwd)).not.toContain('moved');
+    } finally {
+      await stopProcess(consoleProcess);
+    }
+    expect((await execCli(['store', 'copy', '--to', 'file:moved'], { cwd, env })).code).toBe(0);
+  });
+
   it('refuses a target written to since it was copied (a store in use), touching nothing', async () => {
     const { cwd, env } = await shop(3);
     expect((await runCli(['store', 'copy', '--to', 'file:moved'], { cwd, env })).code).toBe(0);

@@ -1,11 +1,13 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadConfig } from '../../config/index.js';
+import { StoreError } from '../../errors/index.js';
 import { copyStore } from '../../store/sql/copy.js';
 import { SqlStore } from '../../store/sql/sql-store.js';
 import { fileStoreDir, openStore } from '../../store/open.js';
 import { sqliteErrorCode } from '../../store/sqlite/driver.js';
 import { restoreStore } from '../../store/sqlite/restore.js';
-import { isSound, realPath, SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { openElsewhere, openElsewhereMessage } from '../../store/sqlite/open-elsewhere.js';
+import { holdsStore, isSound, realPath, SqliteStore, STORE_FILE } from '../../store/sqlite/sqlite-store.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, type CliIO } from '../io.js';
 
@@ -95,6 +97,12 @@ export async function copyStoreTo(options: { to: string; from?: string; json?: b
   const from = options.from ?? loadConfig({ env: io.env, cwd: io.cwd }).store;
   if (sameStore(from, options.to, io.cwd)) throw new UsageError('store copy: --to names the source store itself: give another store.');
   if (options.to.startsWith('memory:')) throw new UsageError('store copy: a memory: store keeps nothing: copy --to file:<dir> or postgres://….');
+  // Rows written meanwhile would come out as changed, after a whole copy: refuse before it starts.
+  if (from.startsWith('file:')) {
+    const dir = fileStoreDir(from, io.cwd);
+    const file = join(dir, STORE_FILE);
+    if (holdsStore(file) && openElsewhere(file)) throw new StoreError(`${openElsewhereMessage(dir, 'copy')}. Nothing was copied.`);
+  }
   const source = await openStore(from, { cwd: io.cwd, readonly: true });
   try {
     const target = await openStore(options.to, { cwd: io.cwd });

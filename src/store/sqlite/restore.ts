@@ -3,6 +3,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { InvalidRequestError, StoreError } from '../../errors/index.js';
 import { LATEST_VERSION } from '../sql/migrations.js';
 import { loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriverName } from './driver.js';
+import { openElsewhere, openElsewhereMessage } from './open-elsewhere.js';
 import { holdsStore, integrityFindings, isSound, realPath, STORE_FILE } from './sqlite-store.js';
 
 /** What `restoreStore` did. */
@@ -42,7 +43,7 @@ export function restoreStore(dir: string, backup: string, { now = new Date(), dr
     throw new InvalidRequestError(`The store's folder ${folder} is a file: point the store at a folder (CHECKOUT_STORE=file:<dir>, or --dir).`);
   // An empty folder is used as it is.
   if (existsSync(folder) && readdirSync(folder).length > 0) {
-    if (holdsStore(file)) refuseIfInUse(sqlite.open(file), folder);
+    if (holdsStore(file) && openElsewhere(file, sqlite.name)) throw new StoreError(`${openElsewhereMessage(folder, 'restore')}. Nothing was changed.`);
     replaced = `${folder}.replaced-${stamp(now)}`;
     for (let n = 2; existsSync(replaced); n++) replaced = `${folder}.replaced-${stamp(now)}-${n}`;
     renameSync(folder, replaced);
@@ -91,35 +92,6 @@ function latestApplied(connection: SqliteConnection, source: string): number {
       `${source} is a SQLite file but not a checkout-kit store (it has no schema_migrations): name a file \`checkout-kit store backup\` wrote.`,
       { cause: error },
     );
-  }
-}
-
-/**
- * An exclusive lock, asked for once without waiting: SQLite refuses it while any other connection
- * has the file open, idle ones too (WAL readers hold a shared lock). Closing this connection then
- * folds the old store's WAL into its file, so the folder moved aside is whole.
- */
-function refuseIfInUse(connection: SqliteConnection, folder: string): void {
-  try {
-    connection.pragma('busy_timeout = 0');
-    connection.pragma('locking_mode = EXCLUSIVE');
-    connection.exec('BEGIN EXCLUSIVE; COMMIT');
-  } catch (error) {
-    const code = sqliteErrorCode(error);
-    // Damage is met once the lock is held: no other process has it open, and damage is what a restore is for.
-    if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') return;
-    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-      throw new StoreError(
-        `The store ${folder} is open in another process (serve, a cron reconcile, the console…): stop them, then restore. Nothing was changed.`,
-        { cause: error },
-      );
-    }
-    throw new StoreError(
-      `Cannot restore over the store ${folder}: ${(error as Error).message}. Nothing was changed; move the folder aside by hand and restore again.`,
-      { cause: error },
-    );
-  } finally {
-    connection.close();
   }
 }
 
