@@ -30,12 +30,14 @@ const bool = (value: Bool): boolean => value === true || value === 1;
 const json = <T>(value: Json<T>): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
 /**
- * The columns of a row type, in the order written: the compiler refuses one missing or unknown, so
- * the column lists of the statements and the rows they are read into cannot drift apart.
+ * A column whose values read as `T`. Each table's row is written once, as an object of these: its
+ * keys are the column lists of the statements, its type the row they are read into, so the two
+ * cannot drift apart. The values are never read.
  */
-function columnsOf<Row>(columns: { [K in keyof Row]: true }): ReadonlyArray<keyof Row & string> {
-  return Object.keys(columns) as Array<keyof Row & string>;
-}
+const column = <T>() => undefined as T;
+
+/** The columns of a row, in the order written. */
+const columnsOf = <Row extends object>(row: Row): ReadonlyArray<keyof Row & string> => Object.keys(row) as Array<keyof Row & string>;
 
 // A body with a character text cannot keep (see `storable-text.ts`) is kept as its JSON string
 // literal instead, which has none and parses back to the same string: bodies stay byte for byte.
@@ -47,29 +49,19 @@ function decodeBody(text: string, escaped: Bool): string {
   return bool(escaped) ? (JSON.parse(text) as string) : text;
 }
 
-export const EVENT_COLUMNS = columnsOf<EventRow>({
-  id: true,
-  type: true,
-  environment: true,
-  created_at: true,
-  received_at: true,
-  resource_kind: true,
-  resource_id: true,
-  body: true,
-  body_escaped: true,
-});
-
-export interface EventRow {
-  id: string;
-  type: string;
-  environment: Environment | null;
-  created_at: string;
-  received_at: Time;
-  resource_kind: ResourceKind | null;
-  resource_id: string | null;
-  body: string | null;
-  body_escaped: Bool;
-}
+const EVENT_ROW = {
+  id: column<string>(),
+  type: column<string>(),
+  environment: column<Environment | null>(),
+  created_at: column<string>(),
+  received_at: column<Time>(),
+  resource_kind: column<ResourceKind | null>(),
+  resource_id: column<string | null>(),
+  body: column<string | null>(),
+  body_escaped: column<Bool>(),
+};
+export type EventRow = typeof EVENT_ROW;
+export const EVENT_COLUMNS = columnsOf(EVENT_ROW);
 
 export function toEvent(row: EventRow): StoredEvent {
   return {
@@ -84,35 +76,22 @@ export function toEvent(row: EventRow): StoredEvent {
   };
 }
 
-export const RUN_COLUMNS = columnsOf<RunRow>({
-  key: true,
-  kind: true,
-  status: true,
-  attempts: true,
-  owner: true,
-  lease_until: true,
-  next_attempt_at: true,
-  last_error: true,
-  data: true,
-  created_at: true,
-  updated_at: true,
-  completed_at: true,
-});
-
-export interface RunRow {
-  key: string;
-  kind: Run['kind'];
-  status: Run['status'];
-  attempts: number;
-  owner: string | null;
-  lease_until: Time | null;
-  next_attempt_at: Time;
-  last_error: string | null;
-  data: Json<Record<string, unknown>>;
-  created_at: Time;
-  updated_at: Time;
-  completed_at: Time | null;
-}
+const RUN_ROW = {
+  key: column<string>(),
+  kind: column<Run['kind']>(),
+  status: column<Run['status']>(),
+  attempts: column<number>(),
+  owner: column<string | null>(),
+  lease_until: column<Time | null>(),
+  next_attempt_at: column<Time>(),
+  last_error: column<string | null>(),
+  data: column<Json<Record<string, unknown>>>(),
+  created_at: column<Time>(),
+  updated_at: column<Time>(),
+  completed_at: column<Time | null>(),
+};
+export type RunRow = typeof RUN_ROW;
+export const RUN_COLUMNS = columnsOf(RUN_ROW);
 
 export function toRun(row: RunRow): Run {
   return {
@@ -139,37 +118,23 @@ export function toPrefixedRun(row: PrefixedRunRow): Run | undefined {
   return toRun(Object.fromEntries(RUN_COLUMNS.map((column) => [column, row[`run_${column}`]])) as unknown as RunRow);
 }
 
-export const RESOURCE_COLUMNS = columnsOf<ResourceRow>({
-  kind: true,
-  id: true,
-  environment: true,
-  order_id: true,
-  outcome: true,
-  outcome_source: true,
-  late: true,
-  snapshot: true,
-  expires_at: true,
-  last_news_at: true,
-  open: true,
-  created_at: true,
-  updated_at: true,
-});
-
-export interface ResourceRow {
-  kind: ResourceKind;
-  id: string;
-  environment: Environment | null;
-  order_id: string | null;
-  outcome: Outcome;
-  outcome_source: NewsSource | null;
-  late: Bool | null;
-  snapshot: Json<Record<string, unknown>> | null;
-  expires_at: string | null;
-  last_news_at: Time;
-  open: Bool;
-  created_at: Time;
-  updated_at: Time;
-}
+const RESOURCE_ROW = {
+  kind: column<ResourceKind>(),
+  id: column<string>(),
+  environment: column<Environment | null>(),
+  order_id: column<string | null>(),
+  outcome: column<Outcome>(),
+  outcome_source: column<NewsSource | null>(),
+  late: column<Bool | null>(),
+  snapshot: column<Json<Record<string, unknown>> | null>(),
+  expires_at: column<string | null>(),
+  last_news_at: column<Time>(),
+  open: column<Bool>(),
+  created_at: column<Time>(),
+  updated_at: column<Time>(),
+};
+export type ResourceRow = typeof RESOURCE_ROW;
+export const RESOURCE_COLUMNS = columnsOf(RESOURCE_ROW);
 
 export function toResource(row: ResourceRow): ResourceRecord {
   return {
@@ -189,31 +154,20 @@ export function toResource(row: ResourceRow): ResourceRecord {
   };
 }
 
-export const ATTEMPT_COLUMNS = columnsOf<AttemptRow>({
-  order_id: true,
-  kind: true,
-  number: true,
-  idempotency_key: true,
-  request_hash: true,
-  status: true,
-  resource_id: true,
-  checkout_url: true,
-  created_at: true,
-  updated_at: true,
-});
-
-export interface AttemptRow {
-  order_id: string;
-  kind: ResourceKind;
-  number: number;
-  idempotency_key: string;
-  request_hash: string;
-  status: CheckoutAttempt['status'];
-  resource_id: string | null;
-  checkout_url: string | null;
-  created_at: Time;
-  updated_at: Time;
-}
+const ATTEMPT_ROW = {
+  order_id: column<string>(),
+  kind: column<ResourceKind>(),
+  number: column<number>(),
+  idempotency_key: column<string>(),
+  request_hash: column<string>(),
+  status: column<CheckoutAttempt['status']>(),
+  resource_id: column<string | null>(),
+  checkout_url: column<string | null>(),
+  created_at: column<Time>(),
+  updated_at: column<Time>(),
+};
+export type AttemptRow = typeof ATTEMPT_ROW;
+export const ATTEMPT_COLUMNS = columnsOf(ATTEMPT_ROW);
 
 export function toAttempt(row: AttemptRow): CheckoutAttempt {
   return {
@@ -230,49 +184,22 @@ export function toAttempt(row: AttemptRow): CheckoutAttempt {
   };
 }
 
-export const TENANT_MERCHANT_COLUMNS = columnsOf<TenantMerchantRow>({
-  tenant_id: true,
-  environment: true,
-  number: true,
-  idempotency_key: true,
-  request_hash: true,
-  status: true,
-  name: true,
-  email: true,
-  merchant_id: true,
-  snapshot: true,
-  created_at: true,
-  updated_at: true,
-});
-
-export const TENANT_CREDENTIALS_COLUMNS = columnsOf<TenantCredentialsRow>({ tenant_id: true, environment: true, sealed: true, key_id: true, updated_at: true });
-
-export interface TenantCredentialsRow {
-  tenant_id: string;
-  environment: Environment;
-  sealed: string;
-  key_id: string;
-  updated_at: Time;
-}
-
-export function toTenantCredentials(row: TenantCredentialsRow): SealedTenantCredentials {
-  return { tenantId: row.tenant_id, environment: row.environment, sealed: row.sealed, keyId: row.key_id, updatedAt: iso(row.updated_at) };
-}
-
-export interface TenantMerchantRow {
-  tenant_id: string;
-  environment: Environment;
-  number: number;
-  idempotency_key: string;
-  request_hash: string;
-  status: TenantMerchant['status'];
-  name: string;
-  email: string;
-  merchant_id: string | null;
-  snapshot: Json<Merchant> | null;
-  created_at: Time;
-  updated_at: Time;
-}
+const TENANT_MERCHANT_ROW = {
+  tenant_id: column<string>(),
+  environment: column<Environment>(),
+  number: column<number>(),
+  idempotency_key: column<string>(),
+  request_hash: column<string>(),
+  status: column<TenantMerchant['status']>(),
+  name: column<string>(),
+  email: column<string>(),
+  merchant_id: column<string | null>(),
+  snapshot: column<Json<Merchant> | null>(),
+  created_at: column<Time>(),
+  updated_at: column<Time>(),
+};
+export type TenantMerchantRow = typeof TENANT_MERCHANT_ROW;
+export const TENANT_MERCHANT_COLUMNS = columnsOf(TENANT_MERCHANT_ROW);
 
 export function toTenantMerchant(row: TenantMerchantRow): TenantMerchant {
   return {
@@ -291,28 +218,42 @@ export function toTenantMerchant(row: TenantMerchantRow): TenantMerchant {
   };
 }
 
-export const DEAD_LETTER_COLUMNS = columnsOf<DeadLetterRow>({ id: true, received_at: true, reason: true, body: true, body_escaped: true, headers: true });
+const TENANT_CREDENTIALS_ROW = {
+  tenant_id: column<string>(),
+  environment: column<Environment>(),
+  sealed: column<string>(),
+  key_id: column<string>(),
+  updated_at: column<Time>(),
+};
+export type TenantCredentialsRow = typeof TENANT_CREDENTIALS_ROW;
+export const TENANT_CREDENTIALS_COLUMNS = columnsOf(TENANT_CREDENTIALS_ROW);
 
-export interface DeadLetterRow {
-  id: string;
-  received_at: Time;
-  reason: string;
-  body: string;
-  body_escaped: Bool;
-  headers: Json<Record<string, string>>;
+export function toTenantCredentials(row: TenantCredentialsRow): SealedTenantCredentials {
+  return { tenantId: row.tenant_id, environment: row.environment, sealed: row.sealed, keyId: row.key_id, updatedAt: iso(row.updated_at) };
 }
+
+const DEAD_LETTER_ROW = {
+  id: column<string>(),
+  received_at: column<Time>(),
+  reason: column<string>(),
+  body: column<string>(),
+  body_escaped: column<Bool>(),
+  headers: column<Json<Record<string, string>>>(),
+};
+export type DeadLetterRow = typeof DEAD_LETTER_ROW;
+export const DEAD_LETTER_COLUMNS = columnsOf(DEAD_LETTER_ROW);
 
 export function toDeadLetter(row: DeadLetterRow): DeadLetter {
   return { id: row.id, receivedAt: iso(row.received_at), reason: row.reason, body: decodeBody(row.body, row.body_escaped), headers: json(row.headers) };
 }
 
-export const ACTIVITY_COLUMNS = columnsOf<ActivityRow>({ subject: true, kind: true, at: true, data: true });
-
-export interface ActivityRow {
-  subject: string;
-  kind: string;
-  at: Time;
-  data: Json<Record<string, unknown>>;
-}
+const ACTIVITY_ROW = {
+  subject: column<string>(),
+  kind: column<string>(),
+  at: column<Time>(),
+  data: column<Json<Record<string, unknown>>>(),
+};
+export type ActivityRow = typeof ACTIVITY_ROW;
+export const ACTIVITY_COLUMNS = columnsOf(ACTIVITY_ROW);
 
 export const toActivity = (row: ActivityRow) => ({ subject: row.subject, kind: row.kind, at: iso(row.at), data: json(row.data) });
