@@ -49,8 +49,11 @@ export function buildStatements(d: Dialect) {
   /** A statement of `count` rows at once, named after `key` and the count. */
   const batch = (key: string, text: (count: number) => string) => (count: number) => prepare(`${key}_${count}`, text(count));
   const p = d.prefix;
-  /** An update's snapshot replaces the stored one: it has one, and it is not behind the stored outcome. */
-  const snapshotTaken = `${d.cast('$8', 'json')} IS NOT NULL AND (${d.cast('$13', 'smallint')} IS NULL OR ${d.cast('$13', 'smallint')} >= r.outcome_rank)`;
+  /** `upsertResource`'s tests of the proposed outcome's rank `$13` against the stored one (see there). */
+  const rank = d.cast('$13', 'smallint');
+  const advances = `${rank} > r.outcome_rank`;
+  const notBehind = `(${rank} IS NULL OR ${rank} >= r.outcome_rank)`;
+  const snapshotTaken = `${d.cast('$8', 'json')} IS NOT NULL AND ${notBehind}`;
 
   return {
     // The run queue: each statement is one guarded write, and only the lease holder may finish.
@@ -120,15 +123,15 @@ export function buildStatements(d: Dialect) {
       upsertResource: `INSERT INTO ${p}resources AS r (kind, id, environment, order_id, outcome, outcome_rank, outcome_source, snapshot, expires_at, last_news_at, open, late, advanced_by, created_at, updated_at, email, amount_value)
         VALUES ($1, $2, $3, $4, $5, $6, $7, ${d.cast('$8', 'json')}, $9, $10, $11, $12, $15, $10, $10, $19, ${d.cast('$20', 'decimal')})
         ON CONFLICT (kind, id) DO UPDATE SET
-          outcome = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN $16 ELSE r.outcome END,
-          outcome_source = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN $7 ELSE r.outcome_source END,
-          late = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank AND ${d.cast('$13', 'smallint')} = ${OUTCOME_RANK.paid} THEN COALESCE(${d.cast('$17', 'bool')}, false) ELSE r.late END,
-          advanced_by = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN $14 ELSE r.advanced_by END,
-          outcome_rank = CASE WHEN ${d.cast('$13', 'smallint')} > r.outcome_rank THEN ${d.cast('$13', 'smallint')} ELSE r.outcome_rank END,
+          outcome = CASE WHEN ${advances} THEN $16 ELSE r.outcome END,
+          outcome_source = CASE WHEN ${advances} THEN $7 ELSE r.outcome_source END,
+          late = CASE WHEN ${advances} AND ${rank} = ${OUTCOME_RANK.paid} THEN COALESCE(${d.cast('$17', 'bool')}, false) ELSE r.late END,
+          advanced_by = CASE WHEN ${advances} THEN $14 ELSE r.advanced_by END,
+          outcome_rank = CASE WHEN ${advances} THEN ${rank} ELSE r.outcome_rank END,
           snapshot = CASE WHEN ${snapshotTaken} THEN ${d.cast('$8', 'json')} ELSE r.snapshot END,
           email = CASE WHEN ${snapshotTaken} THEN ${d.cast('$19', 'text')} ELSE r.email END,
           amount_value = CASE WHEN ${snapshotTaken} THEN ${d.cast('$20', 'decimal')} ELSE r.amount_value END,
-          expires_at = CASE WHEN ${d.cast('$9', 'text')} IS NOT NULL AND (${d.cast('$13', 'smallint')} IS NULL OR ${d.cast('$13', 'smallint')} >= r.outcome_rank) THEN ${d.cast('$9', 'text')} ELSE r.expires_at END,
+          expires_at = CASE WHEN ${d.cast('$9', 'text')} IS NOT NULL AND ${notBehind} THEN ${d.cast('$9', 'text')} ELSE r.expires_at END,
           environment = COALESCE(${d.cast('$3', 'text')}, r.environment),
           -- An order id given overrides; the referenceId only fills in one never given (a tenant's order keeps its tenant).
           order_id = COALESCE(${d.cast('$21', 'text')}, r.order_id, ${d.cast('$4', 'text')}),
