@@ -53,17 +53,13 @@ import {
   toRun,
   toTenantCredentials,
   toTenantMerchant,
-  type ActivityRow,
-  type AttemptRow,
   type DeadLetterRow,
   type EventRow,
   type PrefixedRunRow,
   type ResourceRow,
   type RunRow,
-  type TenantCredentialsRow,
-  type TenantMerchantRow,
 } from './rows.js';
-import { buildStatements, claimableAt, RUN_LIST, type Statements } from './statements.js';
+import { buildStatements, claimableAt, RUN_LIST, type Prepared, type Statements } from './statements.js';
 
 export interface SqlStoreOptions {
   database: Database;
@@ -187,8 +183,7 @@ export class SqlStore implements Store {
   }
 
   async getEvent(id: string): Promise<StoredEvent | undefined> {
-    const { rows } = await this.database.query<EventRow>({ ...this.sql.getEvent, values: [id] });
-    return rows[0] && toEvent(rows[0]);
+    return this.first(this.sql.getEvent, [id], toEvent);
   }
 
   async listEvents(filter: EventFilter = {}): Promise<Array<StoredEvent & { run: Run | undefined }>> {
@@ -216,8 +211,7 @@ export class SqlStore implements Store {
   }
 
   async listDeadLetters(limit = 100, offset = 0): Promise<DeadLetter[]> {
-    const { rows } = await this.database.query<DeadLetterRow>({ ...this.sql.listDeadLetters, values: [limit, offset] });
-    return rows.map(toDeadLetter);
+    return this.all(this.sql.listDeadLetters, [limit, offset], toDeadLetter);
   }
 
   // Runs
@@ -243,36 +237,30 @@ export class SqlStore implements Store {
   }
 
   async getRun(key: string): Promise<Run | undefined> {
-    const { rows } = await this.database.query<RunRow>({ ...this.sql.runs.get, values: [key] });
-    return rows[0] && toRun(rows[0]);
+    return this.first(this.sql.runs.get, [key], toRun);
   }
 
   async claimRun(key: string, options: ClaimOptions): Promise<Run | undefined> {
     const at = (options.now ?? new Date()).getTime();
-    const { rows } = await this.database.query<RunRow>({ ...this.sql.runs.claim, values: [key, options.owner, iso(at), iso(at + options.leaseMs)] });
-    return rows[0] && toRun(rows[0]);
+    return this.first(this.sql.runs.claim, [key, options.owner, iso(at), iso(at + options.leaseMs)], toRun);
   }
 
   async renewLease(key: string, owner: string, leaseMs: number, now = new Date()): Promise<boolean> {
-    const { rowCount } = await this.database.query({ ...this.sql.runs.renew, values: [key, owner, iso(now), iso(now.getTime() + leaseMs)] });
-    return rowCount > 0;
+    return this.changed(this.sql.runs.renew, [key, owner, iso(now), iso(now.getTime() + leaseMs)]);
   }
 
   async completeRun(key: string, owner: string, now = new Date()): Promise<boolean> {
-    const { rowCount } = await this.database.query({ ...this.sql.runs.complete, values: [key, owner, iso(now)] });
-    return rowCount > 0;
+    return this.changed(this.sql.runs.complete, [key, owner, iso(now)]);
   }
 
   async failRun(key: string, owner: string, options: FailOptions): Promise<boolean> {
     // An empty retryAt means "give up", like an absent one.
     const retryAt = options.retryAt ? iso(options.retryAt) : null;
-    const { rowCount } = await this.database.query({ ...this.sql.runs.fail, values: [key, owner, iso(options.now ?? new Date()), retryAt, options.error] });
-    return rowCount > 0;
+    return this.changed(this.sql.runs.fail, [key, owner, iso(options.now ?? new Date()), retryAt, options.error]);
   }
 
   async retryRun(key: string, now = new Date()): Promise<boolean> {
-    const { rowCount } = await this.database.query({ ...this.sql.runs.retry, values: [key, iso(now)] });
-    return rowCount > 0;
+    return this.changed(this.sql.runs.retry, [key, iso(now)]);
   }
 
   async listRuns(filter: RunFilter = {}): Promise<Run[]> {
@@ -355,8 +343,7 @@ export class SqlStore implements Store {
   }
 
   async getResource(kind: ResourceKind, id: string): Promise<ResourceRecord | undefined> {
-    const { rows } = await this.database.query<ResourceRow>({ ...this.sql.getResource, values: [kind, id] });
-    return rows[0] && toResource(rows[0]);
+    return this.first(this.sql.getResource, [kind, id], toResource);
   }
 
   async listResources(filter: ResourceFilter = {}): Promise<ResourceRecord[]> {
@@ -421,75 +408,64 @@ export class SqlStore implements Store {
 
   async putCheckoutAttempt(attempt: NewCheckoutAttempt, now = new Date()): Promise<{ inserted: boolean; attempt: CheckoutAttempt }> {
     const values = [attempt.orderId, attempt.kind, attempt.idempotencyKey, attempt.requestHash, iso(now), attempt.number ?? 1];
-    const inserted = await this.database.query<AttemptRow>({ ...this.sql.putCheckoutAttempt, values });
-    if (inserted.rows[0]) return { inserted: true, attempt: toAttempt(inserted.rows[0]) };
+    const inserted = await this.first(this.sql.putCheckoutAttempt, values, toAttempt);
+    if (inserted) return { inserted: true, attempt: inserted };
     // Attempts are never deleted: once the insert has met one, it is there to read.
     return { inserted: false, attempt: (await this.getCheckoutAttempt(attempt.orderId)) as CheckoutAttempt };
   }
 
   async completeCheckoutAttempt(orderId: string, result: { resourceId: string; checkoutUrl: string | undefined }, now = new Date()): Promise<CheckoutAttempt> {
-    const { rows } = await this.database.query<AttemptRow>({
-      ...this.sql.completeCheckoutAttempt,
-      values: [orderId, result.resourceId, result.checkoutUrl ?? null, iso(now)],
-    });
-    if (!rows[0]) throw new Error(`No checkout attempt for order ${orderId}: call putCheckoutAttempt first.`);
-    return toAttempt(rows[0]);
+    const completed = await this.first(this.sql.completeCheckoutAttempt, [orderId, result.resourceId, result.checkoutUrl ?? null, iso(now)], toAttempt);
+    if (!completed) throw new Error(`No checkout attempt for order ${orderId}: call putCheckoutAttempt first.`);
+    return completed;
   }
 
   async releaseCheckoutAttempt(orderId: string, number: number, now = new Date()): Promise<boolean> {
-    const { rowCount } = await this.database.query({ ...this.sql.releaseCheckoutAttempt, values: [orderId, number, iso(now)] });
-    return rowCount > 0;
+    return this.changed(this.sql.releaseCheckoutAttempt, [orderId, number, iso(now)]);
   }
 
   async getCheckoutAttempt(orderId: string): Promise<CheckoutAttempt | undefined> {
-    const { rows } = await this.database.query<AttemptRow>({ ...this.sql.getCheckoutAttempt, values: [orderId] });
-    return rows[0] && toAttempt(rows[0]);
+    return this.first(this.sql.getCheckoutAttempt, [orderId], toAttempt);
   }
 
   // Partner tenants' merchants
 
   async putTenantMerchant(tenant: NewTenantMerchant, now = new Date()): Promise<{ inserted: boolean; tenant: TenantMerchant }> {
     const values = [tenant.tenantId, tenant.environment, tenant.idempotencyKey, tenant.requestHash, tenant.name, tenant.email, iso(now), tenant.number ?? 1];
-    const inserted = await this.database.query<TenantMerchantRow>({ ...this.sql.putTenantMerchant, values });
-    if (inserted.rows[0]) return { inserted: true, tenant: toTenantMerchant(inserted.rows[0]) };
+    const inserted = await this.first(this.sql.putTenantMerchant, values, toTenantMerchant);
+    if (inserted) return { inserted: true, tenant: inserted };
     // Never deleted: once the insert has met one, it is there to read.
     return { inserted: false, tenant: (await this.getTenantMerchant(tenant.tenantId, tenant.environment)) as TenantMerchant };
   }
 
   async completeTenantMerchant(tenantId: string, environment: Environment, merchant: Merchant, now = new Date()): Promise<TenantMerchant> {
-    const { rows } = await this.database.query<TenantMerchantRow>({
-      ...this.sql.completeTenantMerchant,
-      values: [tenantId, environment, merchant.merchantId, storableJson(merchant), iso(now)],
-    });
-    if (rows[0]) return toTenantMerchant(rows[0]);
+    const completed = await this.first(
+      this.sql.completeTenantMerchant,
+      [tenantId, environment, merchant.merchantId, storableJson(merchant), iso(now)],
+      toTenantMerchant,
+    );
+    if (completed) return completed;
     const stored = await this.getTenantMerchant(tenantId, environment);
     if (stored?.status === 'created') return stored;
     throw new Error(`No onboarding of tenant ${tenantId} (${environment}) is being sent: call putTenantMerchant first.`);
   }
 
   async releaseTenantMerchant(tenantId: string, environment: Environment, number: number, now = new Date()): Promise<boolean> {
-    const { rowCount } = await this.database.query({ ...this.sql.releaseTenantMerchant, values: [tenantId, environment, number, iso(now)] });
-    return rowCount > 0;
+    return this.changed(this.sql.releaseTenantMerchant, [tenantId, environment, number, iso(now)]);
   }
 
   async getTenantMerchant(tenantId: string, environment: Environment): Promise<TenantMerchant | undefined> {
-    const { rows } = await this.database.query<TenantMerchantRow>({ ...this.sql.getTenantMerchant, values: [tenantId, environment] });
-    return rows[0] && toTenantMerchant(rows[0]);
+    return this.first(this.sql.getTenantMerchant, [tenantId, environment], toTenantMerchant);
   }
 
   async findTenantByMerchantId(merchantId: string): Promise<TenantMerchant | undefined> {
-    const { rows } = await this.database.query<TenantMerchantRow>({ ...this.sql.findTenantByMerchantId, values: [merchantId] });
-    return rows[0] && toTenantMerchant(rows[0]);
+    return this.first(this.sql.findTenantByMerchantId, [merchantId], toTenantMerchant);
   }
 
   async listTenantMerchants(
     filter: { environment?: Environment | undefined; limit?: number | undefined; offset?: number | undefined } = {},
   ): Promise<TenantMerchant[]> {
-    const { rows } = await this.database.query<TenantMerchantRow>({
-      ...this.sql.listTenantMerchants,
-      values: [filter.environment ?? null, filter.limit ?? 100, filter.offset ?? 0],
-    });
-    return rows.map(toTenantMerchant);
+    return this.all(this.sql.listTenantMerchants, [filter.environment ?? null, filter.limit ?? 100, filter.offset ?? 0], toTenantMerchant);
   }
 
   // Tenants' own credentials, sealed
@@ -506,33 +482,25 @@ export class SqlStore implements Store {
     to: { sealed: string; keyId: string },
     now = new Date(),
   ): Promise<boolean> {
-    const { rowCount } = await this.database.query({
-      ...this.sql.resealTenantCredentials,
-      values: [tenantId, environment, from, to.sealed, to.keyId, iso(now)],
-    });
-    return rowCount > 0;
+    return this.changed(this.sql.resealTenantCredentials, [tenantId, environment, from, to.sealed, to.keyId, iso(now)]);
   }
 
   async deleteTenantCredentials(tenantId: string, environment: Environment): Promise<boolean> {
-    const { rowCount } = await this.database.query({ ...this.sql.deleteTenantCredentials, values: [tenantId, environment] });
-    return rowCount > 0;
+    return this.changed(this.sql.deleteTenantCredentials, [tenantId, environment]);
   }
 
   async getTenantCredentials(tenantId: string, environment: Environment): Promise<SealedTenantCredentials | undefined> {
-    const { rows } = await this.database.query<TenantCredentialsRow>({ ...this.sql.getTenantCredentials, values: [tenantId, environment] });
-    return rows[0] && toTenantCredentials(rows[0]);
+    return this.first(this.sql.getTenantCredentials, [tenantId, environment], toTenantCredentials);
   }
 
   async listTenantCredentials(filter: { limit?: number | undefined; offset?: number | undefined } = {}): Promise<SealedTenantCredentials[]> {
-    const { rows } = await this.database.query<TenantCredentialsRow>({ ...this.sql.listTenantCredentials, values: [filter.limit ?? 100, filter.offset ?? 0] });
-    return rows.map(toTenantCredentials);
+    return this.all(this.sql.listTenantCredentials, [filter.limit ?? 100, filter.offset ?? 0], toTenantCredentials);
   }
 
   // Locks
 
   async acquireLock(name: string, owner: string, ttlMs: number, now = new Date()): Promise<boolean> {
-    const { rowCount } = await this.database.query({ ...this.sql.acquireLock, values: [name, owner, iso(now), iso(now.getTime() + ttlMs)] });
-    return rowCount > 0;
+    return this.changed(this.sql.acquireLock, [name, owner, iso(now), iso(now.getTime() + ttlMs)]);
   }
 
   async releaseLock(name: string, owner: string, _now?: Date): Promise<void> {
@@ -562,8 +530,7 @@ export class SqlStore implements Store {
   }
 
   async listActivity(filter: ActivityFilter): Promise<Activity[]> {
-    const { rows } = await this.database.query<ActivityRow>({ ...this.sql.listActivity, values: [filter.subject, filter.limit ?? 100, filter.offset ?? 0] });
-    return rows.map(toActivity);
+    return this.all(this.sql.listActivity, [filter.subject, filter.limit ?? 100, filter.offset ?? 0], toActivity);
   }
 
   async summarize({ now = new Date() }: { now?: Date } = {}): Promise<StoreSummary> {
@@ -604,6 +571,22 @@ export class SqlStore implements Store {
       else if (row.kind === 'payment' || row.kind === 'invoice') (row.what === 'open' ? summary.open : summary.learnedByReconcile)[row.kind] = Number(row.n);
     }
     return summary;
+  }
+
+  /** Run one of the fixed statements: its rows, each read into a record by `read`. */
+  private async all<Row, T>(statement: Prepared, values: unknown[], read: (row: Row) => T): Promise<T[]> {
+    const { rows } = await this.database.query<Row>({ ...statement, values });
+    return rows.map((row) => read(row));
+  }
+
+  /** The record of a statement's first row, or undefined when it returned none. */
+  private async first<Row, T>(statement: Prepared, values: unknown[], read: (row: Row) => T): Promise<T | undefined> {
+    return (await this.all(statement, values, read))[0];
+  }
+
+  /** Run one of the fixed statements: whether it changed a row (a guarded write that matched). */
+  private async changed(statement: Prepared, values: unknown[]): Promise<boolean> {
+    return (await this.database.query({ ...statement, values })).rowCount > 0;
   }
 }
 
