@@ -142,9 +142,7 @@ export class PostgresStore extends SqlStore {
       if (error instanceof StoreError || error instanceof ConfigError) throw error;
       throw new StoreError(
         `Could not open the store ${this.description}: ${(error as Error).message}. Check CHECKOUT_STORE and that the server accepts connections.`,
-        {
-          cause: error,
-        },
+        { cause: error },
       );
     }
   }

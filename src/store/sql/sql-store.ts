@@ -80,7 +80,6 @@ export interface SqlStoreOptions {
 
 /** Most events written by one statement. */
 const MAX_INSERT_BATCH = 200;
-const rankOf = (outcome: ResourceUpdate['outcome']) => (outcome === undefined ? null : OUTCOME_RANK[outcome]);
 
 /**
  * What the operator's search finds a resource by, from its snapshot: the e-mail in lower case and
@@ -306,7 +305,7 @@ export class SqlStore implements Store {
   }
 
   private async upsertResource(db: Queryable, update: ResourceUpdate, now: Date): Promise<{ record: ResourceRecord; advanced: boolean }> {
-    const rank = rankOf(update.outcome);
+    const rank = update.outcome === undefined ? null : OUTCOME_RANK[update.outcome];
     // First sight of the resource: the record is the update applied to a pending one.
     const advancedFromNew = rank !== null && rank > OUTCOME_RANK.pending;
     // The global WebCrypto, not node:crypto: a command that only reads the store then starts without loading it.
