@@ -74,6 +74,16 @@ interface StoredRun {
 /** Every run done, none failed, every event dispatched, and no alert posted. */
 async function expectNothingFailedOrAlerted(dir: string, env: Record<string, string>, alerts: Receiver): Promise<void> {
   expect(await storeJson<StoredRun[]>(dir, env, ['runs', '--failed'])).toEqual([]);
+  // An event's dispatch run completes just after the work it did (the payment closed): wait for it.
+  const settled = (runs: StoredRun[]) => runs.every((run) => run.status === 'done' || run.status === 'failed');
+  await waitUntil(
+    async () =>
+      settled((await storeJson<StoredRun[]>(dir, env, ['runs']))!) &&
+      settled((await storeJson<Array<{ run?: StoredRun }>>(dir, env, ['events', 'list']))!.flatMap((event) => (event.run ? [event.run] : []))),
+    DEADLINE_MS,
+    'every run to finish',
+  );
+  expect(await storeJson<StoredRun[]>(dir, env, ['runs', '--failed'])).toEqual([]);
   const runs = (await storeJson<StoredRun[]>(dir, env, ['runs']))!;
   expect(runs.filter((run) => run.status !== 'done')).toEqual([]);
   const events = (await storeJson<Array<{ id: string; run?: StoredRun }>>(dir, env, ['events', 'list']))!;
