@@ -1,18 +1,21 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdir, open, readdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { lstat, mkdir, open, readdir, readFile, rename, stat, symlink, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/index.js';
 import { NOT_COPIED } from '../../src/store/sql/copy.js';
 import { loadDriver } from '../../src/store/sqlite/driver.js';
-import { execCli, runCli, spawnCli, stopProcess, terminateAll, waitForLine } from '../support/cli.js';
+import { execCli, runCli, spawnCli, stopProcess, terminateAll, TSX_LOADER, waitForLine } from '../support/cli.js';
 import { freePort } from '../support/ports.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { sampleEvent } from '../store/fixtures/sample-event.js';
 import { DATABASE_URL, randomSchema } from '../store/postgres/test-database.js';
 
 afterEach(removeTempDirs);
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 /** A shop folder with an embedded store at `.checkout-kit`: `count` events, one dispatched, a paid payment, a checkout, a timeline entry, a dead letter, a partner tenant and its sealed credentials. */
 async function shop(count: number) {
@@ -401,9 +404,10 @@ describe('checkout-kit store restore', () => {
     const restored = await execCli(['store', 'restore', 'backups/b.sqlite', '--json'], { cwd, env });
     expect(restored.code, restored.stderr).toBe(0);
     const report = JSON.parse(restored.stdout) as { dir: string; backup: string; replaced: string };
-    expect(report).toEqual({ dir, backup: join(cwd, 'backups/b.sqlite'), replaced: expect.stringMatching(/\.checkout-kit\.replaced-\d{8}T\d{6}Z$/) });
-    // The folder holds the backup alone: no -wal or -shm of the store it replaced.
-    expect(await readdir(dir)).toEqual(['store.sqlite']);
+    expect(report).toEqual({ dir, backup: join(cwd, 'backups/b.sqlite'), replaced: expect.stringMatching(/\.checkout-kit\/replaced-\d{8}T\d{6}Z$/) });
+    // The backup alone in the store's place, no -wal or -shm of the store it replaced beside it; that one's files together.
+    expect((await readdir(dir)).sort()).toEqual([basename(report.replaced), 'store.sqlite']);
+    expect(await readdir(report.replaced)).toContain('store.sqlite');
     const listed = await execCli(['events', 'list', '--json', '--limit', '100'], { cwd, env });
     expect(listed.code, listed.stderr).toBe(0);
     const ids = (JSON.parse(listed.stdout) as Array<{ id: string }>).map((event) => event.id);
@@ -434,14 +438,14 @@ describe('checkout-kit store restore', () => {
     expect(refused.stderr).toMatch(
       /^checkout-kit: The store .*\.checkout-kit is open in another process \(serve, a cron reconcile, the console…\): stop them, then restore\. Nothing was changed\.\n$/,
     );
-    expect(await readdir(cwd)).toEqual(expect.not.arrayContaining([expect.stringMatching(/replaced/)]));
+    expect(await readdir(dir)).toEqual(expect.not.arrayContaining([expect.stringMatching(/replaced|restoring/)]));
     await stopProcess(consoleProcess);
     const restored = await execCli(['store', 'restore', 'b.sqlite'], { cwd, env });
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout).toMatch(
       /restored from .*b\.sqlite\n {2}the store it replaced is in .*\nStart serve, then run `checkout-kit reconcile --older-than 1m`/,
     );
-    expect(await readdir(dir)).toEqual(['store.sqlite']);
+    expect((await readdir(dir)).filter((name) => !name.startsWith('replaced-'))).toEqual(['store.sqlite']);
   });
 
   it('refuses what is no backup of a store this version reads, in one line, exit 2, nothing moved', async () => {
@@ -460,7 +464,7 @@ describe('checkout-kit store restore', () => {
       ['missing.sqlite', /is not a backup: name a file `checkout-kit store backup` wrote/],
       ['text.sqlite', /The backup .*text\.sqlite is damaged or not a database/],
       ['damaged.sqlite', /The backup .*damaged\.sqlite is damaged/],
-      [join('.checkout-kit', 'store.sqlite'), /is inside the store's folder .*, which the restore moves aside/],
+      [join('.checkout-kit', 'store.sqlite'), /is inside the store's folder .*: move it elsewhere first/],
       ['', /store restore takes the backup to put in place/],
     ];
     const newer = loadDriver().open(otherDb);
@@ -473,7 +477,7 @@ describe('checkout-kit store restore', () => {
       expect(refused.stderr.split('\n').filter(Boolean), file).toEqual([expect.stringMatching(message)]);
     }
     expect(await readFile(file)).toEqual(before);
-    expect((await readdir(cwd)).filter((name) => name.includes('replaced'))).toEqual([]);
+    expect((await readdir(join(cwd, '.checkout-kit'))).filter((name) => /replaced|restoring/.test(name))).toEqual([]);
   });
 
   it.each([
@@ -489,6 +493,74 @@ describe('checkout-kit store restore', () => {
     expect(restored.code, restored.stderr).toBe(0);
     expect((await execCli(['store', 'check'], { cwd, env })).code).toBe(0);
     expect(await readFile(join((JSON.parse(restored.stdout) as { replaced: string }).replaced, 'store.sqlite'))).toEqual(spoiled);
+  });
+
+  it("restores a store file another store's process left with its WAL (SIGKILLed): what the WAL held comes too", async () => {
+    const { cwd, env } = await shop(3);
+    // A second shop whose serve was killed: its events are in store.sqlite-wal, not yet in store.sqlite.
+    const other = await tempDir('ck-store-killed-');
+    const killed = spawn(
+      process.execPath,
+      [
+        '--import',
+        TSX_LOADER,
+        '--input-type=module',
+        '-e',
+        `
+      const { SqliteStore } = await import(${JSON.stringify(pathToFileURL(join(REPO, 'src/store/index.ts')).href)});
+      const store = new SqliteStore({ dir: ${JSON.stringify(join(other, 'store'))} });
+      await store.open();
+      for (let i = 0; i < 40; i++) await store.insertEvent({ id: 'evt_wal_' + i, type: 'payment.paid', environment: 'test', createdAt: new Date().toISOString(), receivedAt: new Date().toISOString(), resourceKind: 'payment', resourceId: 'p' + i, body: '{}' });
+      console.log('stored');
+      setInterval(() => {}, 1000);
+    `,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const exited = new Promise((resolve) => killed.once('exit', resolve));
+    try {
+      await waitForLine(killed, /stored/);
+    } finally {
+      killed.kill('SIGKILL');
+      await exited;
+    }
+    expect((await stat(join(other, 'store', 'store.sqlite-wal'))).size).toBeGreaterThan(0);
+    const restored = await execCli(['store', 'restore', join(other, 'store', 'store.sqlite')], { cwd, env });
+    expect(restored.code, restored.stderr).toBe(0);
+    const listed = await execCli(['events', 'list', '--json', '--limit', '100'], { cwd, env });
+    expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(40);
+  });
+
+  it('refuses a folder that holds more than a store, and an empty --dir, moving nothing', async () => {
+    const { cwd, env } = await shop(3);
+    const backup = join(await tempDir('ck-store-backups-'), 'b.sqlite');
+    expect((await execCli(['store', 'backup', backup], { cwd, env })).code).toBe(0);
+    await mkdir(join(cwd, 'src'));
+    await writeFile(join(cwd, 'src', 'app.ts'), 'export {};');
+    for (const [dir, message] of [
+      ['.', /holds more than a store \(.*\): name the store's own folder .* Nothing was changed\./],
+      ['src', /src holds more than a store \(app\.ts\)/],
+      ['', /^checkout-kit: store restore: --dir is empty: give the store's folder/],
+    ] as const) {
+      const refused = await execCli(['store', 'restore', backup, '--dir', dir], { cwd, env });
+      expect(refused, dir).toMatchObject({ code: 2, stdout: '' });
+      expect(refused.stderr.split('\n').filter(Boolean), dir).toEqual([expect.stringMatching(message)]);
+    }
+    expect((await readdir(cwd)).sort()).toEqual(['.checkout-kit', 'src']);
+    expect(await readdir(join(cwd, 'src'))).toEqual(['app.ts']);
+  });
+
+  it('keeps a store folder that is a link a link: the backup lands where the link points', async () => {
+    const { cwd, env, dir } = await shop(3);
+    expect((await execCli(['store', 'backup', 'b.sqlite'], { cwd, env })).code).toBe(0);
+    const volume = join(await tempDir('ck-store-volume-'), 'data');
+    await rename(dir, volume);
+    await symlink(volume, dir);
+    expect((await execCli(['store', 'restore', 'b.sqlite'], { cwd, env })).code).toBe(0);
+    expect((await lstat(dir)).isSymbolicLink()).toBe(true);
+    expect((await readdir(volume)).filter((name) => !name.startsWith('replaced-'))).toEqual(['store.sqlite']);
+    const listed = await execCli(['events', 'list', '--json'], { cwd, env });
+    expect(JSON.parse(listed.stdout)).toHaveLength(3);
   });
 
   it('restores into a folder where no store was yet', async () => {

@@ -16,7 +16,11 @@ import { output, type CliIO } from '../io.js';
  * usage error: PostgreSQL has its own tools (pg_amcheck, pg_dump).
  */
 function storeDir(io: CliIO, dir: string | undefined, command: string): string {
-  if (dir !== undefined) return resolve(io.cwd, dir);
+  if (dir !== undefined) {
+    // An empty --dir (an unset variable) would be the current folder.
+    if (dir.trim() === '') throw new UsageError(`store ${command}: --dir is empty: give the store's folder, e.g. --dir .checkout-kit.`);
+    return resolve(io.cwd, dir);
+  }
   const url = loadConfig({ env: io.env, cwd: io.cwd }).store;
   if (url.startsWith('file:')) return fileStoreDir(url, io.cwd);
   // Only the scheme: a store URL may carry credentials.
@@ -82,7 +86,7 @@ export async function backupStore(file: string, options: { dir?: string; force?:
 export async function restoreStoreFrom(file: string, options: { dir?: string; json?: boolean }, io: CliIO): Promise<void> {
   const dir = storeDir(io, options.dir, 'restore');
   if (file.trim() === '') throw new UsageError('store restore takes the backup to put in place, e.g. backups/store-2030-01-01.sqlite.');
-  const report = restoreStore(dir, resolve(io.cwd, file));
+  const report = await restoreStore(dir, resolve(io.cwd, file));
   output(io, options.json ?? false, report, () =>
     [
       `store ${report.dir}: restored from ${report.backup}`,

@@ -1,8 +1,8 @@
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, resolve, sep } from 'node:path';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { InvalidRequestError, StoreError } from '../../errors/index.js';
 import { LATEST_VERSION } from '../sql/migrations.js';
-import { loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriverName } from './driver.js';
+import { loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriver, type SqliteDriverName } from './driver.js';
 import { openElsewhere, openElsewhereMessage } from './open-elsewhere.js';
 import { holdsStore, integrityFindings, isSound, realPath, STORE_FILE } from './sqlite-store.js';
 
@@ -12,55 +12,120 @@ export interface RestoreReport {
   dir: string;
   /** The backup it was restored from. */
   backup: string;
-  /** Where the folder it replaced was moved, whole (null when there was none). */
+  /** The folder inside `dir` that the store it replaced was moved to, its files whole (null when there was none). */
   replaced: string | null;
 }
+
+/** The files of the store itself, moved aside together. */
+const STORE_FILES = [STORE_FILE, `${STORE_FILE}-wal`, `${STORE_FILE}-shm`, `${STORE_FILE}-journal`];
+/** What a store's folder may hold: the store, what a backup, restore or earlier restore leaves. */
+const BELONGS = /^(store\.sqlite(-wal|-shm|-journal)?|store\.sqlite\.(partial|restoring)-.*|replaced-\d{8}T\d{6}Z(-\d+)?)$/;
 
 /** `2030-01-31T23:59:59.000Z` -> `20300131T235959Z`: a folder name that sorts as time does. */
 const stamp = (now: Date) => now.toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
 
 /**
- * Put a backup (`checkout-kit store backup`) in place as the embedded store in `dir`: the backup
- * must pass SQLite's integrity check and be a store of this version or older; the folder's
- * current store, if any, must be open in no other process (serve, cron, the console); it is then
- * moved aside whole, to `<dir>.replaced-<time>`, and the backup copied into a new folder. So the
- * restored file never meets the old store's `-wal` and `-shm`, which SQLite would replay onto it.
+ * Put a backup (`checkout-kit store backup`) in place as the embedded store in `dir`. The backup
+ * must pass SQLite's integrity check and be a store of this version or older; it is copied
+ * through SQLite (a live file's WAL included) into the folder and checked again before anything
+ * is moved, so a copy cut short (a full disk) leaves the store as it was. The store it replaces
+ * must be open in no other process (serve, cron, the console); its files are then moved, whole,
+ * into `<dir>/replaced-<time>` (inside the folder: a folder that is a link or a mount point stays
+ * one), so the restored file never meets the old one's `-wal` and `-shm`, which SQLite would
+ * replay onto it. A folder that holds anything else than a store is refused: it is not one.
  */
-export function restoreStore(dir: string, backup: string, { now = new Date(), driver }: { now?: Date; driver?: SqliteDriverName } = {}): RestoreReport {
+export async function restoreStore(
+  dir: string,
+  backup: string,
+  { now = new Date(), driver }: { now?: Date; driver?: SqliteDriverName } = {},
+): Promise<RestoreReport> {
   const folder = resolve(dir);
   const source = resolve(backup);
   if (realPath(source).startsWith(`${realPath(folder)}${sep}`))
-    throw new InvalidRequestError(
-      `The backup ${source} is inside the store's folder ${folder}, which the restore moves aside: move the backup elsewhere first.`,
-    );
+    throw new InvalidRequestError(`The backup ${source} is inside the store's folder ${folder}: move it elsewhere first.`);
   if (!holdsStore(source)) throw new InvalidRequestError(`${source} is not a backup: name a file \`checkout-kit store backup\` wrote.`);
   const sqlite = loadDriver(driver);
-  checkBackup(sqlite.open(source, { readonly: true }), source);
-
   const file = join(folder, STORE_FILE);
-  let replaced: string | null = null;
-  if (existsSync(folder) && !statSync(folder).isDirectory())
-    throw new InvalidRequestError(`The store's folder ${folder} is a file: point the store at a folder (CHECKOUT_STORE=file:<dir>, or --dir).`);
-  // An empty folder is used as it is.
-  if (existsSync(folder) && readdirSync(folder).length > 0) {
+  const refuseIfOpen = () => {
     if (holdsStore(file) && openElsewhere(file, sqlite.name)) throw new StoreError(`${openElsewhereMessage(folder, 'restore')}. Nothing was changed.`);
-    replaced = `${folder}.replaced-${stamp(now)}`;
-    for (let n = 2; existsSync(replaced); n++) replaced = `${folder}.replaced-${stamp(now)}-${n}`;
-    renameSync(folder, replaced);
-  }
-  mkdirSync(folder, { recursive: true });
-  // Copied beside its place and synced, then renamed: a restore cut short leaves no half store.
-  const partial = `${file}.partial-${process.pid}`;
+  };
+  const from = openBackup(sqlite, source);
+  const partial = join(folder, `${STORE_FILE}.restoring-${process.pid}`);
   try {
-    copyFileSync(source, partial);
-    syncPath(partial);
-    renameSync(partial, file);
+    checkBackup(from, source);
+    prepareFolder(folder);
+    refuseIfOpen();
+    await copyBackup(sqlite, from, source, partial);
+    // The copy may have taken a while: whoever opened the store meanwhile keeps it.
+    refuseIfOpen();
+    const replaced = moveAside(folder, now);
+    try {
+      renameSync(partial, file);
+    } catch (error) {
+      if (replaced) for (const name of readdirSync(replaced)) renameSync(join(replaced, name), join(folder, name));
+      throw error;
+    }
     syncPath(folder);
-    syncPath(dirname(folder));
+    return { dir: folder, backup: source, replaced };
+  } catch (error) {
+    if (error instanceof StoreError || error instanceof InvalidRequestError) throw error;
+    throw new StoreError(`Cannot restore into ${folder}: ${(error as Error).message}. The store there was left as it was.`, { cause: error });
   } finally {
-    rmSync(partial, { force: true });
+    from.close();
+    for (const leftover of [partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`]) rmSync(leftover, { force: true });
   }
-  return { dir: folder, backup: source, replaced };
+}
+
+/** Make sure `folder` is one a store lives in (made when missing), so that nothing else in it is ever moved. */
+function prepareFolder(folder: string): void {
+  if (!existsSync(folder)) {
+    try {
+      mkdirSync(folder, { recursive: true });
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR' || code === 'EEXIST') throw new InvalidRequestError(`Cannot make the store's folder ${folder}: a part of its path is a file.`);
+      throw new StoreError(`Cannot make the store's folder ${folder}: ${(error as Error).message}.`, { cause: error });
+    }
+  }
+  if (!statSync(folder).isDirectory())
+    throw new InvalidRequestError(`The store's folder ${folder} is a file: point the store at a folder (CHECKOUT_STORE=file:<dir>, or --dir).`);
+  const others = readdirSync(folder).filter((name) => !BELONGS.test(name));
+  if (others.length > 0) {
+    throw new InvalidRequestError(
+      `${folder} holds more than a store (${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}): name the store's own folder (CHECKOUT_STORE=file:<dir>, or --dir). Nothing was changed.`,
+    );
+  }
+}
+
+/** The backup, through SQLite (what its WAL holds too), into `partial`, checked as a backup is. */
+async function copyBackup(sqlite: SqliteDriver, from: SqliteConnection, source: string, partial: string): Promise<void> {
+  await from.backup(partial);
+  const copy = sqlite.open(partial, { readonly: true });
+  try {
+    const findings = integrityFindings(copy);
+    if (!isSound(findings))
+      throw new StoreError(`The copy of the backup ${source} came out damaged (${findings[0]}): nothing was changed. Check the disk, then restore again.`);
+  } finally {
+    copy.close();
+  }
+  syncPath(partial);
+}
+
+function openBackup(sqlite: SqliteDriver, source: string): SqliteConnection {
+  try {
+    const connection = sqlite.open(source, { readonly: true });
+    connection.pragma('schema_version');
+    return connection;
+  } catch (error) {
+    const code = sqliteErrorCode(error);
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT')
+      throw new InvalidRequestError(`The backup ${source} is damaged or not a database (${(error as Error).message}): restore another.`, { cause: error });
+    throw new StoreError(
+      `Cannot read the backup ${source} (${(error as Error).message}): SQLite writes beside a file to read it (its -shm); copy the backup into a folder you can write to, and restore the copy.`,
+      { cause: error },
+    );
+  }
 }
 
 /** Refuse a file that is damaged, not a store, or a store of a newer checkout-kit (which this one could not read). */
@@ -68,7 +133,15 @@ function checkBackup(connection: SqliteConnection, source: string): void {
   try {
     const findings = integrityFindings(connection);
     if (!isSound(findings)) throw new InvalidRequestError(`The backup ${source} is damaged (${findings[0]}): restore an older one.`);
-    const version = latestApplied(connection, source);
+    let version: number;
+    try {
+      version = Number(connection.prepare('SELECT max(version) AS version FROM schema_migrations').all()[0]?.version ?? 0);
+    } catch (error) {
+      throw new InvalidRequestError(
+        `${source} is a SQLite file but not a checkout-kit store (it has no schema_migrations): name a file \`checkout-kit store backup\` wrote.`,
+        { cause: error },
+      );
+    }
     if (version > LATEST_VERSION) {
       throw new InvalidRequestError(
         `The backup ${source} is a store of a newer checkout-kit (schema ${version}; this one knows up to ${LATEST_VERSION}): upgrade checkout-kit, then restore.`,
@@ -79,20 +152,27 @@ function checkBackup(connection: SqliteConnection, source: string): void {
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT')
       throw new InvalidRequestError(`The backup ${source} is damaged or not a database (${(error as Error).message}): restore another.`, { cause: error });
     throw error;
-  } finally {
-    connection.close();
   }
 }
 
-function latestApplied(connection: SqliteConnection, source: string): number {
+/** Move the store's files into a new `replaced-<time>` folder inside `folder`; null when there are none. */
+function moveAside(folder: string, now: Date): string | null {
+  const present = STORE_FILES.filter((name) => existsSync(join(folder, name)));
+  if (present.length === 0) return null;
+  let replaced = join(folder, `replaced-${stamp(now)}`);
+  for (let n = 2; existsSync(replaced); n++) replaced = join(folder, `replaced-${stamp(now)}-${n}`);
+  mkdirSync(replaced);
+  const moved: string[] = [];
   try {
-    return Number(connection.prepare('SELECT max(version) AS version FROM schema_migrations').all()[0]?.version ?? 0);
+    for (const name of present) {
+      renameSync(join(folder, name), join(replaced, name));
+      moved.push(name);
+    }
   } catch (error) {
-    throw new InvalidRequestError(
-      `${source} is a SQLite file but not a checkout-kit store (it has no schema_migrations): name a file \`checkout-kit store backup\` wrote.`,
-      { cause: error },
-    );
+    for (const name of moved) renameSync(join(replaced, name), join(folder, name));
+    throw error;
   }
+  return replaced;
 }
 
 /** fsync a file or folder, so a rename into place outlives a power cut. */
