@@ -4,10 +4,10 @@ import { StoreError } from '../../errors/index.js';
 import { copyStore } from '../../store/sql/copy.js';
 import { SqlStore } from '../../store/sql/sql-store.js';
 import { fileStoreDir, openStore } from '../../store/open.js';
-import { sqliteErrorCode } from '../../store/sqlite/driver.js';
+import { isDamage } from '../../store/sqlite/driver.js';
 import { restoreStore } from '../../store/sqlite/restore.js';
 import { openElsewhere, openElsewhereMessage } from '../../store/sqlite/open-elsewhere.js';
-import { holdsStore, isSound, realPath, SqliteStore, STORE_FILE } from '../../store/sqlite/sqlite-store.js';
+import { isSound, realPath, SqliteStore, STORE_FILE } from '../../store/sqlite/sqlite-store.js';
 import { EXIT, UsageError } from '../exit.js';
 import { output, type CliIO } from '../io.js';
 
@@ -54,8 +54,7 @@ export async function checkStore(options: { dir?: string; json?: boolean }, io: 
   // Damage that keeps the file from opening at all is a finding of the check, not its failure.
   const problems = await withReadonlyStore(dir, (opened) => opened.integrityCheck()).catch((error: unknown) => {
     const cause = (error as Error).cause;
-    const code = sqliteErrorCode(cause);
-    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') return [(cause as Error).message];
+    if (isDamage(cause)) return [(cause as Error).message];
     throw error;
   });
   const healthy = isSound(problems);
@@ -104,8 +103,7 @@ export async function copyStoreTo(options: { to: string; from?: string; json?: b
   // Rows written meanwhile would come out as changed, after a whole copy: refuse before it starts.
   if (from.startsWith('file:')) {
     const dir = fileStoreDir(from, io.cwd);
-    const file = join(dir, STORE_FILE);
-    if (holdsStore(file) && openElsewhere(file)) throw new StoreError(`${openElsewhereMessage(dir, 'copy')}. Nothing was copied.`);
+    if (openElsewhere(join(dir, STORE_FILE))) throw new StoreError(`${openElsewhereMessage(dir, 'copy')}. Nothing was copied.`);
   }
   const source = await openStore(from, { cwd: io.cwd, readonly: true });
   try {

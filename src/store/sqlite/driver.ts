@@ -92,6 +92,12 @@ export function sqliteErrorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/** Whether a driver's failure says the file is damaged, or not a database at all. */
+export function isDamage(error: unknown): boolean {
+  const code = sqliteErrorCode(error);
+  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
+}
+
 /** Either driver's prepared statement: both take `{ 1: value }` for `$1`. */
 interface DriverStatement {
   all(...named: [Record<number, unknown>] | []): unknown[];

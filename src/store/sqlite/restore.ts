@@ -2,9 +2,9 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, ren
 import { join, resolve, sep } from 'node:path';
 import { InvalidRequestError, StoreError } from '../../errors/index.js';
 import { LATEST_VERSION } from '../sql/migrations.js';
-import { loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriver, type SqliteDriverName } from './driver.js';
+import { isDamage, loadDriver, type SqliteConnection, type SqliteDriver, type SqliteDriverName } from './driver.js';
 import { openElsewhere, openElsewhereMessage } from './open-elsewhere.js';
-import { holdsStore, integrityFindings, isSound, realPath, STORE_FILE } from './sqlite-store.js';
+import { fileIntegrity, holdsStore, integrityFindings, isSound, realPath, STORE_FILE } from './sqlite-store.js';
 
 /** What `restoreStore` did. */
 export interface RestoreReport {
@@ -47,7 +47,7 @@ export async function restoreStore(
   const sqlite = loadDriver(driver);
   const file = join(folder, STORE_FILE);
   const refuseIfOpen = () => {
-    if (holdsStore(file) && openElsewhere(file, sqlite.name)) throw new StoreError(`${openElsewhereMessage(folder, 'restore')}. Nothing was changed.`);
+    if (openElsewhere(file, sqlite.name)) throw new StoreError(`${openElsewhereMessage(folder, 'restore')}. Nothing was changed.`);
   };
   const from = openBackup(sqlite, source);
   const partial = join(folder, `${STORE_FILE}.restoring-${process.pid}`);
@@ -101,16 +101,14 @@ function prepareFolder(folder: string): void {
 /** The backup, through SQLite (what its WAL holds too), into `partial`, checked as a backup is. */
 async function copyBackup(sqlite: SqliteDriver, from: SqliteConnection, source: string, partial: string): Promise<void> {
   await from.backup(partial);
-  const copy = sqlite.open(partial, { readonly: true });
-  try {
-    const findings = integrityFindings(copy);
-    if (!isSound(findings))
-      throw new StoreError(`The copy of the backup ${source} came out damaged (${findings[0]}): nothing was changed. Check the disk, then restore again.`);
-  } finally {
-    copy.close();
-  }
+  const findings = fileIntegrity(partial, sqlite.name);
+  if (!isSound(findings))
+    throw new StoreError(`The copy of the backup ${source} came out damaged (${findings[0]}): nothing was changed. Check the disk, then restore again.`);
   syncPath(partial);
 }
+
+const damagedBackup = (source: string, error: unknown) =>
+  new InvalidRequestError(`The backup ${source} is damaged or not a database (${(error as Error).message}): restore another.`, { cause: error });
 
 function openBackup(sqlite: SqliteDriver, source: string): SqliteConnection {
   try {
@@ -118,9 +116,7 @@ function openBackup(sqlite: SqliteDriver, source: string): SqliteConnection {
     connection.pragma('schema_version');
     return connection;
   } catch (error) {
-    const code = sqliteErrorCode(error);
-    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT')
-      throw new InvalidRequestError(`The backup ${source} is damaged or not a database (${(error as Error).message}): restore another.`, { cause: error });
+    if (isDamage(error)) throw damagedBackup(source, error);
     throw new StoreError(
       `Cannot read the backup ${source} (${(error as Error).message}): SQLite writes beside a file to read it (its -shm); copy the backup into a folder you can write to, and restore the copy.`,
       { cause: error },
@@ -148,9 +144,7 @@ function checkBackup(connection: SqliteConnection, source: string): void {
       );
     }
   } catch (error) {
-    const code = sqliteErrorCode(error);
-    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT')
-      throw new InvalidRequestError(`The backup ${source} is damaged or not a database (${(error as Error).message}): restore another.`, { cause: error });
+    if (isDamage(error)) throw damagedBackup(source, error);
     throw error;
   }
 }

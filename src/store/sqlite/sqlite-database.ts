@@ -1,7 +1,7 @@
 import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { StoreError } from '../../errors/index.js';
 import type { Database, Queryable, QueryResult, Statement } from '../sql/database.js';
-import { loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriverName, type SqliteStatement } from './driver.js';
+import { isDamage, loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriverName, type SqliteStatement } from './driver.js';
 
 export interface SqliteDatabaseOptions {
   /** The database file, or `:memory:` (nothing kept, one connection). */
@@ -37,7 +37,7 @@ type Settled = { unit: Unit; ok: boolean; value: unknown };
 export function storeError(path: string, error: unknown): StoreError {
   const code = sqliteErrorCode(error);
   const message = (error as Error).message;
-  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+  if (isDamage(error)) {
     return new StoreError(
       `The store ${path} is damaged (${message}). The file was left untouched. Restore the latest backup (\`checkout-kit store restore <file>\`), or move the folder aside to start with an empty store; then \`checkout-kit reconcile\` catches up.`,
       { cause: error },
@@ -153,7 +153,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
       if (code === undefined) throw error;
       const failure = storeError(options.path, error);
       // Damage found is final: nothing more is written to the file, and readiness's write probe says so.
-      if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') broken ??= failure;
+      if (isDamage(error)) broken ??= failure;
       throw failure;
     }
   };

@@ -5,7 +5,7 @@ import { sqliteDialect } from '../sql/dialect.js';
 import { migrationsTable } from '../sql/migrate.js';
 import { MIGRATIONS } from '../sql/migrations.js';
 import { SqlStore } from '../sql/sql-store.js';
-import { loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriverName } from './driver.js';
+import { isDamage, loadDriver, type SqliteConnection, type SqliteDriverName } from './driver.js';
 import { sqliteDatabase, type SqliteDatabase, type SqliteDatabaseOptions } from './sqlite-database.js';
 
 /** The file inside an embedded store's folder. */
@@ -71,18 +71,11 @@ export class SqliteStore extends SqlStore {
     try {
       await this.sqlite.connection.backup(partial);
       // A copy of damaged pages is a damaged backup: checked as `store check` checks, before it can replace a good one.
-      const copy = loadDriver(this.driver).open(partial, { readonly: true });
-      let findings: string[];
-      try {
-        findings = integrityFindings(copy);
-      } finally {
-        copy.close();
-      }
+      const findings = fileIntegrity(partial, this.driver);
       if (!isSound(findings)) throw damaged(findings[0]!);
       renameSync(partial, destination);
     } catch (error) {
-      const code = sqliteErrorCode(error);
-      if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') throw damaged((error as Error).message, error);
+      if (isDamage(error)) throw damaged((error as Error).message, error);
       throw error instanceof StoreError ? error : cannotWrite(error);
     } finally {
       for (const leftover of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) rmSync(leftover, { force: true });
@@ -103,6 +96,16 @@ export class SqliteStore extends SqlStore {
 /** SQLite's integrity check of `connection`'s file, a finding a line (it may answer several in one row): `['ok']` when sound. */
 export function integrityFindings(connection: SqliteConnection): string[] {
   return connection.pragma('integrity_check').flatMap((row) => String(row.integrity_check).split('\n'));
+}
+
+/** SQLite's integrity check of the database file `path`, opened read-only for it: `['ok']` when sound. */
+export function fileIntegrity(path: string, driver: SqliteDriverName): string[] {
+  const connection = loadDriver(driver).open(path, { readonly: true });
+  try {
+    return integrityFindings(connection);
+  } finally {
+    connection.close();
+  }
 }
 
 /** Whether integrity findings say the file is sound (SQLite answers a single `ok`). */
