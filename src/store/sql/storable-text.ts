@@ -4,6 +4,7 @@ import type { Database, Queryable, Statement } from './database.js';
 // drivers turn a lone surrogate in text into U+FFFD. So that every store keeps the same text (and
 // none refuses a write the other takes), each such character is stored as U+FFFD. Event and dead
 // letter bodies stay exact: `encodeBody` (rows.ts) escapes them first.
+
 // ES2024's well-formedness test (every supported Node has it): a fraction of the cost of a Unicode
 // regular expression, which matters on the hot path, since every bound string is tested.
 interface WellFormed {
