@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { CHECKOUT_ERROR_STATUS, InvalidResponseError } from '../errors/index.js';
@@ -59,12 +59,44 @@ function unreadableRequest(code: string | undefined): { status: number; body: Er
   return { status: 400, body: errorObject('invalid_request', `The request is not valid HTTP/1.1 (${code ?? 'unreadable'}).`) };
 }
 
+/** The fastify settings a server it makes takes on (fastify's own defaults filled in). */
+interface ServerSettings {
+  http?: object;
+  keepAliveTimeout: number;
+  requestTimeout: number;
+  connectionTimeout: number;
+  maxRequestsPerSocket: number;
+}
+
 /**
  * Fastify server options under which the errors that happen before any route (a URL that does
- * not decode, bytes that are not HTTP, headers too large) answer with the spec's error object
- * like every other error, instead of fastify's and Node's own shapes.
+ * not decode, bytes that are not HTTP, headers too large, an HTTP/1.1 request without `Host`)
+ * answer with the spec's error object like every other error, instead of fastify's and Node's own
+ * shapes.
  */
 export const SPEC_ERROR_OPTIONS = {
+  /**
+   * Fastify's HTTP/1.1 server, made here because Node itself answers a request without `Host` with
+   * an empty 400: that check is done here instead, with the spec's error object.
+   */
+  serverFactory(handler: (request: IncomingMessage, response: ServerResponse) => void, settings: Record<string, unknown>) {
+    const options = settings as unknown as ServerSettings;
+    const server = createServer({ ...options.http, requireHostHeader: false }, (request, response) => {
+      // HTTP/1.0 may leave `Host` out; HTTP/1.1 must send it (RFC 9112, section 3.2).
+      if (request.headers.host === undefined && request.httpVersion === '1.1') {
+        const json = JSON.stringify(errorObject('invalid_request', 'The request has no Host header, which HTTP/1.1 requires.'));
+        response.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json), connection: 'close' });
+        response.end(json);
+        return;
+      }
+      handler(request, response);
+    });
+    server.keepAliveTimeout = options.keepAliveTimeout;
+    server.requestTimeout = options.requestTimeout;
+    server.setTimeout(options.connectionTimeout);
+    if (options.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = options.maxRequestsPerSocket;
+    return server;
+  },
   frameworkErrors(error: Error, _request: FastifyRequest, reply: FastifyReply) {
     const answer = clientMistakeReply(error) ?? { status: 500, body: errorObject('internal_error', error.message) };
     void reply.code(answer.status).send(answer.body);
@@ -81,4 +113,4 @@ export const SPEC_ERROR_OPTIONS = {
     }
     socket.destroy(error);
   },
-} satisfies Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'>;
+} satisfies Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler' | 'serverFactory'>;

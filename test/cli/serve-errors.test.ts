@@ -46,7 +46,7 @@ const specError = (code: string) => ({ error: { code, message: expect.any(String
 const HANDLERS = 'export default { async paid() {} };\n';
 
 describe('bad HTTP gets the spec error object from the processes a merchant runs', () => {
-  it('serve: fastify’s own errors on POST /checkout, a URL that does not decode, bytes that are not HTTP, huge headers', async () => {
+  it('serve: fastify’s own errors on POST /checkout, a URL that does not decode, bytes that are not HTTP, huge headers, no Host', async () => {
     const { dir, port, sandbox } = await openShop('ck-serve-errors-', HANDLERS);
     const serve = spawnCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox) });
     children.push(serve);
@@ -99,6 +99,9 @@ describe('bad HTTP gets the spec error object from the processes a merchant runs
 
     expect(await raw(port, 'NOT HTTP AT ALL\r\n\r\n')).toEqual({ status: 400, body: specError('invalid_request') });
     expect(await raw(port, `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).toEqual({ status: 431, body: specError('headers_too_large') });
+    // HTTP/1.1 requires Host; HTTP/1.0 may leave it out.
+    expect(await raw(port, 'GET /healthz HTTP/1.1\r\n\r\n')).toEqual({ status: 400, body: specError('invalid_request') });
+    expect(await raw(port, 'GET /healthz HTTP/1.0\r\n\r\n')).toEqual({ status: 200, body: { ok: true } });
     // Still serving, and the webhook route's own errors are unchanged.
     const unsigned = await fetch(`${base}/webhooks/checkout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(unsigned.status).toBeGreaterThanOrEqual(400);
@@ -106,7 +109,7 @@ describe('bad HTTP gets the spec error object from the processes a merchant runs
     expect(await unsigned.json()).toMatchObject({ error: { code: expect.any(String) } });
   });
 
-  it('console: fastify’s own errors outside the console’s pages, a URL that does not decode', async () => {
+  it('console: fastify’s own errors outside the console’s pages, a URL that does not decode, no Host', async () => {
     const { dir } = await openShop('ck-console-errors-', HANDLERS);
     const port = await freePort();
     const consoleProcess = spawnCli(['console', '--port', String(port)], { cwd: dir, env: { CHECKOUT_STORE: 'file:.checkout-kit', LOG_LEVEL: 'warn' } });
@@ -118,6 +121,7 @@ describe('bad HTTP gets the spec error object from the processes a merchant runs
     const badUrl = await fetch(`http://127.0.0.1:${port}/%zz`);
     expect(badUrl.status).toBe(400);
     expect(await badUrl.json()).toEqual(specError('invalid_request'));
+    expect(await raw(port, 'GET /healthz HTTP/1.1\r\n\r\n')).toEqual({ status: 400, body: specError('invalid_request') });
     // Inside the console's pages too: fastify's own 4xx keep their status and get their code.
     const xml = await fetch(`http://127.0.0.1:${port}/checkout-kit/actions/retry`, {
       method: 'POST',
@@ -128,7 +132,7 @@ describe('bad HTTP gets the spec error object from the processes a merchant runs
     expect(await xml.json()).toEqual({ error: { code: 'unsupported_media_type', message: expect.stringMatching(/\.$/) } });
   });
 
-  it('sandbox: a URL that does not decode and bytes that are not HTTP', async () => {
+  it('sandbox: a URL that does not decode, bytes that are not HTTP, no Host', async () => {
     const { dir } = await openShop('ck-sandbox-errors-', HANDLERS);
     const sandbox = spawnCli(['sandbox', '--port', '0', '--data', dir], { cwd: dir });
     children.push(sandbox);
@@ -137,5 +141,6 @@ describe('bad HTTP gets the spec error object from the processes a merchant runs
     expect(badUrl.status).toBe(400);
     expect(await badUrl.json()).toEqual(specError('invalid_request'));
     expect(await raw(Number(new URL(url!).port), 'NOT HTTP AT ALL\r\n\r\n')).toEqual({ status: 400, body: specError('invalid_request') });
+    expect(await raw(Number(new URL(url!).port), 'GET /v1/invoices HTTP/1.1\r\n\r\n')).toEqual({ status: 400, body: specError('invalid_request') });
   });
 });
