@@ -28,13 +28,15 @@ export function readCookie(cookieHeader: string | undefined, name: string): stri
 }
 
 /**
- * The console's and `/metrics`' rule: a request from this machine is let in; any other
- * needs `token` (`CHECKOUT_CONSOLE_TOKEN`) as `Authorization: Bearer …` or the session cookie, compared
- * in constant time. Without a configured token, only this machine gets in.
+ * The console's and `/metrics`' rule. With a `token` (`CHECKOUT_CONSOLE_TOKEN`), every request needs
+ * it, this machine's too, as `Authorization: Bearer …` or the session cookie, compared in constant
+ * time: a proxy on this host that sends no forwarding header connects from loopback for every
+ * visitor, so the socket's address proves nothing once a token is set. Without a token, only this
+ * machine gets in (`isLocalRequest`).
  */
 export function decideAccess(request: AccessRequest, token: string | undefined): AccessDecision {
-  if (isLocalRequest(request.remoteAddress, request.headers)) return { ok: true, via: 'loopback' };
   if (token === undefined) {
+    if (isLocalRequest(request.remoteAddress, request.headers)) return { ok: true, via: 'loopback' };
     return { ok: false, message: 'This page answers only requests from this machine: set CHECKOUT_CONSOLE_TOKEN to open it to others, then send the token.' };
   }
   const bearer = /^Bearer\s+(.+)$/i.exec(header(request.headers, 'authorization') ?? '')?.[1]?.trim();

@@ -21,8 +21,9 @@ export const LOOPBACK_URL_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'lo
 
 /**
  * Whether a request comes from this machine: its socket is on loopback and no proxy header says it
- * was relayed. A reverse proxy on the same host connects from 127.0.0.1 for every visitor; its
- * forwarding headers are what keep those visitors from counting as local (they need the token).
+ * was relayed. It lets this machine in only when no console token is configured: a reverse proxy on
+ * the same host connects from 127.0.0.1 for every visitor, and only its forwarding headers (which it
+ * may not send) tell them apart, so `decideAccess` asks a configured token of every request.
  */
 export function isLocalRequest(remoteAddress: string | undefined, headers: Record<string, string | string[] | undefined>): boolean {
   return isLoopbackAddress(remoteAddress) && FORWARDING_HEADERS.every((name) => headers[name] === undefined);

@@ -56,7 +56,7 @@ export interface CheckoutKitConfig {
   environment: Environment | undefined;
   port: number | undefined;
   host: string | undefined;
-  /** `CHECKOUT_CONSOLE_TOKEN`: what the console and `/metrics` require of requests not from this machine. @default none (this machine only) */
+  /** `CHECKOUT_CONSOLE_TOKEN`: what the console and `/metrics` require of every request, this machine's too. @default none (this machine only, without a token) */
   consoleToken: string | undefined;
   /** `CHECKOUT_ALERT_URL`: a Slack-compatible incoming webhook alerts are posted to (a secret: never logged). @default none */
   alertUrl: string | undefined;

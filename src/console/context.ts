@@ -25,7 +25,7 @@ export interface ConsoleOptions {
    * @default '/checkout-kit'
    */
   basePath?: string;
-  /** `CHECKOUT_CONSOLE_TOKEN`: needed by every request not from this machine. @default none (this machine only) */
+  /** `CHECKOUT_CONSOLE_TOKEN`: when set, needed by every request, this machine's too. @default none (this machine only, without a token) */
   token?: string | undefined;
   /** The engine's clock. @default () => new Date() */
   clock?: () => Date;

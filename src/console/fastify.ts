@@ -126,7 +126,8 @@ function routes(scope: FastifyInstance, context: ConsoleContext): void {
 
 /**
  * The operator console as a fastify plugin: server-rendered pages under `prefix`, no
- * build step. Requests from this machine are let in; any other needs `CHECKOUT_CONSOLE_TOKEN`.
+ * build step. With `CHECKOUT_CONSOLE_TOKEN` set, every request needs it (this machine's too: a browser
+ * signs in on the page every refused request gets); without it, only this machine is let in.
  * Actions are confirmed on a page, posted with a CSRF token, done once per confirmation, logged.
  * @example
  * await app.register(checkoutConsole, { store, engine, token: process.env.CHECKOUT_CONSOLE_TOKEN });
@@ -141,7 +142,7 @@ export const checkoutConsole: FastifyPluginAsync<ConsoleOptions> = async (app, o
         return payload;
       });
       scope.addHook('onRequest', async (request, reply) => {
-        // Signing in is the one thing a stranger may do.
+        // Signing in is the one thing a request without the token may do (its page is the refusal itself).
         if (request.method === 'POST' && request.routeOptions.url === `${context.prefix}/login`) return;
         const decision = decideAccess({ remoteAddress: request.raw.socket.remoteAddress, headers: request.headers }, context.token);
         if (decision.ok) return;

@@ -5,7 +5,7 @@ import type { CheckoutMetrics } from './create-metrics.js';
 /** The metrics to serve, where, and who may read them. */
 export interface MetricsRouteOptions {
   metrics: CheckoutMetrics;
-  /** `CHECKOUT_CONSOLE_TOKEN`: required of scrapers that are not on this machine. */
+  /** `CHECKOUT_CONSOLE_TOKEN`: when set, required of every scraper (this machine's too); unset, only this machine may scrape. */
   token: string | undefined;
   /** @default '/metrics' */
   path?: string;

@@ -82,6 +82,49 @@ describe('checkout-kit serve --console and checkout-kit console (child processes
     ]);
   });
 
+  it('with CHECKOUT_CONSOLE_TOKEN set, refuses a plain request from this machine and answers the same request with the token; a browser signs in', async () => {
+    const dir = await tempDir('ck-console-token-');
+    const token = 'console-token-for-the-cli-test-4e8a1b7c09';
+    const consoleProcess = spawnCli(['console', '--port', String(await freePort())], { cwd: dir, env: { CHECKOUT_CONSOLE_TOKEN: token } });
+    children.push(consoleProcess);
+    const [, base] = (await waitForLine(
+      consoleProcess,
+      /checkout-kit console on (http:\/\/127\.0\.0\.1:\d+)\/checkout-kit\/ \(anyone with CHECKOUT_CONSOLE_TOKEN \(this machine too\); store: SQLite /,
+    )) as unknown as [string, string];
+
+    const refusal = {
+      error: {
+        code: 'unauthorized',
+        message: 'Missing or wrong console token: send CHECKOUT_CONSOLE_TOKEN as "Authorization: Bearer <token>", or sign in on the console\'s login page.',
+      },
+    };
+    for (const path of ['/checkout-kit/', '/checkout-kit/payments', '/metrics']) {
+      const plain = await fetch(`${base}${path}`);
+      expect(plain.status, path).toBe(401);
+      expect(await plain.json(), path).toEqual(refusal);
+      expect((await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } })).status, path).toBe(200);
+    }
+    expect(await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text()).toContain('checkout_kit_runs');
+    // Health stays open to the orchestrator.
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+
+    // A browser on this machine gets the sign-in page, and its cookie opens the console.
+    const page = await fetch(`${base}/checkout-kit/`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(401);
+    expect(await page.text()).toContain('name="token"');
+    const signedIn = await fetch(`${base}/checkout-kit/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }).toString(),
+      redirect: 'manual',
+    });
+    expect(signedIn.status).toBe(303);
+    const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const overview = await fetch(`${base}/checkout-kit/`, { headers: { cookie, accept: 'text/html' } });
+    expect(overview.status).toBe(200);
+    expect(await overview.text()).toContain('data-count="events-last-hour"');
+  });
+
   it('runs without a fulfillment module, saying so; a store it cannot open stops it with that one line only', async () => {
     const dir = await tempDir('ck-console-nomodule-');
     const broken = await execCli(['console', '--port', '0'], { cwd: dir, env: { CHECKOUT_STORE: 'garbage://x' } });

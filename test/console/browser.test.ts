@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime, type Runtime } from '../../src/cli/runtime.js';
 import { buildServeApp } from '../../src/cli/serve-app.js';
@@ -18,7 +18,7 @@ import { eventually, freePort } from '../support/ports.js';
 // the console in a real headless Chromium (the system one, never downloaded) against a
 // store fed by the sandbox through a real serve app: the overview matches the store, a failed run
 // is retried from the page and completes once, a replay is sent, markup in a body stays text, and
-// a request from off this machine is refused without the token.
+// a browser, on this machine or elsewhere, is refused until it signs in with the token.
 const CHROMIUM = '/usr/bin/chromium';
 // The README's screenshots: written only when asked (`CONSOLE_SCREENSHOTS=1`), so a test run never
 // changes the checkout; `.assets/` because the repo's top level is fixed by the contract.
@@ -49,6 +49,8 @@ function outsideAddress(): string | undefined {
 }
 
 let browser: Browser;
+/** Signed in with the token: every page the tests open, unless they test the refusal. */
+let signedIn: BrowserContext;
 let sandbox: SandboxHandle;
 let runtime: Runtime;
 let app: FastifyInstance;
@@ -113,6 +115,8 @@ beforeAll(async () => {
   }
   await eventually(async () => ((await runtime.store.summarize({ now: runtime.engine.clock() })).dispatch.pending === 0 ? true : undefined));
   await eventually(async () => ((await runtime.store.listActivity({ subject: 'receiver' })).length > 0 ? true : undefined));
+  signedIn = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+  await signIn(signedIn);
 }, 60_000);
 
 afterAll(async () => {
@@ -123,8 +127,17 @@ afterAll(async () => {
   await cleanup();
 });
 
+/** Sign `context` in on this machine as an operator does: the refused page is the sign-in form. */
+async function signIn(context: BrowserContext): Promise<void> {
+  const page = await context.newPage();
+  expect((await page.goto(`${base}/checkout-kit/`))?.status()).toBe(401);
+  await page.locator('#token').fill(TOKEN);
+  await Promise.all([page.waitForSelector('[data-count="events-last-day"]'), page.locator('button[type=submit]').click()]);
+  await page.close();
+}
+
 async function open(url: string): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+  const page = await signedIn.newPage();
   page.on('dialog', (dialog) => {
     throw new Error(`a stored body ran a script: ${dialog.message()}`);
   });
@@ -335,31 +348,39 @@ describe('operator console in Chromium', () => {
     await event.close();
   });
 
-  it('refuses a browser that is not on this machine until it signs in with the token', async () => {
+  it('refuses a browser until it signs in with the token, on this machine as from elsewhere', async () => {
     const address = outsideAddress();
-    const page = await browser.newPage();
     // Without another interface, a proxy's forwarding header makes the request come from elsewhere.
-    if (!address) await page.setExtraHTTPHeaders({ 'x-forwarded-for': '198.51.100.23' });
-    const remote = `http://${address ?? '127.0.0.1'}:${port}`;
-    const refused = await page.goto(`${remote}/checkout-kit/`);
-    expect(refused?.status()).toBe(401);
-    expect(await page.locator('#refusal').textContent()).toMatch(/Missing or wrong console token/);
-    expect(await page.content()).not.toContain('data-count');
-    const metrics = await page.goto(`${remote}/metrics`);
-    expect(metrics?.status()).toBe(401);
-    expect(JSON.parse((await page.locator('body').textContent()) ?? '{}')).toMatchObject({ error: { code: 'unauthorized' } });
+    const origins: Array<{ label: string; origin: string; headers: Record<string, string> }> = [
+      { label: 'this machine', origin: base, headers: {} },
+      { label: 'elsewhere', origin: `http://${address ?? '127.0.0.1'}:${port}`, headers: address ? {} : { 'x-forwarded-for': '198.51.100.23' } },
+    ];
+    for (const { label, origin, headers } of origins) {
+      const page = await browser.newPage();
+      await page.setExtraHTTPHeaders(headers);
+      const refused = await page.goto(`${origin}/checkout-kit/`);
+      expect(refused?.status(), label).toBe(401);
+      expect(await page.locator('#refusal').textContent(), label).toMatch(/Missing or wrong console token/);
+      expect(await page.content(), label).not.toContain('data-count');
+      const metrics = await page.goto(`${origin}/metrics`);
+      expect(metrics?.status(), label).toBe(401);
+      expect(JSON.parse((await page.locator('body').textContent()) ?? '{}'), label).toMatchObject({ error: { code: 'unauthorized' } });
 
-    await page.goto(`${remote}/checkout-kit/`);
-    await page.locator('#token').fill('not-the-token');
-    await page.locator('button[type=submit]').click();
-    expect(await page.locator('#refusal').textContent()).toMatch(/Wrong token/);
-    await page.locator('#token').fill(TOKEN);
-    await page.locator('button[type=submit]').click();
-    await page.waitForSelector('[data-count="events-last-day"]');
-    const cookies = await page.context().cookies();
-    expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([['checkout_kit_console', true, 'Strict']]);
-    expect(cookies[0]?.value).not.toContain(TOKEN);
-    await page.close();
+      await page.goto(`${origin}/checkout-kit/`);
+      await page.locator('#token').fill('not-the-token');
+      await page.locator('button[type=submit]').click();
+      expect(await page.locator('#refusal').textContent(), label).toMatch(/Wrong token/);
+      await page.locator('#token').fill(TOKEN);
+      await page.locator('button[type=submit]').click();
+      await page.waitForSelector('[data-count="events-last-day"]');
+      const cookies = await page.context().cookies();
+      expect(
+        cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite]),
+        label,
+      ).toEqual([['checkout_kit_console', true, 'Strict']]);
+      expect(cookies[0]?.value, label).not.toContain(TOKEN);
+      await page.close();
+    }
   });
   it("fits every page from 390 px to 1366 px: nothing scrolls sideways, no word breaks, one time format in the viewer's zone", async () => {
     // Real data at its widest: a long order id, a long error, an event body, a dead letter, an invoice.
@@ -425,7 +446,9 @@ describe('operator console in Chromium', () => {
     for (const width of [390, 1366]) {
       // A zone without summer time, so the expected local text is fixed.
       const context = await browser.newContext({ viewport: { width, height: 900 }, timezoneId: 'Asia/Kolkata' });
+      const strangers = await browser.newContext({ viewport: { width, height: 900 } });
       try {
+        await signIn(context);
         const page = await context.newPage();
         for (const url of pages) {
           const response = await page.goto(url);
@@ -437,8 +460,7 @@ describe('operator console in Chromium', () => {
         await page.locator('#confirm').click();
         await page.waitForSelector('#result');
         await fits(page, `an action's result at ${width} px`);
-        const stranger = await context.newPage();
-        await stranger.setExtraHTTPHeaders({ 'x-forwarded-for': '198.51.100.23' });
+        const stranger = await strangers.newPage();
         expect((await stranger.goto(`${root}/`))?.status()).toBe(401);
         await fits(stranger, `the sign-in page at ${width} px`);
 
@@ -468,6 +490,7 @@ describe('operator console in Chromium', () => {
         if (width === 390) await screenshot(page, 'return-page-390.png');
       } finally {
         await context.close();
+        await strangers.close();
       }
     }
   });

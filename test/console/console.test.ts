@@ -211,6 +211,7 @@ describe('operator console (fastify, memory store)', () => {
     const secrets = ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'];
     registerSecret(secrets[0]);
     const app = await consoleApp(store, { token: canary, replay: { secrets, defaultUrl: 'http://127.0.0.1:9/webhooks/checkout' } });
+    const signedIn = { authorization: `Bearer ${canary}` };
     for (const url of [
       '/checkout-kit/',
       '/checkout-kit/events',
@@ -218,12 +219,12 @@ describe('operator console (fastify, memory store)', () => {
       '/checkout-kit/actions/replay?event=evt_secret',
       '/checkout-kit/log',
     ]) {
-      const response = await app.inject(url);
+      const response = await app.inject({ url, headers: signedIn });
       expect(response.statusCode, url).toBe(200);
       for (const secret of [canary, secrets[0] as string, 'whsec_c2VjcmV0', 'svc_mk_test_abcdef'])
         expect(response.body, `${url} shows ${secret}`).not.toContain(secret);
     }
-    expect((await app.inject('/checkout-kit/events/evt_secret')).body).toContain('[redacted]');
+    expect((await app.inject({ url: '/checkout-kit/events/evt_secret', headers: signedIn })).body).toContain('[redacted]');
   });
 
   it('answers bad input and unknown routes with the error object', async () => {
@@ -317,23 +318,102 @@ describe('operator console (fastify, memory store)', () => {
     expect((await store.getRun('event:evt_failed'))?.status).toBe('pending');
   });
 
-  it('refuses a request from elsewhere without the token, with the error object for programs and a sign-in page for browsers', async () => {
-    const app = await consoleApp(new MemoryStore(), { token: 'a-long-random-console-token-0123456789' });
-    const remote = { remoteAddress: '203.0.113.9' };
-    const json = await app.inject({ url: '/checkout-kit/', ...remote });
-    expect(json.statusCode).toBe(401);
-    expect(json.json()).toEqual({ error: { code: 'unauthorized', message: expect.stringMatching(/CHECKOUT_CONSOLE_TOKEN/) } });
-    const page = await app.inject({ url: '/checkout-kit/runs', headers: { accept: 'text/html' }, ...remote });
+  it("with a token, refuses every request without it, this machine's included: the error object for programs, a sign-in page for browsers", async () => {
+    const token = 'a-long-random-console-token-0123456789';
+    const app = await consoleApp(new MemoryStore(), { token });
+    const refusal = {
+      error: {
+        code: 'unauthorized',
+        message: 'Missing or wrong console token: send CHECKOUT_CONSOLE_TOKEN as "Authorization: Bearer <token>", or sign in on the console\'s login page.',
+      },
+    };
+    // inject's socket is 127.0.0.1, as a proxy on this machine that sends no forwarding header is.
+    const requests = { loopback: {}, elsewhere: { remoteAddress: '203.0.113.9' }, relayed: { headers: { 'x-forwarded-for': '198.51.100.7' } } };
+    for (const [label, request] of Object.entries(requests)) {
+      const json = await app.inject({ url: '/checkout-kit/', ...request });
+      expect(json.statusCode, label).toBe(401);
+      expect(json.headers['www-authenticate'], label).toBe('Bearer realm="checkout-kit"');
+      expect(json.json(), label).toEqual(refusal);
+      const page = await app.inject({
+        url: '/checkout-kit/runs',
+        ...request,
+        headers: { ...('headers' in request ? request.headers : {}), accept: 'text/html' },
+      });
+      expect(page.statusCode, label).toBe(401);
+      expect(page.body, label).toContain('name="token"');
+      expect(page.body, label).not.toContain('memory (nothing');
+    }
+    for (const remoteAddress of ['127.0.0.1', '203.0.113.9']) {
+      expect((await app.inject({ url: '/checkout-kit/', remoteAddress, headers: { authorization: `Bearer ${token}` } })).statusCode, remoteAddress).toBe(200);
+      expect(
+        (await app.inject({ url: '/checkout-kit/', remoteAddress, headers: { authorization: `Bearer ${token.slice(0, -1)}` } })).statusCode,
+        remoteAddress,
+      ).toBe(401);
+    }
+  });
+
+  it('with a token, a request without it reaches only the sign-in page and the sign-in; the cookie it sets opens the console on this machine', async () => {
+    const token = 'a-long-random-console-token-0123456789';
+    const app = Fastify();
+    apps.push(app);
+    const routes: Array<[string, string]> = [];
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) routes.push([method, route.url]);
+    });
+    await app.register(checkoutConsole, { store: new MemoryStore(), clock: () => new Date(T0), token });
+    await app.ready();
+    expect(routes.length).toBeGreaterThan(15);
+
+    const signIn = ['POST', '/checkout-kit/login'];
+    for (const [method, route] of routes) {
+      if (method === signIn[0] && route === signIn[1]) continue;
+      const url = route.replace(/:\w+/g, 'x');
+      const response = await app.inject({ method: method as 'GET', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+      expect(response.statusCode, `${method} ${route}`).toBe(401);
+      if (method !== 'HEAD') expect(response.json(), `${method} ${route}`).toMatchObject({ error: { code: 'unauthorized' } });
+    }
+    // A page the route table does not have is refused the same way, before it says what exists.
+    expect((await app.inject('/checkout-kit/nope')).statusCode).toBe(401);
+
+    // The sign-in page is the refusal itself: the form and the console's own inline style and script, nothing more to fetch.
+    const page = await app.inject({ url: '/checkout-kit/', headers: { accept: 'text/html' } });
     expect(page.statusCode).toBe(401);
-    expect(page.body).toContain('name="token"');
-    expect(page.body).not.toContain('memory (nothing');
-    // A proxy on this machine relays strangers: its forwarding header makes the request remote.
-    expect((await app.inject({ url: '/checkout-kit/', headers: { 'x-forwarded-for': '198.51.100.7' } })).statusCode).toBe(401);
-    expect(
-      (await app.inject({ url: '/checkout-kit/', headers: { authorization: 'Bearer a-long-random-console-token-0123456789' }, ...remote })).statusCode,
-    ).toBe(200);
-    expect(
-      (await app.inject({ url: '/checkout-kit/', headers: { authorization: 'Bearer a-long-random-console-token-012345678' }, ...remote })).statusCode,
-    ).toBe(401);
+    expect(page.body).toContain('<form method="post" action="/checkout-kit/login">');
+    expect(page.body).not.toMatch(/<(?:link|img)\b|<script src=|<nav>/);
+
+    expect((await post(app, '/checkout-kit/login', { token: 'not-the-token-0123456789' })).statusCode).toBe(401);
+    const signedIn = await post(app, '/checkout-kit/login', { token });
+    expect(signedIn.statusCode).toBe(303);
+    expect(signedIn.headers.location).toBe('/checkout-kit/');
+    const cookie = String(signedIn.headers['set-cookie']).split(';')[0] as string;
+    expect(cookie).toMatch(/^checkout_kit_console=/);
+    expect(cookie).not.toContain(token);
+    const overview = await app.inject({ url: '/checkout-kit/', headers: { cookie, accept: 'text/html' } });
+    expect(overview.statusCode).toBe(200);
+    expect(overview.body).toContain('data-count="events-last-hour"');
+  });
+
+  it('without a token, lets this machine in and refuses a request a proxy relays or one from elsewhere', async () => {
+    const app = await consoleApp(new MemoryStore());
+    expect((await app.inject('/checkout-kit/')).statusCode).toBe(200);
+    const refused = [
+      { remoteAddress: '203.0.113.9' },
+      ...['forwarded', 'x-forwarded-for', 'x-real-ip', 'x-forwarded-host'].map((name) => ({ headers: { [name]: '198.51.100.7' } })),
+      // No token is configured, so none opens it.
+      { remoteAddress: '203.0.113.9', headers: { authorization: 'Bearer a-long-random-console-token-0123456789' } },
+    ];
+    for (const request of refused) {
+      const response = await app.inject({ url: '/checkout-kit/', ...request });
+      expect(response.statusCode, JSON.stringify(request)).toBe(401);
+      expect(response.json()).toEqual({
+        error: {
+          code: 'unauthorized',
+          message: 'This page answers only requests from this machine: set CHECKOUT_CONSOLE_TOKEN to open it to others, then send the token.',
+        },
+      });
+    }
+    const page = await app.inject({ url: '/checkout-kit/', remoteAddress: '203.0.113.9', headers: { accept: 'text/html' } });
+    expect(page.body).toContain('No CHECKOUT_CONSOLE_TOKEN is configured');
+    expect(page.body).not.toContain('name="token"');
   });
 });

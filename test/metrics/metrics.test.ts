@@ -155,16 +155,48 @@ describe('GET /metrics', () => {
     expect(sampleValue(families, 'checkout_kit_dispatch_backlog', { status: 'pending' })).toBeUndefined();
   });
 
-  it('answers scrapers that are not on this machine only with the token', async () => {
+  // Over a real loopback socket: a proxy on this host connects from 127.0.0.1 too, often with no forwarding header.
+  it('with a token, answers only scrapers that send it, this machine included', async () => {
+    const token = 'scrape-token-0123456789abcdef';
     const metrics = createMetrics({ store: new MemoryStore(), processMetrics: false });
     const app = Fastify();
-    apps.push(app);
-    await app.register(metricsRoute, { metrics, token: 'scrape-token-0123456789abcdef' });
-    const remote = { remoteAddress: '10.1.2.3' };
-    expect((await app.inject({ url: '/metrics', ...remote })).json()).toEqual({
-      error: { code: 'unauthorized', message: expect.stringMatching(/CHECKOUT_CONSOLE_TOKEN/) },
-    });
-    expect((await app.inject({ url: '/metrics', headers: { authorization: 'Bearer scrape-token-0123456789abcdef' }, ...remote })).statusCode).toBe(200);
-    expect((await app.inject({ url: '/metrics' })).statusCode).toBe(200);
+    await app.register(metricsRoute, { metrics, token });
+    const url = `${await listen(app)}/metrics`;
+    const refusal = { error: { code: 'unauthorized', message: expect.stringMatching(/Missing or wrong console token: send CHECKOUT_CONSOLE_TOKEN/) } };
+
+    const plain = await fetch(url);
+    expect(plain.status).toBe(401);
+    expect(plain.headers.get('www-authenticate')).toBe('Bearer realm="checkout-kit"');
+    expect(await plain.json()).toEqual(refusal);
+    const wrong = await fetch(url, { headers: { authorization: `Bearer ${token.slice(0, -1)}` } });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toEqual(refusal);
+    const forwarded = await fetch(url, { headers: { 'x-forwarded-for': '198.51.100.7' } });
+    expect(forwarded.status).toBe(401);
+
+    const scraped = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    expect(scraped.status).toBe(200);
+    expect(parsePrometheusStrict(await scraped.text()).has('checkout_kit_runs')).toBe(true);
+    // A scraper elsewhere (behind a proxy that says so) gets in with the token as well.
+    expect((await fetch(url, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': '198.51.100.7' } })).status).toBe(200);
+  });
+
+  it('without a token, answers this machine and refuses a scraper a proxy relays or one elsewhere', async () => {
+    const metrics = createMetrics({ store: new MemoryStore(), processMetrics: false });
+    const app = Fastify();
+    await app.register(metricsRoute, { metrics, token: undefined });
+    const url = `${await listen(app)}/metrics`;
+    expect((await fetch(url)).status).toBe(200);
+    for (const name of ['forwarded', 'x-forwarded-for', 'x-real-ip', 'x-forwarded-host']) {
+      const relayed = await fetch(url, { headers: { [name]: name === 'forwarded' ? 'for=198.51.100.7' : '198.51.100.7' } });
+      expect(relayed.status, name).toBe(401);
+      expect(await relayed.json(), name).toEqual({ error: { code: 'unauthorized', message: expect.stringMatching(/only requests from this machine/) } });
+    }
+    const elsewhere = await app.inject({ url: '/metrics', remoteAddress: '10.1.2.3' });
+    expect(elsewhere.statusCode).toBe(401);
+    // No token is configured, so none opens it.
+    expect((await app.inject({ url: '/metrics', remoteAddress: '10.1.2.3', headers: { authorization: 'Bearer anything-at-all-0123456789' } })).statusCode).toBe(
+      401,
+    );
   });
 });

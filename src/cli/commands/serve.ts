@@ -11,6 +11,6 @@ export const registerServe: Register = (program, io) => {
     .option('--handlers <file>', 'the fulfillment module (CHECKOUT_HANDLERS)')
     // Checked as CHECKOUT_PUBLIC_URL is, first thing in the action (its rule is the configuration's, loaded there).
     .option('--public-url <url>', "the shop's public URL for success and cancel links (CHECKOUT_PUBLIC_URL)")
-    .option('--console', 'also serve the operator console under /checkout-kit/ (this machine only, or with CHECKOUT_CONSOLE_TOKEN)')
+    .option('--console', 'also serve the operator console under /checkout-kit/ (with CHECKOUT_CONSOLE_TOKEN set, anyone with it; else this machine only)')
     .action(async (options: ServeFlags) => (await import('../actions/serve.js')).serve(options, io));
 };

@@ -2,7 +2,7 @@ import type { ConsoleContext } from '../context.js';
 import { html } from '../html.js';
 import { page } from '../layout.js';
 
-/** Sign-in for browsers not on this machine: the token is posted once and a session cookie kept. */
+/** Sign-in for every browser when a token is configured (this machine's too): the token is posted once and a session cookie kept. */
 export function loginPage(context: ConsoleContext, message: string): string {
   const body = html`
 <div class="card"><p id="refusal">${message}</p>
