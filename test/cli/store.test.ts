@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/index.js';
 import { NOT_COPIED } from '../../src/store/sql/copy.js';
 import { loadDriver } from '../../src/store/sqlite/driver.js';
-import { execCli, runCli, spawnCli, stopProcess, terminateAll, TSX_LOADER, waitForLine } from '../support/cli.js';
+import { CLI_MAIN, execCli, runCli, spawnCli, stopProcess, terminateAll, TSX_LOADER, waitForLine } from '../support/cli.js';
 import { freePort } from '../support/ports.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { sampleEvent } from '../store/fixtures/sample-event.js';
@@ -16,6 +16,7 @@ import { DATABASE_URL, randomSchema } from '../store/postgres/test-database.js';
 afterEach(removeTempDirs);
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const PAUSE_BEFORE_REPLACING = pathToFileURL(join(REPO, 'test/cli/fixtures/pause-before-replacing.mjs')).href;
 
 /** A shop folder with an embedded store at `.checkout-kit`: `count` events, one dispatched, a paid payment, a checkout, a timeline entry, a dead letter, a partner tenant and its sealed credentials. */
 async function shop(count: number) {
@@ -561,6 +562,64 @@ describe('checkout-kit store restore', () => {
     expect((await readdir(volume)).filter((name) => !name.startsWith('replaced-'))).toEqual(['store.sqlite']);
     const listed = await execCli(['events', 'list', '--json'], { cwd, env });
     expect(JSON.parse(listed.stdout)).toHaveLength(3);
+  });
+
+  it('refuses a second restore of one store while the first is mid-swap, in one line; the first completes and nothing of the store is lost', async () => {
+    const { cwd, env, dir } = await shop(20);
+    expect((await execCli(['store', 'backup', 'b.sqlite'], { cwd, env })).code).toBe(0);
+    const later = new SqliteStore({ dir });
+    await later.open();
+    await later.insertEvent(sampleEvent('evt_after_backup'));
+    await later.close();
+    // The first restore stops just before it moves the old store aside, until told to go on.
+    const first = spawn(process.execPath, ['--import', TSX_LOADER, '--import', PAUSE_BEFORE_REPLACING, CLI_MAIN, 'store', 'restore', 'b.sqlite'], {
+      cwd,
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.push(first);
+    let firstOut = '';
+    first.stdout!.on('data', (chunk: Buffer) => (firstOut += chunk.toString()));
+    const firstExit = new Promise<number | null>((resolve) => first.once('exit', resolve));
+    await waitForLine(first, /^paused$/m);
+
+    const second = await execCli(['store', 'restore', 'b.sqlite'], { cwd, env });
+    expect(second).toMatchObject({ code: 1, stdout: '' });
+    expect(second.stderr).toMatch(
+      /^checkout-kit: Another restore of the store .*\.checkout-kit is running \(process \d+\): let it finish, and check what it restored\. Nothing was changed\.\n$/,
+    );
+
+    first.stdin!.end('go\n');
+    expect(await firstExit).toBe(0);
+    expect(firstOut).toMatch(/restored from .*b\.sqlite/);
+    // One swap: the backup in place, the store it replaced whole in one replaced-<time>, no lock left.
+    const names = (await readdir(dir)).sort();
+    expect(names).toEqual([expect.stringMatching(/^replaced-\d{8}T\d{6}Z$/), 'store.sqlite']);
+    const old = new SqliteStore({ dir: join(dir, names[0]!), readonly: true });
+    expect(await old.getEvent('evt_after_backup')).toBeDefined();
+    expect((await old.listEvents({ limit: 100 })).length).toBe(21);
+    await old.close();
+    const listed = await execCli(['events', 'list', '--json', '--limit', '100'], { cwd, env });
+    expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(20);
+  });
+
+  it('refuses to restore over a restore that was killed midway (its lock left behind), saying what to check, and changes nothing', async () => {
+    const { cwd, env, dir, file } = await shop(3);
+    expect((await execCli(['store', 'backup', 'b.sqlite'], { cwd, env })).code).toBe(0);
+    const gone = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => gone.once('exit', resolve));
+    await writeFile(join(dir, 'store.sqlite.restore-lock'), `${gone.pid}\n`);
+    const before = await readFile(file);
+    const names = (await readdir(dir)).sort();
+    const refused = await execCli(['store', 'restore', 'b.sqlite'], { cwd, env });
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^checkout-kit: A restore of the store .* was cut short \\(process ${gone.pid}, gone, .*\\): check the folder .*then remove .*store\\.sqlite\\.restore-lock and restore again\\. Nothing was changed\\.\\n$`,
+      ),
+    );
+    expect(await readFile(file)).toEqual(before);
+    expect((await readdir(dir)).sort()).toEqual(names);
   });
 
   it('restores into a folder where no store was yet', async () => {

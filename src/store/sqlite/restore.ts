@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { InvalidRequestError, StoreError } from '../../errors/index.js';
 import { LATEST_VERSION } from '../sql/migrations.js';
@@ -18,8 +18,10 @@ export interface RestoreReport {
 
 /** The files of the store itself, moved aside together. */
 const STORE_FILES = [STORE_FILE, `${STORE_FILE}-wal`, `${STORE_FILE}-shm`, `${STORE_FILE}-journal`];
-/** What a store's folder may hold: the store, what a backup, restore or earlier restore leaves. */
-const BELONGS = /^(store\.sqlite(-wal|-shm|-journal)?|store\.sqlite\.(partial|restoring)-.*|replaced-\d{8}T\d{6}Z(-\d+)?)$/;
+/** The file a restore holds for its whole run (see `lockFolder`). */
+const RESTORE_LOCK = `${STORE_FILE}.restore-lock`;
+/** What a store's folder may hold: the store, what a backup, restore or earlier restore leaves, a running restore's lock. */
+const BELONGS = /^(store\.sqlite(-wal|-shm|-journal)?|store\.sqlite\.(partial|restoring)-.*|store\.sqlite\.restore-lock|replaced-\d{8}T\d{6}Z(-\d+)?)$/;
 
 /** `2030-01-31T23:59:59.000Z` -> `20300131T235959Z`: a folder name that sorts as time does. */
 const stamp = (now: Date) => now.toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
@@ -51,9 +53,11 @@ export async function restoreStore(
   };
   const from = openBackup(sqlite, source);
   const partial = join(folder, `${STORE_FILE}.restoring-${process.pid}`);
+  let unlock: (() => void) | undefined;
   try {
     checkBackup(from, source);
     prepareFolder(folder);
+    unlock = lockFolder(folder);
     refuseIfOpen();
     await copyBackup(sqlite, from, source, partial);
     // The copy may have taken a while: whoever opened the store meanwhile keeps it.
@@ -73,6 +77,51 @@ export async function restoreStore(
   } finally {
     from.close();
     for (const leftover of [partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`]) rmSync(leftover, { force: true });
+    unlock?.();
+  }
+}
+
+/**
+ * Take the folder for one restore, until the returned function lets go: `<dir>/store.sqlite.restore-lock`,
+ * created only if absent (`wx`, O_EXCL), so of two restores at once one alone goes on. A lock file
+ * rather than SQLite's own lock: a restore moves the store's file away, a lock on it would move with
+ * it, and a folder with no store yet has no file to lock. It holds the restore's pid; a restore
+ * killed midway leaves it, and the next one says so rather than take a store in an unknown state.
+ */
+function lockFolder(folder: string): () => void {
+  const lock = join(folder, RESTORE_LOCK);
+  let fd: number;
+  try {
+    fd = openSync(lock, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const pid = Number.parseInt(readFileSync(lock, 'utf8'), 10);
+    // The other restore may not have written its pid yet: it is running.
+    const running = Number.isNaN(pid) || isRunning(pid);
+    throw new StoreError(
+      running
+        ? `Another restore of the store ${folder} is running (process ${Number.isNaN(pid) ? 'starting' : pid}): let it finish, and check what it restored. Nothing was changed.`
+        : `A restore of the store ${folder} was cut short (process ${pid}, gone, left ${lock}): check the folder (\`checkout-kit store check\`; the store it replaced is in the newest replaced-<time>), then remove ${lock} and restore again. Nothing was changed.`,
+    );
+  }
+  try {
+    writeSync(fd, `${process.pid}\n`);
+  } catch (error) {
+    rmSync(lock, { force: true });
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+  return () => rmSync(lock, { force: true });
+}
+
+/** Whether a process `pid` exists (signal 0 checks, sends nothing; EPERM: it exists, as another user's). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
