@@ -1,5 +1,14 @@
 import type { CheckoutClient, PartnerClient } from '../client/index.js';
-import { ApiError, CheckoutError, InvalidRequestError, InvalidResponseError, isAbortedBy, NetworkError, TimeoutError } from '../errors/index.js';
+import {
+  ApiError,
+  CheckoutError,
+  InvalidRequestError,
+  InvalidResponseError,
+  isAbortedBy,
+  NetworkError,
+  offSpecRefusal,
+  TimeoutError,
+} from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { TENANT_ID_PATTERN, TENANT_ID_RULE, tenantOrderKey } from '../domain/index.js';
 import { assertAmount, compareAmounts } from '../money/index.js';
@@ -84,6 +93,9 @@ function toCheckoutError(error: unknown, orderId: string): unknown {
   if (error instanceof InvalidResponseError) {
     return new CheckoutError(`${error.summary}; nothing was redirected. Try again later.`, { code: 'invalid_response', cause: error });
   }
+  // A 400 or 422 blames the buyer's input only with the spec's error object.
+  const offSpec = offSpecRefusal(error);
+  if (offSpec) return new CheckoutError(`${offSpec}; nothing was redirected. Try again later.`, { code: 'invalid_response', cause: error });
   if (error instanceof ApiError) {
     if (error.code === 'idempotency_key_reused') return reusedError(orderId, error);
     if (error.code === 'token_not_available' || error.code === 'network_not_available') {
@@ -168,6 +180,11 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
       // Nothing was created: free the order for a corrected try, under a new key.
       await deps.store.releaseCheckoutAttempt(orderId, attempt.number, clock());
       logger.info({ orderId, kind, attempt: attempt.number, err: error }, `the service refused the ${kind} for order ${orderId}; a corrected retry may follow`);
+    } else if (offSpecRefusal(error)) {
+      logger.warn(
+        { orderId, kind, attempt: attempt.number, err: error },
+        `the service answered the ${kind} for order ${orderId} off its spec; the attempt stands under its key`,
+      );
     }
     throw toCheckoutError(error, orderId);
   }

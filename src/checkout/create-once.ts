@@ -26,10 +26,11 @@ export async function standingTry<T extends CreateTry>(
 
 /**
  * Whether the service answered that it will not create this request (400, 422 and other 4xx but
- * 409 "in flight" and 429 "slow down"): then nothing exists at the service. A timeout, a 5xx or a
- * network error leaves the result unknown, and the try (with its key) must stand.
+ * 409 "in flight" and 429 "slow down", with the spec's error object): then nothing exists at the
+ * service. A timeout, a 5xx, a network error or a 4xx off the spec (an HTML page, an empty body:
+ * not the service's contract speaking) leaves the result unknown, and the try (with its key) must stand.
  */
 export function isDefiniteRefusal(error: unknown): boolean {
   if (error instanceof InvalidRequestError) return true;
-  return error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 409 && error.status !== 429;
+  return error instanceof ApiError && error.hasErrorObject && error.status >= 400 && error.status < 500 && error.status !== 409 && error.status !== 429;
 }

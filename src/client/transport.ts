@@ -234,25 +234,34 @@ export class Transport {
     });
   }
 
+  /**
+   * An error status as an `ApiError`. Whether its body is the spec's error object is decided here,
+   * once for every operation: only then does the refusal come from the service's contract; any
+   * other body (HTML, plain text, empty, JSON of another shape) is marked `hasErrorObject: false`.
+   */
   private apiError(spec: RequestSpec<z.ZodType>, url: string, response: HttpAnswer): ApiError {
-    let code = `http_${response.status}`;
-    let message = response.statusText || 'error without a body';
-    try {
-      const parsed = ErrorObjectSchema.safeParse(JSON.parse(response.text));
-      if (parsed.success) ({ code, message } = parsed.data.error);
-    } catch {
-      // Not JSON: keep the status-derived code.
-    }
+    const said = errorObjectOf(response.text);
     return new ApiError({
       status: response.status,
-      code,
-      message,
+      code: said?.code ?? `http_${response.status}`,
+      message: said?.message ?? (response.statusText || 'error without a body'),
+      hasErrorObject: said !== undefined,
       operation: spec.operation,
       method: spec.method,
       url,
       idempotencyKey: spec.idempotencyKey,
       retryAfterMs: parseRetryAfter(response.header('retry-after') ?? null, this.options.maxRetryAfterMs),
     });
+  }
+}
+
+/** The spec's error object (spec 2.6) of an error answer's body; undefined for any other body. */
+function errorObjectOf(text: string): { code: string; message: string } | undefined {
+  try {
+    const parsed = ErrorObjectSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data.error : undefined;
+  } catch {
+    return undefined;
   }
 }
 

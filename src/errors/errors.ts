@@ -45,9 +45,20 @@ export interface ApiErrorOptions {
   url: string;
   idempotencyKey?: string | undefined;
   retryAfterMs?: number | undefined;
+  /**
+   * Whether the answer's body was the spec's error object (spec 2.6). False for any other body
+   * (HTML, plain text, empty, JSON of another shape): `code` is then `http_<status>` and `message`
+   * the status text. The client decides it, in one place, for every answer it gets.
+   * @default true
+   */
+  hasErrorObject?: boolean | undefined;
 }
 
-/** The service answered with an error object (`{ error: { code, message } }`) or an error status. */
+/**
+ * The service answered with an error status: with the spec's error object (`{ error: { code,
+ * message } }`), its refusal by its contract; without it (`hasErrorObject` false), an answer off
+ * the spec, which says nothing about the request.
+ */
 export class ApiError extends CheckoutKitError {
   override name = 'ApiError';
   readonly status: number;
@@ -57,14 +68,21 @@ export class ApiError extends CheckoutKitError {
   readonly url: string;
   readonly idempotencyKey: string | undefined;
   readonly retryAfterMs: number | undefined;
-  /** The service's own message, without the prefix this class adds. */
+  /** The service's own message, without the prefix this class adds (the status text when `hasErrorObject` is false). */
   readonly serviceMessage: string;
+  /**
+   * Whether the answer carried the spec's error object: only then are `code` and `serviceMessage`
+   * the service's words, and only then can a 400 or 422 blame the request (see `offSpecRefusal`).
+   */
+  readonly hasErrorObject: boolean;
 
   constructor(options: ApiErrorOptions) {
+    const hasErrorObject = options.hasErrorObject ?? true;
+    const answer = hasErrorObject
+      ? `${options.status} ${options.code}: ${options.message}`
+      : `the service's ${options.status} answer (${options.message}) is not the spec's error object: the service's fault, not the request's`;
     super(
-      `${options.operation} failed: ${options.status} ${options.code}: ${options.message} (${options.method} ${options.url}${
-        options.idempotencyKey ? `, Idempotency-Key ${options.idempotencyKey}` : ''
-      })`,
+      `${options.operation} failed: ${answer} (${options.method} ${options.url}${options.idempotencyKey ? `, Idempotency-Key ${options.idempotencyKey}` : ''})`,
     );
     this.status = options.status;
     this.code = options.code;
@@ -74,7 +92,19 @@ export class ApiError extends CheckoutKitError {
     this.idempotencyKey = options.idempotencyKey;
     this.retryAfterMs = options.retryAfterMs;
     this.serviceMessage = redact(options.message);
+    this.hasErrorObject = hasErrorObject;
   }
+}
+
+/**
+ * An error status that blames the request (400, 422) without the spec's error object: the
+ * service's fault, never the caller's (answered 502 `invalid_response`), and no refusal either (a
+ * create's Idempotency-Key stands). What a server may show its caller of it: the operation and the
+ * status, no URL, no key. Undefined for any other error.
+ */
+export function offSpecRefusal(error: unknown): string | undefined {
+  if (!(error instanceof ApiError) || error.hasErrorObject || (error.status !== 400 && error.status !== 422)) return undefined;
+  return `The payment service's ${error.status} answer to ${error.operation} does not match its spec (no error object)`;
 }
 
 /** The request never got an HTTP answer (DNS, refused connection, reset). */

@@ -27,5 +27,6 @@ export {
   CHECKOUT_ERROR_STATUS,
   isApiError,
   isCheckoutKitError,
+  offSpecRefusal,
 } from './errors.js';
 export type { ApiErrorOptions, InvalidResponseErrorOptions, CheckoutErrorCode, CheckoutErrorOptions, WebhookVerificationReason } from './errors.js';

@@ -1,6 +1,6 @@
 import { errorAnswer, json, type HttpAnswer } from '../checkout/http.js';
 import { isRetryable } from '../client/retry-policy.js';
-import { ApiError, CheckoutError, InvalidRequestError, InvalidResponseError } from '../errors/index.js';
+import { ApiError, CheckoutError, InvalidRequestError, InvalidResponseError, offSpecRefusal } from '../errors/index.js';
 import { silentLogger } from '../log/index.js';
 import { onboardMerchant, type OnboardDeps, type OnboardInput } from './onboard-merchant.js';
 
@@ -12,6 +12,9 @@ function toOnboardError(error: unknown): unknown {
   if (error instanceof InvalidRequestError) return new CheckoutError(error.message, { code: 'invalid_request', cause: error });
   if (error instanceof InvalidResponseError)
     return new CheckoutError(`${error.summary}; try the onboarding again later.`, { code: 'invalid_response', cause: error });
+  // A 400 or 422 blames the merchant's fields only with the spec's error object.
+  const offSpec = offSpecRefusal(error);
+  if (offSpec) return new CheckoutError(`${offSpec}; try the onboarding again later.`, { code: 'invalid_response', cause: error });
   if (isRetryable(error)) {
     // Whether the service created the merchant is unknown: the same call later gets that one back.
     return new CheckoutError('The payment service could not be reached or is unavailable; onboard the tenant again in a moment (it is created once).', {

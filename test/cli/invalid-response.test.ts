@@ -1,15 +1,17 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createOnceKey } from '../../src/checkout/idempotency.js';
 import { samplePayment, TEST_KEYS } from '../support/fixtures.js';
+import { OFF_SPEC_ANSWERS, offSpecService } from '../support/off-spec-service.js';
 import { execCli, spawnCli, terminateAll, waitForLine } from '../support/cli.js';
 import { eventually, freePort, listenOnLoopback } from '../support/ports.js';
 import { parsePrometheusStrict, sampleValue } from '../support/prometheus.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 
 const children: Array<ReturnType<typeof spawnCli>> = [];
-const services: FastifyInstance[] = [];
+const services: Array<{ close(): Promise<unknown> }> = [];
 afterEach(async () => {
   await terminateAll(children);
   await Promise.all(services.splice(0).map((service) => service.close()));
@@ -88,5 +90,36 @@ describe('a service answer that does not match the spec, in the processes a merc
         /^checkout-kit: payments\.create: the service's 201 answer does not match the spec \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/payments\): checkoutUrl: expected an absolute http\(s\) URL$/,
       ),
     ]);
+  });
+
+  it("merchants onboard, answered 400 without the spec's error object: one line, exit 1, the tenant's try kept; the next run creates the one merchant", async () => {
+    const service = await offSpecService();
+    services.push(service);
+    const cwd = await tempDir('ck-off-spec-onboard-');
+    const env = {
+      CHECKOUT_BASE_URL: service.url,
+      CHECKOUT_PARTNER_API_KEY: TEST_KEYS.partnerApiKey,
+      CHECKOUT_PARTNER_SIGNING_SECRET: TEST_KEYS.partnerSigningSecret,
+      CHECKOUT_STORE: 'file:./store',
+      LOG_LEVEL: 'warn',
+    };
+    const onboard = ['merchants', 'onboard', '--tenant', 'shop-off', '--name', 'Shop', '--email', 'shop@example.com'];
+    const key = createOnceKey('merchant', 'shop-off');
+    const tenants = async () => JSON.parse((await execCli(['merchants', 'list', '--json'], { cwd, env })).stdout) as Array<Record<string, unknown>>;
+
+    service.offSpec = OFF_SPEC_ANSWERS.html;
+    const refused = await execCli(onboard, { cwd, env });
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr.split('\n').filter(Boolean)).toEqual([
+      `checkout-kit: merchants.create failed: the service's 400 answer (Bad Request) is not the spec's error object: the service's fault, not the request's (POST ${service.url}/v1/partner/merchants, Idempotency-Key ${key})`,
+    ]);
+    expect(await tenants()).toMatchObject([{ tenantId: 'shop-off', status: 'sending', number: 1, idempotencyKey: key }]);
+
+    service.offSpec = undefined;
+    const onboarded = await execCli(onboard, { cwd, env });
+    expect(onboarded, onboarded.stderr).toMatchObject({ code: 0 });
+    expect(service.merchants.size).toBe(1);
+    expect(service.creates.map((call) => call.idempotencyKey)).toEqual([key, key]);
+    expect(await tenants()).toMatchObject([{ tenantId: 'shop-off', status: 'created', merchantId: service.merchants.get(key)!.merchantId }]);
   });
 });

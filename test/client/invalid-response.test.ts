@@ -1,7 +1,7 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { CheckoutClient, type HttpCallRecord } from '../../src/client/index.js';
-import { InvalidResponseError, SchemaValidationError } from '../../src/errors/index.js';
+import { ApiError, InvalidResponseError, offSpecRefusal, SchemaValidationError } from '../../src/errors/index.js';
 import type { Logger } from '../../src/log/index.js';
 import { BASE_URL, TEST_KEYS, samplePayment } from '../support/fixtures.js';
 import { strictNock } from '../support/strict-nock.js';
@@ -95,5 +95,53 @@ describe('a success status with a body that does not match the spec', () => {
     await client({ onCall: (call) => calls.push(call), logger: log.logger }).payments.create({ amount: '10.00' });
     expect(calls.map((call) => call.status)).toEqual([201]);
     expect(log.above(['warn', 'error'])).toEqual([]);
+  });
+});
+
+describe("an error status whose body is not the spec's error object", () => {
+  const OFF_SPEC: Array<[string, 400 | 422, string | object, string]> = [
+    ['an HTML page', 400, '<html><body>Bad Request</body></html>', 'Bad Request'],
+    ['an empty body', 422, '', 'Unprocessable Entity'],
+    ['plain text', 400, 'bad request', 'Bad Request'],
+    ['JSON of another shape', 422, { message: 'nope' }, 'Unprocessable Entity'],
+    ['an error that is a string', 400, { error: 'invalid_request' }, 'Bad Request'],
+    ['an error object without a message', 422, { error: { code: 'invalid_request' } }, 'Unprocessable Entity'],
+  ];
+
+  it.each(OFF_SPEC)(
+    '%s (%i): an ApiError marked hasErrorObject false, its code http_<status>, its message saying the service is at fault; asked once',
+    async (_what, status, body, statusText) => {
+      nock(BASE_URL).post('/v1/payments').once().reply(status, body);
+      const error = await client()
+        .payments.create({ amount: '10.00' }, { idempotencyKey: 'k-off-spec' })
+        .catch((caught: unknown) => caught);
+
+      expect(error).toBeInstanceOf(ApiError);
+      expect(error).toMatchObject({ status, code: `http_${status}`, hasErrorObject: false, serviceMessage: statusText, idempotencyKey: 'k-off-spec' });
+      expect((error as Error).message).toBe(
+        `payments.create failed: the service's ${status} answer (${statusText}) is not the spec's error object: the service's fault, not the request's (POST ${BASE_URL}/v1/payments, Idempotency-Key k-off-spec)`,
+      );
+      expect(offSpecRefusal(error)).toBe(`The payment service's ${status} answer to payments.create does not match its spec (no error object)`);
+    },
+  );
+
+  it("the spec's error object is the service's refusal: hasErrorObject true, its code and message kept, no off-spec summary", async () => {
+    nock(BASE_URL)
+      .post('/v1/payments')
+      .once()
+      .reply(422, { error: { code: 'token_not_available', message: 'no DOGE here' } });
+    const error = await client()
+      .payments.create({ amount: '10.00' })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 422, code: 'token_not_available', serviceMessage: 'no DOGE here', hasErrorObject: true });
+    expect(offSpecRefusal(error)).toBeUndefined();
+  });
+
+  it('an ApiError made without saying is taken as carrying the error object; only 400 and 422 off the spec get the off-spec summary', () => {
+    const options = { code: 'invalid_request', message: 'amount too small', operation: 'payments.create', method: 'POST', url: `${BASE_URL}/v1/payments` };
+    expect(new ApiError({ ...options, status: 400 }).hasErrorObject).toBe(true);
+    expect(offSpecRefusal(new ApiError({ ...options, status: 400 }))).toBeUndefined();
+    for (const status of [401, 404, 409, 429, 500, 502]) expect(offSpecRefusal(new ApiError({ ...options, status, hasErrorObject: false }))).toBeUndefined();
+    expect(offSpecRefusal(new Error('400'))).toBeUndefined();
   });
 });

@@ -1,12 +1,15 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createOnceKey } from '../../src/checkout/idempotency.js';
 import { PartnerClient } from '../../src/client/index.js';
 import { onboardingRoutes } from '../../src/fastify/index.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { cleanup, openSandbox } from '../sandbox/helpers.js';
+import { PARTNER_OPTIONS } from '../support/fixtures.js';
+import { OFF_SPEC_ANSWERS, offSpecService } from '../support/off-spec-service.js';
 
-const apps: FastifyInstance[] = [];
+const apps: Array<{ close(): Promise<unknown> }> = [];
 afterEach(async () => {
   for (const app of apps.splice(0)) await app.close();
   await cleanup();
@@ -76,4 +79,36 @@ describe('onboardingRoutes: POST /tenants', () => {
       expect(body.error!.message).not.toMatch(/127\.0\.0\.1|localhost|Idempotency|ck-merchant/);
     }
   });
+
+  it.each(Object.entries(OFF_SPEC_ANSWERS))(
+    "%s without the spec's error object: 502 invalid_response, the tenant's try stands under its key, and the next call creates the one merchant",
+    async (_what, offSpec) => {
+      const service = await offSpecService();
+      apps.push(service);
+      const { store, post } = await platform(new PartnerClient({ ...PARTNER_OPTIONS, baseUrl: service.url, retries: 0 }));
+      const key = createOnceKey('merchant', 'shop-off');
+
+      service.offSpec = offSpec;
+      for (let tries = 0; tries < 2; tries++) {
+        expect(await post(tenant('shop-off'))).toEqual({
+          status: 502,
+          body: {
+            error: {
+              code: 'invalid_response',
+              message: `The payment service's ${offSpec.status} answer to merchants.create does not match its spec (no error object); try the onboarding again later.`,
+            },
+          },
+        });
+        expect(await store.getTenantMerchant('shop-off', 'test')).toMatchObject({ number: 1, status: 'sending', idempotencyKey: key });
+      }
+      expect(service.creates.map((call) => call.idempotencyKey)).toEqual([key, key]);
+
+      service.offSpec = undefined;
+      const created = await post(tenant('shop-off'));
+      expect(created).toMatchObject({ status: 201, body: { tenantId: 'shop-off', merchantId: service.merchants.get(key)?.merchantId } });
+      expect(await post(tenant('shop-off'))).toEqual({ status: 200, body: created.body });
+      expect(service.merchants.size).toBe(1);
+      expect(await store.getTenantMerchant('shop-off', 'test')).toMatchObject({ number: 1, status: 'created', idempotencyKey: key });
+    },
+  );
 });
