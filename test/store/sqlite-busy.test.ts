@@ -3,6 +3,11 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/index.js';
+import { sqliteDialect } from '../../src/store/sql/dialect.js';
+import { migrationsTable } from '../../src/store/sql/migrate.js';
+import { MIGRATIONS } from '../../src/store/sql/migrations.js';
+import { sqliteDatabase } from '../../src/store/sqlite/sqlite-database.js';
+import { execCli } from '../support/cli.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { sampleEvent } from './fixtures/sample-event.js';
 
@@ -75,4 +80,37 @@ it('opening a new store while another process writes to it waits for that proces
   await store.open();
   expect(await store.insertEvent(sampleEvent('evt_after_open'))).toEqual({ inserted: true });
   await store.close();
+});
+
+// `checkout-kit migrate` beside a process that keeps the write lock past the 5 s wait: it says the
+// store is busy and to run it again, exit 1, and applies nothing; run again once the lock is let go, it migrates.
+it('checkout-kit migrate of a store another process keeps locked says it is busy and to run it again, then migrates once the lock is let go', async () => {
+  const dir = await tempDir('ck-sqlite-busy-');
+  const database = sqliteDatabase({ path: join(dir, 'store.sqlite') });
+  await database.transaction(async (tx) => {
+    for (const text of [migrationsTable(sqliteDialect), ...MIGRATIONS[0]!.statements(sqliteDialect)]) await tx.query({ text });
+    await tx.query({
+      text: 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (1, $1, $2)',
+      values: [MIGRATIONS[0]!.name, new Date().toISOString()],
+    });
+  });
+  await database.close();
+  const { holder, lines } = await lockHolder(
+    dir,
+    'BEGIN IMMEDIATE',
+    `process.stdin.once('data', () => { db.exec('COMMIT'); console.log('released'); process.exit(0); });`,
+  );
+  const env = { CHECKOUT_STORE: `file:${dir}` };
+  const busy = await execCli(['migrate'], { cwd: dir, env });
+  expect(busy).toMatchObject({ code: 1, stdout: '' });
+  expect(busy.stderr).toMatch(
+    /^checkout-kit: SQLite .*store\.sqlite is busy: another process \(.*\) held its write lock past the 5 s wait, so nothing was migrated\. Run `checkout-kit migrate` again once serve and reconcile are stopped or idle\.\n$/,
+  );
+  holder.stdin!.write('go\n');
+  expect((await lines.next()).value).toBe('released');
+  const migrated = await execCli(['migrate', '--json'], { cwd: dir, env });
+  expect(migrated.code, migrated.stderr).toBe(0);
+  expect((JSON.parse(migrated.stdout) as { applied: Array<{ version: number }> }).applied.map((row) => row.version)).toEqual(
+    MIGRATIONS.slice(1).map((migration) => migration.version),
+  );
 });

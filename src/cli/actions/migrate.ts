@@ -4,6 +4,7 @@ import { silentLogger } from '../../log/index.js';
 import { fileStoreDir, fileStoreExists } from '../../store/open.js';
 import { PostgresStore, type MigrationReport } from '../../store/postgres/index.js';
 import type { SqlStore } from '../../store/sql/sql-store.js';
+import { sqliteErrorCode } from '../../store/sqlite/driver.js';
 import { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { output, type CliIO } from '../io.js';
 
@@ -41,14 +42,29 @@ async function storeToMigrate(url: string, cwd: string): Promise<SqlStore> {
  * and the only one for PostgreSQL, where `serve` may be told not to migrate.
  */
 export async function migrate(options: { json?: boolean }, io: CliIO): Promise<void> {
-  const store = await storeToMigrate(loadConfig({ env: io.env, cwd: io.cwd }).store, io.cwd);
+  const url = loadConfig({ env: io.env, cwd: io.cwd }).store;
+  let store: SqlStore | undefined;
   let report: MigrationReport;
   try {
+    store = await storeToMigrate(url, io.cwd);
     report = await store.migrate();
   } catch (error) {
+    if (isBusy(error)) {
+      throw new StoreError(
+        `${store?.description ?? url} is busy: another process (serve, a cron reconcile, a store copy, a sqlite3 shell) held its write lock past the 5 s wait, so nothing was migrated. Run \`checkout-kit migrate\` again once serve and reconcile are stopped or idle.`,
+        { cause: error },
+      );
+    }
+    if (store === undefined) throw error;
     throw new StoreError(`Could not migrate ${store.description}: ${(error as Error).message}`, { cause: error });
   } finally {
-    await store.close();
+    await store?.close();
   }
   output(io, options.json ?? false, { store: store.description, ...report }, human);
+}
+
+/** Whether the embedded store refused the work because another process held its write lock (a StoreError whose cause is SQLite's BUSY). */
+function isBusy(error: unknown): boolean {
+  const code = sqliteErrorCode((error as Error | undefined)?.cause);
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
 }
