@@ -4,6 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { sqliteDialect } from '../../src/store/sql/dialect.js';
+import { migrationsTable } from '../../src/store/sql/migrate.js';
+import { MIGRATIONS } from '../../src/store/sql/migrations.js';
+import { sqliteDatabase } from '../../src/store/sqlite/sqlite-database.js';
+import { STORE_FILE } from '../../src/store/sqlite/sqlite-store.js';
 import type { RaceResult, WorkerArgs } from './fixtures/store-worker.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -62,4 +67,17 @@ export interface Worker {
   exited: Promise<number | null>;
   lines: AsyncIterator<string>;
   nextLine(): Promise<string>;
+}
+
+/** Write, in `dir`, an embedded store at schema version 1 (no rows): what a later version's `migrate` has work to do on. */
+export async function sqliteStoreAtVersionOne(dir: string): Promise<void> {
+  const database = sqliteDatabase({ path: join(dir, STORE_FILE) });
+  await database.transaction(async (tx) => {
+    for (const text of [migrationsTable(sqliteDialect), ...MIGRATIONS[0]!.statements(sqliteDialect)]) await tx.query({ text });
+    await tx.query({
+      text: 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (1, $1, $2)',
+      values: [MIGRATIONS[0]!.name, new Date().toISOString()],
+    });
+  });
+  await database.close();
 }

@@ -3,13 +3,11 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/index.js';
-import { sqliteDialect } from '../../src/store/sql/dialect.js';
-import { migrationsTable } from '../../src/store/sql/migrate.js';
 import { MIGRATIONS } from '../../src/store/sql/migrations.js';
-import { sqliteDatabase } from '../../src/store/sqlite/sqlite-database.js';
 import { execCli } from '../support/cli.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { sampleEvent } from './fixtures/sample-event.js';
+import { sqliteStoreAtVersionOne } from './helpers.js';
 
 afterEach(removeTempDirs);
 
@@ -86,15 +84,7 @@ it('opening a new store while another process writes to it waits for that proces
 // store is busy and to run it again, exit 1, and applies nothing; run again once the lock is let go, it migrates.
 it('checkout-kit migrate of a store another process keeps locked says it is busy and to run it again, then migrates once the lock is let go', async () => {
   const dir = await tempDir('ck-sqlite-busy-');
-  const database = sqliteDatabase({ path: join(dir, 'store.sqlite') });
-  await database.transaction(async (tx) => {
-    for (const text of [migrationsTable(sqliteDialect), ...MIGRATIONS[0]!.statements(sqliteDialect)]) await tx.query({ text });
-    await tx.query({
-      text: 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (1, $1, $2)',
-      values: [MIGRATIONS[0]!.name, new Date().toISOString()],
-    });
-  });
-  await database.close();
+  await sqliteStoreAtVersionOne(dir);
   const { holder, lines } = await lockHolder(
     dir,
     'BEGIN IMMEDIATE',

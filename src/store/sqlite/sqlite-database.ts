@@ -1,4 +1,6 @@
+import { accessSync, constants } from 'node:fs';
 import { open as openFile, type FileHandle } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { StoreError } from '../../errors/index.js';
 import type { Database, Queryable, QueryResult, Statement } from '../sql/database.js';
 import { isDamage, loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriverName, type SqliteStatement } from './driver.js';
@@ -53,7 +55,13 @@ export function storeError(path: string, error: unknown): StoreError {
       { cause: error },
     );
   }
-  if (code?.startsWith('SQLITE_READONLY')) {
+  // Permissions show as a read-only database, a file SQLite cannot open, or (a file made read-only
+  // under a running process) a failed write: what the file system says settles which.
+  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_IOERR') {
+    const readonly = notWritable(path);
+    if (readonly.length > 0) return unwritableError(path, readonly, message, error);
+  }
+  if (code === 'SQLITE_READONLY') {
     return new StoreError(
       `The store ${path} is read-only to this user (${message}): SQLite writes beside the file (its -wal and -shm) even to read it. Run as the user that owns the store, or give this one write access to its folder.`,
       { cause: error },
@@ -62,6 +70,33 @@ export function storeError(path: string, error: unknown): StoreError {
   if (code === 'SQLITE_CANTOPEN')
     return new StoreError(`Cannot open the store ${path} (${message}): check that its folder exists and is writable.`, { cause: error });
   return new StoreError(`The store ${path} failed: ${message}.`, { cause: error });
+}
+
+/**
+ * What of the store this user cannot write, as `access(2)` answers (modes and owner, an immutable
+ * file, a read-only mount: root too is refused the last two): its folder, the file, its `-wal` and
+ * `-shm`, each that exists. None for a store in memory.
+ */
+function notWritable(path: string): string[] {
+  if (path === ':memory:') return [];
+  const folder = dirname(path);
+  return [folder, path, `${path}-wal`, `${path}-shm`].flatMap((place) => {
+    try {
+      accessSync(place, constants.W_OK);
+      return [];
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      return [place === folder ? `its folder ${folder}` : basename(place)];
+    }
+  });
+}
+
+/** The store's file or folder is not writable by this user: which, and what to do, in one line. */
+function unwritableError(path: string, readonly: readonly string[], message: string, cause: unknown): StoreError {
+  return new StoreError(
+    `The store ${path} is not writable by this user (not writable: ${readonly.join(', ')}; SQLite: ${message}). Check the owner and permissions of the store's folder and files (\`ls -l\`; \`lsattr\` shows an immutable file), and run checkout-kit as the user that owns them.`,
+    { cause },
+  );
 }
 
 const journalMode = (connection: SqliteConnection) => connection.pragma('journal_mode')[0]?.journal_mode;
@@ -249,6 +284,10 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
       await wal.datasync();
       return undefined;
     } catch (error) {
+      // Not a failed sync: the WAL cannot be opened by this user, which the kernel answers at once. Nothing is lost
+      // to it, so this is not final: once the permissions are fixed, the next commit syncs what came before.
+      const denied = wal === undefined ? notWritable(options.path) : [];
+      if (denied.length > 0) return unwritableError(options.path, denied, (error as Error).message, error);
       broken = new StoreError(
         `The store ${options.path} could not sync its write-ahead log (${(error as Error).message}): the last writes are committed but may not be on disk, and nothing more is written. Check the disk, then restart the process to reopen the store.`,
         { cause: error },
@@ -269,7 +308,8 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
     const settled: Settled[] = [];
     let failure: unknown;
     try {
-      failure = broken ?? (await write(units, settled)) ?? (await syncWal());
+      // A batch whose every unit failed acknowledges nothing: no sync, so each keeps its own error.
+      failure = broken ?? (await write(units, settled)) ?? (settled.some((done) => done.ok) ? await syncWal() : undefined);
     } catch (error) {
       failure = error;
     } finally {
