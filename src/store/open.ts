@@ -25,6 +25,8 @@ export interface OpenStoreOptions {
    * `mustExist`); `memory:` is always new. @default false
    */
   mustExist?: boolean;
+  /** What `url` was given as, named in messages that say what to check (e.g. `--to`). @default 'CHECKOUT_STORE' */
+  setting?: string;
 }
 
 /**
@@ -36,12 +38,13 @@ export interface OpenStoreOptions {
  * const store = await openStore('file:.checkout-kit');
  */
 export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
+  const setting = options.setting ?? 'CHECKOUT_STORE';
   if ((options.mustExist || options.readonly) && url.startsWith('file:')) {
     const dir = fileStoreDir(url, options.cwd ?? process.cwd());
     // A file in the folder's place is SqliteStore's to explain; only a plain absence is refused here.
     if (!(await fileStoreExists(dir)) && !(await fileInTheWay(dir))) {
       throw new NoStoreError(
-        `No store at ${dir} (CHECKOUT_STORE=${url}): nothing was ever stored there. Check CHECKOUT_STORE; a relative folder is read from the current directory.`,
+        `No store at ${dir} (${setting}=${url}): nothing was ever stored there. Check ${setting}; a relative folder is read from the current directory.`,
       );
     }
   }
@@ -58,15 +61,15 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
 
 async function createStore(
   url: string,
-  { cwd = process.cwd(), warmPool = false, readonly = false, mustExist = false, logger }: OpenStoreOptions,
+  { cwd = process.cwd(), warmPool = false, readonly = false, mustExist = false, logger, setting }: OpenStoreOptions,
 ): Promise<Store> {
   if (url.startsWith('memory:')) return new MemoryStore();
-  if (url.startsWith('file:')) return new SqliteStore({ dir: fileStoreDir(url, cwd), readonly });
+  if (url.startsWith('file:')) return new SqliteStore({ dir: fileStoreDir(url, cwd), readonly, setting });
   // Loaded only for a PostgreSQL URL: a command on the embedded store starts without it (and the
   // driver itself, pg, loads only when a PostgresStore connects: see postgres-store.ts).
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { PostgresStore } = await import('./postgres/index.js');
-    return new PostgresStore({ connectionString: url, logger, warmPool, migrate: !readonly, mustExist: mustExist || readonly });
+    return new PostgresStore({ connectionString: url, logger, warmPool, migrate: !readonly, mustExist: mustExist || readonly, setting });
   }
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? url.slice(0, 20);
   throw new ConfigError(`Store URL "${scheme}…" is not supported: use file:<dir> (embedded), postgres://… or memory: (tests).`);

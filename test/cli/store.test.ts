@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { lstat, mkdir, open, readdir, readFile, rename, stat, symlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -361,6 +361,75 @@ describe('checkout-kit store copy', () => {
         code: 2,
         stderr: expect.stringMatching(/memory: store keeps nothing/),
       });
+    },
+  );
+
+  it('names the flag a store came from (--from, --to) in what to check, CHECKOUT_STORE only where it came from there', async () => {
+    const { cwd, env } = await shop(1);
+    await writeFile(join(cwd, 'a-file'), 'mine');
+    const cases: Array<[string[], NodeJS.ProcessEnv, RegExp]> = [
+      [
+        ['--from', 'file:nowhere', '--to', 'file:moved'],
+        env,
+        /^checkout-kit: No store at .*nowhere \(--from=file:nowhere\): nothing was ever stored there\. Check --from;/,
+      ],
+      [
+        ['--to', 'file:a-file'],
+        env,
+        /^checkout-kit: Cannot open the store .*a-file: it \(or a folder above it\) is a file, not a folder\. Point the store at a folder \(--to=file:<dir>\)\.\n$/,
+      ],
+      [
+        ['--to', 'postgres://checkout@127.0.0.1:1/shop'],
+        env,
+        /^checkout-kit: Could not open the store PostgreSQL 127\.0\.0\.1:1\/shop, schema checkout_kit: .*\. Check --to and that the server accepts connections\.\n$/,
+      ],
+      [
+        ['--to', 'file:moved'],
+        { CHECKOUT_STORE: 'file:nowhere' },
+        /^checkout-kit: No store at .*nowhere \(CHECKOUT_STORE=file:nowhere\): nothing was ever stored there\. Check CHECKOUT_STORE;/,
+      ],
+    ];
+    for (const [args, caseEnv, message] of cases) {
+      const result = await runCli(['store', 'copy', ...args], { cwd, env: caseEnv });
+      expect(result.code, args.join(' ')).not.toBe(0);
+      expect(result.stderr, args.join(' ')).toMatch(message);
+      expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      if (args.includes('--from') || caseEnv === env) expect(result.stderr, args.join(' ')).not.toContain('CHECKOUT_STORE');
+    }
+  });
+
+  // A small file system of its own (tmpfs) for the target: root only, as mounting is.
+  it.runIf(process.getuid?.() === 0)(
+    'a target whose disk fills up: the copy stops in one line saying what was copied stays, exit 1; once there is space, running it again completes it',
+    async (context) => {
+      const { cwd, env } = await shop(2000);
+      const volume = await tempDir('ck-store-full-');
+      try {
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', volume], { stdio: 'ignore' });
+      } catch {
+        return context.skip();
+      }
+      try {
+        const to = `file:${join(volume, 'moved')}`;
+        const full = await execCli(['store', 'copy', '--to', to], { cwd, env });
+        expect(full).toMatchObject({ code: 1, stdout: '' });
+        expect(full.stderr).toMatch(
+          /^checkout-kit: The copy stopped: the disk holding the target SQLite .*moved\/store\.sqlite is full \(database or disk is full\)\. What was copied so far stays in the target; free some space there, then run the copy again: it copies only what is missing\.\n$/,
+        );
+        const partial = new SqliteStore({ dir: join(volume, 'moved'), readonly: true });
+        const copied = (await partial.listEvents({ limit: 10_000 })).length;
+        await partial.close();
+        expect(copied).toBeGreaterThan(0);
+        expect(copied).toBeLessThan(2000);
+        execFileSync('mount', ['-o', 'remount,size=32m', volume]);
+        const again = await execCli(['store', 'copy', '--to', to, '--json'], { cwd, env });
+        expect(again.code, again.stderr).toBe(0);
+        const report = JSON.parse(again.stdout) as { complete: boolean; tables: Array<{ table: string; target: number; copied: number }> };
+        expect(report.complete).toBe(true);
+        expect(report.tables.find((row) => row.table === 'events')).toMatchObject({ target: 2000, copied: 2000 - copied });
+      } finally {
+        execFileSync('umount', [volume]);
+      }
     },
   );
 

@@ -105,9 +105,10 @@ export async function copyStoreTo(options: { to: string; from?: string; json?: b
     const dir = fileStoreDir(from, io.cwd);
     if (openElsewhere(join(dir, STORE_FILE))) throw new StoreError(`${openElsewhereMessage(dir, 'copy')}. Nothing was copied.`);
   }
-  const source = await openStore(from, { cwd: io.cwd, readonly: true });
+  // Messages name where each URL came from: a mistyped --to is not fixed in CHECKOUT_STORE.
+  const source = await openStore(from, { cwd: io.cwd, readonly: true, setting: options.from === undefined ? 'CHECKOUT_STORE' : '--from' });
   try {
-    const target = await openStore(options.to, { cwd: io.cwd });
+    const target = await openStore(options.to, { cwd: io.cwd, setting: '--to' });
     try {
       if (!(source instanceof SqlStore) || !(target instanceof SqlStore)) throw new UsageError('store copy works between SQL stores (file:, postgres://).');
       const report = await copyStore(source, target);

@@ -39,6 +39,8 @@ export interface PostgresStoreOptions extends Pick<SqlStoreOptions, 'migrate'> {
    * recorded) instead of creating it: for work that only reads what is stored. @default false
    */
   mustExist?: boolean | undefined;
+  /** What the store's URL was given as, named in messages that say what to check (e.g. `--to` for `store copy`'s target). @default 'CHECKOUT_STORE' */
+  setting?: string | undefined;
   /** @default silentLogger */
   logger?: Logger | undefined;
 }
@@ -107,6 +109,7 @@ export class PostgresStore extends SqlStore {
   /** Connections `open()` opens up front (`warmPool`, own pool only). */
   private readonly warmConnections: number;
   private readonly mustExist: boolean;
+  private readonly setting: string;
 
   constructor(options: PostgresStoreOptions) {
     const { database, schemaFromUrl, connections } = connect(options, options.logger ?? silentLogger);
@@ -125,6 +128,7 @@ export class PostgresStore extends SqlStore {
     });
     this.schema = schema;
     this.mustExist = options.mustExist ?? false;
+    this.setting = options.setting ?? 'CHECKOUT_STORE';
     this.warmConnections = options.warmPool && options.connectionString !== undefined ? connections : 0;
   }
 
@@ -133,7 +137,7 @@ export class PostgresStore extends SqlStore {
     try {
       if (this.mustExist && (await appliedMigrations(this.database, this.dialect)).length === 0) {
         throw new NoStoreError(
-          `No checkout-kit store in ${this.description}: nothing was ever stored there. Check CHECKOUT_STORE (its schema), or run \`checkout-kit migrate\` first.`,
+          `No checkout-kit store in ${this.description}: nothing was ever stored there. Check ${this.setting} (its schema), or run \`checkout-kit migrate\` first.`,
         );
       }
       await super.open();
@@ -141,7 +145,7 @@ export class PostgresStore extends SqlStore {
     } catch (error) {
       if (error instanceof StoreError || error instanceof ConfigError) throw error;
       throw new StoreError(
-        `Could not open the store ${this.description}: ${(error as Error).message}. Check CHECKOUT_STORE and that the server accepts connections.`,
+        `Could not open the store ${this.description}: ${(error as Error).message}. Check ${this.setting} and that the server accepts connections.`,
         { cause: error },
       );
     }

@@ -1,4 +1,5 @@
-import { InvalidRequestError } from '../../errors/index.js';
+import { InvalidRequestError, StoreError } from '../../errors/index.js';
+import { sqliteErrorCode } from '../sqlite/driver.js';
 import type { SqlStore } from './sql-store.js';
 import { storableJson } from './storable-text.js';
 
@@ -37,6 +38,13 @@ export interface CopyReport {
 }
 
 const PAGE = 500;
+
+/** The database's own error when a statement failed for a full disk (SQLite's `SQLITE_FULL`, under the store's own error; PostgreSQL's 53100 `disk_full`), else undefined. */
+function diskFull(error: unknown): Error | undefined {
+  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: unknown };
+  if (code === '53100') return error as Error;
+  return sqliteErrorCode(cause) === 'SQLITE_FULL' ? (cause as Error) : undefined;
+}
 
 /** A value read from one database, as the other takes it: times and JSON as text (booleans as they are). */
 function portable(value: unknown): unknown {
@@ -146,10 +154,19 @@ export async function copyStore(source: SqlStore, target: SqlStore): Promise<Cop
       const values = rows.flatMap((row) => columns.map((column) => portable(row[column])));
       // In an INSERT's VALUES each parameter takes its column's type: no casts needed.
       const conflict = spec.key === undefined ? '' : ` ON CONFLICT (${spec.key.join(', ')}) DO NOTHING`;
-      const inserted = await target.database.query({
-        text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${columns.join(', ')}) VALUES ${tuples(rows.length, columns.length)}${conflict}`,
-        values,
-      });
+      const inserted = await target.database
+        .query({
+          text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${columns.join(', ')}) VALUES ${tuples(rows.length, columns.length)}${conflict}`,
+          values,
+        })
+        .catch((error: unknown) => {
+          const full = diskFull(error);
+          if (full === undefined) throw error;
+          throw new StoreError(
+            `The copy stopped: the disk holding the target ${target.description} is full (${full.message.split('\n')[0]}). What was copied so far stays in the target; free some space there, then run the copy again: it copies only what is missing.`,
+            { cause: error },
+          );
+        });
       copied += inserted.rowCount;
       if (inserted.rowCount < rows.length) changed += await changedSince(target, spec, rows);
       if (rows.length < PAGE) break;

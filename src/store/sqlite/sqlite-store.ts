@@ -15,6 +15,8 @@ export const STORE_FILE = 'store.sqlite';
 export interface SqliteStoreOptions extends Omit<SqliteDatabaseOptions, 'path'> {
   /** The store's folder (created on open unless `readonly`), holding `store.sqlite`; omit for a store in memory. */
   dir?: string | undefined;
+  /** What the store's URL was given as, named in messages that say what to check (e.g. `--to` for `store copy`'s target). @default 'CHECKOUT_STORE' (`CHECKOUT_STORE, or store's --dir` for a missing read-only store) */
+  setting?: string | undefined;
 }
 
 /**
@@ -35,7 +37,7 @@ export class SqliteStore extends SqlStore {
 
   constructor(options: SqliteStoreOptions = {}) {
     const file = options.dir === undefined ? ':memory:' : join(options.dir, STORE_FILE);
-    if (options.dir !== undefined) prepareFolder(options.dir, file, Boolean(options.readonly));
+    if (options.dir !== undefined) prepareFolder(options.dir, file, Boolean(options.readonly), options.setting);
     const database = sqliteDatabase({ ...options, path: file });
     super({ database, dialect: sqliteDialect, schema: file, migrate: !options.readonly });
     this.file = file;
@@ -155,10 +157,10 @@ function migrateNow(connection: SqliteConnection): void {
 }
 
 /** Make the store's folder (or, read-only, make sure the store is there), with a clear error when that cannot be. */
-function prepareFolder(dir: string, file: string, readonly: boolean): void {
+function prepareFolder(dir: string, file: string, readonly: boolean, setting: string | undefined): void {
   const isAFile = (cause?: unknown) =>
     new StoreError(
-      `Cannot open the store ${dir}: it (or a folder above it) is a file, not a folder. Point the store at a folder (CHECKOUT_STORE=file:<dir>).`,
+      `Cannot open the store ${dir}: it (or a folder above it) is a file, not a folder. Point the store at a folder (${setting ?? 'CHECKOUT_STORE'}=file:<dir>).`,
       { cause },
     );
   if (readonly) {
@@ -168,7 +170,7 @@ function prepareFolder(dir: string, file: string, readonly: boolean): void {
     }
     if (existsSync(dir) && !statSync(dir).isDirectory()) throw isAFile();
     // The caller named the wrong place (a configuration error, exit 2 in the CLI), not a failing store.
-    throw new NoStoreError(`No store at ${dir}: nothing has been stored there yet. Check the folder given (CHECKOUT_STORE, or store's --dir).`);
+    throw new NoStoreError(`No store at ${dir}: nothing has been stored there yet. Check the folder given (${setting ?? "CHECKOUT_STORE, or store's --dir"}).`);
   }
   try {
     mkdirSync(dir, { recursive: true });
