@@ -475,8 +475,8 @@ describe('checkout-kit store restore', () => {
     expect(restored.code, restored.stderr).toBe(0);
     const report = JSON.parse(restored.stdout) as { dir: string; backup: string; replaced: string };
     expect(report).toEqual({ dir, backup: join(cwd, 'backups/b.sqlite'), replaced: expect.stringMatching(/\.checkout-kit\/replaced-\d{8}T\d{6}Z$/) });
-    // The backup alone in the store's place, no -wal or -shm of the store it replaced beside it; that one's files together.
-    expect((await readdir(dir)).sort()).toEqual([basename(report.replaced), 'store.sqlite']);
+    // The backup in the store's place (beside it only the restore's lock file), no -wal or -shm of the store it replaced; that one's files together.
+    expect((await readdir(dir)).sort()).toEqual([basename(report.replaced), 'store.sqlite', 'store.sqlite.restore-lock']);
     expect(await readdir(report.replaced)).toContain('store.sqlite');
     const listed = await execCli(['events', 'list', '--json', '--limit', '100'], { cwd, env });
     expect(listed.code, listed.stderr).toBe(0);
@@ -515,7 +515,7 @@ describe('checkout-kit store restore', () => {
     expect(restored.stdout).toMatch(
       /restored from .*b\.sqlite\n {2}the store it replaced is in .*\nStart serve, then run `checkout-kit reconcile --older-than 1m`/,
     );
-    expect((await readdir(dir)).filter((name) => !name.startsWith('replaced-'))).toEqual(['store.sqlite']);
+    expect((await readdir(dir)).filter((name) => !name.startsWith('replaced-'))).toEqual(['store.sqlite', 'store.sqlite.restore-lock']);
   });
 
   it('refuses what is no backup of a store this version reads, in one line, exit 2, nothing moved', async () => {
@@ -628,7 +628,7 @@ describe('checkout-kit store restore', () => {
     await symlink(volume, dir);
     expect((await execCli(['store', 'restore', 'b.sqlite'], { cwd, env })).code).toBe(0);
     expect((await lstat(dir)).isSymbolicLink()).toBe(true);
-    expect((await readdir(volume)).filter((name) => !name.startsWith('replaced-'))).toEqual(['store.sqlite']);
+    expect((await readdir(volume)).filter((name) => !name.startsWith('replaced-'))).toEqual(['store.sqlite', 'store.sqlite.restore-lock']);
     const listed = await execCli(['events', 'list', '--json'], { cwd, env });
     expect(JSON.parse(listed.stdout)).toHaveLength(3);
   });
@@ -655,15 +655,15 @@ describe('checkout-kit store restore', () => {
     const second = await execCli(['store', 'restore', 'b.sqlite'], { cwd, env });
     expect(second).toMatchObject({ code: 1, stdout: '' });
     expect(second.stderr).toMatch(
-      /^checkout-kit: Another restore of the store .*\.checkout-kit is running \(process \d+\): let it finish, and check what it restored\. Nothing was changed\.\n$/,
+      /^checkout-kit: Another restore of the store .*\.checkout-kit is running: let it finish, and check what it restored\. Nothing was changed\.\n$/,
     );
 
     first.stdin!.end('go\n');
     expect(await firstExit).toBe(0);
     expect(firstOut).toMatch(/restored from .*b\.sqlite/);
-    // One swap: the backup in place, the store it replaced whole in one replaced-<time>, no lock left.
+    // One swap: the backup in place, the store it replaced whole in one replaced-<time> (and the lock's file).
     const names = (await readdir(dir)).sort();
-    expect(names).toEqual([expect.stringMatching(/^replaced-\d{8}T\d{6}Z$/), 'store.sqlite']);
+    expect(names).toEqual([expect.stringMatching(/^replaced-\d{8}T\d{6}Z$/), 'store.sqlite', 'store.sqlite.restore-lock']);
     const old = new SqliteStore({ dir: join(dir, names[0]!), readonly: true });
     expect(await old.getEvent('evt_after_backup')).toBeDefined();
     expect((await old.listEvents({ limit: 100 })).length).toBe(21);
@@ -672,23 +672,31 @@ describe('checkout-kit store restore', () => {
     expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(20);
   });
 
-  it('refuses to restore over a restore that was killed midway (its lock left behind), saying what to check, and changes nothing', async () => {
-    const { cwd, env, dir, file } = await shop(3);
+  it('a restore killed midway leaves no lock behind: the next one restores, and clears what the killed one left', async () => {
+    const { cwd, env, dir } = await shop(3);
     expect((await execCli(['store', 'backup', 'b.sqlite'], { cwd, env })).code).toBe(0);
-    const gone = spawn(process.execPath, ['-e', '']);
-    await new Promise((resolve) => gone.once('exit', resolve));
-    await writeFile(join(dir, 'store.sqlite.restore-lock'), `${gone.pid}\n`);
-    const before = await readFile(file);
-    const names = (await readdir(dir)).sort();
-    const refused = await execCli(['store', 'restore', 'b.sqlite'], { cwd, env });
-    expect(refused).toMatchObject({ code: 1, stdout: '' });
-    expect(refused.stderr).toMatch(
-      new RegExp(
-        `^checkout-kit: A restore of the store .* was cut short \\(process ${gone.pid}, gone, .*\\): check the folder .*then remove .*store\\.sqlite\\.restore-lock and restore again\\. Nothing was changed\\.\\n$`,
-      ),
-    );
-    expect(await readFile(file)).toEqual(before);
-    expect((await readdir(dir)).sort()).toEqual(names);
+    const later = new SqliteStore({ dir });
+    await later.open();
+    await later.insertEvent(sampleEvent('evt_after_backup'));
+    await later.close();
+    const killed = spawn(process.execPath, ['--import', TSX_LOADER, '--import', PAUSE_BEFORE_REPLACING, CLI_MAIN, 'store', 'restore', 'b.sqlite'], {
+      cwd,
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.push(killed);
+    await waitForLine(killed, /^paused$/m);
+    expect((await readdir(dir)).some((name) => name.startsWith('store.sqlite.restoring-'))).toBe(true);
+    const gone = new Promise((resolve) => killed.once('exit', resolve));
+    killed.kill('SIGKILL');
+    await gone;
+
+    const restored = await execCli(['store', 'restore', 'b.sqlite'], { cwd, env });
+    expect(restored.code, restored.stderr).toBe(0);
+    expect((await readdir(dir)).filter((name) => name.startsWith('store.sqlite.restoring-'))).toEqual([]);
+    const listed = await execCli(['events', 'list', '--json'], { cwd, env });
+    expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((event) => event.id)).not.toContain('evt_after_backup');
+    expect(JSON.parse(listed.stdout)).toHaveLength(3);
   });
 
   it('restores into a folder where no store was yet', async () => {

@@ -85,7 +85,7 @@ export function sandboxEnv(sandbox: SandboxHandle, extra: Record<string, string>
 /** SIGTERM every child still running and wait for its exit (no SIGKILL); empties `children`. */
 export async function terminateAll(children: ChildProcess[]): Promise<void> {
   for (const child of children.splice(0)) {
-    if (child.exitCode === null) {
+    if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;

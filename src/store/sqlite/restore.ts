@@ -1,8 +1,8 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { InvalidRequestError, StoreError } from '../../errors/index.js';
 import { LATEST_VERSION } from '../sql/migrations.js';
-import { isDamage, loadDriver, type SqliteConnection, type SqliteDriver, type SqliteDriverName } from './driver.js';
+import { isDamage, loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriver, type SqliteDriverName } from './driver.js';
 import { openElsewhere, openElsewhereMessage } from './open-elsewhere.js';
 import { fileIntegrity, holdsStore, integrityFindings, isSound, realPath, STORE_FILE } from './sqlite-store.js';
 
@@ -20,8 +20,9 @@ export interface RestoreReport {
 const STORE_FILES = [STORE_FILE, `${STORE_FILE}-wal`, `${STORE_FILE}-shm`, `${STORE_FILE}-journal`];
 /** The file a restore holds for its whole run (see `lockFolder`). */
 const RESTORE_LOCK = `${STORE_FILE}.restore-lock`;
-/** What a store's folder may hold: the store, what a backup, restore or earlier restore leaves, a running restore's lock. */
-const BELONGS = /^(store\.sqlite(-wal|-shm|-journal)?|store\.sqlite\.(partial|restoring)-.*|store\.sqlite\.restore-lock|replaced-\d{8}T\d{6}Z(-\d+)?)$/;
+/** What a store's folder may hold: the store, what a backup, restore or earlier restore leaves, the restores' lock file. */
+const BELONGS =
+  /^(store\.sqlite(-wal|-shm|-journal)?|store\.sqlite\.(partial|restoring)-.*|store\.sqlite\.restore-lock(-journal)?|replaced-\d{8}T\d{6}Z(-\d+)?)$/;
 
 /** `2030-01-31T23:59:59.000Z` -> `20300131T235959Z`: a folder name that sorts as time does. */
 const stamp = (now: Date) => now.toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
@@ -57,7 +58,8 @@ export async function restoreStore(
   try {
     checkBackup(from, source);
     prepareFolder(folder);
-    unlock = lockFolder(folder);
+    unlock = lockFolder(sqlite, folder);
+    removeLeftovers(folder);
     refuseIfOpen();
     await copyBackup(sqlite, from, source, partial);
     // The copy may have taken a while: whoever opened the store meanwhile keeps it.
@@ -82,47 +84,32 @@ export async function restoreStore(
 }
 
 /**
- * Take the folder for one restore, until the returned function lets go: `<dir>/store.sqlite.restore-lock`,
- * created only if absent (`wx`, O_EXCL), so of two restores at once one alone goes on. A lock file
- * rather than SQLite's own lock: a restore moves the store's file away, a lock on it would move with
- * it, and a folder with no store yet has no file to lock. It holds the restore's pid; a restore
- * killed midway leaves it, and the next one says so rather than take a store in an unknown state.
+ * Take the folder for one restore, until the returned function lets go: SQLite's exclusive lock on
+ * `<dir>/store.sqlite.restore-lock`, so of two restores at once one alone goes on. A lock of its own
+ * rather than the store's: a restore moves the store's file away (a lock on it would move with it),
+ * and a folder with no store yet has no file to lock. The kernel drops it when its process ends,
+ * however it ends: a restore killed midway never blocks the next one. The file stays: removed, a
+ * restore that had just opened it would lock a file that no later restore sees.
  */
-function lockFolder(folder: string): () => void {
-  const lock = join(folder, RESTORE_LOCK);
-  let fd: number;
+function lockFolder(sqlite: SqliteDriver, folder: string): () => void {
+  const lock = sqlite.open(join(folder, RESTORE_LOCK));
   try {
-    fd = openSync(lock, 'wx');
+    // At once: a restore that is running holds it for as long as it runs.
+    lock.pragma('busy_timeout = 0');
+    lock.exec('BEGIN EXCLUSIVE');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const pid = Number.parseInt(readFileSync(lock, 'utf8'), 10);
-    // The other restore may not have written its pid yet: it is running.
-    const running = Number.isNaN(pid) || isRunning(pid);
-    throw new StoreError(
-      running
-        ? `Another restore of the store ${folder} is running (process ${Number.isNaN(pid) ? 'starting' : pid}): let it finish, and check what it restored. Nothing was changed.`
-        : `A restore of the store ${folder} was cut short (process ${pid}, gone, left ${lock}): check the folder (\`checkout-kit store check\`; the store it replaced is in the newest replaced-<time>), then remove ${lock} and restore again. Nothing was changed.`,
-    );
+    lock.close();
+    if (sqliteErrorCode(error) !== 'SQLITE_BUSY') throw error;
+    throw new StoreError(`Another restore of the store ${folder} is running: let it finish, and check what it restored. Nothing was changed.`, {
+      cause: error,
+    });
   }
-  try {
-    writeSync(fd, `${process.pid}\n`);
-  } catch (error) {
-    rmSync(lock, { force: true });
-    throw error;
-  } finally {
-    closeSync(fd);
-  }
-  return () => rmSync(lock, { force: true });
+  return () => lock.close();
 }
 
-/** Whether a process `pid` exists (signal 0 checks, sends nothing; EPERM: it exists, as another user's). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** What a restore killed midway left (its copy of the backup): no other restore runs while the lock is held. */
+function removeLeftovers(folder: string): void {
+  for (const name of readdirSync(folder)) if (name.startsWith(`${STORE_FILE}.restoring-`)) rmSync(join(folder, name), { force: true });
 }
 
 /** Make sure `folder` is one a store lives in (made when missing), so that nothing else in it is ever moved. */
