@@ -61,6 +61,28 @@ describe('a store this user cannot write', () => {
     expect(result.stderr).toMatch(NOT_WRITABLE(`its folder ${join(dir, 'store')}`));
   });
 
+  it('events list of a store on a file system mounted read-only points at the disk, not at owners', async (context) => {
+    const mountPoint = await tempDir('ck-readonly-mount-');
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', mountPoint], { stdio: 'ignore' });
+    } catch {
+      return context.skip(); // mounting needs root with CAP_SYS_ADMIN
+    }
+    try {
+      const store = new SqliteStore({ dir: join(mountPoint, 'store') });
+      await store.open();
+      await store.close();
+      execFileSync('mount', ['-o', 'remount,ro', mountPoint]);
+      const result = await execCli(['events', 'list'], { cwd: mountPoint, env: { CHECKOUT_STORE: 'file:store' } });
+      expect(result).toMatchObject({ code: 1, stdout: '' });
+      expect(result.stderr).toMatch(
+        /^checkout-kit: The store .*store\.sqlite is on a file system mounted read-only \(not writable: [^)]*\)\. Check the disk \(`dmesg`\) and how it is mounted\.\n$/,
+      );
+    } finally {
+      execFileSync('umount', [mountPoint]);
+    }
+  });
+
   // Only root can take write access from a file a running process has open (chattr +i); a mode
   // change does not reach an open file.
   it.runIf(ROOT)(

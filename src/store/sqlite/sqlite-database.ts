@@ -58,8 +58,8 @@ export function storeError(path: string, error: unknown): StoreError {
   // Permissions show as a read-only database, a file SQLite cannot open, or (a file made read-only
   // under a running process) a failed write: what the file system says settles which.
   if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_IOERR') {
-    const readonly = notWritable(path);
-    if (readonly.length > 0) return unwritableError(path, readonly, message, error);
+    const places = notWritable(path);
+    if (places.length > 0) return unwritableError(path, places, `SQLite: ${message}`, error);
   }
   if (code === 'SQLITE_READONLY') {
     return new StoreError(
@@ -72,12 +72,18 @@ export function storeError(path: string, error: unknown): StoreError {
   return new StoreError(`The store ${path} failed: ${message}.`, { cause: error });
 }
 
+/** A place of the store that cannot be written, and why (`access(2)`'s code: EACCES, EPERM, EROFS). */
+interface Unwritable {
+  place: string;
+  code: string;
+}
+
 /**
- * What of the store this user cannot write, as `access(2)` answers (modes and owner, an immutable
- * file, a read-only mount: root too is refused the last two): its folder, the file, its `-wal` and
- * `-shm`, each that exists. None for a store in memory.
+ * What of the store cannot be written, as `access(2)` answers (modes and owner, an immutable file, a
+ * read-only mount: root too is refused the last two): its folder, the file, its `-wal` and `-shm`,
+ * each that exists. None for a store in memory.
  */
-function notWritable(path: string): string[] {
+function notWritable(path: string): Unwritable[] {
   if (path === ':memory:') return [];
   const folder = dirname(path);
   return [folder, path, `${path}-wal`, `${path}-shm`].flatMap((place) => {
@@ -85,18 +91,22 @@ function notWritable(path: string): string[] {
       accessSync(place, constants.W_OK);
       return [];
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      return [place === folder ? `its folder ${folder}` : basename(place)];
+      const code = (error as NodeJS.ErrnoException).code ?? 'EACCES';
+      return code === 'ENOENT' ? [] : [{ place: place === folder ? `its folder ${folder}` : basename(place), code }];
     }
   });
 }
 
-/** The store's file or folder is not writable by this user: which, and what to do, in one line. */
-function unwritableError(path: string, readonly: readonly string[], message: string, cause: unknown): StoreError {
-  return new StoreError(
-    `The store ${path} is not writable by this user (not writable: ${readonly.join(', ')}; SQLite: ${message}). Check the owner and permissions of the store's folder and files (\`ls -l\`; \`lsattr\` shows an immutable file), and run checkout-kit as the user that owns them.`,
-    { cause },
-  );
+/**
+ * The store cannot be written: which of its places, and what to do, in one line. A file system
+ * mounted read-only (often remounted so after disk errors) is a matter of the disk, not of owners.
+ */
+function unwritableError(path: string, places: readonly Unwritable[], detail: string, cause: unknown, final = false): StoreError {
+  const names = places.map((entry) => entry.place).join(', ');
+  const what = places.some((entry) => entry.code === 'EROFS')
+    ? `The store ${path} is on a file system mounted read-only (not writable: ${names}; ${detail}). Check the disk (\`dmesg\`) and how it is mounted.`
+    : `The store ${path} is not writable by this user (not writable: ${names}; ${detail}). Check the owner and permissions of the store's folder and files (\`ls -l\`; \`lsattr\` shows an immutable file), and run checkout-kit as the user that owns them.`;
+  return new StoreError(final ? `${what} Nothing more is written by this process: restart it once that is fixed.` : what, { cause });
 }
 
 const journalMode = (connection: SqliteConnection) => connection.pragma('journal_mode')[0]?.journal_mode;
@@ -285,14 +295,16 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
       await wal.datasync();
       return undefined;
     } catch (error) {
-      // Not a failed sync: the WAL cannot be opened by this user, which the kernel answers at once. Nothing is lost
-      // to it, so this is not final: once the permissions are fixed, the next commit syncs what came before.
-      const denied = wal === undefined ? notWritable(options.path) : [];
-      if (denied.length > 0) return unwritableError(options.path, denied, (error as Error).message, error);
-      broken = new StoreError(
-        `The store ${options.path} could not sync its write-ahead log (${(error as Error).message}): the last writes are committed but may not be on disk, and nothing more is written. Check the disk, then restart the process to reopen the store.`,
-        { cause: error },
-      );
+      // The WAL refused to this user (or on a read-only mount) says so; final all the same, as any failed sync.
+      const code = (error as NodeJS.ErrnoException).code;
+      const places = wal === undefined && (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') ? notWritable(options.path) : [];
+      broken =
+        places.length > 0
+          ? unwritableError(options.path, places, `its write-ahead log could not be opened to sync it: ${(error as Error).message}`, error, true)
+          : new StoreError(
+              `The store ${options.path} could not sync its write-ahead log (${(error as Error).message}): the last writes are committed but may not be on disk, and nothing more is written. Check the disk, then restart the process to reopen the store.`,
+              { cause: error },
+            );
       await wal?.close().catch(() => undefined);
       wal = undefined;
       return broken;
