@@ -5,6 +5,7 @@ import {
   InvalidRequestError,
   InvalidResponseError,
   isAbortedBy,
+  isOffSpec,
   NetworkError,
   offSpecRefusal,
   TimeoutError,
@@ -180,7 +181,7 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
       // Nothing was created: free the order for a corrected try, under a new key.
       await deps.store.releaseCheckoutAttempt(orderId, attempt.number, clock());
       logger.info({ orderId, kind, attempt: attempt.number, err: error }, `the service refused the ${kind} for order ${orderId}; a corrected retry may follow`);
-    } else if (offSpecRefusal(error)) {
+    } else if (isOffSpec(error)) {
       logger.warn(
         { orderId, kind, attempt: attempt.number, err: error },
         `the service answered the ${kind} for order ${orderId} off its spec; the attempt stands under its key`,

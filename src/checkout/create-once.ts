@@ -1,4 +1,4 @@
-import { ApiError, InvalidRequestError } from '../errors/index.js';
+import { ApiError, InvalidRequestError, isOffSpec } from '../errors/index.js';
 
 /** One numbered try at creating something at the service exactly once. */
 interface CreateTry {
@@ -32,5 +32,5 @@ export async function standingTry<T extends CreateTry>(
  */
 export function isDefiniteRefusal(error: unknown): boolean {
   if (error instanceof InvalidRequestError) return true;
-  return error instanceof ApiError && error.hasErrorObject && error.status >= 400 && error.status < 500 && error.status !== 409 && error.status !== 429;
+  return error instanceof ApiError && !isOffSpec(error) && error.status >= 400 && error.status < 500 && error.status !== 409 && error.status !== 429;
 }

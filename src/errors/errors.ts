@@ -54,6 +54,9 @@ export interface ApiErrorOptions {
   hasErrorObject?: boolean | undefined;
 }
 
+/** The statuses that blame the request (spec 3g: 400 invalid, 422 not available or a reused key). */
+const blamesRequest = (status: number) => status === 400 || status === 422;
+
 /**
  * The service answered with an error status: with the spec's error object (`{ error: { code,
  * message } }`), its refusal by its contract; without it (`hasErrorObject` false), an answer off
@@ -80,7 +83,9 @@ export class ApiError extends CheckoutKitError {
     const hasErrorObject = options.hasErrorObject ?? true;
     const answer = hasErrorObject
       ? `${options.status} ${options.code}: ${options.message}`
-      : `the service's ${options.status} answer (${options.message}) is not the spec's error object: the service's fault, not the request's`;
+      : blamesRequest(options.status)
+        ? `the service's ${options.status} answer (${options.message}) is not the spec's error object: the service's fault, not the request's`
+        : `${options.status} (${options.message}) without the spec's error object: another server may have answered (check CHECKOUT_BASE_URL), or the service failed`;
     super(
       `${options.operation} failed: ${answer} (${options.method} ${options.url}${options.idempotencyKey ? `, Idempotency-Key ${options.idempotencyKey}` : ''})`,
     );
@@ -97,13 +102,19 @@ export class ApiError extends CheckoutKitError {
 }
 
 /**
- * An error status that blames the request (400, 422) without the spec's error object: the
- * service's fault, never the caller's (answered 502 `invalid_response`), and no refusal either (a
- * create's Idempotency-Key stands). What a server may show its caller of it: the operation and the
- * status, no URL, no key. Undefined for any other error.
+ * An error status answered without the spec's error object (an HTML page, an empty body, JSON of
+ * another shape): not the service's contract speaking, so it says nothing of the request, and a
+ * create's outcome is unknown (its Idempotency-Key stands).
+ */
+export const isOffSpec = (error: unknown): boolean => error instanceof ApiError && !error.hasErrorObject;
+
+/**
+ * An off-spec answer (`isOffSpec`) of a status that would blame the request (400, 422): the
+ * service's fault, never the caller's (answered 502 `invalid_response`). What a server may show its
+ * caller of it: the operation and the status, no URL, no key. Undefined for any other error.
  */
 export function offSpecRefusal(error: unknown): string | undefined {
-  if (!(error instanceof ApiError) || error.hasErrorObject || (error.status !== 400 && error.status !== 422)) return undefined;
+  if (!(error instanceof ApiError) || !isOffSpec(error) || !blamesRequest(error.status)) return undefined;
   return `The payment service's ${error.status} answer to ${error.operation} does not match its spec (no error object)`;
 }
 

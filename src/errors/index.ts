@@ -27,6 +27,7 @@ export {
   CHECKOUT_ERROR_STATUS,
   isApiError,
   isCheckoutKitError,
+  isOffSpec,
   offSpecRefusal,
 } from './errors.js';
 export type { ApiErrorOptions, InvalidResponseErrorOptions, CheckoutErrorCode, CheckoutErrorOptions, WebhookVerificationReason } from './errors.js';

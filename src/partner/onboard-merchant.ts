@@ -4,7 +4,7 @@ import { createOnceKey, requestHash } from '../checkout/idempotency.js';
 import type { PartnerClient } from '../client/index.js';
 import { parseInput } from '../client/inputs.js';
 import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../domain/index.js';
-import { ConfigError, InvalidRequestError, offSpecRefusal } from '../errors/index.js';
+import { ConfigError, InvalidRequestError, isOffSpec } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import type { Store, TenantMerchant } from '../store/index.js';
 
@@ -77,7 +77,7 @@ export async function onboardMerchant(deps: OnboardDeps, input: OnboardInput): P
       // Nothing was created: free the tenant for a corrected try, under a new key.
       await deps.store.releaseTenantMerchant(tenantId, environment, stored.number, clock());
       logger.info({ tenantId, environment, attempt: stored.number, err: error }, `the service refused the merchant of tenant ${tenantId}`);
-    } else if (offSpecRefusal(error)) {
+    } else if (isOffSpec(error)) {
       logger.warn(
         { tenantId, environment, attempt: stored.number, err: error },
         `the service answered the merchant of tenant ${tenantId} off its spec; the try stands under its key`,

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -92,5 +94,32 @@ describe('doctor beside a sandbox', () => {
     const elsewhere = await tempDir('ck-doctor-no-sandbox-');
     const result = await runCli(['doctor', '--json'], { cwd: elsewhere, env: { CHECKOUT_BASE_URL: 'http://127.0.0.1:9' } });
     expect((JSON.parse(result.stdout) as Row[]).map((row) => row.check)).not.toContain('sandbox credentials');
+  });
+});
+
+describe("doctor's probe of the merchant key", () => {
+  const keyRow = async (env: NodeJS.ProcessEnv) => {
+    const result = await runCli(['doctor', '--json'], { cwd: dir, env });
+    return (JSON.parse(result.stdout) as Row[]).find((row) => row.check === 'merchant key');
+  };
+
+  it("takes the service's own 404 for a payment that cannot exist as the key accepted", async () => {
+    await writeEnv();
+    expect(await keyRow({})).toEqual({ check: 'merchant key', result: 'ok', detail: 'accepted (probe answered 404)' });
+  });
+
+  it('fails on an HTML 404 from another server (a wrong CHECKOUT_BASE_URL), saying what to check', async () => {
+    const other = createServer((_request, response) => response.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>Not Found</body></html>'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      await writeEnv({ CHECKOUT_BASE_URL: `http://127.0.0.1:${(other.address() as AddressInfo).port}/wrong-prefix` });
+      expect(await keyRow({})).toEqual({
+        check: 'merchant key',
+        result: 'fail',
+        detail: expect.stringMatching(/404 \(Not Found\) without the spec's error object: another server may have answered \(check CHECKOUT_BASE_URL\)/),
+      });
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 });

@@ -1,7 +1,7 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { CheckoutClient, type HttpCallRecord } from '../../src/client/index.js';
-import { ApiError, InvalidResponseError, offSpecRefusal, SchemaValidationError } from '../../src/errors/index.js';
+import { ApiError, InvalidResponseError, isOffSpec, offSpecRefusal, SchemaValidationError } from '../../src/errors/index.js';
 import type { Logger } from '../../src/log/index.js';
 import { BASE_URL, TEST_KEYS, samplePayment } from '../support/fixtures.js';
 import { strictNock } from '../support/strict-nock.js';
@@ -98,6 +98,8 @@ describe('a success status with a body that does not match the spec', () => {
   });
 });
 
+const PAYMENT_ID = '5f0b3c1e-0000-4000-8000-000000000001';
+
 describe("an error status whose body is not the spec's error object", () => {
   const OFF_SPEC: Array<[string, 400 | 422, string | object, string]> = [
     ['an HTML page', 400, '<html><body>Bad Request</body></html>', 'Bad Request'],
@@ -124,6 +126,19 @@ describe("an error status whose body is not the spec's error object", () => {
       expect(offSpecRefusal(error)).toBe(`The payment service's ${status} answer to payments.create does not match its spec (no error object)`);
     },
   );
+
+  it('a 404 off the spec (another server under a wrong base URL, say) does not blame the service: its message says what to check', async () => {
+    nock(BASE_URL).get(`/v1/payments/${PAYMENT_ID}`).once().reply(404, '<html><body>Not Found</body></html>');
+    const error = await client()
+      .payments.get(PAYMENT_ID)
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 404, code: 'http_404', hasErrorObject: false });
+    expect(isOffSpec(error)).toBe(true);
+    expect((error as Error).message).toBe(
+      `payments.get failed: 404 (Not Found) without the spec's error object: another server may have answered (check CHECKOUT_BASE_URL), or the service failed (GET ${BASE_URL}/v1/payments/${PAYMENT_ID})`,
+    );
+    expect(offSpecRefusal(error)).toBeUndefined();
+  });
 
   it("the spec's error object is the service's refusal: hasErrorObject true, its code and message kept, no off-spec summary", async () => {
     nock(BASE_URL)

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { ApiError, NoStoreError } from '../../errors/index.js';
+import { ApiError, isOffSpec, NoStoreError } from '../../errors/index.js';
 import { CONNECTION_VARIABLES, describeOutcomeRules, loadConfig, roleVariables, type CheckoutKitConfig } from '../../config/index.js';
 import { readSandboxCredentials, roleOf, sandboxMismatches, type SandboxMismatch } from '../../devtools/index.js';
 import { loadHandlers, NoFulfillmentModuleError } from '../../fulfillment/index.js';
@@ -30,8 +30,10 @@ async function serviceChecks(config: CheckoutKitConfig): Promise<Check[]> {
       await client.payments.get(NIL_UUID);
       checks.push({ check: 'merchant key', result: 'ok', detail: 'accepted' });
     } catch (error) {
-      // A 404 for a payment that cannot exist means the key and signature were accepted.
-      if (error instanceof ApiError && error.status === 404) checks.push({ check: 'merchant key', result: 'ok', detail: 'accepted (probe answered 404)' });
+      // A 404 for a payment that cannot exist, in the spec's words, means the key and signature were
+      // accepted; an HTML 404 is another server's (a wrong CHECKOUT_BASE_URL), which accepted nothing.
+      if (error instanceof ApiError && error.status === 404 && !isOffSpec(error))
+        checks.push({ check: 'merchant key', result: 'ok', detail: 'accepted (probe answered 404)' });
       else checks.push({ check: 'merchant key', result: 'fail', detail: (error as Error).message });
     }
   }
