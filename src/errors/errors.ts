@@ -29,9 +29,21 @@ export class MoneyError extends InvalidRequestError {
   override name = 'MoneyError';
 }
 
+/**
+ * Why a store refused work, where its database says so: another process holds the write lock
+ * (`busy`), the disk is full (`disk_full`). Set where the database's own error is read, once.
+ */
+export type StoreFailure = 'busy' | 'disk_full';
+
 /** The embedded or PostgreSQL store cannot be opened, read or written. */
 export class StoreError extends CheckoutKitError {
   override name = 'StoreError';
+  /** Why, where the database said (see `StoreFailure`); undefined otherwise. */
+  readonly reason: StoreFailure | undefined;
+  constructor(message: string, options?: { cause?: unknown; reason?: StoreFailure | undefined }) {
+    super(message, options);
+    this.reason = options?.reason;
+  }
 }
 
 /** What an `ApiError` carries of the service's refusal. */

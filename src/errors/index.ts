@@ -30,4 +30,11 @@ export {
   isOffSpec,
   offSpecRefusal,
 } from './errors.js';
-export type { ApiErrorOptions, InvalidResponseErrorOptions, CheckoutErrorCode, CheckoutErrorOptions, WebhookVerificationReason } from './errors.js';
+export type {
+  ApiErrorOptions,
+  InvalidResponseErrorOptions,
+  CheckoutErrorCode,
+  CheckoutErrorOptions,
+  StoreFailure,
+  WebhookVerificationReason,
+} from './errors.js';

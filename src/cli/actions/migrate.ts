@@ -4,7 +4,6 @@ import { silentLogger } from '../../log/index.js';
 import { fileStoreDir, fileStoreExists } from '../../store/open.js';
 import { PostgresStore, type MigrationReport } from '../../store/postgres/index.js';
 import type { SqlStore } from '../../store/sql/sql-store.js';
-import { sqliteErrorCode } from '../../store/sqlite/driver.js';
 import { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { output, type CliIO } from '../io.js';
 
@@ -49,10 +48,10 @@ export async function migrate(options: { json?: boolean }, io: CliIO): Promise<v
     store = await storeToMigrate(url, io.cwd);
     report = await store.migrate();
   } catch (error) {
-    if (isBusy(error)) {
+    if (error instanceof StoreError && error.reason === 'busy') {
       throw new StoreError(
-        `${store?.description ?? url} is busy: another process (serve, a cron reconcile, a store copy, a sqlite3 shell) held its write lock past the 5 s wait, so nothing was migrated. Run \`checkout-kit migrate\` again once serve and reconcile are stopped or idle.`,
-        { cause: error },
+        `${store?.description ?? url} is busy: another process (serve, a cron reconcile, a store copy, a sqlite3 shell) held its write lock past the 5 s wait, so migrate stopped (each version is applied whole or not at all; those applied before it stay). Run \`checkout-kit migrate\` again once serve and reconcile are stopped or idle.`,
+        { cause: error, reason: 'busy' },
       );
     }
     if (store === undefined) throw error;
@@ -61,10 +60,4 @@ export async function migrate(options: { json?: boolean }, io: CliIO): Promise<v
     await store?.close();
   }
   output(io, options.json ?? false, { store: store.description, ...report }, human);
-}
-
-/** Whether the embedded store refused the work because another process held its write lock (a StoreError whose cause is SQLite's BUSY). */
-function isBusy(error: unknown): boolean {
-  const code = sqliteErrorCode((error as Error | undefined)?.cause);
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
 }

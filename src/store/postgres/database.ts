@@ -1,9 +1,21 @@
 import type { Pool, PoolClient } from 'pg';
+import { StoreError } from '../../errors/index.js';
 import type { Database, Queryable, QueryResult, Statement } from '../sql/database.js';
 
-async function queryOn<R>(client: Pool | PoolClient, statement: Statement): Promise<QueryResult<R>> {
-  const result = await client.query({ name: statement.name, text: statement.text, values: statement.values ?? [] });
-  return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+/** PostgreSQL's `disk_full`: no room to write. */
+const DISK_FULL = '53100';
+
+async function queryOn<R>(client: Pool | PoolClient, statement: Statement, description: string): Promise<QueryResult<R>> {
+  try {
+    const result = await client.query({ name: statement.name, text: statement.text, values: statement.values ?? [] });
+    return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== DISK_FULL) throw error;
+    throw new StoreError(`The disk holding the store ${description} is full (${(error as Error).message}): nothing was written. Free some space.`, {
+      cause: error,
+      reason: 'disk_full',
+    });
+  }
 }
 
 /**
@@ -13,13 +25,13 @@ async function queryOn<R>(client: Pool | PoolClient, statement: Statement): Prom
 export function poolDatabase(pool: Pool, description: string, ownsPool: boolean): Database {
   return {
     description,
-    query: (statement) => queryOn(pool, statement),
+    query: (statement) => queryOn(pool, statement, description),
     async transaction(work) {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
         await client.query('BEGIN');
-        const tx: Queryable = { query: (statement) => queryOn(client, statement) };
+        const tx: Queryable = { query: (statement) => queryOn(client, statement, description) };
         const result = await work(tx);
         await client.query('COMMIT');
         return result;

@@ -1,5 +1,4 @@
 import { InvalidRequestError, StoreError } from '../../errors/index.js';
-import { sqliteErrorCode } from '../sqlite/driver.js';
 import type { SqlStore } from './sql-store.js';
 import { storableJson } from './storable-text.js';
 
@@ -38,13 +37,6 @@ export interface CopyReport {
 }
 
 const PAGE = 500;
-
-/** The database's own error when a statement failed for a full disk (SQLite's `SQLITE_FULL`, under the store's own error; PostgreSQL's 53100 `disk_full`), else undefined. */
-function diskFull(error: unknown): Error | undefined {
-  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: unknown };
-  if (code === '53100') return error as Error;
-  return sqliteErrorCode(cause) === 'SQLITE_FULL' ? (cause as Error) : undefined;
-}
 
 /** A value read from one database, as the other takes it: times and JSON as text (booleans as they are). */
 function portable(value: unknown): unknown {
@@ -160,11 +152,11 @@ export async function copyStore(source: SqlStore, target: SqlStore): Promise<Cop
           values,
         })
         .catch((error: unknown) => {
-          const full = diskFull(error);
-          if (full === undefined) throw error;
+          if (!(error instanceof StoreError && error.reason === 'disk_full')) throw error;
+          const said = ((error.cause as Error | undefined)?.message ?? error.message).split('\n')[0];
           throw new StoreError(
-            `The copy stopped: the disk holding the target ${target.description} is full (${full.message.split('\n')[0]}). What was copied so far stays in the target; free some space there, then run the copy again: it copies only what is missing.`,
-            { cause: error },
+            `The copy stopped: the disk holding the target ${target.description} is full (${said}). What was copied so far stays in the target; free some space there, then run the copy again: it copies only what is missing.`,
+            { cause: error, reason: 'disk_full' },
           );
         });
       copied += inserted.rowCount;

@@ -48,11 +48,12 @@ export function storeError(path: string, error: unknown): StoreError {
   if (code === 'SQLITE_FULL')
     return new StoreError(`The disk holding the store ${path} is full (${message}): nothing was written. Free some space; writes resume by themselves.`, {
       cause: error,
+      reason: 'disk_full',
     });
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
     return new StoreError(
       `The store ${path} is busy: another process kept its write lock past the busy timeout (${message}). Nothing was written: try again (a webhook answered 503 is sent again by the service).`,
-      { cause: error },
+      { cause: error, reason: 'busy' },
     );
   }
   // Permissions show as a read-only database, a file SQLite cannot open, or (a file made read-only
