@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, NoStoreError } from '../errors/index.js';
@@ -42,7 +42,7 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
   if ((options.mustExist || options.readonly) && url.startsWith('file:')) {
     const dir = fileStoreDir(url, options.cwd ?? process.cwd());
     // A file in the folder's place is SqliteStore's to explain; only a plain absence is refused here.
-    if (!(await fileStoreExists(dir)) && !fileInTheWay(dir)) {
+    if (!(await fileStoreExists(dir)) && !(await fileInTheWay(dir))) {
       throw new NoStoreError(
         `No store at ${dir} (${setting}=${url}): nothing was ever stored there. Check ${setting}; a relative folder is read from the current directory.`,
       );
@@ -84,9 +84,9 @@ export async function fileStoreExists(dir: string): Promise<boolean> {
 }
 
 /** Whether `dir`, or a folder above it, is a file. */
-function fileInTheWay(dir: string): boolean {
+async function fileInTheWay(dir: string): Promise<boolean> {
   try {
-    return !statSync(dir).isDirectory();
+    return !(await stat(dir)).isDirectory();
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOTDIR';
   }

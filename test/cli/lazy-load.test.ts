@@ -86,8 +86,6 @@ describe('the CLI loads only the command it runs', () => {
     expect(loaded.dotenv).toBe(false);
     expect(loaded.builtins.has('node:fs')).toBe(true);
     expect(loaded.builtins.has('node:crypto')).toBe(false);
-    // Nor node:fs/promises (and the readline and streams it brings): the store's WAL handle opens on the first write.
-    expect(loaded.builtins.has('node:fs/promises')).toBe(false);
   });
 
   it('events list beside a .env reads it with dotenv', async () => {

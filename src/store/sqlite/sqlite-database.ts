@@ -1,5 +1,5 @@
 import { accessSync, constants } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { StoreError } from '../../errors/index.js';
 import type { Database, Queryable, QueryResult, Statement } from '../sql/database.js';
@@ -291,8 +291,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   async function syncWal(): Promise<unknown> {
     if (walPath === undefined) return undefined;
     try {
-      // node:fs/promises loads only here, on the first write: a command that only reads starts without it.
-      wal ??= await (await import('node:fs/promises')).open(walPath, 'r+');
+      wal ??= await openFile(walPath, 'r+');
       await wal.datasync();
       return undefined;
     } catch (error) {
