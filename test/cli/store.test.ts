@@ -633,24 +633,32 @@ describe('checkout-kit store restore', () => {
     expect(JSON.parse(listed.stdout)).toHaveLength(3);
   });
 
-  it('refuses a second restore of one store while the first is mid-swap, in one line; the first completes and nothing of the store is lost', async () => {
-    const { cwd, env, dir } = await shop(20);
+  /**
+   * A shop of `events` events, backed up to b.sqlite, then one event more; and a restore of that
+   * backup started, stopped just before it moves the old store aside (until a line on its stdin).
+   */
+  async function pausedRestore(events: number) {
+    const { cwd, env, dir } = await shop(events);
     expect((await execCli(['store', 'backup', 'b.sqlite'], { cwd, env })).code).toBe(0);
     const later = new SqliteStore({ dir });
     await later.open();
     await later.insertEvent(sampleEvent('evt_after_backup'));
     await later.close();
-    // The first restore stops just before it moves the old store aside, until told to go on.
-    const first = spawn(process.execPath, ['--import', TSX_LOADER, '--import', PAUSE_BEFORE_REPLACING, CLI_MAIN, 'store', 'restore', 'b.sqlite'], {
+    const restore = spawn(process.execPath, ['--import', TSX_LOADER, '--import', PAUSE_BEFORE_REPLACING, CLI_MAIN, 'store', 'restore', 'b.sqlite'], {
       cwd,
       env: { PATH: process.env.PATH, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    children.push(first);
-    let firstOut = '';
-    first.stdout!.on('data', (chunk: Buffer) => (firstOut += chunk.toString()));
-    const firstExit = new Promise<number | null>((resolve) => first.once('exit', resolve));
-    await waitForLine(first, /^paused$/m);
+    children.push(restore);
+    let out = '';
+    restore.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exit = new Promise<number | null>((resolve) => restore.once('exit', resolve));
+    await waitForLine(restore, /^paused$/m);
+    return { cwd, env, dir, restore, exit, out: () => out };
+  }
+
+  it('refuses a second restore of one store while the first is mid-swap, in one line; the first completes and nothing of the store is lost', async () => {
+    const { cwd, env, dir, restore: first, exit: firstExit, out: firstOut } = await pausedRestore(20);
 
     const second = await execCli(['store', 'restore', 'b.sqlite'], { cwd, env });
     expect(second).toMatchObject({ code: 1, stdout: '' });
@@ -660,7 +668,7 @@ describe('checkout-kit store restore', () => {
 
     first.stdin!.end('go\n');
     expect(await firstExit).toBe(0);
-    expect(firstOut).toMatch(/restored from .*b\.sqlite/);
+    expect(firstOut()).toMatch(/restored from .*b\.sqlite/);
     // One swap: the backup in place, the store it replaced whole in one replaced-<time> (and the lock's file).
     const names = (await readdir(dir)).sort();
     expect(names).toEqual([expect.stringMatching(/^replaced-\d{8}T\d{6}Z$/), 'store.sqlite', 'store.sqlite.restore-lock']);
@@ -673,21 +681,8 @@ describe('checkout-kit store restore', () => {
   });
 
   it('a restore killed midway leaves no lock behind: the next one restores, and clears what the killed one left', async () => {
-    const { cwd, env, dir } = await shop(3);
-    expect((await execCli(['store', 'backup', 'b.sqlite'], { cwd, env })).code).toBe(0);
-    const later = new SqliteStore({ dir });
-    await later.open();
-    await later.insertEvent(sampleEvent('evt_after_backup'));
-    await later.close();
-    const killed = spawn(process.execPath, ['--import', TSX_LOADER, '--import', PAUSE_BEFORE_REPLACING, CLI_MAIN, 'store', 'restore', 'b.sqlite'], {
-      cwd,
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    children.push(killed);
-    await waitForLine(killed, /^paused$/m);
+    const { cwd, env, dir, restore: killed, exit: gone } = await pausedRestore(3);
     expect((await readdir(dir)).some((name) => name.startsWith('store.sqlite.restoring-'))).toBe(true);
-    const gone = new Promise((resolve) => killed.once('exit', resolve));
     killed.kill('SIGKILL');
     await gone;
 
