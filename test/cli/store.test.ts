@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { lstat, mkdir, open, readdir, readFile, rename, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, readFile, rename, stat, symlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -688,10 +688,39 @@ describe('checkout-kit store restore', () => {
 
     const restored = await execCli(['store', 'restore', 'b.sqlite'], { cwd, env });
     expect(restored.code, restored.stderr).toBe(0);
-    expect((await readdir(dir)).filter((name) => name.startsWith('store.sqlite.restoring-'))).toEqual([]);
+    // Its copy of the backup and the replaced-<time> folder it made but moved nothing into are gone.
+    const names = (await readdir(dir)).sort();
+    expect(names).toEqual([expect.stringMatching(/^replaced-\d{8}T\d{6}Z(-\d+)?$/), 'store.sqlite', 'store.sqlite.restore-lock']);
+    expect(await readdir(join(dir, names[0]!))).toContain('store.sqlite');
     const listed = await execCli(['events', 'list', '--json'], { cwd, env });
     expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((event) => event.id)).not.toContain('evt_after_backup');
     expect(JSON.parse(listed.stdout)).toHaveLength(3);
+  });
+
+  it('refuses to restore when its lock file cannot be written (a restore run as another user made it), saying which, and changes nothing', async (context) => {
+    const { cwd, env, dir, file } = await shop(3);
+    expect((await execCli(['store', 'backup', 'b.sqlite'], { cwd, env })).code).toBe(0);
+    expect((await execCli(['store', 'restore', 'b.sqlite'], { cwd, env })).code).toBe(0);
+    const lock = join(dir, 'store.sqlite.restore-lock');
+    // SQLite opens a file it cannot write read-only, where its exclusive lock would be a shared one.
+    if (process.getuid?.() === 0) {
+      try {
+        execFileSync('chattr', ['+i', lock], { stdio: 'ignore' });
+      } catch {
+        return context.skip(); // a file system without immutable files
+      }
+    } else await chmod(lock, 0o444);
+    try {
+      const before = await readFile(file);
+      const refused = await execCli(['store', 'restore', 'b.sqlite'], { cwd, env });
+      expect(refused).toMatchObject({ code: 1, stdout: '' });
+      expect(refused.stderr).toMatch(
+        /^checkout-kit: Cannot take the restore's lock .*store\.sqlite\.restore-lock \(.*\): it is not writable by this user .*: fix its owner, or remove it, then restore again\. Nothing was changed\.\n$/,
+      );
+      expect(await readFile(file)).toEqual(before);
+    } finally {
+      if (process.getuid?.() === 0) execFileSync('chattr', ['-i', lock]);
+    }
   });
 
   it('restores into a folder where no store was yet', async () => {

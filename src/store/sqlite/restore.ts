@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { InvalidRequestError, StoreError } from '../../errors/index.js';
 import { LATEST_VERSION } from '../sql/migrations.js';
@@ -53,7 +53,8 @@ export async function restoreStore(
     if (openElsewhere(file, sqlite.name)) throw new StoreError(`${openElsewhereMessage(folder, 'restore')}. Nothing was changed.`);
   };
   const from = openBackup(sqlite, source);
-  const partial = join(folder, `${STORE_FILE}.restoring-${process.pid}`);
+  // Its own name, not only the pid's: two containers' restores of one volume may both be pid 1.
+  const partial = join(folder, `${STORE_FILE}.restoring-${process.pid}-${crypto.randomUUID().slice(0, 8)}`);
   let unlock: (() => void) | undefined;
   try {
     checkBackup(from, source);
@@ -78,8 +79,10 @@ export async function restoreStore(
     throw new StoreError(`Cannot restore into ${folder}: ${(error as Error).message}. The store there was left as it was.`, { cause: error });
   } finally {
     from.close();
-    for (const leftover of [partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`]) rmSync(leftover, { force: true });
-    unlock?.();
+    if (unlock) {
+      for (const leftover of [partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`]) rmSync(leftover, { force: true });
+      unlock();
+    }
   }
 }
 
@@ -92,25 +95,43 @@ export async function restoreStore(
  * restore that had just opened it would lock a file that no later restore sees.
  */
 function lockFolder(sqlite: SqliteDriver, folder: string): () => void {
-  const lock = sqlite.open(join(folder, RESTORE_LOCK));
+  const path = join(folder, RESTORE_LOCK);
+  const lock = sqlite.open(path);
   try {
-    // At once: a restore that is running holds it for as long as it runs.
+    // At once: a restore that is running holds it for as long as it runs. No journal file beside it.
     lock.pragma('busy_timeout = 0');
+    lock.pragma('journal_mode = MEMORY');
     lock.exec('BEGIN EXCLUSIVE');
+    // A write: SQLite opens a file this user cannot write read-only, where BEGIN EXCLUSIVE takes a
+    // lock others share; a write is refused there instead.
+    lock.exec('PRAGMA user_version = 1');
   } catch (error) {
     lock.close();
-    if (sqliteErrorCode(error) !== 'SQLITE_BUSY') throw error;
-    throw new StoreError(`Another restore of the store ${folder} is running: let it finish, and check what it restored. Nothing was changed.`, {
-      cause: error,
-    });
+    const code = sqliteErrorCode(error);
+    if (code === 'SQLITE_BUSY')
+      throw new StoreError(`Another restore of the store ${folder} is running: let it finish, and check what it restored. Nothing was changed.`, {
+        cause: error,
+      });
+    throw new StoreError(
+      `Cannot take the restore's lock ${path} (${(error as Error).message}): ${code === 'SQLITE_READONLY' ? 'it is not writable by this user (a restore run as another user made it?): fix its owner, or remove it' : 'it is not a lock file of checkout-kit: remove it'}, then restore again. Nothing was changed.`,
+      { cause: error },
+    );
   }
   return () => lock.close();
 }
 
-/** What a restore killed midway left (its copy of the backup): no other restore runs while the lock is held. */
+/**
+ * What a restore killed midway left: its copy of the backup, and a `replaced-<time>` folder it made
+ * but moved nothing into (one that holds anything stays). No other restore runs while the lock is held.
+ */
 function removeLeftovers(folder: string): void {
-  for (const name of readdirSync(folder)) if (name.startsWith(`${STORE_FILE}.restoring-`)) rmSync(join(folder, name), { force: true });
+  for (const name of readdirSync(folder)) {
+    if (name.startsWith(`${STORE_FILE}.restoring-`)) rmSync(join(folder, name), { force: true });
+    else if (name.startsWith('replaced-') && isEmptyFolder(join(folder, name))) rmdirSync(join(folder, name));
+  }
 }
+
+const isEmptyFolder = (path: string) => statSync(path).isDirectory() && readdirSync(path).length === 0;
 
 /** Make sure `folder` is one a store lives in (made when missing), so that nothing else in it is ever moved. */
 function prepareFolder(folder: string): void {
