@@ -1,5 +1,5 @@
 import pMap from 'p-map';
-import { ApiError } from '../errors/index.js';
+import { ApiError, isOffSpec } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { keepRenewing } from '../runs/index.js';
 import type { ResourceKind } from '../store/index.js';
@@ -105,7 +105,8 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
           if (result.run === 'completed') summary.fulfilled += 1;
           if (result.run === 'failed') summary.failed += 1;
         } catch (error) {
-          if (error instanceof ApiError && error.status === 404) {
+          // Only the spec's 404: an HTML one is another server's (a gateway routing elsewhere), which says nothing of the resource.
+          if (error instanceof ApiError && error.status === 404 && !isOffSpec(error)) {
             // Decided once the pass is over: see below.
             unknown.push({ kind, id, error });
             return;

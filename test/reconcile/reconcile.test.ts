@@ -107,6 +107,33 @@ describe('reconcile', () => {
     expect(reader.reads).toBe(reads + 1);
   });
 
+  it('keeps open a resource answered 404 off the spec (an HTML page: another server, not the service), as a failed poll', async () => {
+    const { reader, store, engine } = setup();
+    const routedElsewhere = '5e1c3a4b-0000-4000-8000-0000000000bb';
+    const get = reader.payments.get;
+    Object.assign(reader.payments, {
+      get: async (id: string) => {
+        if (id !== routedElsewhere) return get(id);
+        throw new ApiError({
+          status: 404,
+          code: 'http_404',
+          message: 'Not Found',
+          hasErrorObject: false,
+          operation: 'payments.get',
+          method: 'GET',
+          url: `https://service.example/v1/payments/${id}`,
+        });
+      },
+    });
+    await store.updateResource({ kind: 'payment', id: routedElsewhere, source: 'webhook' }, ELEVEN_MINUTES_AGO());
+    // Beside a payment the service does know, which alone would let a spec 404 close it.
+    const known = reader.put(samplePayment());
+    await store.updateResource({ kind: 'payment', id: known.id, source: 'checkout' }, ELEVEN_MINUTES_AGO());
+    const pass = await reconcile({ store, engine, olderThanMs: 0 });
+    expect(pass).toMatchObject({ checked: 1, failed: 1, unknownToService: 0, errors: [{ id: routedElsewhere }] });
+    expect((await store.getResource('payment', routedElsewhere))?.open).toBe(true);
+  });
+
   it('polls with bounded concurrency', async () => {
     const { reader, store, engine } = setup();
     let inFlight = 0;
