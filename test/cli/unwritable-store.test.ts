@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { statfsSync } from 'node:fs';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/index.js';
@@ -120,4 +121,47 @@ describe('a store this user cannot write', () => {
       }
     },
   );
+});
+
+describe('a store whose disk is full (a tmpfs of its own)', () => {
+  /** A 2 MiB tmpfs holding a store at schema version 1, filled up to `room` bytes free; undefined where mounting is not allowed. */
+  async function fullDisk(room: number): Promise<{ mountPoint: string; dir: string; filler: string } | undefined> {
+    const mountPoint = await tempDir('ck-full-disk-');
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mountPoint], { stdio: 'ignore' });
+    } catch {
+      return undefined; // mounting needs root with CAP_SYS_ADMIN
+    }
+    mounted.push(mountPoint);
+    const dir = join(mountPoint, 'store');
+    await mkdir(dir);
+    await sqliteStoreAtVersionOne(dir);
+    const filler = join(mountPoint, 'filler');
+    const { bavail, bsize } = statfsSync(mountPoint);
+    await writeFile(filler, Buffer.alloc(Math.max(0, bavail * bsize - room)));
+    return { mountPoint, dir, filler };
+  }
+  const mounted: string[] = [];
+  afterEach(() => {
+    for (const mountPoint of mounted.splice(0)) execFileSync('umount', [mountPoint]);
+  });
+
+  const FULL =
+    /^checkout-kit: The disk holding .*store.* is full, so migrate stopped \(each version is applied whole or not at all; those applied before it stay\)\. Free some space, then run `checkout-kit migrate` again\.\n$/;
+
+  it.for([
+    ['room for no page of a migration', 64 * 1024],
+    ['no room at all', 0],
+  ] as const)('migrate with %s says the disk is full in one line, exit 1; once there is room it migrates', async ([, room], context) => {
+    const disk = await fullDisk(room);
+    if (!disk) return context.skip();
+    const env = { CHECKOUT_STORE: `file:${disk.dir}` };
+    const full = await execCli(['migrate'], { cwd: disk.mountPoint, env });
+    expect(full).toMatchObject({ code: 1, stdout: '' });
+    expect(full.stderr).toMatch(FULL);
+    await rm(disk.filler);
+    const migrated = await execCli(['migrate', '--json'], { cwd: disk.mountPoint, env });
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect((JSON.parse(migrated.stdout) as { applied: unknown[] }).applied.length).toBeGreaterThan(0);
+  });
 });

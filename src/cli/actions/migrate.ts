@@ -48,11 +48,20 @@ export async function migrate(options: { json?: boolean }, io: CliIO): Promise<v
     store = await storeToMigrate(url, io.cwd);
     report = await store.migrate();
   } catch (error) {
+    const what = store?.description ?? url;
+    // Each version is applied whole or not at all: those applied before the failure stay.
+    const stopped = 'so migrate stopped (each version is applied whole or not at all; those applied before it stay)';
     if (error instanceof StoreError && error.reason === 'busy') {
       throw new StoreError(
-        `${store?.description ?? url} is busy: another process (serve, a cron reconcile, a store copy, a sqlite3 shell) held its write lock past the 5 s wait, so migrate stopped (each version is applied whole or not at all; those applied before it stay). Run \`checkout-kit migrate\` again once serve and reconcile are stopped or idle.`,
+        `${what} is busy: another process (serve, a cron reconcile, a store copy, a sqlite3 shell) held its write lock past the 5 s wait, ${stopped}. Run \`checkout-kit migrate\` again once serve and reconcile are stopped or idle.`,
         { cause: error, reason: 'busy' },
       );
+    }
+    if (error instanceof StoreError && error.reason === 'disk_full') {
+      throw new StoreError(`The disk holding ${what} is full, ${stopped}. Free some space, then run \`checkout-kit migrate\` again.`, {
+        cause: error,
+        reason: 'disk_full',
+      });
     }
     if (store === undefined) throw error;
     throw new StoreError(`Could not migrate ${store.description}: ${(error as Error).message}`, { cause: error });

@@ -1,4 +1,4 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statfsSync } from 'node:fs';
 import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { StoreError } from '../../errors/index.js';
@@ -45,7 +45,8 @@ export function storeError(path: string, error: unknown): StoreError {
       { cause: error },
     );
   }
-  if (code === 'SQLITE_FULL')
+  // A disk with no room at all fails even SQLite's shared-memory file: an I/O error, not SQLITE_FULL.
+  if (code === 'SQLITE_FULL' || (code === 'SQLITE_IOERR' && noRoomFor(path)))
     return new StoreError(`The disk holding the store ${path} is full (${message}): nothing was written. Free some space; writes resume by themselves.`, {
       cause: error,
       reason: 'disk_full',
@@ -71,6 +72,16 @@ export function storeError(path: string, error: unknown): StoreError {
   if (code === 'SQLITE_CANTOPEN')
     return new StoreError(`Cannot open the store ${path} (${message}): check that its folder exists and is writable.`, { cause: error });
   return new StoreError(`The store ${path} failed: ${message}.`, { cause: error });
+}
+
+/** Whether the file system holding `path` has no room left for this user. */
+function noRoomFor(path: string): boolean {
+  if (path === ':memory:') return false;
+  try {
+    return statfsSync(dirname(path)).bavail === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** A place of the store that cannot be written, and why (`access(2)`'s code: EACCES, EPERM, EROFS). */
