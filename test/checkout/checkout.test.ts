@@ -169,7 +169,7 @@ describe('createCheckout against the sandbox', () => {
     });
   });
 
-  it('regression: a create the service refused (422) does not block a corrected retry of the order', async () => {
+  it('a create the service refused (422) does not block a corrected retry of the order', async () => {
     const sandbox = await openSandbox();
     const store = new MemoryStore();
     const creator = { client: merchantClient(sandbox) };
@@ -189,7 +189,7 @@ describe('createCheckout against the sandbox', () => {
     expect(await paymentsAtService(sandbox, 'o-fix')).toBe(1);
   });
 
-  it("regression: a later attempt's key never equals another order's first key", () => {
+  it("a later attempt's key never equals another order's first key", () => {
     expect(orderIdempotencyKey('payment', 'A', 2)).not.toBe(orderIdempotencyKey('payment', 'A~2'));
     expect(new Set([1, 2, 3].map((n) => orderIdempotencyKey('payment', 'A', n))).size).toBe(3);
   });
@@ -207,7 +207,7 @@ describe('createCheckout against the sandbox', () => {
     expect(await createCheckout({ store, creator }, { orderId: 'o-unk', amount: '5' })).toMatchObject({ idempotencyKey: 'ck-payment-o-unk' });
   });
 
-  it('regression: a reused attempt whose resource was never recorded is recorded for reconcile', async () => {
+  it('a reused attempt whose resource was never recorded is recorded for reconcile', async () => {
     const sandbox = await openSandbox();
     const client = merchantClient(sandbox);
     const store = new MemoryStore();
@@ -247,7 +247,7 @@ describe('createCheckout against the sandbox', () => {
     }
   });
 
-  it('regression: service refusals the buyer cannot fix are service_rejected (502), not a 500', async () => {
+  it('service refusals the buyer cannot fix are service_rejected (502), not a 500', async () => {
     const sandbox = await openSandbox();
     const wrongKey = new CheckoutClient({ ...sandbox.credentials.test.merchant, apiKey: 'svc_mk_test_notarealkey0000', baseUrl: sandbox.url, retries: 0 });
     await expect(createCheckout({ store: new MemoryStore(), creator: { client: wrongKey } }, { orderId: 'o-401', amount: '1' })).rejects.toMatchObject({

@@ -63,7 +63,7 @@ async function shopWithOrders() {
 }
 
 describe('GET /checkout/return during an outage of the service', () => {
-  it('regression: a failed service read answers the stored state (confirmed: false) instead of 500 internal_error, and logs the read', async () => {
+  it('a failed service read answers the stored state (confirmed: false) instead of 500 internal_error, and logs the read', async () => {
     const shop = await shopWithOrders();
     // Before the outage the return confirms and fulfils the paid order.
     const before = await shop.back('o-paid');

@@ -20,7 +20,7 @@ export default { paid: log, overpaid: log, underpaid: log, expired: log };
 `;
 
 describe('outcome rules from the configuration, in every command', () => {
-  it('regression: reconcile classifies with CHECKOUT_UNDERPAY_TOLERANCE (9.995 of 10 is paid, not underpaid), as serve does', async () => {
+  it('reconcile classifies with CHECKOUT_UNDERPAY_TOLERANCE (9.995 of 10 is paid, not underpaid), as serve does', async () => {
     // Every webhook is lost: only reconcile (on cron) learns of the payment.
     const { dir, port, sandbox } = await openShop('ck-tolerance-', HANDLERS, { faults: { drop: 1 } });
     const env = sandboxEnv(sandbox, { CHECKOUT_UNDERPAY_TOLERANCE: '0.01' }, { invoiceKey: false });

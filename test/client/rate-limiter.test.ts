@@ -22,7 +22,7 @@ describe('RateLimiter', () => {
     expect(times).toEqual([0, 100, 200, 300, 400]);
   });
 
-  it('regression: a timer that fires late lets the missed slots go, so the rate does not drift below maxRps', async () => {
+  it('a timer that fires late lets the missed slots go, so the rate does not drift below maxRps', async () => {
     // The limiter's clock runs `lag` ms ahead of the timers: as if the event loop had been busy.
     let lag = 0;
     const limiter = new RateLimiter({ maxRps: 100, headroom: 0, now: () => Date.now() + lag });
@@ -91,7 +91,7 @@ describe('RateLimiter', () => {
     expect(limiter.currentRps).toBeLessThan(1.1);
   });
 
-  it('regression: a call aborted while waiting leaves the line at once and takes no turn', async () => {
+  it('a call aborted while waiting leaves the line at once and takes no turn', async () => {
     start = Date.now();
     const limiter = new RateLimiter({ maxRps: 10, now: () => Date.now() });
     limiter.throttled(5000);

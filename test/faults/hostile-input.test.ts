@@ -126,7 +126,7 @@ describe(`hostile input to the library functions behind serve (${RUNS} cases eac
   // src bug (kept failing on purpose): assertAmount and the schemas accept any number of integer
   // digits, but ExactDecimal works to 80 significant digits, so beyond 62 integer digits (with 18
   // decimals) sums round silently, and classify() calls an underpaid payment `paid`.
-  it('regression: amount arithmetic stays exact for every amount accepted; longer ones are refused, never rounded', () => {
+  it('amount arithmetic stays exact for every amount accepted; longer ones are refused, never rounded', () => {
     // 62 integer digits used to be accepted and rounded (a payment short by 1e-18 was classified paid);
     // the service's schema now stops at 60, and classification refuses what it cannot decide exactly.
     const big = '1' + '0'.repeat(80);

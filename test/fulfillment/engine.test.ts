@@ -262,7 +262,7 @@ describe('FulfillmentEngine', () => {
     expect(await store.getResource('payment', payment.id)).toMatchObject({ outcome: 'paid', open: false });
   });
 
-  it('regression: when the service cannot be read, the resource is still recorded for reconcile', async () => {
+  it('when the service cannot be read, the resource is still recorded for reconcile', async () => {
     const reader = new FakeReader(); // knows no payment: every read fails
     const store = new MemoryStore();
     const engine = new FulfillmentEngine({ store, handlers: {}, client: reader });
@@ -271,7 +271,7 @@ describe('FulfillmentEngine', () => {
     expect(await store.getResource('payment', id)).toMatchObject({ outcome: 'pending', open: true });
   });
 
-  it('regression: an older outcome’s retry after a newer one is superseded, not called', async () => {
+  it('an older outcome’s retry after a newer one is superseded, not called', async () => {
     const reader = new FakeReader();
     const expiresAt = new Date(Date.now() - 1000).toISOString();
     const payment = reader.put(samplePayment({ amount: '25.00', amountReceived: '10.00', expiresAt }));
@@ -352,7 +352,7 @@ describe('FulfillmentEngine', () => {
     expect(calls[0]!.ctx).toMatchObject({ kind: 'invoice', key: `invoice:${invoice.id}:paid` });
   });
 
-  it('regression: a store error while storing the completion does not call the handler a second time', async () => {
+  it('a store error while storing the completion does not call the handler a second time', async () => {
     const reader = new FakeReader();
     const payment = reader.put(paid());
     const memory = new MemoryStore();
@@ -401,7 +401,7 @@ describe('FulfillmentEngine', () => {
     expect((await memory.getRun(`payment:${payment.id}:paid`))?.status).toBe('running');
   });
 
-  it('regression: paid in full before expiry and topped up after it is not late', async () => {
+  it('paid in full before expiry and topped up after it is not late', async () => {
     const reader = new FakeReader();
     const start = Date.parse('2030-06-01T10:00:00Z');
     let now = start;

@@ -17,7 +17,7 @@ describe.each([
   ['far back', '2001-02-03T04:05:06.000Z'],
   ['far ahead', '2099-10-11T12:13:14.000Z'],
 ])('one clock (%s)', (_label, start) => {
-  it('regression: engine, receiver, reconcile and checkout pass their one injected clock to every store call', async () => {
+  it('engine, receiver, reconcile and checkout pass their one injected clock to every store call', async () => {
     let now = Date.parse(start);
     const clock = () => new Date(now);
     const { store, violations } = clockCheckedStore(new MemoryStore(), clock);

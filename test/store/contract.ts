@@ -25,7 +25,7 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
     });
 
     describe('events', () => {
-      it('regression: ids that name Object.prototype members are ordinary ids', async () => {
+      it('ids that name Object.prototype members are ordinary ids', async () => {
         for (const id of ['constructor', '__proto__', 'toString']) {
           expect(await store.insertEvent(sampleEvent(id))).toEqual({ inserted: true });
           expect((await store.putCheckoutAttempt({ orderId: id, kind: 'payment', idempotencyKey: `k-${id}`, requestHash: 'h' })).inserted).toBe(true);
@@ -291,7 +291,7 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         expect((await store.getResource('payment', 'pay_1'))?.snapshot).toEqual(paidSnapshot);
       });
 
-      it('regression: late is fixed by the news that first paid, and a later top-up never rewrites it', async () => {
+      it('late is fixed by the news that first paid, and a later top-up never rewrites it', async () => {
         expect((await store.updateResource({ kind: 'payment', id: 'pay_l', outcome: 'pending', late: true })).record.late).toBeUndefined();
         expect((await store.updateResource({ kind: 'payment', id: 'pay_l', outcome: 'paid', late: false })).record.late).toBe(false);
         expect((await store.updateResource({ kind: 'payment', id: 'pay_l', outcome: 'overpaid', late: true })).record.late).toBe(false);
@@ -451,7 +451,7 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
     });
 
     describe("the caller's clock", () => {
-      it("regression: every stamp and due time follows the caller's now, not the wall clock", async () => {
+      it("every stamp and due time follows the caller's now, not the wall clock", async () => {
         // Far from the wall clock either way: a store that read its own clock would show it here.
         for (const t0 of [Date.parse('2001-01-01T00:00:00.000Z'), Date.parse('2099-01-01T00:00:00.000Z')]) {
           const key = `f:clock:${t0}`;

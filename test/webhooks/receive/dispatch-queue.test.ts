@@ -48,7 +48,7 @@ describe('the dispatch queue', () => {
     expect(await store.listRuns({ kind: 'event', status: ['pending', 'running'] })).toEqual([]);
   });
 
-  it('regression: start() does not wait for a backlog left by a crash (the server must listen at once)', async () => {
+  it('start() does not wait for a backlog left by a crash (the server must listen at once)', async () => {
     const store = new MemoryStore();
     const crashed = createReceiver({ store, secrets: [SECRET], logger: captureLogger(), dispatch: false });
     for (let i = 0; i < 20; i++) await crashed.handle(signedEvent(paymentEvent()));
@@ -285,7 +285,7 @@ describe('coalesced confirm reads', () => {
     expect(calls).toEqual([paid.id, failing.id]);
   });
 
-  it('regression: only the read is shared, so a slow handler does not hold up the next news of its payment', async () => {
+  it('only the read is shared, so a slow handler does not hold up the next news of its payment', async () => {
     const reader = new FakeReader();
     const payment = reader.put(samplePayment({ amountReceived: '25.00', status: 'PAID' }));
     const { opened, open } = gate();
