@@ -28,7 +28,14 @@ export {
   isApiError,
   isCheckoutKitError,
 } from './errors/errors.js';
-export type { ApiErrorOptions, InvalidResponseErrorOptions, CheckoutErrorCode, CheckoutErrorOptions, WebhookVerificationReason } from './errors/errors.js';
+export type {
+  ApiErrorOptions,
+  InvalidResponseErrorOptions,
+  CheckoutErrorCode,
+  CheckoutErrorOptions,
+  StoreFailure,
+  WebhookVerificationReason,
+} from './errors/errors.js';
 
 export { MAX_DECIMALS, assertAmount, isAmount, compareAmounts, addAmounts, subtractAmounts, amountIsZero, minAmount, maxAmount } from './money/index.js';
 
