@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors/index.js';
+import { ApiError, type ApiErrorOptions } from '../../src/errors/index.js';
 import { FulfillmentEngine, type FulfillmentHandlers } from '../../src/fulfillment/index.js';
 import { reconcile, RECONCILE_LOCK } from '../../src/reconcile/index.js';
 import { MemoryStore } from '../../src/store/index.js';
@@ -14,6 +14,18 @@ function setup(handlers?: FulfillmentHandlers) {
   const paidIds: string[] = [];
   const engine = new FulfillmentEngine({ store, client: reader, handlers: handlers ?? { paid: async (r) => void paidIds.push(r.id) } });
   return { reader, store, engine, paidIds };
+}
+
+/** Make `reader` answer 404 for payment `id` (counted as a read), as the client reports it. */
+function answer404(reader: FakeReader, id: string, answer: Pick<ApiErrorOptions, 'code' | 'message' | 'hasErrorObject'>): void {
+  const get = reader.payments.get;
+  Object.assign(reader.payments, {
+    get: async (asked: string) => {
+      if (asked !== id) return get(asked);
+      reader.reads += 1;
+      throw new ApiError({ status: 404, ...answer, operation: 'payments.get', method: 'GET', url: `https://service.example/v1/payments/${asked}` });
+    },
+  });
 }
 
 describe('reconcile', () => {
@@ -71,21 +83,7 @@ describe('reconcile', () => {
   it('closes a resource the service answers 404 for, so the next passes neither ask again nor fail on it', async () => {
     const { reader, store, engine } = setup();
     const unknown = '5e1c3a4b-0000-4000-8000-0000000000aa';
-    const get = reader.payments.get;
-    Object.assign(reader.payments, {
-      get: async (id: string) => {
-        if (id !== unknown) return get(id);
-        reader.reads += 1;
-        throw new ApiError({
-          status: 404,
-          code: 'not_found',
-          message: 'Payment not found',
-          operation: 'payments.get',
-          method: 'GET',
-          url: `https://service.example/v1/payments/${id}`,
-        });
-      },
-    });
+    answer404(reader, unknown, { code: 'not_found', message: 'Payment not found' });
     await store.updateResource({ kind: 'payment', id: unknown, source: 'webhook' }, ELEVEN_MINUTES_AGO());
     // Alone, it could be a CHECKOUT_BASE_URL that answers 404 for everything: kept open, an error.
     const alone = await reconcile({ store, engine });
@@ -110,21 +108,7 @@ describe('reconcile', () => {
   it('keeps open a resource answered 404 off the spec (an HTML page: another server, not the service), as a failed poll', async () => {
     const { reader, store, engine } = setup();
     const routedElsewhere = '5e1c3a4b-0000-4000-8000-0000000000bb';
-    const get = reader.payments.get;
-    Object.assign(reader.payments, {
-      get: async (id: string) => {
-        if (id !== routedElsewhere) return get(id);
-        throw new ApiError({
-          status: 404,
-          code: 'http_404',
-          message: 'Not Found',
-          hasErrorObject: false,
-          operation: 'payments.get',
-          method: 'GET',
-          url: `https://service.example/v1/payments/${id}`,
-        });
-      },
-    });
+    answer404(reader, routedElsewhere, { code: 'http_404', message: 'Not Found', hasErrorObject: false });
     await store.updateResource({ kind: 'payment', id: routedElsewhere, source: 'webhook' }, ELEVEN_MINUTES_AGO());
     // Beside a payment the service does know, which alone would let a spec 404 close it.
     const known = reader.put(samplePayment());
