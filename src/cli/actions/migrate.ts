@@ -49,7 +49,6 @@ export async function migrate(options: { json?: boolean }, io: CliIO): Promise<v
     report = await store.migrate();
   } catch (error) {
     const what = store?.description ?? url;
-    // Each version is applied whole or not at all: those applied before the failure stay.
     const stopped = 'so migrate stopped (each version is applied whole or not at all; those applied before it stay)';
     if (error instanceof StoreError && error.reason === 'busy') {
       throw new StoreError(
