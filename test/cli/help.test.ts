@@ -50,7 +50,7 @@ describe('help text', () => {
     expect(group.stdout).toMatch(/^ {2}show \[options\] <id> +one payment: its order, outcome, last news and handler/m);
     const show = await execCli(['payments', 'show', '--help'], { cwd });
     expect(show.code).toBe(0);
-    expect(show.stdout).toMatch(/^Arguments:\n {2}id +the payment id \(see `checkout-kit payments list`\)$/m);
+    expect(show.stdout).toMatch(/^Arguments:\n {2}id +the payment's id, order id, e-mail or event id \(see `checkout-kit\n +payments list`\)$/m);
     expect(show.stdout).toMatch(/^ {2}--json +JSON output$/m);
   });
 

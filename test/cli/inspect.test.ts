@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
-import { runCli } from '../support/cli.js';
+import { execCli, runCli } from '../support/cli.js';
 import { samplePayment } from '../support/fixtures.js';
 
 let dir: string;
@@ -62,6 +62,30 @@ describe('inspection commands', () => {
     const retried = await runCli(['retry', '--all', '--json'], { cwd: dir });
     expect(JSON.parse(retried.stdout)).toEqual({ retried: 1 });
     expect(JSON.parse((await runCli(['runs', '--failed', '--json'], { cwd: dir })).stdout)).toHaveLength(0);
+  });
+
+  it('payments show finds a payment by its order id, e-mail or event id as by its id; several matches are named, none is exit 2', async () => {
+    const { payment } = await seed();
+    const byId = await execCli(['payments', 'show', payment.id, '--json'], { cwd: dir });
+    expect(byId.code).toBe(0);
+    for (const term of ['order-7', 'BUYER@example.com', 'evt_1']) {
+      expect(await execCli(['payments', 'show', term, '--json'], { cwd: dir }), term).toEqual(byId);
+    }
+    const other = samplePayment({ email: 'buyer@example.com' });
+    const store = await openStore('file:.checkout-kit', { cwd: dir });
+    await store.updateResource({ kind: 'payment', id: other.id, orderId: 'order-8', outcome: 'pending', source: 'webhook', snapshot: other });
+    await store.close();
+    const both = await execCli(['payments', 'show', 'buyer@example.com'], { cwd: dir });
+    expect(both.code).toBe(2);
+    expect(both.stdout).toBe('');
+    expect(both.stderr).toMatch(/^checkout-kit: buyer@example\.com matches several payments \((\S+), (\S+)\): show one by its id\.\n$/);
+    expect(both.stderr).toContain(payment.id);
+    expect(both.stderr).toContain(other.id);
+    expect(await execCli(['invoices', 'show', 'order-7'], { cwd: dir })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'checkout-kit: No invoice order-7 in the store: see `checkout-kit invoices list` (show also takes an order id, e-mail or event id).\n',
+    });
   });
 
   it('bad configuration is one clear line and exit 2', async () => {

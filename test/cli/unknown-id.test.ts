@@ -36,8 +36,8 @@ describe('an id the user names that the store does not hold is a usage error in 
   });
 
   it.each([
-    [['payments', 'show', 'p-nope'], 'No payment p-nope in the store: see `checkout-kit payments list`.'],
-    [['invoices', 'show', 'i-nope'], 'No invoice i-nope in the store: see `checkout-kit invoices list`.'],
+    [['payments', 'show', 'p-nope'], 'No payment p-nope in the store: see `checkout-kit payments list` (show also takes an order id, e-mail or event id).'],
+    [['invoices', 'show', 'i-nope'], 'No invoice i-nope in the store: see `checkout-kit invoices list` (show also takes an order id, e-mail or event id).'],
     [['retry', 'payment:p-nope:paid'], 'No run payment:p-nope:paid in the store: see `checkout-kit runs --failed` for the keys of failed runs.'],
     [
       ['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--event', 'evt_nope', '--secret', SECRET],

@@ -1,6 +1,6 @@
 import { resourceRuns } from '../../runs/resource-runs.js';
-import type { ResourceKind } from '../../store/index.js';
-import { notInStore } from '../exit.js';
+import type { ResourceKind, ResourceRecord } from '../../store/index.js';
+import { notInStore, UsageError } from '../exit.js';
 import { wholeNumber } from '../flags.js';
 import { output, table, type CliIO } from '../io.js';
 import { withStore } from '../with-store.js';
@@ -30,18 +30,35 @@ export async function listResources(kind: ResourceKind, options: ResourceListFla
   );
 }
 
-/** `checkout-kit payments show <id>` / `invoices show <id>`: one resource with its handler runs. */
+/** The most ids a `show` that matched several resources names. */
+const MATCHES_NAMED = 10;
+
+/**
+ * `checkout-kit payments show <id>` / `invoices show <id>`: one resource with its handler runs.
+ * `id` is the resource's id, or what the console's search finds it by (its order id, e-mail or one
+ * of its events' ids): an operator starts from the order a buyer quotes.
+ */
 export async function showResource(kind: ResourceKind, id: string, options: { json?: boolean }, io: CliIO): Promise<void> {
   const found = await withStore(io, async (store) => {
-    const record = await store.getResource(kind, id);
-    return { record, runs: await resourceRuns(store, kind, id) };
+    let record: ResourceRecord | undefined = await store.getResource(kind, id);
+    if (!record) {
+      const matches = await store.searchResources({ kind, find: id, limit: MATCHES_NAMED + 1 });
+      if (matches.length > 1) {
+        const named = matches.slice(0, MATCHES_NAMED).map((match) => match.id);
+        const more = matches.length > MATCHES_NAMED ? ' and more' : '';
+        throw new UsageError(`${id} matches several ${kind}s (${named.join(', ')}${more}): show one by its id.`);
+      }
+      // Read as by id, so `--json` prints the same record however it was found.
+      record = matches[0] && (await store.getResource(kind, matches[0].id));
+    }
+    return record && { record, runs: await resourceRuns(store, kind, record.id) };
   });
-  if (!found.record) throw notInStore(kind, id, `\`checkout-kit ${kind}s list\``);
+  if (!found) throw notInStore(kind, id, `\`checkout-kit ${kind}s list\` (show also takes an order id, e-mail or event id)`);
   output(io, options.json ?? false, found, ({ record, runs }) =>
     [
-      `${kind} ${record!.id}${record!.orderId ? ` (order ${record!.orderId})` : ''}`,
-      `outcome: ${record!.outcome}${record!.outcomeSource ? ` (learned by ${record!.outcomeSource})` : ''}, ${record!.open ? 'open' : 'closed'}`,
-      `last news: ${record!.lastNewsAt}`,
+      `${kind} ${record.id}${record.orderId ? ` (order ${record.orderId})` : ''}`,
+      `outcome: ${record.outcome}${record.outcomeSource ? ` (learned by ${record.outcomeSource})` : ''}, ${record.open ? 'open' : 'closed'}`,
+      `last news: ${record.lastNewsAt}`,
       table(
         runs.map((r) => ({ handler: r.key, status: r.status, attempts: r.attempts, completed: r.completedAt, error: r.lastError })),
         ['handler', 'status', 'attempts', 'completed', 'error'],

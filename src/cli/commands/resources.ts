@@ -16,7 +16,7 @@ function registerResourceKind(program: Command, io: CliIO, kind: ResourceKind) {
   command
     .command('show')
     .description(`one ${kind}: its order, outcome, last news and handler runs with their errors`)
-    .argument('<id>', `the ${kind} id (see \`checkout-kit ${kind}s list\`)`)
+    .argument('<id>', `the ${kind}'s id, order id, e-mail or event id (see \`checkout-kit ${kind}s list\`)`)
     .option('--json', 'JSON output')
     .action(async (id: string, options: { json?: boolean }) => (await import('../actions/resources.js')).showResource(kind, id, options, io));
 }
