@@ -189,7 +189,7 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
     }
     throw toCheckoutError(error, orderId);
   }
-  const differs = fieldsNotAsAsked(body, resource);
+  const differs = fieldsNotAsAsked(body, resource, 'partner' in creator ? creator.merchantId : undefined);
   if (differs.length > 0) {
     // Not the order's payment: nothing is recorded for it and the buyer is not sent to it. The
     // attempt stays under its key, so a retry gets the same answer until the service is fixed.
@@ -277,12 +277,17 @@ async function creatorFor(deps: CheckoutDeps, input: CheckoutInput): Promise<{ o
   return { orderKey: tenantOrderKey(input.tenantId, input.orderId), creator: { partner: creator.partner, merchantId: tenant.merchantId } };
 }
 
-/** The fields of the answer that say another payment than the one asked for: its amount or reference. */
-function fieldsNotAsAsked(body: Record<string, unknown>, resource: Payment | Invoice): string[] {
+/**
+ * The fields of the answer that say another payment than the one asked for: its amount, its
+ * reference, or (a partner's payment) its merchant.
+ */
+function fieldsNotAsAsked(body: Record<string, unknown>, resource: Payment | Invoice, merchantId: string | undefined): string[] {
   const differs: string[] = [];
   if (compareAmounts(resource.amount, body.amount as string) !== 0) differs.push('amount');
   // A service that does not echo the reference says nothing wrong; one that echoes another does.
   if (resource.referenceId != null && resource.referenceId !== body.referenceId) differs.push('referenceId');
+  // Another merchant's payment would take the buyer's money to that merchant.
+  if (merchantId !== undefined && (resource as { merchantId?: unknown }).merchantId !== merchantId) differs.push('merchantId');
   return differs;
 }
 

@@ -14,7 +14,7 @@ import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
 import { openDescriptors } from '../support/descriptors.js';
-import { samplePayment, TEST_KEYS } from '../support/fixtures.js';
+import { PARTNER_OPTIONS, samplePayment, TEST_KEYS } from '../support/fixtures.js';
 import { cleanup, openSandbox, readState, simulate, tempDir } from '../sandbox/helpers.js';
 
 afterEach(cleanup);
@@ -242,6 +242,29 @@ describe('createCheckout against the sandbox', () => {
         expect(await store.listResources()).toHaveLength(1);
         expect(await store.getCheckoutAttempt(orderId)).toMatchObject({ status: 'sending' });
       }
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("a partner's payment created for another merchant than the order's is a 502 invalid_response: not recorded, never redirected", async () => {
+    const merchantId = '0b6f2d3e-6f43-4f0a-9d55-3f1c2a7b8e01';
+    const otherMerchant = '7c1e4a90-2b5d-4e8f-a6c3-9d0e1f2a3b4c';
+    let answer: (asked: { amount: string; referenceId: string }) => object = (asked) => asked;
+    const service = await creatingService((asked) => answer(asked));
+    try {
+      const partner = new PartnerClient({ ...PARTNER_OPTIONS, baseUrl: service.url, retries: 0 });
+      const store = new MemoryStore();
+      const creator = { partner, merchantId };
+      expect(await createCheckout({ store, creator }, { orderId: 'o-ours', amount: '5' })).toMatchObject({ orderId: 'o-ours' });
+      answer = (asked) => ({ ...asked, merchantId: otherMerchant });
+      const error = await createCheckout({ store, creator }, { orderId: 'o-theirs', amount: '5' }).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'invalid_response', status: 502 });
+      expect((error as Error).message).toMatch(
+        /^The payment service created payment \S+ for order o-theirs with a different merchantId from the one asked for; nothing was redirected/,
+      );
+      expect(await store.listResources()).toHaveLength(1);
+      expect(await store.getCheckoutAttempt('o-theirs')).toMatchObject({ status: 'sending' });
     } finally {
       await service.close();
     }
