@@ -4,7 +4,7 @@ import { createOnceKey, requestHash } from '../checkout/idempotency.js';
 import type { PartnerClient } from '../client/index.js';
 import { parseInput } from '../client/inputs.js';
 import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../domain/index.js';
-import { ConfigError, InvalidRequestError, isOffSpec } from '../errors/index.js';
+import { CheckoutError, ConfigError, InvalidRequestError, isOffSpec } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import type { Store, TenantMerchant } from '../store/index.js';
 
@@ -84,6 +84,17 @@ export async function onboardMerchant(deps: OnboardDeps, input: OnboardInput): P
       );
     }
     throw error;
+  }
+  // Another tenant's merchant would take this tenant's payments: not recorded, the try stands under its key.
+  if (merchant.externalTenantId != null && merchant.externalTenantId !== tenantId) {
+    logger.error(
+      { tenantId, environment, merchantId: merchant.merchantId, externalTenantId: merchant.externalTenantId },
+      `the service answered the merchant of tenant ${tenantId} with another tenant's merchant: not recorded`,
+    );
+    throw new CheckoutError(
+      `The payment service answered the onboarding of tenant ${tenantId} with another tenant's merchant (its externalTenantId differs); nothing was recorded. Check the service before onboarding again.`,
+      { code: 'invalid_response' },
+    );
   }
   const tenant = await deps.store.completeTenantMerchant(tenantId, environment, merchant, clock());
   if (!created(tenant)) throw new Error(`tenant ${tenantId} was completed without its merchant id`);

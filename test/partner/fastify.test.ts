@@ -111,4 +111,29 @@ describe('onboardingRoutes: POST /tenants', () => {
       expect(await store.getTenantMerchant('shop-off', 'test')).toMatchObject({ number: 1, status: 'created', idempotencyKey: key });
     },
   );
+
+  it("a merchant answered for another tenant is a 502 invalid_response: the tenant is not bound to it, its try stands, and the next call gets the tenant's own", async () => {
+    const service = await offSpecService();
+    apps.push(service);
+    const { store, post } = await platform(new PartnerClient({ ...PARTNER_OPTIONS, baseUrl: service.url, retries: 0 }));
+    const key = createOnceKey('merchant', 'shop-mine');
+
+    service.answerMerchant = (merchant) => ({ ...merchant, externalTenantId: 'shop-theirs' });
+    expect(await post(tenant('shop-mine'))).toEqual({
+      status: 502,
+      body: {
+        error: {
+          code: 'invalid_response',
+          message:
+            "The payment service answered the onboarding of tenant shop-mine with another tenant's merchant (its externalTenantId differs); nothing was recorded. Check the service before onboarding again.",
+        },
+      },
+    });
+    expect(await store.getTenantMerchant('shop-mine', 'test')).toMatchObject({ number: 1, status: 'sending', idempotencyKey: key });
+    expect(await store.listTenantMerchants()).toHaveLength(1);
+
+    service.answerMerchant = undefined;
+    expect(await post(tenant('shop-mine'))).toMatchObject({ status: 201, body: { tenantId: 'shop-mine', merchantId: service.merchants.get(key)?.merchantId } });
+    expect(service.merchants.size).toBe(1);
+  });
 });

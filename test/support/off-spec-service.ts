@@ -27,13 +27,17 @@ export interface CreateCall {
 /**
  * The service on 127.0.0.1: creates payments (`POST /v1/payments`) and partner merchants
  * (`POST /v1/partner/merchants`) once per Idempotency-Key (201, then 200 with the same one), and
- * reads payments; while `offSpec` is set, every create and read answers it instead.
+ * reads payments; while `offSpec` is set, every create and read answers it instead, and while
+ * `answerMerchant` is set, created merchants are answered changed by it.
  */
 export async function offSpecService() {
   const payments = new Map<string, Payment>();
   const merchants = new Map<string, Merchant>();
   const creates: CreateCall[] = [];
-  const state: { offSpec: OffSpecAnswer | undefined } = { offSpec: undefined };
+  const state: { offSpec: OffSpecAnswer | undefined; answerMerchant: ((merchant: Merchant) => Merchant) | undefined } = {
+    offSpec: undefined,
+    answerMerchant: undefined,
+  };
   const app = Fastify();
   const url = () => `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 
@@ -68,7 +72,7 @@ export async function offSpecService() {
   app.post('/v1/partner/merchants', async (request, reply) => {
     const asked = request.body as { externalTenantId: string; name: string; email: string };
     const { status, resource } = once(merchants, request.headers['idempotency-key'] as string, () => sampleMerchant(asked));
-    return reply.code(status).send(resource);
+    return reply.code(status).send(state.answerMerchant ? state.answerMerchant(resource) : resource);
   });
 
   await listenOnLoopback(app);
@@ -77,6 +81,10 @@ export async function offSpecService() {
     /** While set, the service answers every call with it. */
     set offSpec(answer: OffSpecAnswer | undefined) {
       state.offSpec = answer;
+    },
+    /** While set, a created merchant is answered as it makes it (the merchant kept stays as created). */
+    set answerMerchant(change: ((merchant: Merchant) => Merchant) | undefined) {
+      state.answerMerchant = change;
     },
     /** Every create asked for, answered or not, in order. */
     creates,
