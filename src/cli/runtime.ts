@@ -1,5 +1,6 @@
 import { clientFromConfig, configuresService, partnerFromConfig, type CheckoutClient, type PartnerClient } from '../client/index.js';
 import { loadConfig, type CheckoutKitConfig } from '../config/index.js';
+import { readVariables } from '../config/environment.js';
 import { ConfigError } from '../errors/index.js';
 import { EngineObservers, FulfillmentEngine, loadHandlers, type FulfillmentEngineOptions, type FulfillmentHandlers } from '../fulfillment/index.js';
 import { createLogger, lineGate, type LineGate, type Logger } from '../log/index.js';
@@ -53,7 +54,9 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   const config = loadConfig({ env: io.env, cwd: io.cwd });
   // Logs share stderr with progress bars: through the gate, a line is written above a bar, never into it.
   const logs = lineGate(io.stderr);
-  const logger = createLogger({ level: io.env.LOG_LEVEL, format: io.env.LOG_FORMAT, destination: logs, tty: io.stderr.isTTY ?? false });
+  // From `.env` too, as every other variable: LOG_LEVEL=debug there must not be silently ignored.
+  const variables = readVariables({ env: io.env, cwd: io.cwd });
+  const logger = createLogger({ level: variables('LOG_LEVEL'), format: variables('LOG_FORMAT'), destination: logs, tty: io.stderr.isTTY ?? false });
   if (options.requireService !== undefined && !configuresService(config)) throw new ConfigError(options.requireService);
   // A platform with CHECKOUT_SECRETS_KEY may store some tenants' own keys: their payments are read with them.
   // Checked before the store is opened, as the rest of the configuration.

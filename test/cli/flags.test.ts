@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -54,6 +54,19 @@ describe('numeric flags', () => {
       expect(result.code, args[0]).toBe(2);
       expect(result.stderr, args[0]).toBe('checkout-kit: The log level "shouty" (LOG_LEVEL) is not one of trace, debug, info, warn, error, fatal, silent.\n');
     }
+    await rm(cwd, { recursive: true, force: true });
+  });
+
+  it('LOG_LEVEL and LOG_FORMAT are read from .env as every other variable is, by the commands and by doctor', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
+    await writeFile(join(cwd, '.env'), 'LOG_LEVEL=shouty\n');
+    expect(await execCli(['reconcile'], { cwd, env: { CHECKOUT_STORE: 'memory:' } })).toMatchObject({
+      code: 2,
+      stderr: 'checkout-kit: The log level "shouty" (LOG_LEVEL) is not one of trace, debug, info, warn, error, fatal, silent.\n',
+    });
+    await writeFile(join(cwd, '.env'), 'LOG_LEVEL=debug\nLOG_FORMAT=json\n');
+    const doctor = await execCli(['doctor', '--json'], { cwd, env: { CHECKOUT_STORE: 'memory:' } });
+    expect(JSON.parse(doctor.stdout)).toContainEqual({ check: 'log level', result: 'ok', detail: 'debug, json' });
     await rm(cwd, { recursive: true, force: true });
   });
 

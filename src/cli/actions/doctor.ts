@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { ApiError, isOffSpec, NoStoreError } from '../../errors/index.js';
 import { CONNECTION_VARIABLES, describeOutcomeRules, loadConfig, roleVariables, type CheckoutKitConfig } from '../../config/index.js';
+import { readVariables } from '../../config/environment.js';
 import { readSandboxCredentials, roleOf, sandboxMismatches, type SandboxMismatch } from '../../devtools/index.js';
 import { loadHandlers, NoFulfillmentModuleError } from '../../fulfillment/index.js';
 import { createLogger, silentLogger } from '../../log/index.js';
@@ -134,12 +135,11 @@ async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> 
   checks.push({ check: 'outcome rules', result: 'ok', detail: describeOutcomeRules(config.outcomeRules) });
   // Its own row: every command's logger reads it, and the store's would otherwise fail on it.
   try {
-    createLogger({ level: env.LOG_LEVEL, format: env.LOG_FORMAT, destination: new PassThrough() });
-    checks.push({
-      check: 'log level',
-      result: 'ok',
-      detail: `${env.LOG_LEVEL?.trim() || 'info (default)'}, ${env.LOG_FORMAT?.trim() || 'pretty on a terminal, else json (default)'}`,
-    });
+    // Read as the commands read them: the environment over `.env`.
+    const variables = readVariables({ env, cwd });
+    const [level, format] = [variables('LOG_LEVEL'), variables('LOG_FORMAT')];
+    createLogger({ level, format, destination: new PassThrough() });
+    checks.push({ check: 'log level', result: 'ok', detail: `${level ?? 'info (default)'}, ${format ?? 'pretty on a terminal, else json (default)'}` });
   } catch (error) {
     checks.push({ check: 'log level', result: 'fail', detail: (error as Error).message });
   }
