@@ -72,12 +72,12 @@ export interface CheckoutResult {
   reused: boolean;
 }
 
-/** A lone UTF-16 surrogate: the store keeps it as U+FFFD, so two such order ids would be one order. */
-const LONE_SURROGATE = /\p{Cs}/u;
+/** A NUL or a lone UTF-16 surrogate: the store keeps each as U+FFFD, so two such order ids would be one order. */
+const NOT_STORABLE = /[\u0000\p{Cs}]/u;
 
 function checkOrderId(orderId: unknown): asserts orderId is string {
-  if (typeof orderId !== 'string' || orderId.trim() === '' || orderId.length > 200 || LONE_SURROGATE.test(orderId)) {
-    throw new CheckoutError('orderId must be a non-empty string of at most 200 characters, without a lone surrogate.', { code: 'invalid_request' });
+  if (typeof orderId !== 'string' || orderId.trim() === '' || orderId.length > 200 || NOT_STORABLE.test(orderId)) {
+    throw new CheckoutError('orderId must be a non-empty string of at most 200 characters, without NUL or a lone surrogate.', { code: 'invalid_request' });
   }
 }
 

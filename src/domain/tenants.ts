@@ -2,9 +2,9 @@
  * A partner platform's tenant id: the platform's own, at most 200 characters, without `/` (an
  * order of a tenant is kept as `<tenantId>/<orderId>`: one tenant's order `1001` is never another's).
  */
-export const TENANT_ID_PATTERN = /^[^/\p{Cs}]{1,200}$/u;
-/** What `TENANT_ID_PATTERN` asks for, in words. A lone surrogate is refused: the store keeps it as U+FFFD, which would merge two tenants. */
-export const TENANT_ID_RULE = 'must be 1 to 200 characters without "/" or a lone surrogate';
+export const TENANT_ID_PATTERN = /^[^/\u0000\p{Cs}]{1,200}$/u;
+/** What `TENANT_ID_PATTERN` asks for, in words. NUL and lone surrogates are refused: the store keeps each as U+FFFD, which would merge two tenants. */
+export const TENANT_ID_RULE = 'must be 1 to 200 characters without "/", NUL or a lone surrogate';
 
 /** The order key of a tenant's order: order ids are unique per tenant. */
 export function tenantOrderKey(tenantId: string, orderId: string): string {

@@ -395,7 +395,7 @@ describe('checkout routes (fastify)', () => {
     await app.close();
   });
 
-  it('an order or tenant id with a lone surrogate is a 400: the store would keep it as U+FFFD, merging it with another order', async () => {
+  it('an order or tenant id with NUL or a lone surrogate is a 400: the store would keep it as U+FFFD, merging it with another order', async () => {
     const sandbox = await openSandbox();
     const { app } = await shop(merchantClient(sandbox), [new URL(sandbox.url).host]);
     const postJson = (payload: string) => app.inject({ method: 'POST', url: '/checkout', headers: { 'content-type': 'application/json' }, payload });
@@ -403,6 +403,7 @@ describe('checkout routes (fastify)', () => {
       '{"orderId":"b\\ud800","amount":"5"}',
       '{"orderId":"b\\udfff","amount":"5"}',
       '{"orderId":"1","tenantId":"t\\ud800","amount":"5"}',
+      '{"orderId":"b\\u0000","amount":"5"}',
     ]) {
       const refused = await postJson(payload);
       expect([refused.statusCode, refused.json().error.code], payload).toEqual([400, 'invalid_request']);

@@ -50,8 +50,9 @@ describe('onboardingRoutes: POST /tenants', () => {
     // Two tenant ids that differ only in bytes that are not UTF-8 would decode to one U+FFFD: refused, not merged.
     const notUtf8 = Buffer.concat([Buffer.from('{"tenantId":"nu'), Buffer.from([0xff]), Buffer.from('","name":"x","email":"x@example.com"}')]);
     expect(await post(notUtf8)).toMatchObject({ status: 400, body: { error: { code: 'invalid_request', message: 'The request body is not valid UTF-8' } } });
-    // A lone surrogate, which the store would keep as U+FFFD, likewise.
-    expect(await post(tenant('nu\ud800'))).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
+    // NUL and a lone surrogate, which the store would keep as U+FFFD, likewise.
+    expect(await post(tenant('nu\ud800', 'nu@example.com'))).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
+    expect(await post(tenant('nu\u0000', 'nu@example.com'))).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
     expect((await store.listTenantMerchants()).map((stored) => stored.tenantId)).toEqual(['shop-a']);
   });
 
