@@ -46,7 +46,7 @@ describe('help text', () => {
     const cwd = process.cwd();
     const group = await execCli(['payments', '--help'], { cwd });
     expect(group.code).toBe(0);
-    expect(group.stdout).toMatch(/^ {2}list \[options\] +the payments the store follows: order, outcome/m);
+    expect(group.stdout).toMatch(/^ {2}list \[options\] +the payments the store follows, newest first: order,$/m);
     expect(group.stdout).toMatch(/^ {2}show \[options\] <id> +one payment: its order, outcome, last news and handler/m);
     const show = await execCli(['payments', 'show', '--help'], { cwd });
     expect(show.code).toBe(0);

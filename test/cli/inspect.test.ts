@@ -88,6 +88,47 @@ describe('inspection commands', () => {
     });
   });
 
+  it('payments list, runs and events list show the newest first, and a list cut at --limit says more are stored', async () => {
+    const store = await openStore('file:.checkout-kit', { cwd: dir });
+    for (const n of [1, 2, 3]) {
+      const payment = samplePayment();
+      await store.updateResource({ kind: 'payment', id: payment.id, orderId: `order-${n}`, outcome: 'pending', source: 'webhook', snapshot: payment });
+      await store.enqueueRun({ key: `payment:${payment.id}:paid`, kind: 'fulfillment', data: {} });
+      const at = new Date(Date.UTC(2030, 0, 1, 0, n)).toISOString();
+      await store.insertEvent({
+        id: `evt_${n}`,
+        type: 'payment.created',
+        environment: 'test',
+        createdAt: at,
+        receivedAt: at,
+        resourceKind: 'payment',
+        resourceId: payment.id,
+        body: '{}',
+      });
+    }
+    await store.close();
+    const more = '(the newest 2; more are stored: raise --limit to see them)';
+
+    const payments = await execCli(['payments', 'list', '--limit', '2'], { cwd: dir });
+    expect(payments.code).toBe(0);
+    const lines = payments.stdout.trimEnd().split('\n');
+    expect(lines.slice(2, 4).map((line) => line.split(/\s+/)[1])).toEqual(['order-3', 'order-2']);
+    expect(lines.slice(4)).toEqual([more]);
+    const json = await execCli(['payments', 'list', '--limit', '2', '--json'], { cwd: dir });
+    expect((JSON.parse(json.stdout) as Array<{ orderId: string }>).map((p) => p.orderId)).toEqual(['order-3', 'order-2']);
+    const all = await execCli(['payments', 'list', '--limit', '3'], { cwd: dir });
+    expect(all.stdout).not.toContain('more are stored');
+
+    const runs = await execCli(['runs', '--limit', '2', '--json'], { cwd: dir });
+    const keys = (JSON.parse(runs.stdout) as Array<{ key: string }>).map((run) => run.key);
+    expect(keys).toEqual([expect.stringMatching(/^event:evt_3$/), expect.stringMatching(/^payment:.*:paid$/)]);
+    expect((await execCli(['runs', '--limit', '2'], { cwd: dir })).stdout.trimEnd().split('\n').at(-1)).toBe(more);
+
+    const events = await execCli(['events', 'list', '--limit', '2'], { cwd: dir });
+    expect(events.stdout.trimEnd().split('\n').at(-1)).toBe(more);
+    expect(events.stdout).toMatch(/evt_3[^]*evt_2/);
+  });
+
   it('bad configuration is one clear line and exit 2', async () => {
     const result = await runCli(['events', 'list'], { cwd: dir, env: { CHECKOUT_STORE: 'mysql://db' } });
     expect(result.code).toBe(2);

@@ -37,12 +37,12 @@ describe('dispatch runs of events still waiting, across a second process and a r
     });
     expect(expected.find((run) => run.key === 'event:evt_03')).toMatchObject({ status: 'running', attempts: 1, owner: 'worker-1' });
 
-    // Another process (the real CLI) reads the folder: every run whole, in the same order, and each
+    // Another process (the real CLI) reads the folder: every run whole, newest first, and each
     // waiting event listed with its run.
     const env = { CHECKOUT_STORE: 'file:.checkout-kit' };
     const listed = await execCli(['runs', '--json'], { cwd, env });
     expect(listed).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(listed.stdout)).toEqual(JSON.parse(JSON.stringify(expected)));
+    expect(JSON.parse(listed.stdout)).toEqual(JSON.parse(JSON.stringify(expected.toReversed())));
     const events = await execCli(['events', 'list', '--json'], { cwd, env });
     expect(events.code).toBe(0);
     const withRuns = JSON.parse(events.stdout) as Array<{ id: string; run: Run }>;

@@ -2,7 +2,7 @@ import { runKeys, RUN_STATUSES } from '../../domain/index.js';
 import type { Run } from '../../store/index.js';
 import { notInStore, UsageError } from '../exit.js';
 import { wholeNumber } from '../flags.js';
-import { clip, ERROR_COLUMN_WIDTH, output, table, type CliIO } from '../io.js';
+import { clip, ERROR_COLUMN_WIDTH, output, outputList, table, type CliIO } from '../io.js';
 import { withStore } from '../with-store.js';
 
 export interface EventsListFlags {
@@ -33,8 +33,8 @@ function deadLetterLines(letter: { id: string; receivedAt: string; reason: strin
 export async function listEvents(options: EventsListFlags, io: CliIO): Promise<void> {
   const status = runStatus(options.status);
   const limit = wholeNumber('--limit', { min: 1 })(options.limit);
-  const rows = await withStore(io, (store) => store.listEvents({ status, type: options.type, since: options.since, limit }));
-  output(io, options.json ?? false, rows, (list) =>
+  const rows = await withStore(io, (store) => store.listEvents({ status, type: options.type, since: options.since, limit: limit + 1 }));
+  outputList(io, options.json ?? false, rows, limit, (list) =>
     table(
       list.map((e) => ({
         id: e.id,

@@ -2,7 +2,7 @@ import { resourceRuns } from '../../runs/resource-runs.js';
 import type { ResourceKind, ResourceRecord } from '../../store/index.js';
 import { notInStore, UsageError } from '../exit.js';
 import { wholeNumber } from '../flags.js';
-import { output, table, type CliIO } from '../io.js';
+import { output, outputList, table, type CliIO } from '../io.js';
 import { withStore } from '../with-store.js';
 
 export interface ResourceListFlags {
@@ -14,8 +14,8 @@ export interface ResourceListFlags {
 /** `checkout-kit payments list` / `invoices list`: the resources of `kind` the store follows. */
 export async function listResources(kind: ResourceKind, options: ResourceListFlags, io: CliIO): Promise<void> {
   const limit = wholeNumber('--limit', { min: 1 })(options.limit);
-  const rows = await withStore(io, (store) => store.listResources({ kind, open: options.open ? true : undefined, limit }));
-  output(io, options.json ?? false, rows, (list) =>
+  const rows = await withStore(io, (store) => store.listResources({ kind, open: options.open ? true : undefined, limit: limit + 1, newestFirst: true }));
+  outputList(io, options.json ?? false, rows, limit, (list) =>
     table(
       list.map((r) => ({
         id: r.id,

@@ -1,13 +1,21 @@
 import { retryFailed } from '../../runs/index.js';
 import { LIST_FAILED_RUNS } from '../defaults.js';
 import { notInStore, UsageError } from '../exit.js';
-import { clip, ERROR_COLUMN_WIDTH, output, table, type CliIO } from '../io.js';
+import { wholeNumber } from '../flags.js';
+import { clip, ERROR_COLUMN_WIDTH, output, outputList, table, type CliIO } from '../io.js';
 import { withStore } from '../with-store.js';
 
-/** `checkout-kit runs`: handler runs (fulfillment and event dispatch). */
-export async function listRuns(options: { failed?: boolean; json?: boolean }, io: CliIO): Promise<void> {
-  const runs = await withStore(io, (store) => store.listRuns({ status: options.failed ? 'failed' : undefined, limit: 1000 }));
-  output(io, options.json ?? false, runs, (list) =>
+export interface RunsListFlags {
+  failed?: boolean;
+  limit: string;
+  json?: boolean;
+}
+
+/** `checkout-kit runs`: handler runs (fulfillment and event dispatch), newest first. */
+export async function listRuns(options: RunsListFlags, io: CliIO): Promise<void> {
+  const limit = wholeNumber('--limit', { min: 1 })(options.limit);
+  const runs = await withStore(io, (store) => store.listRuns({ status: options.failed ? 'failed' : undefined, limit: limit + 1, newestFirst: true }));
+  outputList(io, options.json ?? false, runs, limit, (list) =>
     table(
       list.map((r) => ({ key: r.key, status: r.status, attempts: r.attempts, next: r.nextAttemptAt, error: clip(r.lastError, ERROR_COLUMN_WIDTH) })),
       ['key', 'status', 'attempts', 'next', 'error'],

@@ -8,7 +8,7 @@ function registerResourceKind(program: Command, io: CliIO, kind: ResourceKind) {
   const command = program.command(`${kind}s`).description(`inspect ${kind}s the store follows`);
   command
     .command('list')
-    .description(`the ${kind}s the store follows: order, outcome, who learned it, open or closed, last news`)
+    .description(`the ${kind}s the store follows, newest first: order, outcome, who learned it, open or closed, last news`)
     .option('--open', 'only those still awaiting an outcome')
     .option('--limit <n>', 'at most this many', '100')
     .option('--json', 'JSON output')

@@ -1,3 +1,4 @@
+import type { RunsListFlags } from '../actions/runs.js';
 import { LIST_FAILED_RUNS } from '../defaults.js';
 import type { Register } from '../register.js';
 
@@ -5,10 +6,11 @@ import type { Register } from '../register.js';
 export const registerRuns: Register = (program, io) => {
   program
     .command('runs')
-    .description('list handler runs (fulfillment and event dispatch)')
+    .description('list handler runs (fulfillment and event dispatch), newest first')
     .option('--failed', 'only runs that failed for good')
+    .option('--limit <n>', 'at most this many', '1000')
     .option('--json', 'JSON output')
-    .action(async (options: { failed?: boolean; json?: boolean }) => (await import('../actions/runs.js')).listRuns(options, io));
+    .action(async (options: RunsListFlags) => (await import('../actions/runs.js')).listRuns(options, io));
   program
     .command('retry')
     .description('put a failed run (or --all failed runs) back in line; the next serve or reconcile runs it')
