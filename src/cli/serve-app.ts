@@ -5,9 +5,8 @@ import { ConfigError } from '../errors/index.js';
 import { attachFulfillment } from '../fulfillment/index.js';
 import { observeDeliveries } from '../metrics/index.js';
 import { tenantWebhookSecrets } from '../partner/index.js';
-import { SPEC_ERROR_OPTIONS, specErrorHandler } from '../fastify/error-replies.js';
+import { notFoundReply, SPEC_ERROR_OPTIONS, specErrorHandler } from '../fastify/error-replies.js';
 import { loadFastify } from '../fastify/load-fastify.js';
-import { errorObject } from '../schemas/error.js';
 import { createReceiver, checkoutWebhooks, type WebhookReceiver } from '../webhooks/index.js';
 import { createOperations, type Operations } from './operations.js';
 import type { Runtime } from './runtime.js';
@@ -56,7 +55,7 @@ export async function buildServeApp(
   // media type, size: `POST /checkout`), and those before any route (a URL that does not decode).
   const Fastify = await loadFastify('checkout-kit serve');
   const app = Fastify({ ...SPEC_ERROR_OPTIONS });
-  app.setNotFoundHandler(async (request, reply) => reply.code(404).send(errorObject('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)));
+  app.setNotFoundHandler(notFoundReply());
   app.setErrorHandler(specErrorHandler(logger, 'serve'));
   await app.register(checkoutWebhooks, { receiver: observeDeliveries(receiver, operations.observeDelivery) });
   // Aborted as close begins (preClose, below): the buyer's routes stop waiting on the service.

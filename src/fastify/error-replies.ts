@@ -51,6 +51,26 @@ export function specErrorHandler(logger: Logger, app: string) {
   };
 }
 
+/** The methods a route may take, in the order an `Allow` header names them. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * An app's not-found handler, with the spec's error object: a path the app serves with other
+ * methods is a 405 `method_not_allowed` naming them (`Allow`), so `GET /checkout` says to POST
+ * instead of that nothing is there; any other path a 404 `not_found`, its message ending in `hint`.
+ */
+export function notFoundReply(hint = '') {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = METHODS.filter((method) => method !== request.method && request.server.findRoute({ method, url: path }) !== null);
+    if (allowed.length > 0) {
+      const message = `${request.method} ${path} is not served: use ${allowed.join(' or ')}.`;
+      return reply.code(405).header('allow', allowed.join(', ')).send(errorObject('method_not_allowed', message));
+    }
+    return reply.code(404).send(errorObject('not_found', `No route ${request.method} ${path}${hint}.`));
+  };
+}
+
 /** What Node's HTTP parser refused, as a status and the spec's error object. */
 function unreadableRequest(code: string | undefined): { status: number; body: ErrorObject } {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, body: errorObject('request_timeout', 'The request did not arrive in time.') };

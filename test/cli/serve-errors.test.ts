@@ -96,6 +96,17 @@ describe('bad HTTP gets the spec error object from the processes a merchant runs
     const badUrl = await fetch(`${base}/checkout/%zz`);
     expect(badUrl.status).toBe(400);
     expect(await badUrl.json()).toEqual(specError('invalid_request'));
+    // A served path asked with another method says which methods it takes; an unknown path is a 404.
+    const getCheckout = await fetch(`${base}/checkout`);
+    expect([getCheckout.status, getCheckout.headers.get('allow'), await getCheckout.json()]).toEqual([
+      405,
+      'POST',
+      { error: { code: 'method_not_allowed', message: 'GET /checkout is not served: use POST.' } },
+    ]);
+    const postHealth = await fetch(`${base}/healthz`, { method: 'POST' });
+    expect([postHealth.status, postHealth.headers.get('allow'), await postHealth.json()]).toEqual([405, 'GET, HEAD', specError('method_not_allowed')]);
+    const nowhere = await fetch(`${base}/nowhere`, { method: 'POST' });
+    expect([nowhere.status, await nowhere.json()]).toEqual([404, { error: { code: 'not_found', message: 'No route POST /nowhere.' } }]);
 
     expect(await raw(port, 'NOT HTTP AT ALL\r\n\r\n')).toEqual({ status: 400, body: specError('invalid_request') });
     expect(await raw(port, `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).toEqual({ status: 431, body: specError('headers_too_large') });
@@ -122,6 +133,8 @@ describe('bad HTTP gets the spec error object from the processes a merchant runs
     expect(badUrl.status).toBe(400);
     expect(await badUrl.json()).toEqual(specError('invalid_request'));
     expect(await raw(port, 'GET /healthz HTTP/1.1\r\n\r\n')).toEqual({ status: 400, body: specError('invalid_request') });
+    const postMetrics = await fetch(`http://127.0.0.1:${port}/metrics`, { method: 'POST' });
+    expect([postMetrics.status, postMetrics.headers.get('allow'), await postMetrics.json()]).toEqual([405, 'GET, HEAD', specError('method_not_allowed')]);
     // Inside the console's pages too: fastify's own 4xx keep their status and get their code.
     const xml = await fetch(`http://127.0.0.1:${port}/checkout-kit/actions/retry`, {
       method: 'POST',

@@ -2,8 +2,7 @@ import { loadFastify } from '../../fastify/load-fastify.js';
 import { isLoopbackHost } from '../../access/index.js';
 import { loadConfig } from '../../config/index.js';
 import { ConfigError } from '../../errors/index.js';
-import { errorObject } from '../../schemas/error.js';
-import { SPEC_ERROR_OPTIONS, specErrorHandler } from '../../fastify/error-replies.js';
+import { notFoundReply, SPEC_ERROR_OPTIONS, specErrorHandler } from '../../fastify/error-replies.js';
 import { consoleAccess } from '../console-access.js';
 import { DEFAULT_CONSOLE_PORT } from '../defaults.js';
 import { UsageError } from '../exit.js';
@@ -49,9 +48,7 @@ export async function runConsole(options: ConsoleFlags, io: CliIO): Promise<void
   const Fastify = await loadFastify('checkout-kit console');
   const app = Fastify({ ...SPEC_ERROR_OPTIONS });
   app.setErrorHandler(specErrorHandler(runtime.logger, 'console'));
-  app.setNotFoundHandler(async (request, reply) =>
-    reply.code(404).send(errorObject('not_found', `No route ${request.method} ${request.url.split('?')[0]}: the console is at ${CONSOLE_PREFIX}/.`)),
-  );
+  app.setNotFoundHandler(notFoundReply(`: the console is at ${CONSOLE_PREFIX}/`));
   app.get('/', async (_request, reply) => reply.redirect(`${CONSOLE_PREFIX}/`, 303));
   const publicUrl = runtime.config.publicUrl ?? `http://127.0.0.1:${runtime.config.port ?? 3000}`;
   const operations = createOperations(runtime, { console: true, alerts: false, publicUrl, handlersLoaded });
