@@ -134,6 +134,22 @@ describe('checkout-kit serve + reconcile (child processes, real sandbox)', () =>
     }
   }
 
+  it('a HOST that is not an address of this machine, or resolves to none, is one line saying what to give, exit 2', async () => {
+    const { dir, port, sandbox } = await openShop('ck-serve-host-', HANDLERS);
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737), never a local address; .invalid never resolves (RFC 6761).
+    const elsewhere = await execCli(['serve', '--port', String(port)], { cwd: dir, env: sandboxEnv(sandbox, { HOST: '192.0.2.1' }) });
+    expect([elsewhere.code, elsewhere.stdout, elsewhere.stderr]).toEqual([
+      2,
+      '',
+      "checkout-kit: 192.0.2.1 is not an address of this machine, so nothing can listen on it: use 127.0.0.1, 0.0.0.0 (every interface) or one of this machine's addresses (--host or HOST).\n",
+    ]);
+    const unknown = await execCli(['serve', '--port', String(port), '--host', 'shop.invalid'], { cwd: dir, env: sandboxEnv(sandbox) });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(
+      /^checkout-kit: shop\.invalid does not resolve to an address \(E[A-Z_]+\): give an IP address, or a name this machine resolves \(--host or HOST\)\.\n$/,
+    );
+  });
+
   it('refuses a public URL that is not one (flag or environment) in one line, before listening, rather than failing every checkout with a 500', async () => {
     const { dir, port, sandbox } = await openShop('ck-serve-publicurl-', HANDLERS);
     const flag = await execCli(['serve', '--port', String(port), '--public-url', 'notaurl'], { cwd: dir, env: sandboxEnv(sandbox) });

@@ -48,7 +48,7 @@ export async function serve(options: ServeFlags, io: CliIO): Promise<void> {
     const host = options.host ?? runtime.config.host ?? '127.0.0.1';
     const publicUrl = publicUrlGiven ?? runtime.config.publicUrl;
     ({ app } = await buildServeApp(runtime, { publicUrl: publicUrl ?? `http://${host}:${port}`, console: options.console ?? false }));
-    const address = await listenOn(app, { port, host }, '--port or PORT');
+    const address = await listenOn(app, { port, host }, '--port or PORT', '--host or HOST');
     writeLine(io.stdout, `checkout-kit serve listening on ${address} (store: ${runtime.store.description})`);
     if (options.console) writeLine(io.stdout, `console on ${address}${CONSOLE_PREFIX}/ (${consoleAccess(host, runtime.config.consoleToken)})`);
   } catch (error) {
