@@ -13,8 +13,9 @@ export function rawBody(body: unknown): Uint8Array | string {
   throw new WebhookVerificationError(
     'parsed_body',
     `The webhook body arrived already parsed (${Array.isArray(body) ? 'an array' : `a ${typeof body}`}), but the signature covers the raw bytes, ` +
-      'so verification needs the raw body. With Express, mount the webhook handler before express.json(), or give its route ' +
-      "express.raw({ type: 'application/json' }); with Koa, route it before any body parser; with NestJS, create the app with " +
+      'so verification needs the raw body. With Express, mount the webhook handler before express.json() (or give its route ' +
+      "express.raw({ type: 'application/json' }) instead of express.json()), or keep the bytes with " +
+      'express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } }); with Koa, route it before any body parser; with NestJS, create the app with ' +
       'NestFactory.create(AppModule, { rawBody: true }); with fastify, register the checkoutWebhooks plugin (it reads the raw body on its own route).',
   );
 }

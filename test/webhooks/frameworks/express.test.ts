@@ -51,10 +51,12 @@ describe('Express 5 on a loopback port', () => {
     expect(answer.status).toBe(500);
     const { error } = answer.body as { error: { code: string; message: string } };
     expect(error.code).toBe('raw_body_required');
-    // What went wrong, and both fixes.
+    // What went wrong, and the fixes: express.raw only where it replaces express.json(), since an
+    // app-wide parser runs first; a verify callback keeping the bytes works after any.
     expect(error.message).toContain('already parsed');
     expect(error.message).toContain('mount the webhook handler before express.json()');
-    expect(error.message).toContain("express.raw({ type: 'application/json' })");
+    expect(error.message).toContain("express.raw({ type: 'application/json' }) instead of express.json()");
+    expect(error.message).toContain('express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } })');
     expect(await store.listEvents()).toHaveLength(0);
   });
 
