@@ -35,7 +35,8 @@ export interface CheckoutHttpOptions {
   signal?: AbortSignal;
   /**
    * How long `POST /checkout` waits for the service, retries and `Retry-After` included, before it
-   * answers 503 `service_unreachable` (the buyer's retry gets the same payment): under the 60 s a
+   * answers 503 `service_unreachable` (the buyer's retry gets the same payment), and the return page
+   * for its confirm read before it answers the stored state (`confirmed: false`): under the 60 s a
    * proxy in front commonly gives a request. @default 20000
    */
   checkoutTimeoutMs?: number;
@@ -117,16 +118,21 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
  * that links back to the shop (`publicUrl`, else the site's root).
  */
 export async function handleReturnRequest(
-  options: Pick<CheckoutHttpOptions, 'store' | 'engine' | 'logger' | 'redirect' | 'signal'> & Partial<Pick<CheckoutHttpOptions, 'publicUrl'>>,
+  options: Pick<CheckoutHttpOptions, 'store' | 'engine' | 'logger' | 'redirect' | 'signal'> &
+    Partial<Pick<CheckoutHttpOptions, 'publicUrl' | 'checkoutTimeoutMs'>>,
   query: { orderId?: unknown },
   wantsJson: boolean,
 ): Promise<HttpAnswer> {
   const logger = options.logger ?? silentLogger;
   let status: OrderStatus;
+  // A slow service is answered like one that is down: the buyer gets the stored state in time.
+  const { signal, release } = deadline(options.checkoutTimeoutMs ?? DEFAULT_CHECKOUT_TIMEOUT_MS, options.signal);
   try {
-    status = await confirmReturn(options, typeof query.orderId === 'string' ? query.orderId : '');
+    status = await confirmReturn({ ...options, signal }, typeof query.orderId === 'string' ? query.orderId : '');
   } catch (error) {
     return errorAnswer(error, logger);
+  } finally {
+    release();
   }
   // Only a URL that passes the guard is ever shown to the buyer.
   status = { ...status, checkoutUrl: safeUrl(status.checkoutUrl, options.redirect) };

@@ -9,15 +9,18 @@ import { createLogger } from '../../src/log/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { FakeReader } from '../support/fake-reader.js';
 import { BASE_URL, samplePayment, TEST_KEYS } from '../support/fixtures.js';
+import type { Payment } from '../../src/schemas/index.js';
 
-/** The service, as the engine reads it, with a switch for an outage. */
+/** The service, as the engine reads it, with switches for an outage and for reads that never answer (until their signal aborts). */
 class FlakyReader extends FakeReader {
   down = false;
+  hung = false;
   constructor() {
     super();
     const get = this.payments.get;
-    this.payments.get = async (id) => {
+    this.payments.get = async (id, options) => {
       if (this.down) throw new NetworkError(`payments.get failed: connect ECONNREFUSED (GET ${BASE_URL}/v1/payments/${id})`);
+      if (this.hung) return new Promise<Payment>((_resolve, reject) => options?.signal?.addEventListener('abort', () => reject(options.signal!.reason)));
       return get(id);
     };
   }
@@ -28,7 +31,7 @@ afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()));
 });
 
-async function shopWithOrders() {
+async function shopWithOrders(options: { checkoutTimeoutMs?: number } = {}) {
   const store = new MemoryStore();
   const reader = new FlakyReader();
   const paid: string[] = [];
@@ -57,6 +60,7 @@ async function shopWithOrders() {
     redirect: { allowedHosts: [new URL(BASE_URL).host] },
     publicUrl: 'https://shop.example',
     logger,
+    ...options,
   });
   const back = (orderId: string, accept = 'application/json') => app.inject({ method: 'GET', url: `/checkout/return?orderId=${orderId}`, headers: { accept } });
   return { app, reader, store, paid, orders, back, logs: () => logs };
@@ -129,6 +133,18 @@ describe('GET /checkout/return during an outage of the service', () => {
     const after = (await shop.back('o-waiting')).json();
     expect(after).toMatchObject({ state: 'pending', confirmed: true });
     expect(after.note).toBeUndefined();
+  });
+
+  it('a service that does not answer: at checkoutTimeoutMs the stored state (confirmed: false), not a page held until the read gives up', async () => {
+    const shop = await shopWithOrders({ checkoutTimeoutMs: 200 });
+    expect((await shop.back('o-paid')).json()).toMatchObject({ state: 'paid', confirmed: true });
+    shop.reader.hung = true;
+    for (const orderId of ['o-paid', 'o-waiting']) {
+      const answer = await shop.back(orderId);
+      expect(answer.statusCode).toBe(200);
+      expect(answer.json()).toMatchObject({ orderId, state: orderId === 'o-paid' ? 'paid' : 'pending', confirmed: false, note: expect.any(String) });
+    }
+    expect(shop.paid).toHaveLength(1);
   });
 
   it('an unknown order is still 404 during an outage', async () => {

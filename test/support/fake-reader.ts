@@ -8,7 +8,7 @@ export class FakeReader implements ResourceReader {
   reads = 0;
 
   readonly payments = {
-    get: async (id: string): Promise<Payment> => {
+    get: async (id: string, _options?: { signal?: AbortSignal }): Promise<Payment> => {
       this.reads += 1;
       await new Promise((resolve) => setImmediate(resolve));
       const payment = this.paymentsById.get(id);
