@@ -12,7 +12,7 @@
  * dist/ is emptied first: what `files` ships is what this build wrote, nothing left from another.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 
@@ -22,10 +22,14 @@ rmSync(DIST, { recursive: true, force: true });
 const tsc = spawnSync(process.execPath, [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
+const { bin, exports } = JSON.parse(readFileSync('package.json', 'utf8'));
+// tsc writes files 0644: a clone linked into a shop (npm install ../checkout-kit) runs its bin as it
+// is, and npm made it executable only when it installed the link, before this build replaced it.
+for (const path of Object.values(bin)) chmodSync(path, 0o755);
+
 /** `./dist/x/index.js` -> `./dist/x/index.cjs`, `./dist/x/index.d.ts` -> `./dist/x/index.d.cts`. */
 const commonJsOf = (path) => path.replace(/\.js$/, '.cjs').replace(/\.d\.ts$/, '.d.cts');
 
-const { exports } = JSON.parse(readFileSync('package.json', 'utf8'));
 for (const [subpath, { import: esm, require: cjs }] of Object.entries(exports)) {
   for (const key of ['types', 'default']) {
     if (cjs?.[key] !== commonJsOf(esm[key])) {

@@ -22,6 +22,7 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
   name: string;
   version: string;
+  bin: Record<string, string>;
   exports: Record<string, unknown>;
   peerDependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
@@ -244,6 +245,14 @@ describe('the packed package, installed without its optional peers', () => {
     expect(demo.stderr).toBe(
       'checkout-kit: The demo needs fastify, an optional peer dependency of checkout-kit that is not installed: npm install fastify@5\n',
     );
+  });
+
+  it('the build leaves each bin executable: a shop linked to a clone (npm install ../checkout-kit) still runs it after the clone builds again', async () => {
+    // npm makes a bin executable when it installs the package, not when the clone's build writes it afresh.
+    for (const bin of Object.values(pkg.bin)) {
+      const { stdout } = await ok(join(root, 'source', bin), ['--version'], root);
+      expect(stdout, bin).toBe(`${pkg.version}\n`);
+    }
   });
 
   it('a TypeScript fulfillment module says it needs tsx', async () => {
