@@ -37,9 +37,19 @@ export function listOf(value: string | undefined): string[] {
 function readDotenv(cwd: string): Record<string, string> {
   const file = resolve(cwd, '.env');
   if (!existsSync(file)) return {};
+  let text: Buffer;
+  try {
+    text = readFileSync(file);
+  } catch (error) {
+    // A folder in its place is what a container's bind mount of a missing .env leaves.
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EISDIR' ? 'it is a folder, not a file' : code === 'EACCES' || code === 'EPERM' ? 'this user may not read it' : (error as Error).message;
+    throw new ConfigError(`Cannot read ${file} (${why}): make it a readable file of NAME=value lines, or remove it.`, { cause: error });
+  }
   // dotenv loads only when there is a file to parse: a server or a cron job configured by its environment starts without it.
   const { parse } = createRequire(import.meta.url)('dotenv') as typeof import('dotenv');
-  return parse(readFileSync(file));
+  return parse(text);
 }
 
 /** The variables of `options.env` (default `process.env`) over those of `.env` in `options.cwd`. */

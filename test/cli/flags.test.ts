@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -67,6 +67,18 @@ describe('numeric flags', () => {
     await writeFile(join(cwd, '.env'), 'LOG_LEVEL=debug\nLOG_FORMAT=json\n');
     const doctor = await execCli(['doctor', '--json'], { cwd, env: { CHECKOUT_STORE: 'memory:' } });
     expect(JSON.parse(doctor.stdout)).toContainEqual({ check: 'log level', result: 'ok', detail: 'debug, json' });
+    await rm(cwd, { recursive: true, force: true });
+  });
+
+  it('a .env that cannot be read (a folder in its place) is one line naming it, exit 2, in the commands and in doctor', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
+    await mkdir(join(cwd, '.env'));
+    const message = `Cannot read ${join(cwd, '.env')} (it is a folder, not a file): make it a readable file of NAME=value lines, or remove it.`;
+    for (const args of [['events', 'list'], ['reconcile']]) {
+      expect(await execCli(args, { cwd }), args[0]).toEqual({ code: 2, stdout: '', stderr: `checkout-kit: ${message}\n` });
+    }
+    const doctor = await execCli(['doctor', '--json'], { cwd });
+    expect(JSON.parse(doctor.stdout)).toContainEqual({ check: 'configuration', result: 'fail', detail: message });
     await rm(cwd, { recursive: true, force: true });
   });
 
