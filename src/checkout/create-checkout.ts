@@ -7,6 +7,7 @@ import {
   isAbortedBy,
   isOffSpec,
   NetworkError,
+  offSpecElsewhere,
   offSpecRefusal,
   TimeoutError,
 } from '../errors/index.js';
@@ -111,6 +112,8 @@ function toCheckoutError(error: unknown, orderId: string): unknown {
       });
     if (error.status >= 500 || error.status === 429)
       return new CheckoutError(`The payment service is unavailable (${error.status}); try again in a moment.`, { code: 'service_unreachable', cause: error });
+    const elsewhere = offSpecElsewhere(error);
+    if (elsewhere) return new CheckoutError(elsewhere, { code: 'service_rejected', cause: error });
     // 401, 403, 404 and the rest: the shop's configuration, not the buyer, is at fault.
     return new CheckoutError(`The payment service refused the request (${error.status} ${error.code}); check the shop's keys with \`checkout-kit doctor\`.`, {
       code: 'service_rejected',

@@ -130,6 +130,16 @@ export function offSpecRefusal(error: unknown): string | undefined {
   return `The payment service's ${error.status} answer to ${error.operation} does not match its spec (no error object)`;
 }
 
+/**
+ * An off-spec answer (`isOffSpec`) of any other status a caller is not to retry (a redirect,
+ * another server's 401 or 404 page): likely not the service at all, so what a server may show its
+ * caller points at the base URL, not the keys. Undefined for any other error.
+ */
+export function offSpecElsewhere(error: unknown): string | undefined {
+  if (!(error instanceof ApiError) || !isOffSpec(error) || blamesRequest(error.status)) return undefined;
+  return `The payment service's address answered ${error.status} without the service's error object: another server may have answered (a wrong path, or a redirect to follow by hand); check CHECKOUT_BASE_URL with \`checkout-kit doctor\`.`;
+}
+
 /** The request never got an HTTP answer (DNS, refused connection, reset). */
 export class NetworkError extends CheckoutKitError {
   override name = 'NetworkError';

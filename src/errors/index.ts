@@ -28,6 +28,7 @@ export {
   isApiError,
   isCheckoutKitError,
   isOffSpec,
+  offSpecElsewhere,
   offSpecRefusal,
 } from './errors.js';
 export type {

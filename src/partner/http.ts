@@ -1,6 +1,6 @@
 import { errorAnswer, json, type HttpAnswer } from '../checkout/http.js';
 import { isRetryable } from '../client/retry-policy.js';
-import { ApiError, CheckoutError, InvalidRequestError, InvalidResponseError, offSpecRefusal } from '../errors/index.js';
+import { ApiError, CheckoutError, InvalidRequestError, InvalidResponseError, offSpecElsewhere, offSpecRefusal } from '../errors/index.js';
 import { silentLogger } from '../log/index.js';
 import { onboardMerchant, type OnboardDeps, type OnboardInput } from './onboard-merchant.js';
 
@@ -26,6 +26,8 @@ function toOnboardError(error: unknown): unknown {
     if (error.status === 400 || error.status === 422) {
       return new CheckoutError(`The payment service refused the merchant: ${error.serviceMessage}`, { code: 'invalid_request', cause: error });
     }
+    const elsewhere = offSpecElsewhere(error);
+    if (elsewhere) return new CheckoutError(elsewhere, { code: 'service_rejected', cause: error });
     return new CheckoutError(
       `The payment service refused the request (${error.status} ${error.code}); check the partner's keys with \`checkout-kit doctor\`.`,
       {

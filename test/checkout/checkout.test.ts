@@ -279,6 +279,37 @@ describe('createCheckout against the sandbox', () => {
     });
   });
 
+  it("a redirect or another server's page (no error object) is service_rejected (502) pointing at CHECKOUT_BASE_URL, not at the keys; the attempt stands", async () => {
+    const answers: Record<string, [number, Record<string, string>, string]> = {
+      'o-302': [302, { location: 'https://api.example/v1/payments' }, ''],
+      'o-404': [404, { 'content-type': 'text/html' }, '<h1>Not Found</h1>'],
+    };
+    const server = createServer((request, response) => {
+      let text = '';
+      request.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      request.on('end', () => {
+        const [status, headers, body] = answers[(JSON.parse(text) as { referenceId: string }).referenceId]!;
+        response.writeHead(status, headers).end(body);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = new CheckoutClient({ ...TEST_KEYS, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, retries: 0 });
+      const store = new MemoryStore();
+      for (const [orderId, [status]] of Object.entries(answers)) {
+        const error = await createCheckout({ store, creator: { client } }, { orderId, amount: '5' }).catch((caught: unknown) => caught);
+        expect(error, orderId).toMatchObject({ code: 'service_rejected', status: 502 });
+        expect((error as Error).message).toBe(
+          `The payment service's address answered ${status} without the service's error object: another server may have answered (a wrong path, or a redirect to follow by hand); check CHECKOUT_BASE_URL with \`checkout-kit doctor\`.`,
+        );
+        expect(await store.getCheckoutAttempt(orderId)).toMatchObject({ status: 'sending' });
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('a partner creates on behalf of its merchant, once per order', async () => {
     const sandbox = await openSandbox();
     const { partner, merchant } = sandbox.credentials.test;

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOnceKey } from '../../src/checkout/idempotency.js';
@@ -136,5 +138,24 @@ describe('onboardingRoutes: POST /tenants', () => {
     service.answerMerchant = undefined;
     expect(await post(tenant('shop-mine'))).toMatchObject({ status: 201, body: { tenantId: 'shop-mine', merchantId: service.merchants.get(key)?.merchantId } });
     expect(service.merchants.size).toBe(1);
+  });
+
+  it("another server's page (no error object) is 502 service_rejected pointing at CHECKOUT_BASE_URL, not at the partner's keys", async () => {
+    const server = createServer((_request, response) => response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    apps.push({ close: () => new Promise((resolve) => server.close(resolve)) });
+    const { post } = await platform(
+      new PartnerClient({ ...PARTNER_OPTIONS, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, retries: 0 }),
+    );
+    expect(await post(tenant('shop-elsewhere'))).toEqual({
+      status: 502,
+      body: {
+        error: {
+          code: 'service_rejected',
+          message:
+            "The payment service's address answered 404 without the service's error object: another server may have answered (a wrong path, or a redirect to follow by hand); check CHECKOUT_BASE_URL with `checkout-kit doctor`.",
+        },
+      },
+    });
   });
 });
