@@ -3,10 +3,26 @@ import { roleVariables } from '../config/variables.js';
 import type { Framework } from './frameworks.js';
 
 /**
- * What to do after `init`, in order: from a fresh scaffold to a paid order in the sandbox.
- * `keptScripts`: the project's own `dev` / `test` scripts, which init left in place.
+ * Whether Node `version` has the SQLite the embedded store uses built in: node:sqlite with its
+ * `backup`, from 22.16 (23.8 on the odd line), as the store's driver requires.
  */
-export function nextSteps(dir: string, cwd: string, keptScripts: readonly string[] = [], framework: Framework = 'fastify'): string[] {
+export function nodeHasSqlite(version: string = process.versions.node): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > 23 || (major === 23 && minor >= 8) || (major === 22 && minor >= 16);
+}
+
+/**
+ * What to do after `init`, in order: from a fresh scaffold to a paid order in the sandbox.
+ * `keptScripts`: the project's own `dev` / `test` scripts, which init left in place. `nodeVersion`:
+ * the Node the shop runs on; before 22.16 its store needs better-sqlite3, or `npm run dev` stops.
+ */
+export function nextSteps(
+  dir: string,
+  cwd: string,
+  keptScripts: readonly string[] = [],
+  framework: Framework = 'fastify',
+  nodeVersion: string = process.versions.node,
+): string[] {
   const where = relative(cwd, dir);
   const run = (script: string, command: string) => (keptScripts.includes(script) ? `${command}   (your own "${script}" script was kept)` : `npm run ${script}`);
   const partner = framework === 'partner';
@@ -14,6 +30,11 @@ export function nextSteps(dir: string, cwd: string, keptScripts: readonly string
   return [
     ...(where === '' ? [] : [`cd ${where.includes(' ') ? JSON.stringify(where) : where}`]),
     'npm install',
+    ...(nodeHasSqlite(nodeVersion)
+      ? []
+      : [
+          `npm install better-sqlite3@12   (Node v${nodeVersion} has no SQLite built in, which the store needs: 22.16 and later have it; npm 11 then asks for npm install-scripts approve better-sqlite3, which builds it)`,
+        ]),
     `npm run checkout:sandbox -- --webhook-url http://127.0.0.1:3000/webhooks/checkout --write-env${partner ? ' --partner' : ''}   (in another terminal; sets ${roleVariables(role).join(', ')} in .env, which it creates from .env.example)`,
     framework === 'next'
       ? `${run('dev', 'npx next dev')}   (in your Next.js app: the routes are in app/; POST your order form to /checkout)`

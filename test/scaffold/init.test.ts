@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import type { SandboxCredentials } from '../../src/sandbox/index.js';
 import { FRAMEWORKS, TEMPLATE_FILES, templateFiles, type ScaffoldReport } from '../../src/scaffold/index.js';
+import { nextSteps, nodeHasSqlite } from '../../src/scaffold/next-steps.js';
+import { loadDriver } from '../../src/store/sqlite/driver.js';
 import { newWebhookSecret } from '../../src/webhooks/index.js';
 import { runCli } from '../support/cli.js';
 
@@ -203,6 +205,40 @@ describe('checkout-kit init', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`checkout-kit: ${join(dir, '.sandbox', 'credentials.json')} is not JSON: restart the sandbox to rewrite it.\n`);
     expect(await readdir(dir)).toEqual(['.sandbox']);
+  });
+
+  it('on a Node without SQLite built in, the next steps install better-sqlite3 right after npm install, before npm run dev needs the store', async () => {
+    const builtIn = (() => {
+      try {
+        loadDriver('node:sqlite');
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    // The version rule agrees with the store's driver on this Node.
+    expect(nodeHasSqlite()).toBe(builtIn);
+    const step = /^npm install better-sqlite3@12 .*npm install-scripts approve better-sqlite3/;
+    for (const [version, needed] of [
+      ['20.19.0', true],
+      ['22.15.1', true],
+      ['22.16.0', false],
+      ['23.7.0', true],
+      ['23.8.0', false],
+      ['24.0.0', false],
+      ['26.12.1', false],
+    ] as const) {
+      const steps = nextSteps('/shop', '/shop', [], 'fastify', version);
+      expect(steps[0]).toBe('npm install');
+      expect(step.test(steps[1] ?? ''), version).toBe(needed);
+      expect(
+        steps.filter((line) => step.test(line)),
+        version,
+      ).toHaveLength(needed ? 1 : 0);
+    }
+
+    const report = await init(join(await tempDir(), 'shop'));
+    expect(report.nextSteps.some((line) => step.test(line))).toBe(!builtIn);
   });
 
   it('says what it skipped in human output', async () => {
