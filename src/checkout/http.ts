@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CheckoutError, RedirectRejectedError } from '../errors/index.js';
+import { CheckoutError, RedirectRejectedError, StoreError } from '../errors/index.js';
 import type { FulfillmentEngine } from '../fulfillment/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { TENANT_ID_PATTERN, TENANT_ID_RULE, tenantOrderKey } from '../domain/index.js';
@@ -68,9 +68,22 @@ const CheckoutRequestSchema = z.object({
 /** A JSON answer. */
 export const json = (status: number, body: unknown): HttpAnswer => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, body });
 
-/** A `CheckoutError` as its status and the spec's error object; anything else logged (with `context`) and answered 500. */
+/**
+ * A `CheckoutError` as its status and the spec's error object; the store refusing the work (busy,
+ * disk full) 503 `store_unavailable` with `Retry-After`, as the receiver answers it; anything else
+ * logged (with `context`) and answered 500.
+ */
 export function errorAnswer(error: unknown, logger: Logger, what = 'checkout', context: Record<string, unknown> = {}): HttpAnswer {
   if (error instanceof CheckoutError) return json(error.status, errorObject(error.code, error.message));
+  if (error instanceof StoreError) {
+    // What was recorded before stands, and the order's key with it: a retry gets the same payment.
+    logger.error({ err: error, ...context }, `${what}: the store failed`);
+    const answer = json(
+      503,
+      errorObject('store_unavailable', `The ${what} could not be recorded just now (the shop's store is unavailable); try again in a moment.`),
+    );
+    return { ...answer, headers: { ...answer.headers, 'retry-after': '5' } };
+  }
   logger.error({ err: error, ...context }, `${what} failed unexpectedly`);
   return json(500, errorObject('internal_error', `The ${what} failed unexpectedly; the error was logged.`));
 }

@@ -12,6 +12,7 @@ import { FulfillmentEngine } from '../../src/fulfillment/index.js';
 import { createLogger } from '../../src/log/index.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { SqliteStore } from '../../src/store/index.js';
+import { loadDriver } from '../../src/store/sqlite/driver.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
 import { openDescriptors } from '../support/descriptors.js';
 import { PARTNER_OPTIONS, samplePayment, TEST_KEYS } from '../support/fixtures.js';
@@ -338,8 +339,8 @@ describe('createCheckout against the sandbox', () => {
 });
 
 describe('checkout routes (fastify)', () => {
-  async function shop(client: CheckoutClient, allowedHosts: string[], options: { checkoutTimeoutMs?: number } = {}) {
-    const store = new MemoryStore();
+  async function shop(client: CheckoutClient, allowedHosts: string[], options: { checkoutTimeoutMs?: number; store?: Store } = {}) {
+    const store = options.store ?? new MemoryStore();
     const paid: string[] = [];
     const engine = new FulfillmentEngine({ store, client, handlers: { paid: async (p) => void paid.push(p.id) } });
     let logs = '';
@@ -444,6 +445,26 @@ describe('checkout routes (fastify)', () => {
     expect(astral.statusCode).toBe(303);
     expect((await readState(sandbox)).payments).toHaveLength(1);
     await app.close();
+  });
+
+  it('a store that cannot take the write (another connection holds its write lock) is 503 store_unavailable with Retry-After, not 500; once free, the retry creates the one payment', async () => {
+    const sandbox = await openSandbox();
+    const dir = await tempDir('ck-checkout-busy-');
+    const store = new SqliteStore({ dir, busyTimeoutMs: 50 });
+    await store.open();
+    const { app, logs } = await shop(merchantClient(sandbox), [new URL(sandbox.url).host], { store });
+    const holder = loadDriver().open(join(dir, 'store.sqlite'));
+    holder.exec('BEGIN IMMEDIATE');
+    const order = { orderId: 'o-busy', amount: '3', email: 'b@example.com' };
+    const busy = await app.inject({ method: 'POST', url: '/checkout', payload: order });
+    expect([busy.statusCode, busy.headers['retry-after'], busy.json().error.code]).toEqual([503, '5', 'store_unavailable']);
+    expect(logs()).toContain('checkout: the store failed');
+    holder.exec('COMMIT');
+    holder.close();
+    expect((await app.inject({ method: 'POST', url: '/checkout', payload: order })).statusCode).toBe(303);
+    expect(await paymentsAtService(sandbox, 'o-busy')).toBe(1);
+    await app.close();
+    await store.close();
   });
 
   it('POST /checkout gives up on a service that does not answer at checkoutTimeoutMs: 503, the attempt kept, and the retry gets the payment', async () => {
