@@ -104,6 +104,20 @@ export class Transport {
     if (options.timeoutMs !== undefined && !(Number.isInteger(options.timeoutMs) && options.timeoutMs > 0 && options.timeoutMs <= MAX_TIMER_MS)) {
       throw new ConfigError(`timeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${options.timeoutMs}.`);
     }
+    // p-retry would only refuse these at the first call, or (a fraction of a retry) fail it with
+    // "Retry attempts exhausted without throwing an error".
+    if (options.retries !== undefined && !(Number.isInteger(options.retries) && options.retries >= 0)) {
+      throw new ConfigError(`retries must be a whole number of retries, 0 or more, got ${String(options.retries)}.`);
+    }
+    for (const name of ['minRetryDelayMs', 'maxRetryAfterMs'] as const) {
+      const value = options[name];
+      if (value !== undefined && !(Number.isInteger(value) && value >= 0 && value <= MAX_TIMER_MS)) {
+        throw new ConfigError(`${name} must be a whole number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${String(value)}.`);
+      }
+    }
+    if (options.maxRps !== undefined && !(typeof options.maxRps === 'number' && Number.isFinite(options.maxRps) && options.maxRps > 0)) {
+      throw new ConfigError(`maxRps must be a positive number of calls a second, got ${String(options.maxRps)}.`);
+    }
     this.rateLimiter = options.rateLimiter ?? new RateLimiter({ maxRps: options.maxRps });
     this.options = {
       retries: options.retries ?? 4,

@@ -370,6 +370,27 @@ describe('configuration errors come before any request', () => {
     expect(() => client({ timeoutMs: 2 ** 31 - 1 })).not.toThrow();
   });
 
+  it('a retry count, retry delay or Retry-After cap that is not a whole number in range, or a maxRps that is not positive, is a ConfigError naming it', () => {
+    // Values a JavaScript caller (or a number parsed from text) can pass, whatever the types say.
+    const bad: Array<[Record<string, unknown>, RegExp]> = [
+      ...[-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '3'].map(
+        (retries) => [{ retries }, /^retries must be a whole number/] as [Record<string, unknown>, RegExp],
+      ),
+      ...[-5, 0.5, Number.NaN, 2 ** 31, 'x'].map(
+        (minRetryDelayMs) => [{ minRetryDelayMs }, /^minRetryDelayMs must be a whole number/] as [Record<string, unknown>, RegExp],
+      ),
+      ...[-1, 1.5, 'x'].map((maxRetryAfterMs) => [{ maxRetryAfterMs }, /^maxRetryAfterMs must be a whole number/] as [Record<string, unknown>, RegExp]),
+      ...[0, -1, Number.NaN, Number.POSITIVE_INFINITY, '50'].map(
+        (maxRps) => [{ maxRps }, /^maxRps must be a positive number/] as [Record<string, unknown>, RegExp],
+      ),
+    ];
+    for (const [options, message] of bad) {
+      expect(() => client(options as never), String(Object.values(options)[0])).toThrow(ConfigError);
+      expect(() => client(options as never), String(Object.values(options)[0])).toThrow(message);
+    }
+    expect(() => client({ retries: 0, minRetryDelayMs: 0, maxRetryAfterMs: 0, maxRps: 0.5 })).not.toThrow();
+  });
+
   it('mixed test and live keys', () => {
     expect(() => client({ invoiceKey: 'live_invoicekey0123456789abcdef' })).toThrow(ConfigError);
     expect(() => client({ invoiceKey: 'live_invoicekey0123456789abcdef' })).toThrow(/one environment/);
