@@ -7,6 +7,11 @@ import type { OnboardDeps } from './onboard-merchant.js';
 
 /** The `onboardingRoutes` plugin's options: `onboardMerchant`'s, and where the route lives. */
 export interface OnboardingRoutesOptions extends OnboardDeps {
+  /**
+   * How long `POST /tenants` waits for the service, retries and `Retry-After` included, before it
+   * answers 503 `service_unreachable` (asking again gets the one merchant). @default 20000
+   */
+  timeoutMs?: number | undefined;
   /** @default '/tenants' */
   path?: string;
 }

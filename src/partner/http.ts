@@ -1,6 +1,7 @@
 import { errorAnswer, json, type HttpAnswer } from '../checkout/http.js';
 import { isRetryable } from '../client/retry-policy.js';
-import { ApiError, CheckoutError, InvalidRequestError, InvalidResponseError, offSpecElsewhere, offSpecRefusal } from '../errors/index.js';
+import { ApiError, CheckoutError, InvalidRequestError, InvalidResponseError, isAbortedBy, offSpecElsewhere, offSpecRefusal } from '../errors/index.js';
+import { deadline } from '../timers/index.js';
 import { silentLogger } from '../log/index.js';
 import { onboardMerchant, type OnboardDeps, type OnboardInput } from './onboard-merchant.js';
 
@@ -40,12 +41,22 @@ function toOnboardError(error: unknown): unknown {
 }
 
 /** `POST /tenants` `{ tenantId, name, email }`: the tenant's merchant, 201 when created now, 200 when it already was. */
-export async function handleOnboardRequest(deps: OnboardDeps, body: unknown): Promise<HttpAnswer> {
+export async function handleOnboardRequest(options: OnboardDeps & { timeoutMs?: number | undefined }, body: unknown): Promise<HttpAnswer> {
+  // The caller's signal (a server closing) may live as long as the server: the deadline's listener comes off it once answered.
+  const { signal, release } = deadline(options.timeoutMs ?? 20_000, options.signal);
   try {
-    const { tenant, created } = await onboardMerchant(deps, (body ?? {}) as OnboardInput);
+    const { tenant, created } = await onboardMerchant({ ...options, signal }, (body ?? {}) as OnboardInput);
     return json(created ? 201 : 200, { tenantId: tenant.tenantId, merchantId: tenant.merchantId, environment: tenant.environment });
   } catch (error) {
     const tenantId = (body as { tenantId?: unknown } | undefined)?.tenantId;
-    return errorAnswer(toOnboardError(error), deps.logger ?? silentLogger, 'onboarding', { tenantId });
+    const answered = isAbortedBy(error, signal)
+      ? new CheckoutError('The payment service did not answer in time; onboard the tenant again in a moment (it is created once).', {
+          code: 'service_unreachable',
+          cause: error,
+        })
+      : toOnboardError(error);
+    return errorAnswer(answered, options.logger ?? silentLogger, 'onboarding', { tenantId });
+  } finally {
+    release();
   }
 }

@@ -8,7 +8,7 @@ import { onboardingRoutes } from '../../src/fastify/index.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { cleanup, openSandbox } from '../sandbox/helpers.js';
-import { PARTNER_OPTIONS } from '../support/fixtures.js';
+import { PARTNER_OPTIONS, sampleMerchant } from '../support/fixtures.js';
 import { OFF_SPEC_ANSWERS, offSpecService } from '../support/off-spec-service.js';
 
 const apps: Array<{ close(): Promise<unknown> }> = [];
@@ -18,13 +18,13 @@ afterEach(async () => {
 });
 
 /** A fastify app on loopback with only the onboarding route, for `partner`; its URL and store. */
-async function platform(partner: PartnerClient) {
+async function platform(partner: PartnerClient, options: { timeoutMs?: number } = {}) {
   const store = new MemoryStore();
   await store.open();
   const app = Fastify();
   apps.push(app);
   app.addHook('onClose', () => store.close());
-  await app.register(onboardingRoutes, { store, partner });
+  await app.register(onboardingRoutes, { store, partner, ...options });
   const url = `${await app.listen({ host: '127.0.0.1', port: 0 })}/tenants`;
   const post = async (body: string | Buffer, contentType = 'application/json') => {
     const answer = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body: typeof body === 'string' ? body : new Uint8Array(body) });
@@ -157,5 +157,41 @@ describe('onboardingRoutes: POST /tenants', () => {
         },
       },
     });
+  });
+
+  it('a service that does not answer: 503 service_unreachable at timeoutMs, the try standing under its key; asked again, the one merchant', async () => {
+    let hung = true;
+    const keys: string[] = [];
+    const server = createServer((request, response) => {
+      let text = '';
+      request.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      request.on('end', () => {
+        keys.push(request.headers['idempotency-key'] as string);
+        if (hung) return;
+        response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(sampleMerchant(JSON.parse(text) as object)));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    apps.push({
+      close: () => {
+        server.closeAllConnections();
+        return new Promise((resolve) => server.close(resolve));
+      },
+    });
+    const partner = new PartnerClient({ ...PARTNER_OPTIONS, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, retries: 0 });
+    const { store, post } = await platform(partner, { timeoutMs: 200 });
+    expect(await post(tenant('shop-slow'))).toEqual({
+      status: 503,
+      body: {
+        error: {
+          code: 'service_unreachable',
+          message: 'The payment service did not answer in time; onboard the tenant again in a moment (it is created once).',
+        },
+      },
+    });
+    expect(await store.getTenantMerchant('shop-slow', 'test')).toMatchObject({ status: 'sending', number: 1 });
+    hung = false;
+    expect(await post(tenant('shop-slow'))).toMatchObject({ status: 201, body: { tenantId: 'shop-slow' } });
+    expect(new Set(keys)).toEqual(new Set([createOnceKey('merchant', 'shop-slow')]));
   });
 });
