@@ -13,7 +13,8 @@ export interface LineGate {
 /** Carriage return, then erase the whole line (ANSI EL 2). */
 const CLEAR_LINE = '\r\x1b[2K';
 
-export function lineGate(stream: NodeJS.WritableStream): LineGate {
+/** `stream`: stderr, or anything that takes lines (no Node type: the declarations load in Workers too). */
+export function lineGate(stream: { write(chunk: string): boolean }): LineGate {
   let redraw: (() => void) | undefined;
   return {
     write(chunk) {

@@ -21,13 +21,15 @@ export interface Logger {
 export interface CreateLoggerOptions {
   /** @default 'info' (or `LOG_LEVEL`) */
   level?: string;
-  /** Where lines go. @default stderr */
-  destination?:
-    | NodeJS.WritableStream
-    | {
-        /** Take one line. */
-        write(chunk: string): unknown;
-      };
+  /**
+   * Where lines go: a Node stream, or anything with `write`. Typed without Node's types, so the
+   * declarations of `checkout-kit/web`, which name this file, load in a project without them.
+   * @default stderr
+   */
+  destination?: {
+    /** Take one line. */
+    write(chunk: string): unknown;
+  };
   /**
    * `json`: one JSON object per line, for log collectors; `pretty`: a line a person reads (time,
    * level, message, then the fields). @default `LOG_FORMAT`, else `pretty` when `tty`, else `json`

@@ -200,6 +200,30 @@ describe('the packed package, installed without its optional peers', () => {
   );
 
   it(
+    "checkout-kit/web's declarations type-check in a Worker project: no Node types, skipLibCheck off",
+    async () => {
+      // The README's Worker, its store given by the caller; the DOM's Request and Response stand in for the runtime's.
+      await writeFile(
+        join(consumer, 'worker.ts'),
+        `import { createWebHandler, createWebReceiver, type EventSink } from 'checkout-kit/web';
+export default {
+  async fetch(request: Request, env: { CHECKOUT_WEBHOOK_SECRET: string; store: EventSink }): Promise<Response> {
+    return createWebHandler(createWebReceiver({ store: env.store, secrets: env.CHECKOUT_WEBHOOK_SECRET.split(/[ ,]+/) }))(request);
+  },
+};
+`,
+      );
+      const compilerOptions = { target: 'es2022', lib: ['es2022', 'dom'], strict: true, noEmit: true, skipLibCheck: false, types: [] };
+      await writeFile(
+        join(consumer, 'tsconfig.worker.json'),
+        JSON.stringify({ compilerOptions: { ...compilerOptions, module: 'preserve', moduleResolution: 'bundler' }, files: ['worker.ts'] }),
+      );
+      await ok(process.execPath, [TSC, '-p', 'tsconfig.worker.json'], consumer);
+    },
+    5 * MINUTE,
+  );
+
+  it(
     '@arethetypeswrong/cli finds no problem for node16 (from CJS and ESM) or bundler',
     async () => {
       // On the tarball `--pack` would make: the same npm pack, without building a second time.
