@@ -1,13 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCaptures, type CapturedDelivery, type ProbeReport } from '../../src/devtools/index.js';
 import { decodeWhsecSecret } from '../../src/webhooks/schemes/decode-secret.js';
 import { createVerifier, signWebhook, type WebhookScheme } from '../../src/webhooks/index.js';
 import { resolveScheme } from '../../src/webhooks/schemes/resolve-scheme.js';
-import { runCli, spawnCli, waitForLine } from '../support/cli.js';
+import { execCli, runCli, spawnCli, waitForLine } from '../support/cli.js';
+import { eventually } from '../support/ports.js';
 import { SECRET } from '../webhooks/helpers.js';
 import { removeTempDirs, tempDir } from './helpers.js';
 
@@ -166,6 +167,40 @@ describe('capture', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^checkout-kit: capture runs in the test environment only.*live/);
     await expect(readdir(join(cwd, 'never'))).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('capture where captures cannot be written', () => {
+  it('refuses an --out that is a file (exit 2, one line) before listening', async () => {
+    const file = join(cwd, 'a-file');
+    await writeFile(file, 'x');
+    const env = { CHECKOUT_API_KEY: 'svc_mk_test_abcdef0123456789' };
+    for (const out of [file, join(file, 'below')]) {
+      expect(await execCli(['capture', '--port', '0', '--out', out], { cwd, env })).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `checkout-kit: --out ${out} cannot hold captures (it, or a folder above it, is a file): name a folder you can write to.\n`,
+      });
+    }
+  });
+
+  it('says on its terminal that a delivery could not be saved, as well as answering it 500', async () => {
+    const out = join(cwd, 'going');
+    const child = spawnCli(['capture', '--port', '0', '--out', out], { cwd, env: { CHECKOUT_API_KEY: 'svc_mk_test_abcdef0123456789' } });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      const url = (await waitForLine(child, /capture listening on (http:\/\/127\.0\.0\.1:\d+),/))[1]!;
+      await rm(out, { recursive: true });
+      await writeFile(out, 'now a file');
+      const response = await fetch(`${url}/lost`, { method: 'POST', body: '{}' });
+      expect(response.status).toBe(500);
+      await eventually(async () => (stderr.includes('could not save') ? true : undefined), 30_000, 50);
+      expect(stderr).toMatch(new RegExp(`^checkout-kit: could not save POST /lost in ${out.replaceAll('/', '\\/')}: .*EEXIST`, 'm'));
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
   });
 });
 
