@@ -299,7 +299,7 @@ describe('checkout-kit store copy', () => {
     await moved.close();
   });
 
-  it('refuses a source another process has open, before it copies anything', async () => {
+  it('refuses a source another process has open, before it copies anything, and a --to naming no store before that', async () => {
     const { cwd, env } = await shop(3);
     const consoleProcess = spawnCli(['console', '--port', String(await freePort())], { cwd, env: { ...env, LOG_LEVEL: 'warn' } });
     try {
@@ -310,6 +310,17 @@ describe('checkout-kit store copy', () => {
         /^checkout-kit: The store .*\.checkout-kit is open in another process \(serve, a cron reconcile, the console…\): stop them, then copy\. Nothing was copied\.\n$/,
       );
       expect(await readdir(cwd)).not.toContain('moved');
+      // A --to that names no store is said first: the operator learns it before stopping what holds the source.
+      expect(await execCli(['store', 'copy', '--to', 'moved'], { cwd, env })).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'checkout-kit: store copy: --to "moved" is a bare path: write file:moved for an embedded store in that folder, or give postgres://….\n',
+      });
+      expect(await execCli(['store', 'copy', '--to', 'mysql://u:secret@db/shop'], { cwd, env })).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'checkout-kit: store copy: --to "mysql:…" is none of file:<dir> or postgres://….\n',
+      });
     } finally {
       await stopProcess(consoleProcess);
     }

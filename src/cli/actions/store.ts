@@ -100,6 +100,15 @@ export async function copyStoreTo(options: { to: string; from?: string; json?: b
   const from = options.from ?? loadConfig({ env: io.env, cwd: io.cwd }).store;
   if (sameStore(from, options.to, io.cwd)) throw new UsageError('store copy: --to names the source store itself: give another store.');
   if (options.to.startsWith('memory:')) throw new UsageError('store copy: a memory: store keeps nothing: copy --to file:<dir> or postgres://….');
+  // Said before the source is checked: a mistyped --to is not found only after serve was stopped for the copy.
+  if (!options.to.startsWith('file:') && !/^postgres(ql)?:\/\//.test(options.to)) {
+    const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(options.to)?.[0];
+    throw new UsageError(
+      scheme === undefined
+        ? `store copy: --to "${options.to}" is a bare path: write file:${options.to} for an embedded store in that folder, or give postgres://….`
+        : `store copy: --to "${scheme}…" is none of file:<dir> or postgres://….`,
+    );
+  }
   // Rows written meanwhile would come out as changed, after a whole copy: refuse before it starts.
   if (from.startsWith('file:')) {
     const dir = fileStoreDir(from, io.cwd);
