@@ -36,6 +36,12 @@ export function nextSteps(
           `npm install better-sqlite3@12   (Node v${nodeVersion} has no SQLite built in, which the store needs: 22.16 and later have it; npm 11 then asks for npm install-scripts approve better-sqlite3, which builds it)`,
         ]),
     `npm run checkout:sandbox -- --webhook-url http://127.0.0.1:3000/webhooks/checkout --write-env${partner ? ' --partner' : ''}   (in another terminal; sets ${roleVariables(role).join(', ')} in .env, which it creates from .env.example)`,
+    ...(framework === 'next'
+      ? [
+          // Bundled, checkout-kit's optional loads (better-sqlite3, tsx) fail the build where they are not installed.
+          "in next.config, set serverExternalPackages: ['checkout-kit']   (Next.js then loads it from node_modules instead of bundling it; the bundler cannot resolve the optional packages it loads only when present, better-sqlite3 and tsx)",
+        ]
+      : []),
     framework === 'next'
       ? `${run('dev', 'npx next dev')}   (in your Next.js app: the routes are in app/; POST your order form to /checkout)`
       : partner

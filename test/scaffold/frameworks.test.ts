@@ -68,6 +68,9 @@ describe('checkout-kit init --framework', () => {
     expect(await read('next', 'app/webhooks/checkout/route.ts')).toMatch(/export async function POST\(request: Request\)/);
     expect(await read('fastify', 'src/server.ts')).toContain('checkoutWebhooks');
     expect(scaffolds.next.report.nextSteps.join('\n')).toContain('in your Next.js app');
+    // next build bundles route handlers: checkout-kit must stay external, or its optional peers fail the build.
+    expect(scaffolds.next.report.nextSteps.join('\n')).toContain("in next.config, set serverExternalPackages: ['checkout-kit']");
+    expect(scaffolds.express.report.nextSteps.join('\n')).not.toContain('serverExternalPackages');
   });
 
   it('defaults to fastify, and refuses an unknown framework with exit 2 before writing anything', async () => {
