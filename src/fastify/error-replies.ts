@@ -90,11 +90,17 @@ interface ServerSettings {
 
 /**
  * Fastify server options under which the errors that happen before any route (a URL that does
- * not decode, bytes that are not HTTP, headers too large, an HTTP/1.1 request without `Host`)
- * answer with the spec's error object like every other error, instead of fastify's and Node's own
- * shapes.
+ * not decode, bytes that are not HTTP, headers too large, an HTTP/1.1 request without `Host`, a
+ * request that does not arrive in time) answer with the spec's error object like every other
+ * error, instead of fastify's and Node's own shapes.
  */
 export const SPEC_ERROR_OPTIONS = {
+  /**
+   * A request whose headers and body have not all arrived within 30 s (Node checks every 30 s) is
+   * answered 408 `request_timeout` and its connection closed. fastify's default, 0, lets a client
+   * that trickles a body hold its connection for ever, and enough of them keep webhooks out.
+   */
+  requestTimeout: 30_000,
   /**
    * Fastify's HTTP/1.1 server, made here because Node itself answers a request without `Host` with
    * an empty 400: that check is done here instead, with the spec's error object.
@@ -113,6 +119,8 @@ export const SPEC_ERROR_OPTIONS = {
     });
     server.keepAliveTimeout = options.keepAliveTimeout;
     server.requestTimeout = options.requestTimeout;
+    // Node takes the shorter of the two as the headers' limit and the longer as the whole request's.
+    if (options.requestTimeout > 0) server.headersTimeout = Math.min(server.headersTimeout, options.requestTimeout);
     server.setTimeout(options.connectionTimeout);
     if (options.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = options.maxRequestsPerSocket;
     return server;
@@ -133,4 +141,4 @@ export const SPEC_ERROR_OPTIONS = {
     }
     socket.destroy(error);
   },
-} satisfies Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler' | 'serverFactory'>;
+} satisfies Pick<FastifyServerOptions, 'requestTimeout' | 'frameworkErrors' | 'clientErrorHandler' | 'serverFactory'>;
