@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigError, registerSecret } from '../errors/index.js';
 import { CONNECTION_VARIABLES as NAMES } from './variables.js';
@@ -82,6 +83,17 @@ export function registerSecrets(get: Variables): void {
   for (const secret of listOf(get(NAMES.webhookSecret))) registerSecret(secret);
 }
 
+/**
+ * Refuse `file:~/…`: nothing expands `~` in a `.env`, a service unit or after `file:`, so the store
+ * would be made in a folder named `~` under the working directory (and `rm -rf ~` would clear it).
+ */
+export function refuseTildeStore(url: string, setting: string): void {
+  if (!/^file:~/.test(url)) return;
+  throw new ConfigError(
+    `${setting} "${url}" starts with ~, which nothing expands here: write the whole path, e.g. file:${homedir()}${url.slice('file:~'.length)}.`,
+  );
+}
+
 /** `CHECKOUT_STORE`, checked: `file:<dir>`, `postgres://…` or `memory:`. */
 export function storeOf(get: Variables): string {
   const store = get('CHECKOUT_STORE') ?? DEFAULT_STORE;
@@ -91,5 +103,6 @@ export function storeOf(get: Variables): string {
       throw new ConfigError(`CHECKOUT_STORE "${store}" is a bare path: write file:${store} for the embedded store in that folder.`);
     throw new ConfigError(`CHECKOUT_STORE "${store}" is none of file:<dir>, postgres://… or memory: (tests only).`);
   }
+  refuseTildeStore(store, 'CHECKOUT_STORE');
   return store;
 }

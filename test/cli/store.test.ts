@@ -327,6 +327,22 @@ describe('checkout-kit store copy', () => {
     expect((await execCli(['store', 'copy', '--to', 'file:moved'], { cwd, env })).code).toBe(0);
   });
 
+  it('a store under ~ (CHECKOUT_STORE in .env, store copy --to) is refused with the whole path to write, making no folder named ~', async () => {
+    const { cwd, env } = await shop(1);
+    const home = { HOME: '/home/shop' };
+    expect(await execCli(['store', 'copy', '--to', 'file:~/moved'], { cwd, env: { ...env, ...home } })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'checkout-kit: --to "file:~/moved" starts with ~, which nothing expands here: write the whole path, e.g. file:/home/shop/moved.\n',
+    });
+    await writeFile(join(cwd, '.env'), 'CHECKOUT_STORE=file:~/shop-data\n');
+    const message = 'CHECKOUT_STORE "file:~/shop-data" starts with ~, which nothing expands here: write the whole path, e.g. file:/home/shop/shop-data.';
+    expect(await execCli(['events', 'list'], { cwd, env: home })).toEqual({ code: 2, stdout: '', stderr: `checkout-kit: ${message}\n` });
+    const doctor = await execCli(['doctor', '--json'], { cwd, env: home });
+    expect(JSON.parse(doctor.stdout)).toContainEqual({ check: 'configuration', result: 'fail', detail: message });
+    expect(await readdir(cwd)).not.toContain('~');
+  });
+
   it('refuses a target written to since it was copied (a store in use), touching nothing', async () => {
     const { cwd, env } = await shop(3);
     expect((await runCli(['store', 'copy', '--to', 'file:moved'], { cwd, env })).code).toBe(0);

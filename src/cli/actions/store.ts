@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../config/index.js';
+import { refuseTildeStore } from '../../config/environment.js';
 import { StoreError } from '../../errors/index.js';
 import { copyStore } from '../../store/sql/copy.js';
 import { SqlStore } from '../../store/sql/sql-store.js';
@@ -101,6 +102,8 @@ export async function copyStoreTo(options: { to: string; from?: string; json?: b
   if (sameStore(from, options.to, io.cwd)) throw new UsageError('store copy: --to names the source store itself: give another store.');
   if (options.to.startsWith('memory:')) throw new UsageError('store copy: a memory: store keeps nothing: copy --to file:<dir> or postgres://….');
   // Said before the source is checked: a mistyped --to is not found only after serve was stopped for the copy.
+  if (options.from !== undefined) refuseTildeStore(options.from, '--from');
+  refuseTildeStore(options.to, '--to');
   if (!options.to.startsWith('file:') && !/^postgres(ql)?:\/\//.test(options.to)) {
     const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(options.to)?.[0];
     throw new UsageError(
