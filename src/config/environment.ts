@@ -13,8 +13,11 @@ import { CONNECTION_VARIABLES as NAMES } from './variables.js';
 
 /** Where `loadConfig` reads from: variables, the `.env` folder, whether to read the file. */
 export interface LoadConfigOptions {
-  /** Variables to read. @default process.env */
-  env?: NodeJS.ProcessEnv;
+  /**
+   * Variables to read. Any record of strings: Next.js types `process.env` with a required
+   * `NODE_ENV`, which a test's own variables need not carry. @default process.env
+   */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Folder whose `.env` is read (values in `env` win). @default process.cwd() */
   cwd?: string;
   /** Read `.env` from `cwd`. @default true */

@@ -1,6 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { ConfigError, redact } from '../../src/errors/index.js';
@@ -18,7 +20,45 @@ const base = {
   CHECKOUT_INVOICE_KEY: TEST_KEYS.invoiceKey,
 };
 
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
 describe('loadConfig', () => {
+  it("takes env as a plain record, also where process.env's type requires NODE_ENV, as Next.js declares it (loadConfig, the clients' fromEnv)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ck-env-types-'));
+    dirs.push(dir);
+    const consumer = join(dir, 'consumer.ts');
+    await writeFile(
+      consumer,
+      `import { loadConfig } from '${REPO}src/config/index.js';
+import { CheckoutClient, PartnerClient } from '${REPO}src/client/index.js';
+declare global {
+  namespace NodeJS {
+    interface ProcessEnv {
+      readonly NODE_ENV: 'development' | 'production' | 'test';
+    }
+  }
+}
+loadConfig({ env: { CHECKOUT_WEBHOOK_SECRET: 'whsec_aGVsbG8=', CHECKOUT_STORE: 'memory:' }, dotenv: false });
+CheckoutClient.fromEnv({ env: { CHECKOUT_BASE_URL: 'https://api.checkout.test' }, dotenv: false });
+PartnerClient.fromEnv({ env: { CHECKOUT_BASE_URL: 'https://api.checkout.test' }, dotenv: false });
+loadConfig({ env: process.env });
+`,
+    );
+    const program = ts.createProgram([consumer], {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      types: ['node'],
+      typeRoots: [join(REPO, 'node_modules/@types')],
+    });
+    const file = program.getSourceFile(consumer)!;
+    const diagnostics = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
+    expect(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (name) => name, getCurrentDirectory: () => dir, getNewLine: () => '\n' })).toBe('');
+  }, 120_000);
+
   it('reads every variable with its default', () => {
     const config = loadConfig({
       env: { ...base, CHECKOUT_WEBHOOK_SECRET: 'whsec_aGVsbG8=, whsec_d29ybGQ=' },
