@@ -5,6 +5,7 @@ import {
   InvoiceListSchema,
   InvoiceSchema,
   PaymentSchema,
+  PaymentReadSchema,
   type Environment,
   type Invoice,
   type InvoiceDetail,
@@ -104,7 +105,7 @@ export class CheckoutClient {
     get: async (id: string, options: CallOptions = {}): Promise<Payment> => {
       const operation = 'payments.get';
       const path = `/v1/payments/${pathId(id, operation)}`;
-      return this.transport.request({ operation, method: 'GET', path, auth: this.merchantAuth(operation), schema: PaymentSchema, signal: options.signal });
+      return this.transport.request({ operation, method: 'GET', path, auth: this.merchantAuth(operation), schema: PaymentReadSchema, signal: options.signal });
     },
   };
 

@@ -1,6 +1,6 @@
 import { ConfigError, registerSecret } from '../errors/index.js';
 import { loadConfig, checkKey, type LoadConfigOptions } from '../config/index.js';
-import { MerchantSchema, PartnerPaymentSchema, type Environment, type Merchant, type PartnerPayment } from '../schemas/index.js';
+import { MerchantSchema, PartnerPaymentReadSchema, PartnerPaymentSchema, type Environment, type Merchant, type PartnerPayment } from '../schemas/index.js';
 import type { CreateOptions } from './checkout-client.js';
 import { idempotencyKeyFor } from './idempotency.js';
 import {
@@ -102,7 +102,7 @@ export class PartnerClient {
     get: async (id: string, options: CallOptions = {}): Promise<PartnerPayment> => {
       const operation = 'partner.payments.get';
       const path = `/v1/payments/${pathId(id, operation)}`;
-      return this.transport.request({ operation, method: 'GET', path, auth: this.auth, schema: PartnerPaymentSchema, signal: options.signal });
+      return this.transport.request({ operation, method: 'GET', path, auth: this.auth, schema: PartnerPaymentReadSchema, signal: options.signal });
     },
   };
 

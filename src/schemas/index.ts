@@ -1,7 +1,7 @@
 /** zod schemas: the single source of the resource types. All are tolerant of unknown fields. */
 export { DECIMAL, DecimalString, EnvironmentSchema, FamilySchema, HttpUrl, Timestamp, Uuid, UUID_PATTERN, isUuid } from './common.js';
 export type { Environment } from './common.js';
-export { PaymentSchema, PartnerPaymentSchema, PaymentDepositAddressSchema } from './payment.js';
+export { PaymentSchema, PartnerPaymentSchema, PaymentDepositAddressSchema, PaymentReadSchema, PartnerPaymentReadSchema } from './payment.js';
 export type { Payment, PartnerPayment, PaymentDepositAddress } from './payment.js';
 export {
   InvoiceSchema,

@@ -45,5 +45,13 @@ export type Payment = z.infer<typeof PaymentSchema>;
 
 /** Spec 4.1: the partner create-payment response, the one payment that must carry `merchantId`. */
 export const PartnerPaymentSchema = PaymentSchema.extend({ merchantId: Uuid });
+
+/**
+ * Spec 4.7: a payment read by id, whose `amountReceived` decides its outcome. A read without it is
+ * off the spec, not "nothing received": past expiry that would call a paid order's `expired` handler.
+ */
+export const PaymentReadSchema = PaymentSchema.extend({ amountReceived: DecimalString });
+/** A payment read with the partner's key: `PaymentReadSchema` with the payment's `merchantId`. */
+export const PartnerPaymentReadSchema = PartnerPaymentSchema.extend({ amountReceived: DecimalString });
 /** A payment as a partner's create returns it: with the merchant it is for. */
 export type PartnerPayment = z.infer<typeof PartnerPaymentSchema>;

@@ -1,9 +1,9 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
-import { CheckoutClient, type HttpCallRecord } from '../../src/client/index.js';
+import { CheckoutClient, PartnerClient, type HttpCallRecord } from '../../src/client/index.js';
 import { ApiError, InvalidResponseError, isOffSpec, offSpecRefusal, SchemaValidationError } from '../../src/errors/index.js';
 import type { Logger } from '../../src/log/index.js';
-import { BASE_URL, TEST_KEYS, samplePayment } from '../support/fixtures.js';
+import { BASE_URL, PARTNER_OPTIONS, TEST_KEYS, samplePayment } from '../support/fixtures.js';
 import { strictNock } from '../support/strict-nock.js';
 
 strictNock();
@@ -48,6 +48,25 @@ describe('a success status with a body that does not match the spec', () => {
       ]);
     },
   );
+
+  it('a payment read without amountReceived names it: what decides the outcome is never taken as nothing received', async () => {
+    const { amountReceived: _left, ...payment } = samplePayment({ status: 'PAID', amount: '10.00', amountReceived: '10.00' });
+    nock(BASE_URL).get(`/v1/payments/${payment.id}`).once().reply(200, payment);
+    const error = await client()
+      .payments.get(payment.id)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as InvalidResponseError).fields).toEqual(['amountReceived']);
+    // The partner's read likewise.
+    nock(BASE_URL)
+      .get(`/v1/payments/${payment.id}`)
+      .once()
+      .reply(200, { ...payment, merchantId: '0b6f2d3e-6f43-4f0a-9d55-3f1c2a7b8e01' });
+    const partnerError = await new PartnerClient({ ...PARTNER_OPTIONS, retries: 3, minRetryDelayMs: 1 }).payments
+      .get(payment.id)
+      .catch((caught: unknown) => caught);
+    expect((partnerError as InvalidResponseError).fields).toEqual(['amountReceived']);
+  });
 
   it('a body that is not JSON: the field is the whole body', async () => {
     const { id } = samplePayment();

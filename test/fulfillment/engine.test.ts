@@ -1,11 +1,15 @@
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { CheckoutClient } from '../../src/client/index.js';
+import { InvalidResponseError } from '../../src/errors/index.js';
 import { FulfillmentEngine, type FulfillmentContext, type FulfillmentHandlers } from '../../src/fulfillment/index.js';
 import type { Payment } from '../../src/schemas/index.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
 import { createRunLoop, runKeys } from '../../src/runs/index.js';
 import { captureLogger, waitFor } from '../webhooks/helpers.js';
 import { FakeReader } from '../support/fake-reader.js';
-import { sampleInvoiceDetail, samplePayment } from '../support/fixtures.js';
+import { sampleInvoiceDetail, samplePayment, TEST_KEYS } from '../support/fixtures.js';
+import { listenOnLoopback } from '../support/ports.js';
 
 /** Handlers that record every call. */
 function recorder() {
@@ -80,6 +84,26 @@ describe('FulfillmentEngine', () => {
     expect(await store.listRuns({ status: ['pending', 'running'], dueBy: now.toISOString() })).toMatchObject([{ key, attempts: 1 }]);
     expect(await store.getRun(key)).toMatchObject({ lastError: undefined });
     expect(logger.lines).toContainEqual(expect.objectContaining({ level: 'info', msg: expect.stringContaining(`Stopped while running ${key}`) }));
+  });
+
+  it('a Get payment answer without amountReceived, past expiry, is a failed read: no expired handler for a payment that may be paid, nothing stored', async () => {
+    const payment = paid({ expiresAt: '2030-01-01T00:00:00.000Z' });
+    const { amountReceived: _left, ...answer } = payment;
+    const service = Fastify();
+    service.get('/v1/payments/:id', async () => answer);
+    const client = new CheckoutClient({ baseUrl: `http://127.0.0.1:${await listenOnLoopback(service)}`, ...TEST_KEYS, retries: 0 });
+    try {
+      const store = new MemoryStore();
+      const { calls, handlers } = recorder();
+      const engine = new FulfillmentEngine({ store, client, handlers, clock: () => new Date('2030-01-02T00:00:00.000Z') });
+      const read = await engine.process({ kind: 'payment', id: payment.id, source: 'webhook' }).catch((error: unknown) => error);
+      expect(read).toBeInstanceOf(InvalidResponseError);
+      expect((read as InvalidResponseError).fields).toEqual(['amountReceived']);
+      expect(calls).toEqual([]);
+      expect(await store.getResource('payment', payment.id)).toMatchObject({ outcome: 'pending', open: true });
+    } finally {
+      await service.close();
+    }
   });
 
   it('runs the paid handler once whatever the source, with a stable key', async () => {
