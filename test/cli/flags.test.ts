@@ -99,6 +99,7 @@ describe('numeric flags', () => {
       ['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--since', '99999999999999h'],
       ['reconcile', '--older-than', '99999999999999h'],
       ['sandbox', '--port', '0', '--expires-in', '99999999999999h'],
+      ['sandbox', '--port', '0', '--delay', '2147483648'],
       ['check', '--against', 'http://127.0.0.1:9/webhooks/checkout', '--timeout', '25d'],
       ['serve', '--host', ''],
       ['console', '--host', ' '],

@@ -4,7 +4,7 @@ import type { SandboxFlags } from '../actions/sandbox.js';
 import { DEFAULT_SANDBOX_DATA, DEFAULT_SANDBOX_PORT } from '../defaults.js';
 import type { CliIO } from '../io.js';
 import type { Register } from '../register.js';
-import { duration, listenHost, portNumber, probability, wholeNumber } from '../flags.js';
+import { duration, listenHost, MAX_TIMER_MS, portNumber, probability, wholeNumber } from '../flags.js';
 
 /** `checkout-kit sandbox`: run the local service until SIGINT/SIGTERM (contract 4 and 6). */
 export const registerSandbox: Register = (program: Command, io: CliIO) => {
@@ -18,7 +18,8 @@ export const registerSandbox: Register = (program: Command, io: CliIO) => {
     .option('--drop <p>', 'never deliver an event to a URL, with probability p', probability('--drop'))
     .option('--duplicate <p>', 'deliver an event twice, with probability p', probability('--duplicate'))
     .option('--reorder', 'hold events briefly and deliver each batch shuffled')
-    .option('--delay <ms>', 'wait this long before delivering each event', wholeNumber('--delay'))
+    // A timer takes at most 2³¹ − 1 ms: Node fires a longer one at once, with a warning.
+    .option('--delay <ms>', 'wait this long before delivering each event', wholeNumber('--delay', { max: MAX_TIMER_MS }))
     .option('--stale-timestamp <p>', 'sign with a timestamp one hour old, with probability p', probability('--stale-timestamp'))
     .option('--seed <n>', 'seed of the fault injection, for reproducible runs', wholeNumber('--seed'))
     .addOption(
