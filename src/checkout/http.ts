@@ -137,6 +137,8 @@ export async function handleReturnRequest(
   wantsJson: boolean,
 ): Promise<HttpAnswer> {
   const logger = options.logger ?? silentLogger;
+  // `?orderId=a&orderId=b` names no one order: said so, not "orderId is required".
+  if (Array.isArray(query.orderId)) return json(400, errorObject('invalid_request', `orderId is given ${query.orderId.length} times: give it once.`));
   let status: OrderStatus;
   // A slow service is answered like one that is down: the buyer gets the stored state in time.
   const { signal, release } = deadline(options.checkoutTimeoutMs ?? DEFAULT_CHECKOUT_TIMEOUT_MS, options.signal);

@@ -147,6 +147,13 @@ describe('GET /checkout/return during an outage of the service', () => {
     expect(shop.paid).toHaveLength(1);
   });
 
+  it('an orderId given twice is a 400 saying so, not "orderId is required"', async () => {
+    const shop = await shopWithOrders();
+    const twice = await shop.app.inject({ method: 'GET', url: '/checkout/return?orderId=o-paid&orderId=o-waiting', headers: { accept: 'application/json' } });
+    expect([twice.statusCode, twice.json()]).toEqual([400, { error: { code: 'invalid_request', message: 'orderId is given 2 times: give it once.' } }]);
+    expect(shop.reader.reads).toBe(0);
+  });
+
   it('an unknown order is still 404 during an outage', async () => {
     const shop = await shopWithOrders();
     shop.reader.down = true;
