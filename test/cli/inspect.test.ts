@@ -129,6 +129,34 @@ describe('inspection commands', () => {
     expect(events.stdout).toMatch(/evt_3[^]*evt_2/);
   });
 
+  it('runs shows when a pending run is tried next, and no time beside a failed or done run, which nothing tries again by itself', async () => {
+    const store = await openStore('file:.checkout-kit', { cwd: dir });
+    const due = '2030-01-01T00:00:00.000Z';
+    await store.enqueueRun({ key: 'payment:p-pending:paid', kind: 'fulfillment', data: {}, nextAttemptAt: due });
+    for (const [key, end] of [
+      ['payment:p-failed:paid', 'fail'],
+      ['payment:p-done:paid', 'done'],
+    ] as const) {
+      await store.enqueueRun({ key, kind: 'fulfillment', data: {}, nextAttemptAt: due });
+      await store.claimRun(key, { owner: 'me', leaseMs: 1000, now: new Date(due) });
+      if (end === 'fail') await store.failRun(key, 'me', { error: 'no stock' });
+      else await store.completeRun(key, 'me');
+    }
+    await store.close();
+    const runs = await execCli(['runs'], { cwd: dir });
+    expect(runs.code).toBe(0);
+    const rows = runs.stdout
+      .trimEnd()
+      .split('\n')
+      .slice(2)
+      .map((line) => line.split(/\s{2,}/));
+    expect(rows).toEqual([
+      ['payment:p-done:paid', 'done', '1'],
+      ['payment:p-failed:paid', 'failed', '1', 'no stock'],
+      ['payment:p-pending:paid', 'pending', '0', due],
+    ]);
+  });
+
   it('bad configuration is one clear line and exit 2', async () => {
     const result = await runCli(['events', 'list'], { cwd: dir, env: { CHECKOUT_STORE: 'mysql://db' } });
     expect(result.code).toBe(2);

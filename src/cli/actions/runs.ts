@@ -17,7 +17,14 @@ export async function listRuns(options: RunsListFlags, io: CliIO): Promise<void>
   const runs = await withStore(io, (store) => store.listRuns({ status: options.failed ? 'failed' : undefined, limit: limit + 1, newestFirst: true }));
   outputList(io, options.json ?? false, runs, limit, (list) =>
     table(
-      list.map((r) => ({ key: r.key, status: r.status, attempts: r.attempts, next: r.nextAttemptAt, error: clip(r.lastError, ERROR_COLUMN_WIDTH) })),
+      // Only a pending run is tried again by itself: a time beside a failed one would read as a retry to come.
+      list.map((r) => ({
+        key: r.key,
+        status: r.status,
+        attempts: r.attempts,
+        next: r.status === 'pending' ? r.nextAttemptAt : undefined,
+        error: clip(r.lastError, ERROR_COLUMN_WIDTH),
+      })),
       ['key', 'status', 'attempts', 'next', 'error'],
     ),
   );
