@@ -56,6 +56,8 @@ export const FRAMEWORK_SCAFFOLDS = {
       ['frameworks/next/return-route.ts', 'app/checkout/return/route.ts'],
       ...SHOP,
       ['frameworks/next/webhook.test.ts', 'test/webhook.test.ts'],
+      // As create-next-app's resolves: the routes' imports carry no .js (skipped when the app has its own).
+      ['frameworks/next/tsconfig.json', 'tsconfig.json'],
     ],
     // next, react and react-dom come with the merchant's Next.js app, at its own versions.
     dependencies: [],

@@ -71,6 +71,10 @@ describe('checkout-kit init --framework', () => {
     // next build bundles route handlers: checkout-kit must stay external, or its optional peers fail the build.
     expect(scaffolds.next.report.nextSteps.join('\n')).toContain("in next.config, set serverExternalPackages: ['checkout-kit']");
     expect(scaffolds.express.report.nextSteps.join('\n')).not.toContain('serverExternalPackages');
+    // Next.js's bundler, under create-next-app's tsconfig (moduleResolution bundler), maps no relative .js import to its .ts.
+    for (const route of templateFiles('next').filter(([, to]) => to.startsWith('app/'))) {
+      expect(await read('next', route[1]), route[1]).not.toMatch(/from '\.{1,2}\/[^']*\.js'/);
+    }
   });
 
   it('defaults to fastify, and refuses an unknown framework with exit 2 before writing anything', async () => {
@@ -104,46 +108,54 @@ describe('checkout-kit init --framework', () => {
     expect(report.files.written).not.toContain('.github/workflows/checkout-check.yml');
   });
 
-  // One program over every scaffold: a minute or more of CPU on a busy machine.
+  // One program per resolution over the scaffolds: a minute or more of CPU on a busy machine.
   it('every scaffold type-checks against checkout-kit', () => {
-    const configs = FRAMEWORKS.map((framework) => {
-      const parsed = ts.getParsedCommandLineOfConfigFile(
-        join(scaffolds[framework].dir, 'tsconfig.paths.json'),
-        {},
-        { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
-      );
-      expect(parsed?.errors, framework).toEqual([]);
-      return parsed!;
-    });
-    // One program for all five (one checker, checkout-kit's sources read once): their compiler
-    // options are the same but for nest's experimentalDecorators, which changes nothing elsewhere.
-    const options = configs[FRAMEWORKS.indexOf('nest')]!.options;
+    const configs = Object.fromEntries(
+      FRAMEWORKS.map((framework) => {
+        const parsed = ts.getParsedCommandLineOfConfigFile(
+          join(scaffolds[framework].dir, 'tsconfig.paths.json'),
+          {},
+          { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+        );
+        expect(parsed?.errors, framework).toEqual([]);
+        return [framework, parsed!];
+      }),
+    ) as Record<Framework, ts.ParsedCommandLine>;
+    // Next.js's scaffold resolves as create-next-app's tsconfig does (bundler), the others as Node
+    // does: one program for each (one checker, checkout-kit's sources read once per program). Within
+    // one, the options are the same but for nest's experimentalDecorators, which changes nothing elsewhere.
+    const groups: Framework[][] = [FRAMEWORKS.filter((framework) => framework !== 'next'), ['next']];
+    expect(configs.next.options.moduleResolution).toBe(ts.ModuleResolutionKind.Bundler);
     const comparable = ({ configFilePath, pathsBasePath, ...rest }: ts.CompilerOptions) => ({ ...rest, experimentalDecorators: true });
-    for (const config of configs) expect(comparable(config.options)).toEqual(comparable(options));
-    const program = ts.createProgram(
-      configs.flatMap((config) => config.fileNames),
-      options,
-    );
-    // The scaffolds' own files: checkout-kit's sources are type-checked by its own build.
-    const own = program.getSourceFiles().filter((file) => file.fileName.startsWith(root) && !file.fileName.includes('/node_modules/'));
-    for (const framework of FRAMEWORKS) {
-      const files = own
-        .filter((file) => file.fileName.startsWith(`${scaffolds[framework].dir}/`))
-        .map((file) => file.fileName.slice(scaffolds[framework].dir.length + 1));
-      expect(files, framework).toEqual(
-        expect.arrayContaining([
-          'fulfillment.ts',
-          'test/webhook.test.ts',
-          ...templateFiles(framework)
-            .map(([, to]) => to)
-            .filter((to) => to.endsWith('.ts')),
-        ]),
+    const diagnostics: ts.Diagnostic[] = [];
+    for (const group of groups) {
+      const options = configs[group.includes('nest') ? 'nest' : group[0]!].options;
+      for (const framework of group) expect(comparable(configs[framework].options), framework).toEqual(comparable(options));
+      const program = ts.createProgram(
+        group.flatMap((framework) => configs[framework].fileNames),
+        options,
+      );
+      // The scaffolds' own files: checkout-kit's sources are type-checked by its own build.
+      const own = program.getSourceFiles().filter((file) => file.fileName.startsWith(root) && !file.fileName.includes('/node_modules/'));
+      for (const framework of group) {
+        const files = own
+          .filter((file) => file.fileName.startsWith(`${scaffolds[framework].dir}/`))
+          .map((file) => file.fileName.slice(scaffolds[framework].dir.length + 1));
+        expect(files, framework).toEqual(
+          expect.arrayContaining([
+            'fulfillment.ts',
+            'test/webhook.test.ts',
+            ...templateFiles(framework)
+              .map(([, to]) => to)
+              .filter((to) => to.endsWith('.ts')),
+          ]),
+        );
+      }
+      diagnostics.push(
+        ...program.getOptionsDiagnostics(),
+        ...own.flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]),
       );
     }
-    const diagnostics = [
-      ...program.getOptionsDiagnostics(),
-      ...own.flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]),
-    ];
     expect(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (name) => name, getCurrentDirectory: () => root, getNewLine: () => '\n' })).toBe('');
   }, 300_000);
 

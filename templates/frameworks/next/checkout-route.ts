@@ -1,6 +1,7 @@
 /** POST /checkout (JSON or form: orderId, amount, email…) → 303 to the service's checkoutUrl. */
 import { handleCheckoutRequest } from 'checkout-kit';
-import { sharedShop, toResponse } from '../../src/shop.js';
+// No .js: Next.js's bundler (create-next-app's tsconfig, moduleResolution bundler) does not map it to shop.ts.
+import { sharedShop, toResponse } from '../../src/shop';
 
 export const runtime = 'nodejs';
 

@@ -1,6 +1,7 @@
 /** GET /checkout/return?orderId=…: confirm the order with the service and show (or answer, as JSON) its state. */
 import { handleReturnRequest } from 'checkout-kit';
-import { sharedShop, toResponse, wantsJson } from '../../../src/shop.js';
+// No .js: Next.js's bundler (create-next-app's tsconfig, moduleResolution bundler) does not map it to shop.ts.
+import { sharedShop, toResponse, wantsJson } from '../../../src/shop';
 
 export const runtime = 'nodejs';
 

@@ -4,7 +4,8 @@
  * untouched Request: never call request.json() or request.text() before it.
  */
 import { createWebHandler } from 'checkout-kit';
-import { sharedShop } from '../../../src/shop.js';
+// No .js: Next.js's bundler (create-next-app's tsconfig, moduleResolution bundler) does not map it to shop.ts.
+import { sharedShop } from '../../../src/shop';
 
 // The store and the engine use Node (files, sockets). For the edge runtime, see checkout-kit/web.
 export const runtime = 'nodejs';
