@@ -39,6 +39,7 @@ export interface Classification {
   /** Money reached the amount after `expiresAt`. */
   late: boolean;
   amount: string;
+  /** The resource's own figure as the service wrote it (`"10.00"`), else the sum of an invoice detail's payments. */
   amountReceived: string;
   /** amount − received when positive, else "0". */
   shortfall: string;
@@ -94,7 +95,8 @@ export function classify(resource: Classifiable, options: ClassifyOptions = {}):
     outcome,
     late,
     amount: resource.amount,
-    amountReceived: received.toFixed(),
+    // As written, like `amount`: a page showing both shows "10.00 of 10.00", not "10 of 10.00".
+    amountReceived: resource.amountReceived ?? received.toFixed(),
     shortfall: diff.isPositive() && !diff.isZero() ? diff.toFixed() : '0',
     surplus: diff.isNegative() ? diff.negated().toFixed() : '0',
   };

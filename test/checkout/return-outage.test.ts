@@ -147,6 +147,18 @@ describe('GET /checkout/return during an outage of the service', () => {
     expect(shop.paid).toHaveLength(1);
   });
 
+  it('the amounts read as the service wrote them ("10.00"), confirmed or from the store during an outage', async () => {
+    const shop = await shopWithOrders();
+    const payment = shop.reader.put(
+      samplePayment({ amount: '10.00', amountReceived: '10.00', referenceId: 'o-cents', checkoutUrl: `${BASE_URL}/checkout/o-cents` }),
+    );
+    await shop.store.putCheckoutAttempt({ orderId: 'o-cents', kind: 'payment', idempotencyKey: 'ck-payment-o-cents', requestHash: 'h' });
+    await shop.store.completeCheckoutAttempt('o-cents', { resourceId: payment.id, checkoutUrl: payment.checkoutUrl });
+    expect((await shop.back('o-cents')).json()).toMatchObject({ state: 'paid', amount: '10.00', amountReceived: '10.00', confirmed: true });
+    shop.reader.down = true;
+    expect((await shop.back('o-cents')).json()).toMatchObject({ state: 'paid', amount: '10.00', amountReceived: '10.00', confirmed: false });
+  });
+
   it('an orderId given twice is a 400 saying so, not "orderId is required"', async () => {
     const shop = await shopWithOrders();
     const twice = await shop.app.inject({ method: 'GET', url: '/checkout/return?orderId=o-paid&orderId=o-waiting', headers: { accept: 'application/json' } });

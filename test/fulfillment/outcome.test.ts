@@ -63,6 +63,10 @@ describe('classify', () => {
     expect(classify(resource('0', PAST, { updatedAt: '2026-11-22T11:30:00Z' }), { now: NOW }).late).toBe(false);
   });
 
+  it('gives amountReceived as the service wrote it, as amount is', () => {
+    expect(classify(resource('10.00', FUTURE, { amount: '10.00' }), { now: NOW })).toMatchObject({ outcome: 'paid', amount: '10.00', amountReceived: '10.00' });
+  });
+
   it('sums an invoice detail’s payments when amountReceived is absent', () => {
     const invoice = { status: 'X', amount: '40', expiresAt: FUTURE, payments: [{ amount: '15.5' }, { amountReceived: '24.5' }] };
     expect(classify(invoice, { now: NOW })).toMatchObject({ outcome: 'paid', amountReceived: '40' });
