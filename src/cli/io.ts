@@ -29,12 +29,15 @@ export function output<T>(io: CliIO, json: boolean, value: T, human: (value: T) 
 }
 
 /**
- * A list read with one row past `limit`, newest first: at most `limit` rows, and for people a last
- * line when more are stored, so a cut list is not taken for all there is (`--json` gets the rows alone).
+ * A list read with one row past `limit`, in `order` (newest first, or the order things were first
+ * stored): at most `limit` rows, and for people a last line when more are stored, so a cut list is
+ * not taken for all there is (`--json` gets the rows alone).
  */
-export function outputList<T>(io: CliIO, json: boolean, rows: T[], limit: number, human: (rows: T[]) => string): void {
+export function outputList<T>(io: CliIO, json: boolean, rows: T[], limit: number, human: (rows: T[]) => string, order: 'newest' | 'first' = 'newest'): void {
   const more = rows.length > limit;
-  output(io, json, rows.slice(0, limit), (list) => (more ? `${human(list)}\n(the newest ${limit}; more are stored: raise --limit to see them)` : human(list)));
+  output(io, json, rows.slice(0, limit), (list) =>
+    more ? `${human(list)}\n(the ${order} ${limit}; more are stored: raise --limit to see them)` : human(list),
+  );
 }
 
 /** The widest a table's error column gets. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { cleanup, openSandbox, readState, tempDir } from '../sandbox/helpers.js';
+import { openStore } from '../../src/store/open.js';
 import { execCli } from '../support/cli.js';
 
 afterEach(cleanup);
@@ -46,6 +47,30 @@ describe('checkout-kit merchants, as separate processes on one store file', () =
       expect(show.code).toBe(0);
       expect(show.stdout).toContain(records[0]!.merchantId);
     }
+  });
+
+  it('list is in the order tenants were onboarded, and a list cut at --limit says more are stored', async () => {
+    const cwd = await tempDir('ck-merchants-');
+    const store = await openStore('file:./store', { cwd });
+    for (const n of [1, 2, 3]) {
+      await store.putTenantMerchant({
+        tenantId: `tenant-${n}`,
+        environment: 'test',
+        idempotencyKey: `k${n}`,
+        requestHash: `h${n}`,
+        name: `Shop ${n}`,
+        email: `o${n}@example.com`,
+      });
+    }
+    await store.close();
+    const env = { CHECKOUT_STORE: 'file:./store' };
+    const cut = await execCli(['merchants', 'list', '--limit', '2'], { cwd, env });
+    expect(cut.code).toBe(0);
+    const lines = cut.stdout.trimEnd().split('\n');
+    expect(lines.slice(2, 4).map((line) => line.split(/\s+/)[0])).toEqual(['tenant-1', 'tenant-2']);
+    expect(lines.slice(4)).toEqual(['(the first 2; more are stored: raise --limit to see them)']);
+    expect((await execCli(['merchants', 'list', '--limit', '3'], { cwd, env })).stdout).not.toContain('more are stored');
+    expect(JSON.parse((await execCli(['merchants', 'list', '--limit', '2', '--json'], { cwd, env })).stdout)).toHaveLength(2);
   });
 
   it('refuses in one line, exit 2, with nothing stored or created: no partner keys, bad input, other details, an unknown tenant', async () => {

@@ -7,7 +7,7 @@ import { EnvironmentSchema } from '../../schemas/index.js';
 import type { TenantMerchant } from '../../store/index.js';
 import { notInStore, UsageError } from '../exit.js';
 import { wholeNumber } from '../flags.js';
-import { output, readInput, table, writeLine, type CliIO } from '../io.js';
+import { output, outputList, readInput, table, writeLine, type CliIO } from '../io.js';
 import { withStore } from '../with-store.js';
 
 export interface OnboardFlags {
@@ -60,8 +60,9 @@ export async function onboard(flags: OnboardFlags, io: CliIO): Promise<void> {
 /** `checkout-kit merchants list`. */
 export async function listMerchants(flags: MerchantsListFlags, io: CliIO): Promise<void> {
   const limit = wholeNumber('--limit', { min: 1 })(flags.limit);
-  const rows = await withStore(io, (store) => store.listTenantMerchants({ limit }));
-  output(io, flags.json ?? false, rows, (list) => table(list.map(row), COLUMNS));
+  // In the order tenants were onboarded.
+  const rows = await withStore(io, (store) => store.listTenantMerchants({ limit: limit + 1 }));
+  outputList(io, flags.json ?? false, rows, limit, (list) => table(list.map(row), COLUMNS), 'first');
 }
 
 /** `checkout-kit merchants show <tenant or merchant id>`: with which keys its payments are read (never the keys themselves). */
