@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import Fastify from 'fastify';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkoutRoutes, createCheckout } from '../../src/checkout/index.js';
 import { orderIdempotencyKey } from '../../src/checkout/idempotency.js';
@@ -15,6 +16,7 @@ import { SqliteStore } from '../../src/store/index.js';
 import { loadDriver } from '../../src/store/sqlite/driver.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
 import { openDescriptors } from '../support/descriptors.js';
+import { DATABASE_URL, TestDatabases } from '../store/postgres/test-database.js';
 import { PARTNER_OPTIONS, samplePayment, TEST_KEYS } from '../support/fixtures.js';
 import { cleanup, openSandbox, readState, simulate, tempDir } from '../sandbox/helpers.js';
 
@@ -466,6 +468,34 @@ describe('checkout routes (fastify)', () => {
     await app.close();
     await store.close();
   });
+
+  it.skipIf(!DATABASE_URL)(
+    'on PostgreSQL, a write that waits past its statement timeout (the table locked elsewhere) is 503 store_unavailable too; once free, the retry creates the one payment',
+    async () => {
+      const sandbox = await openSandbox();
+      const databases = new TestDatabases();
+      const store = await databases.store({ statementTimeoutMs: 200 });
+      await store.open();
+      const { app } = await shop(merchantClient(sandbox), [new URL(sandbox.url).host], { store });
+      const holder = new pg.Client({ connectionString: DATABASE_URL });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`LOCK TABLE "${store.schema}".checkout_attempts IN ACCESS EXCLUSIVE MODE`);
+        const order = { orderId: 'o-pg-busy', amount: '3', email: 'b@example.com' };
+        const busy = await app.inject({ method: 'POST', url: '/checkout', payload: order });
+        expect([busy.statusCode, busy.headers['retry-after'], busy.json().error.code]).toEqual([503, '5', 'store_unavailable']);
+        await holder.query('ROLLBACK');
+        expect((await app.inject({ method: 'POST', url: '/checkout', payload: order })).statusCode).toBe(303);
+        expect(await paymentsAtService(sandbox, 'o-pg-busy')).toBe(1);
+      } finally {
+        await holder.end();
+        await app.close();
+        await store.close();
+        await databases.dispose();
+      }
+    },
+  );
 
   it('POST /checkout gives up on a service that does not answer at checkoutTimeoutMs: 503, the attempt kept, and the retry gets the payment', async () => {
     // The service holds every request while `hung`, and creates the payment asked for otherwise.

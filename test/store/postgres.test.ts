@@ -234,6 +234,34 @@ describe.skipIf(!DATABASE_URL)('PostgresStore on a server', () => {
     await expect.poll(() => connectionsOf(warm)).toBe(0);
   });
 
+  it('fails a statement that waits past its timeout (a table locked elsewhere) with a busy StoreError, and any other failure of the server with a StoreError', async () => {
+    const store = await databases.store({ statementTimeoutMs: 200 });
+    await store.open();
+    const attempt = { orderId: 'o-1', kind: 'payment' as const, idempotencyKey: 'k-1', requestHash: 'h-1' };
+    const holder = new pg.Client({ connectionString: DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`LOCK TABLE "${store.schema}".checkout_attempts IN ACCESS EXCLUSIVE MODE`);
+      const busy = await store.putCheckoutAttempt(attempt).catch((error: unknown) => error);
+      expect(busy).toBeInstanceOf(StoreError);
+      expect(busy).toMatchObject({ reason: 'busy', message: expect.stringMatching(/ is busy \(.*statement timeout\): nothing was written; try again\.$/) });
+      await holder.query('ROLLBACK');
+      expect((await store.putCheckoutAttempt(attempt)).inserted).toBe(true);
+      // A table dropped by hand: the server refuses the statement.
+      await holder.query(`DROP TABLE "${store.schema}".locks`);
+      const failed = await store.acquireLock('reconcile', 'w', 1000).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(StoreError);
+      expect(failed).toMatchObject({
+        reason: undefined,
+        message: expect.stringMatching(/^The store PostgreSQL .* failed: relation ".*locks" does not exist\.$/),
+      });
+    } finally {
+      await holder.end();
+      await store.close();
+    }
+  });
+
   it('fails to open with one clear StoreError when the server refuses part of a warm pool, and lets go of the rest', async () => {
     // A role allowed 2 connections, a pool of 4: the server refuses the 3rd and 4th.
     const role = `ck_limited_${randomSchema('r')}`;

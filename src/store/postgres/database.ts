@@ -4,17 +4,32 @@ import type { Database, Queryable, QueryResult, Statement } from '../sql/databas
 
 /** PostgreSQL's `disk_full`: no room to write. */
 const DISK_FULL = '53100';
+/** What a statement that could not wait its turn fails with (a lock held elsewhere past the statement timeout, a deadlock): try again. */
+const BUSY = new Set(['40001', '40P01', '55P03', '57014']);
+
+/** A failure of the server or the connection to it, as a `StoreError` (what a caller of any store catches). */
+export class DatabaseFailure extends StoreError {}
+
+function failure(error: unknown, description: string): StoreError {
+  if (error instanceof StoreError) return error;
+  const code = (error as { code?: unknown }).code;
+  const message = (error as Error).message;
+  if (code === DISK_FULL)
+    return new StoreError(`The disk holding the store ${description} is full (${message}): nothing was written. Free some space.`, {
+      cause: error,
+      reason: 'disk_full',
+    });
+  if (typeof code === 'string' && BUSY.has(code))
+    return new DatabaseFailure(`The store ${description} is busy (${message}): nothing was written; try again.`, { cause: error, reason: 'busy' });
+  return new DatabaseFailure(`The store ${description} failed: ${message}.`, { cause: error });
+}
 
 async function queryOn<R>(client: Pool | PoolClient, statement: Statement, description: string): Promise<QueryResult<R>> {
   try {
     const result = await client.query({ name: statement.name, text: statement.text, values: statement.values ?? [] });
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   } catch (error) {
-    if ((error as { code?: unknown }).code !== DISK_FULL) throw error;
-    throw new StoreError(`The disk holding the store ${description} is full (${(error as Error).message}): nothing was written. Free some space.`, {
-      cause: error,
-      reason: 'disk_full',
-    });
+    throw failure(error, description);
   }
 }
 
@@ -27,13 +42,15 @@ export function poolDatabase(pool: Pool, description: string, ownsPool: boolean)
     description,
     query: (statement) => queryOn(pool, statement, description),
     async transaction(work) {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((error: unknown) => {
+        throw failure(error, description);
+      });
       let broken: Error | undefined;
       try {
-        await client.query('BEGIN');
+        await queryOn(client, { text: 'BEGIN' }, description);
         const tx: Queryable = { query: (statement) => queryOn(client, statement, description) };
         const result = await work(tx);
-        await client.query('COMMIT');
+        await queryOn(client, { text: 'COMMIT' }, description);
         return result;
       } catch (error) {
         // A connection that cannot even roll back is gone: do not hand it to the next caller.

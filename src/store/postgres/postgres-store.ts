@@ -6,7 +6,7 @@ import type { Database } from '../sql/database.js';
 import { postgresDialect } from '../sql/dialect.js';
 import { appliedMigrations } from '../sql/migrate.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
-import { poolDatabase } from './database.js';
+import { DatabaseFailure, poolDatabase } from './database.js';
 
 /** Where the PostgreSQL store connects, its schema, pool and migrations. */
 export interface PostgresStoreOptions extends Pick<SqlStoreOptions, 'migrate'> {
@@ -143,10 +143,12 @@ export class PostgresStore extends SqlStore {
       await super.open();
       if (this.warmConnections > 0) await this.database.warm?.(this.warmConnections);
     } catch (error) {
-      if (error instanceof StoreError || error instanceof ConfigError) throw error;
+      // The server's own failure (not a busy or full one) at open: most often where it is, or whether it takes connections.
+      const cause = error instanceof DatabaseFailure && error.reason === undefined ? error.cause : error;
+      if (cause instanceof StoreError || cause instanceof ConfigError) throw cause;
       throw new StoreError(
-        `Could not open the store ${this.description}: ${(error as Error).message}. Check ${this.setting} and that the server accepts connections.`,
-        { cause: error },
+        `Could not open the store ${this.description}: ${(cause as Error).message}. Check ${this.setting} and that the server accepts connections.`,
+        { cause },
       );
     }
   }
