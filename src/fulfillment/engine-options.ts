@@ -1,3 +1,4 @@
+import { ConfigError } from '../errors/index.js';
 import { defaultLogger, type Logger } from '../log/index.js';
 import { COMPLETION_RETRIES, defaultOwner, numberOption, type RunSettings } from '../runs/index.js';
 import type { InvoiceDetail, Payment } from '../schemas/index.js';
@@ -98,6 +99,15 @@ const DAY_MS = 86_400_000;
 export function normalizeEngineOptions(options: FulfillmentEngineOptions): NormalizedEngineOptions {
   const number = (name: keyof FulfillmentEngineOptions, value: number | undefined, fallback: number, minimum = 1) =>
     numberOption('Engine', name, value ?? fallback, minimum);
+  // Checked here, or a JavaScript caller's missing store or handlers fails mid-run as a TypeError.
+  if (typeof (options.store as Partial<Store> | undefined)?.getResource !== 'function') {
+    throw new ConfigError('FulfillmentEngine needs a store: pass { store: await openStore(config.store) } (or a Store of your own).');
+  }
+  if (options.handlers === null || typeof options.handlers !== 'object') {
+    throw new ConfigError(
+      'FulfillmentEngine needs handlers: an object with any of paid, overpaid, underpaid, expired (loadHandlers() reads them from the fulfillment module).',
+    );
+  }
   const logger = options.logger ?? defaultLogger();
   const clock = options.clock ?? (() => new Date());
   return {

@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { CheckoutClient } from '../../src/client/index.js';
-import { InvalidResponseError } from '../../src/errors/index.js';
+import { ConfigError, InvalidResponseError } from '../../src/errors/index.js';
 import { FulfillmentEngine, type FulfillmentContext, type FulfillmentHandlers } from '../../src/fulfillment/index.js';
 import type { Payment } from '../../src/schemas/index.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
@@ -24,6 +24,18 @@ function recorder() {
 const paid = (overrides: Partial<Payment> = {}) => samplePayment({ amount: '25.00', amountReceived: '25.00', status: 'PAID', ...overrides });
 
 describe('FulfillmentEngine', () => {
+  it('without a store or handlers (a JavaScript caller) is a ConfigError when built, not a TypeError mid-run', () => {
+    for (const store of [undefined, null, {}]) {
+      expect(() => new FulfillmentEngine({ store, handlers: {} } as never)).toThrow(ConfigError);
+      expect(() => new FulfillmentEngine({ store, handlers: {} } as never)).toThrow(/^FulfillmentEngine needs a store/);
+    }
+    for (const handlers of [undefined, null, 'paid']) {
+      expect(() => new FulfillmentEngine({ store: new MemoryStore(), handlers } as never)).toThrow(
+        /^FulfillmentEngine needs handlers: an object with any of paid/,
+      );
+    }
+  });
+
   it('a confirm read given up by its signal (the receiver stopping) stores and reports nothing', async () => {
     const store = new MemoryStore();
     const news: unknown[] = [];

@@ -4,7 +4,7 @@ import type { Environment } from '../../schemas/common.js';
 import type { Store } from '../../store/types.js';
 import type { MerchantSecrets } from './merchant-secrets.js';
 import type { EnvelopeMapper } from './parse-delivery.js';
-import { positive } from './positive-option.js';
+import { positive, requireEventSink } from './positive-option.js';
 import { DEFAULT_SCHEME, type WebhookScheme } from '../schemes/scheme.js';
 import { normalizeDoctorOptions, type DoctorOptions, type NormalizedDoctorOptions } from '../doctor/doctor-options.js';
 
@@ -113,7 +113,7 @@ export function normalizeReceiverOptions(options: ReceiverOptions): NormalizedRe
     positive('retention.intervalMs', retention.intervalMs);
   }
   return {
-    store: options.store,
+    store: requireEventSink(options.store, 'createReceiver'),
     secrets: typeof options.secrets === 'string' ? [options.secrets] : options.secrets,
     scheme: options.scheme ?? DEFAULT_SCHEME,
     toleranceSeconds: positive('toleranceSeconds', options.toleranceSeconds ?? 300, 0),

@@ -4,7 +4,7 @@ import type { Environment } from '../../schemas/common.js';
 import type { CheckoutEvent } from '../../schemas/event.js';
 import { handleDelivery, type DeliveryOptions, type EventSink } from './handle-delivery.js';
 import type { EnvelopeMapper } from './parse-delivery.js';
-import { positive } from './positive-option.js';
+import { positive, requireEventSink } from './positive-option.js';
 import type { WebhookEndpoint } from './receiver.js';
 import type { VerifierOptions } from '../verify/verifier-options.js';
 import { createWebVerifier } from '../verify/web-verify.js';
@@ -49,7 +49,7 @@ export interface WebReceiverOptions extends VerifierOptions {
 export function createWebReceiver(options: WebReceiverOptions): WebhookEndpoint {
   const verify = createWebVerifier(options);
   const normalized: DeliveryOptions = {
-    store: options.store,
+    store: requireEventSink(options.store, 'createWebReceiver'),
     logger: options.logger ?? consoleLogger(),
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes ?? 65_536),
     environment: options.environment,

@@ -34,7 +34,14 @@ export interface NormalizedVerifierOptions {
 
 /** Secrets decoded and options checked up front (shared by the Node and the Web verifier), so a bad secret fails at start-up. */
 export function normalizeVerifierOptions(options: VerifierOptions): NormalizedVerifierOptions {
-  const secrets = typeof options.secrets === 'string' ? [options.secrets] : [...options.secrets];
+  // Unset (`secrets: process.env.CHECKOUT_WEBHOOK_SECRET` without the variable) is no secret, said so below.
+  const given: unknown = options.secrets ?? [];
+  const secrets: unknown[] = typeof given === 'string' ? [given] : Array.isArray(given) ? [...(given as unknown[])] : [given];
+  if (!secrets.every((secret): secret is string => typeof secret === 'string')) {
+    throw new ConfigError(
+      'Verifier option secrets must be a string or an array of strings (whsec_…), e.g. CHECKOUT_WEBHOOK_SECRET split on spaces and commas.',
+    );
+  }
   if (secrets.length === 0) {
     throw new WebhookVerificationError('no_secret', 'No webhook secret configured: set CHECKOUT_WEBHOOK_SECRET (whsec_…) or pass secrets.');
   }

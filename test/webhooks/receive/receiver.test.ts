@@ -1,5 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { Invoice, Payment } from '../../../src/schemas/index.js';
+import { ConfigError } from '../../../src/errors/index.js';
 import { MemoryStore } from '../../../src/store/memory-store.js';
 import { createReceiver, WebhookHandlerError, type ReceiverOptions, type WebhookReceiver } from '../../../src/webhooks/index.js';
 import { captureLogger, paymentEvent, SECRET, signed, signedEvent, waitFor } from '../helpers.js';
@@ -125,6 +126,17 @@ describe('receiving', () => {
     expect(result.status).toBe(200);
     expect(calls).toBe(0);
     expect(await store.listRuns({ status: 'pending' })).toHaveLength(1);
+  });
+});
+
+describe('a receiver built without what it needs', () => {
+  it('a missing store, or one without insertEvent, is a ConfigError naming it, not a 503 on every delivery', () => {
+    for (const store of [undefined, null, {}, { insertEvent: async () => ({ inserted: true }) }]) {
+      expect(() => createReceiver({ store, secrets: SECRET } as never)).toThrow(ConfigError);
+      expect(() => createReceiver({ store, secrets: SECRET } as never)).toThrow(
+        /^createReceiver needs a store to keep each event in: pass \{ store: await openStore/,
+      );
+    }
   });
 });
 

@@ -16,6 +16,12 @@ function setup(options: { environment?: 'test' | 'live' } = {}) {
 }
 
 describe('createWebReceiver', () => {
+  it('without a store, or without secrets, is a ConfigError when built, not a 503 on every delivery', () => {
+    expect(() => createWebReceiver({ secrets: SECRET } as never)).toThrow(ConfigError);
+    expect(() => createWebReceiver({ secrets: SECRET } as never)).toThrow(/^createWebReceiver needs a store to keep each event in/);
+    expect(() => createWebReceiver({ store: new CountingStore(), secrets: undefined as never })).toThrow(/No webhook secret configured/);
+  });
+
   it('calls onStored once per new event, never for a duplicate', async () => {
     const { stored, send } = setup();
     const delivery = multibyteDelivery('evt_on_stored');

@@ -171,6 +171,14 @@ describe('secrets', () => {
     expect(() => createVerifier({ secrets: [] })).toThrow(/No webhook secret configured/);
   });
 
+  it('an unset secret (a JavaScript caller passing an unset variable) is no secret, and a secret that is not a string a ConfigError', () => {
+    expect(() => createVerifier({ secrets: undefined as never })).toThrow(/No webhook secret configured: set CHECKOUT_WEBHOOK_SECRET/);
+    for (const secrets of [[42], { secret: SECRET }, [SECRET, undefined]]) {
+      expect(() => createVerifier({ secrets: secrets as never })).toThrow(ConfigError);
+      expect(() => createVerifier({ secrets: secrets as never })).toThrow(/^Verifier option secrets must be a string or an array of strings/);
+    }
+  });
+
   it('generateTestHeaders gives a verifiable JSON delivery', () => {
     const body = '{"id":"evt_g"}';
     const headers = generateTestHeaders({ body, secret: SECRET });
