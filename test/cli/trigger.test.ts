@@ -128,10 +128,14 @@ describe('trigger EVENT-TYPE with a sandbox running (real sandbox and serve proc
     const paymentId = event!.resourceId;
     const key = `payment:${paymentId}:paid`;
 
+    // The payment closes when serve learns it is paid, before its handler has run: wait for the handler's run too.
     await waitUntil(
-      async () => (await storeJson<{ record: { open: boolean } }>(dir, env, ['payments', 'show', paymentId]))?.record.open === false,
+      async () => {
+        const shown = await storeJson<{ record: { open: boolean }; runs: StoredRun[] }>(dir, env, ['payments', 'show', paymentId]);
+        return shown?.record.open === false && shown.runs.some((run) => run.key === key && run.status === 'done');
+      },
       DEADLINE_MS,
-      'serve to close the payment',
+      'serve to close the payment and complete its handler',
     );
     expect(calls(dir).filter((call) => call.key.startsWith(`payment:${paymentId}:`))).toEqual([{ key, source: 'webhook' }]);
     expect(await storeJson(dir, env, ['payments', 'show', paymentId])).toMatchObject({
