@@ -100,6 +100,29 @@ export const MIN_CONSOLE_TOKEN_LENGTH = 24;
  * Read and check the `CHECKOUT_*` configuration. Throws `ConfigError` for malformed
  * keys, keys of the wrong kind, or keys of mixed environments. Secrets are registered for redaction.
  */
+/** `raw` as a URL, or undefined. */
+function urlOf(raw: string): URL | undefined {
+  try {
+    return new URL(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One `CHECKOUT_REDIRECT_HOSTS` entry as the redirect guard compares it (`url.host`: lower case,
+ * punycode, no default port). A URL or a path in its place would match no checkout page, so every
+ * checkout would be refused: it is refused here, naming the host to give.
+ */
+function redirectHost(entry: string): string {
+  const host = urlOf(`https://${entry}`)?.host;
+  if (host && !/[/?#@\\]/.test(entry)) return host;
+  const meant = (urlOf(entry) ?? urlOf(`https://${entry}`))?.host;
+  throw new ConfigError(
+    `CHECKOUT_REDIRECT_HOSTS entry "${entry}" is not a host${meant ? `: give ${meant}` : ''} (a host such as pay.example.com, with :port when not 443).`,
+  );
+}
+
 export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const cwd = options.cwd ?? process.cwd();
   const get = readVariables(options);
@@ -148,7 +171,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
     );
   }
 
-  const redirectHosts = listOf(get('CHECKOUT_REDIRECT_HOSTS')).map((host) => host.toLowerCase());
+  const redirectHosts = listOf(get('CHECKOUT_REDIRECT_HOSTS')).map(redirectHost);
   if (redirectHosts.length === 0 && baseUrl) redirectHosts.push(new URL(baseUrl).host.toLowerCase());
 
   const port = get('PORT');

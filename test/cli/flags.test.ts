@@ -82,6 +82,18 @@ describe('numeric flags', () => {
     await rm(cwd, { recursive: true, force: true });
   });
 
+  it('a URL in CHECKOUT_REDIRECT_HOSTS stops serve in one line naming the host to give (every checkout would be refused), and doctor fails on it', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
+    const env = { CHECKOUT_STORE: 'memory:', CHECKOUT_REDIRECT_HOSTS: 'https://pay.example.com/checkout' };
+    const message =
+      'CHECKOUT_REDIRECT_HOSTS entry "https://pay.example.com/checkout" is not a host: give pay.example.com (a host such as pay.example.com, with :port when not 443).';
+    expect(await execCli(['serve', '--port', '0'], { cwd, env })).toEqual({ code: 2, stdout: '', stderr: `checkout-kit: ${message}\n` });
+    const doctor = await execCli(['doctor', '--json'], { cwd, env });
+    expect(doctor.code).toBe(1);
+    expect(JSON.parse(doctor.stdout)).toContainEqual({ check: 'configuration', result: 'fail', detail: message });
+    await rm(cwd, { recursive: true, force: true });
+  });
+
   it('a malformed numeric flag is a usage error (exit 2) before any work', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
     for (const args of [

@@ -23,6 +23,26 @@ const base = {
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('loadConfig', () => {
+  it('CHECKOUT_REDIRECT_HOSTS keeps hosts as the redirect guard compares them, and refuses a URL or a path naming the host to give', () => {
+    const hosts = (value: string) => loadConfig({ env: { ...base, CHECKOUT_REDIRECT_HOSTS: value }, dotenv: false }).redirectHosts;
+    expect(hosts('Pay.Example.com, pay.example.com:443 127.0.0.1:4010,bücher.de')).toEqual([
+      'pay.example.com',
+      'pay.example.com',
+      '127.0.0.1:4010',
+      'xn--bcher-kva.de',
+    ]);
+    for (const [entry, meant] of [
+      ['https://pay.example.com/checkout', 'pay.example.com'],
+      ['http://127.0.0.1:4010', '127.0.0.1:4010'],
+      ['pay.example.com/c', 'pay.example.com'],
+      ['user@pay.example.com', 'pay.example.com'],
+    ]) {
+      expect(() => hosts(`shop.example,${entry}`), entry).toThrow(
+        new ConfigError(`CHECKOUT_REDIRECT_HOSTS entry "${entry}" is not a host: give ${meant} (a host such as pay.example.com, with :port when not 443).`),
+      );
+    }
+  });
+
   it("takes env as a plain record, also where process.env's type requires NODE_ENV, as Next.js declares it (loadConfig, the clients' fromEnv)", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ck-env-types-'));
     dirs.push(dir);
