@@ -8,7 +8,7 @@ export const RAW_BODY_FIX: Record<Framework, string> = {
   fastify:
     'register the checkoutWebhooks plugin for the route (it reads the raw body itself) and add no content-type parser, preHandler or proxy that rewrites the body of POST /webhooks/checkout.',
   express:
-    "mount createNodeHandler(receiver) before app.use(express.json()), or give its route express.raw({ type: 'application/json' }); never hand it req.body from a JSON or urlencoded parser.",
+    "mount createNodeHandler(receiver) before app.use(express.json()) (or give its route express.raw({ type: 'application/json' }) instead of express.json()), or keep the bytes with express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } }); never hand it req.body from a JSON or urlencoded parser.",
   koa: 'mount the webhook route before koa-bodyparser (or exclude it from the parser) and hand ctx.req to createNodeHandler(receiver).',
   hono: 'pass c.req.raw to createWebHandler(receiver); do not call c.req.json(), c.req.text() or a validator on this route first.',
   next: 'in the App Router route handler export POST = createWebHandler(receiver) (it reads request.arrayBuffer()); never call request.json() first. In the Pages Router set export const config = { api: { bodyParser: false } }.',

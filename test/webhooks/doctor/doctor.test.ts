@@ -176,6 +176,10 @@ describe('raw-body doctor: each damage gets its diagnosis', () => {
     });
     const express = await receiver.handle(delivery);
     expect((express.body as { error: { message: string } }).error.message).toContain('mount createNodeHandler(receiver) before app.use(express.json())');
+    // express.raw on the route comes too late after an app-wide express.json(); the verify callback works after any.
+    expect((express.body as { error: { message: string } }).error.message).toContain(
+      "express.raw({ type: 'application/json' }) instead of express.json()), or keep the bytes with express.json({ verify:",
+    );
     const proxied = await receive({ damage: (body) => utf8(JSON.stringify(JSON.parse(body), null, 1)) });
     expect(proxied.message).toContain('re-serialised');
     const viaProxy = await createReceiver({
