@@ -69,7 +69,7 @@ export async function nodeWebhookResult(receiver: WebhookEndpoint, request: Node
       return webhookError(
         'raw_body_required',
         'The request body was already read by another middleware and no raw body was kept, but the signature covers the raw bytes. ' +
-          "Mount the webhook handler before body parsers, or give its route express.raw({ type: 'application/json' }).",
+          "Mount the webhook handler before body parsers (or give its route express.raw({ type: 'application/json' }) instead of them), or keep the bytes as req.rawBody (express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } })).",
       );
     }
     // A Buffer (express.raw) or string (express.text) verifies; a parsed object gets raw_body_required.

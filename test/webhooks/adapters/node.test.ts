@@ -83,6 +83,21 @@ describe('createNodeHandler on a real http server', () => {
     expect(await store.listEvents()).toHaveLength(0);
   });
 
+  it('fails clearly when a middleware read the body and kept nothing, naming the fixes that work after it', async () => {
+    const draining: Middleware = (req, _res, next) => void readAll(req).then(() => next());
+    const { url, store } = await serve(draining);
+    const delivery = signedEvent();
+    const response = await fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.body });
+    expect(response.status).toBe(500);
+    const { error } = (await response.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe('raw_body_required');
+    expect(error.message).toContain('already read by another middleware');
+    // express.raw on the route comes too late after such a middleware; keeping the bytes works after any.
+    expect(error.message).toContain("express.raw({ type: 'application/json' }) instead of them");
+    expect(error.message).toContain('keep the bytes as req.rawBody');
+    expect(await store.listEvents()).toHaveLength(0);
+  });
+
   it('works behind express.raw() and behind a body parser that skipped the request', async () => {
     for (const before of [rawParser, skippedParser]) {
       const { url, store } = await serve(before);
