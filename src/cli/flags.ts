@@ -80,6 +80,17 @@ export function listenHost(flag: string, options: { loopbackOnly?: boolean } = {
   };
 }
 
+/**
+ * A commander parser for an event type filter. An empty one (a script's unset variable) is refused:
+ * it matches no event, so the list would look like a store that holds none.
+ */
+export function eventType(flag: string) {
+  return (value: string): string => {
+    if (value.trim() === '') throw new UsageError(`${flag} takes an event type such as payment.paid, got "${value}".`);
+    return value.trim();
+  };
+}
+
 /** A commander parser for a probability flag (0 to 1). */
 export function probability(flag: string) {
   return (value: string): number => {

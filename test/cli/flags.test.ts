@@ -112,6 +112,8 @@ describe('numeric flags', () => {
       ['reconcile', '--older-than', '99999999999999h'],
       ['sandbox', '--port', '0', '--expires-in', '99999999999999h'],
       ['sandbox', '--port', '0', '--delay', '2147483648'],
+      ['events', 'list', '--type', ''],
+      ['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--type', ' '],
       ['check', '--against', 'http://127.0.0.1:9/webhooks/checkout', '--timeout', '25d'],
       ['serve', '--host', ''],
       ['console', '--host', ' '],

@@ -1,5 +1,5 @@
 import type { EventsListFlags } from '../actions/events.js';
-import { sinceTime } from '../flags.js';
+import { eventType, sinceTime } from '../flags.js';
 import type { Register } from '../register.js';
 
 /** `checkout-kit events list | show <id> | dead-letters`: the stored webhook events. */
@@ -9,7 +9,7 @@ export const registerEvents: Register = (program, io) => {
     .command('list')
     .description('newest first')
     .option('--status <status>', 'pending, running, done or failed')
-    .option('--type <type>', 'only this event type')
+    .option('--type <type>', 'only this event type', eventType('--type'))
     .option('--since <time>', 'received at or after this ISO time, or this long ago (10m, 2h, 1d)', sinceTime('--since'))
     .option('--limit <n>', 'at most this many', '50')
     .option('--json', 'JSON output')

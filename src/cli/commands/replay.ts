@@ -1,4 +1,5 @@
 import type { ReplayFlags } from '../actions/replay.js';
+import { eventType } from '../flags.js';
 import type { Register } from '../register.js';
 
 /** `checkout-kit replay`: resend stored events byte for byte, freshly signed (issue items 4). */
@@ -9,7 +10,7 @@ export const registerReplay: Register = (program, io, setExit) => {
     .requiredOption('--to <url>', 'where to send them, e.g. http://127.0.0.1:3000/webhooks/checkout')
     .option('--event <id>', 'this stored event (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--since <time>', 'events received at or after this ISO time, or this long ago (10m, 2h, 1d)')
-    .option('--type <type>', 'events of this type, e.g. payment.paid')
+    .option('--type <type>', 'events of this type, e.g. payment.paid', eventType('--type'))
     .option('--all', 'every stored event')
     .option('--secret <secret>', 'sign with this secret (default: the first of CHECKOUT_WEBHOOK_SECRET), in the CHECKOUT_WEBHOOK_SCHEME scheme')
     .option('--json', 'JSON output')
