@@ -149,21 +149,26 @@ describe('checkout-kit store check', () => {
   it('refuses a store folder that does not exist, and does not create it', async () => {
     const cwd = await tempDir('ck-store-cli-');
     const result = await runCli(['store', 'check', '--dir', 'missing'], { cwd });
-    expect(result.code).not.toBe(0);
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^checkout-kit: No store at .*missing/);
     expect(await readdir(cwd)).toEqual([]);
   });
 
-  it('says a store path that is a file is not a folder, in one line, and leaves the file alone', async () => {
+  it('says a store path that is a file is not a folder, in one line, exit 2 as for a missing one, and leaves the file alone', async () => {
     const cwd = await tempDir('ck-store-cli-');
     await writeFile(join(cwd, 'not-a-folder'), 'mine');
     for (const store of ['file:not-a-folder', 'file:not-a-folder/store']) {
       const result = await runCli(['events', 'list'], { cwd, env: { CHECKOUT_STORE: store } });
-      expect(result.code, store).not.toBe(0);
+      expect(result.code, store).toBe(2);
       expect(result.stderr, store).toBe(
         `checkout-kit: Cannot open the store ${join(cwd, store.slice('file:'.length))}: it (or a folder above it) is a file, not a folder. Point the store at a folder (CHECKOUT_STORE=file:<dir>).\n`,
       );
     }
+    const checked = await runCli(['store', 'check', '--dir', 'not-a-folder'], { cwd });
+    expect([checked.code, checked.stderr]).toEqual([
+      2,
+      expect.stringMatching(/^checkout-kit: Cannot open the store .*not-a-folder: it \(or a folder above it\) is a file/),
+    ]);
     expect(await readFile(join(cwd, 'not-a-folder'), 'utf8')).toBe('mine');
   });
 });

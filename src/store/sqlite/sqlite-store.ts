@@ -158,8 +158,9 @@ function migrateNow(connection: SqliteConnection): void {
 
 /** Make the store's folder (or, read-only, make sure the store is there), with a clear error when that cannot be. */
 function prepareFolder(dir: string, file: string, readonly: boolean, setting: string | undefined): void {
+  // The wrong place given, as a folder with no store is (exit 2 in the CLI), not a failing store.
   const isAFile = (cause?: unknown) =>
-    new StoreError(
+    new ConfigError(
       `Cannot open the store ${dir}: it (or a folder above it) is a file, not a folder. Point the store at a folder (${setting ?? 'CHECKOUT_STORE'}=file:<dir>).`,
       { cause },
     );
