@@ -88,6 +88,22 @@ describe('inspection commands', () => {
     });
   });
 
+  it('events dead-letters shows the newest first, takes --limit, and a list cut there says more are stored', async () => {
+    const store = await openStore('file:.checkout-kit', { cwd: dir });
+    for (const n of [1, 2, 3]) {
+      await store.insertDeadLetter({ receivedAt: new Date(Date.UTC(2030, 0, 1, 0, n)).toISOString(), reason: `unparsable ${n}`, body: 'x', headers: {} });
+    }
+    await store.close();
+    const cut = await execCli(['events', 'dead-letters', '--limit', '2'], { cwd: dir });
+    expect(cut.code).toBe(0);
+    expect(cut.stdout.match(/unparsable \d/g)).toEqual(['unparsable 3', 'unparsable 2']);
+    expect(cut.stdout.trimEnd().split('\n').at(-1)).toBe('(the newest 2; more are stored: raise --limit to see them)');
+    const json = await execCli(['events', 'dead-letters', '--limit', '2', '--json'], { cwd: dir });
+    expect((JSON.parse(json.stdout) as Array<{ reason: string }>).map((letter) => letter.reason)).toEqual(['unparsable 3', 'unparsable 2']);
+    expect((await execCli(['events', 'dead-letters'], { cwd: dir })).stdout).not.toContain('more are stored');
+    expect(await execCli(['events', 'dead-letters', '--limit', '0'], { cwd: dir })).toMatchObject({ code: 2 });
+  });
+
   it('payments list, runs and events list show the newest first, and a list cut at --limit says more are stored', async () => {
     const store = await openStore('file:.checkout-kit', { cwd: dir });
     for (const n of [1, 2, 3]) {

@@ -70,7 +70,8 @@ export async function showEvent(id: string, options: { json?: boolean }, io: Cli
 }
 
 /** `checkout-kit events dead-letters`: deliveries kept for inspection. */
-export async function listDeadLetters(options: { json?: boolean }, io: CliIO): Promise<void> {
-  const letters = await withStore(io, (store) => store.listDeadLetters(100));
-  output(io, options.json ?? false, letters, (list) => (list.length === 0 ? '(none)' : list.map(deadLetterLines).join('\n\n')));
+export async function listDeadLetters(options: { limit: string; json?: boolean }, io: CliIO): Promise<void> {
+  const limit = wholeNumber('--limit', { min: 1 })(options.limit);
+  const letters = await withStore(io, (store) => store.listDeadLetters(limit + 1));
+  outputList(io, options.json ?? false, letters, limit, (list) => (list.length === 0 ? '(none)' : list.map(deadLetterLines).join('\n\n')));
 }

@@ -22,7 +22,8 @@ export const registerEvents: Register = (program, io) => {
     .action(async (id: string, options: { json?: boolean }) => (await import('../actions/events.js')).showEvent(id, options, io));
   events
     .command('dead-letters')
-    .description("deliveries kept for inspection: verified but unparseable, or refused with the raw-body doctor's diagnosis")
+    .description("deliveries kept for inspection, newest first: verified but unparseable, or refused with the raw-body doctor's diagnosis")
+    .option('--limit <n>', 'at most this many', '100')
     .option('--json', 'JSON output')
-    .action(async (options: { json?: boolean }) => (await import('../actions/events.js')).listDeadLetters(options, io));
+    .action(async (options: { limit: string; json?: boolean }) => (await import('../actions/events.js')).listDeadLetters(options, io));
 };
