@@ -94,6 +94,9 @@ export async function loadHandlers(file: string | undefined, cwd = process.cwd()
 
 class StuckModuleError extends ConfigError {}
 
+/** What Node says of `import` / `export` in a file it loads as CommonJS (a `.js` in a package without `"type": "module"`). */
+const MODULE_SYNTAX_AS_COMMONJS = /^(Cannot use import statement outside a module|Unexpected token 'export')/;
+
 /** Codes Node gives a CommonJS module that requires an ES-module-only package such as this one. */
 const COMMONJS_CODES = new Set(['ERR_PACKAGE_PATH_NOT_EXPORTED', 'ERR_REQUIRE_ESM']);
 
@@ -109,6 +112,9 @@ function loadFailure(error: unknown): string {
     .map((line) => line.trim())
     .filter(Boolean)
     .join(' ');
+  if ((error as Error | undefined)?.name === 'SyntaxError' && MODULE_SYNTAX_AS_COMMONJS.test(reason)) {
+    return `${reason}: the module is written with import / export but loaded as CommonJS (its package.json has no "type": "module"). Set it (npm pkg set type=module), name the module .mjs, or write it with require() and module.exports.`;
+  }
   const code = (error as { code?: unknown } | undefined)?.code;
   if (typeof code === 'string' && COMMONJS_CODES.has(code)) {
     return `${reason}. The module was loaded as CommonJS, and checkout-kit is an ES module: set "type": "module" in package.json (npm pkg set type=module), or name the module .mts.`;

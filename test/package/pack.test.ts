@@ -279,6 +279,22 @@ export default {
     }
   });
 
+  it('a .js fulfillment module written with export, in a "type": "commonjs" package, says how to load it', async () => {
+    // Only the installed package shows it: a test runner's loader would compile the module whatever its package says.
+    // What npm 11's `npm init -y` writes; without any "type", Node detects the module syntax and loads it.
+    await mkdir(join(consumer, 'commonjs'), { recursive: true });
+    await writeFile(join(consumer, 'commonjs/package.json'), JSON.stringify({ name: 'shop', type: 'commonjs' }));
+    await writeFile(join(consumer, 'commonjs/fulfillment-esm.js'), 'export default { paid: async () => {} };\n');
+    await writeFile(
+      join(consumer, 'load-esm-handlers.mjs'),
+      "import { loadHandlers } from 'checkout-kit';\nloadHandlers('commonjs/fulfillment-esm.js').then((h) => console.log(Object.keys(h).join(',')), (e) => console.log(e.message));\n",
+    );
+    const { stdout } = await ok(process.execPath, ['load-esm-handlers.mjs'], consumer);
+    expect(stdout).toMatch(
+      /^Could not load the fulfillment module .*fulfillment-esm\.js: Unexpected token 'export': the module is written with import \/ export but loaded as CommonJS .*npm pkg set type=module.*\.mjs.*module\.exports\.\n$/,
+    );
+  });
+
   it('a TypeScript fulfillment module says it needs tsx', async () => {
     const handlers = join(consumer, 'fulfillment.ts');
     await writeFile(handlers, "export default { paid: async (resource: { id: string }) => console.log('paid', resource.id) };\n");
