@@ -59,9 +59,14 @@ function readDotenv(cwd: string): Record<string, string> {
 /** The variables of `options.env` (default `process.env`) over those of `.env` in `options.cwd`. */
 export function readVariables(options: LoadConfigOptions = {}): Variables {
   const cwd = options.cwd ?? process.cwd();
-  const env = { ...(options.dotenv === false ? {} : readDotenv(cwd)), ...(options.env ?? process.env) };
+  const given = options.env ?? process.env;
+  const env = { ...(options.dotenv === false ? {} : readDotenv(cwd)), ...given };
   return (name) => {
     const value = env[name]?.trim();
+    // dotenv keeps a quote that is never closed as part of the value: said here, not as a malformed key or path (nor the value, which may be a secret).
+    if (value && !(name in given) && /^["'`]/.test(value)) {
+      throw new ConfigError(`${name} in ${resolve(cwd, '.env')} opens a quote (${value[0]}) it never closes: close it on the same line, or drop the quotes.`);
+    }
     return value ? value : undefined;
   };
 }

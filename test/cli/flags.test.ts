@@ -82,6 +82,23 @@ describe('numeric flags', () => {
     await rm(cwd, { recursive: true, force: true });
   });
 
+  it('a quote a .env opens and never closes is one line naming the variable and the file, exit 2, without its value', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
+    const message = (name: string, quote: string) =>
+      `checkout-kit: ${name} in ${join(cwd, '.env')} opens a quote (${quote}) it never closes: close it on the same line, or drop the quotes.\n`;
+    // The app's own variables in the same file are not checkout-kit's to judge.
+    await writeFile(join(cwd, '.env'), 'CHECKOUT_STORE="file:./data\nOTHER_APP_VALUE="kept as it is\n');
+    expect(await execCli(['events', 'list'], { cwd })).toEqual({ code: 2, stdout: '', stderr: message('CHECKOUT_STORE', '"') });
+    // Set in the environment, a variable is taken from there: the .env line is not read.
+    expect(await execCli(['events', 'list'], { cwd, env: { CHECKOUT_STORE: 'memory:' } })).toMatchObject({ code: 0, stdout: '(none)\n' });
+    await writeFile(join(cwd, '.env'), "CHECKOUT_STORE=memory:\nCHECKOUT_API_KEY='sk_test_secretvalue\n");
+    expect(await execCli(['events', 'list'], { cwd })).toEqual({ code: 2, stdout: '', stderr: message('CHECKOUT_API_KEY', "'") });
+    const doctor = await execCli(['doctor'], { cwd });
+    expect(doctor.stdout).toContain('CHECKOUT_API_KEY in');
+    expect(doctor.stdout + doctor.stderr).not.toContain('secretvalue');
+    await rm(cwd, { recursive: true, force: true });
+  });
+
   it('a URL in CHECKOUT_REDIRECT_HOSTS stops serve in one line naming the host to give (every checkout would be refused), and doctor fails on it', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
     const env = { CHECKOUT_STORE: 'memory:', CHECKOUT_REDIRECT_HOSTS: 'https://pay.example.com/checkout' };
