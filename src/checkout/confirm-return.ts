@@ -45,7 +45,7 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
  * error page for a payment that may well have arrived.
  */
 export async function confirmReturn(
-  deps: { store: Store; engine: FulfillmentEngine; logger?: Logger | undefined; signal?: AbortSignal | undefined },
+  deps: { store: Store; engine: FulfillmentEngine; logger?: Logger | undefined; signal?: AbortSignal | undefined; timeoutMs?: number | undefined },
   orderId: string,
 ): Promise<OrderStatus> {
   if (typeof orderId !== 'string' || orderId === '') throw new CheckoutError('orderId is required.', { code: 'invalid_request' });
@@ -53,7 +53,13 @@ export async function confirmReturn(
   if (!attempt?.resourceId) throw new CheckoutError(`No checkout was created for order ${orderId}.`, { code: 'not_found' });
   const known = { orderId, kind: attempt.kind, resourceId: attempt.resourceId, checkoutUrl: attempt.checkoutUrl };
   try {
-    const result = await deps.engine.process({ kind: attempt.kind, id: attempt.resourceId, source: 'return', orderId, signal: deps.signal });
+    // The read runs under the server's signal, which every return shares: concurrent returns of one
+    // payment then share one read of the service. Past `timeoutMs` the buyer gets the stored state;
+    // the read goes on, and what it learns is stored.
+    const result = await answerWithin(
+      deps.engine.process({ kind: attempt.kind, id: attempt.resourceId, source: 'return', orderId, signal: deps.signal }),
+      deps.timeoutMs,
+    );
     const { amount, amountReceived } = result.classification;
     return { ...known, state: STATE[result.outcome], outcome: result.outcome, amount, amountReceived, confirmed: true };
   } catch (error) {
@@ -63,6 +69,18 @@ export async function confirmReturn(
     );
     return storedStatus(known, await deps.store.getResource(attempt.kind, attempt.resourceId));
   }
+}
+
+/** `work`, or a `TimeoutError` once `timeoutMs` have passed without it settling. */
+function answerWithin<T>(work: Promise<T>, timeoutMs: number | undefined): Promise<T> {
+  if (timeoutMs === undefined) return work;
+  // Settling after the answer, its failure is the engine's to log, not an unhandled rejection.
+  work.catch(() => undefined);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** The order's state as last stored (pending when nothing was ever learned). */

@@ -15,12 +15,18 @@ import type { Payment } from '../../src/schemas/index.js';
 class FlakyReader extends FakeReader {
   down = false;
   hung = false;
+  /** While set, reads wait for it before they answer. */
+  gate: Promise<void> | undefined;
+  /** Reads the engine asked for. */
+  calls = 0;
   constructor() {
     super();
     const get = this.payments.get;
     this.payments.get = async (id, options) => {
+      this.calls += 1;
       if (this.down) throw new NetworkError(`payments.get failed: connect ECONNREFUSED (GET ${BASE_URL}/v1/payments/${id})`);
       if (this.hung) return new Promise<Payment>((_resolve, reject) => options?.signal?.addEventListener('abort', () => reject(options.signal!.reason)));
+      await this.gate;
       return get(id);
     };
   }
@@ -63,7 +69,7 @@ async function shopWithOrders(options: { checkoutTimeoutMs?: number } = {}) {
     ...options,
   });
   const back = (orderId: string, accept = 'application/json') => app.inject({ method: 'GET', url: `/checkout/return?orderId=${orderId}`, headers: { accept } });
-  return { app, reader, store, paid, orders, back, logs: () => logs };
+  return { app, reader, store, engine, paid, orders, back, logs: () => logs };
 }
 
 describe('GET /checkout/return during an outage of the service', () => {
@@ -145,6 +151,21 @@ describe('GET /checkout/return during an outage of the service', () => {
       expect(answer.json()).toMatchObject({ orderId, state: orderId === 'o-paid' ? 'paid' : 'pending', confirmed: false, note: expect.any(String) });
     }
     expect(shop.paid).toHaveLength(1);
+  });
+
+  it("returns of one order at the same time share one read of the service (its rate budget is the webhooks' and reconcile's too)", async () => {
+    const shop = await shopWithOrders();
+    let open!: () => void;
+    shop.reader.gate = new Promise<void>((resolve) => (open = resolve));
+    // A return's confirm joins the read under way as it enters the engine.
+    let entered = 0;
+    const process = shop.engine.process.bind(shop.engine);
+    shop.engine.process = (input) => ((entered += 1), process(input));
+    const answers = Array.from({ length: 6 }, () => shop.back('o-waiting'));
+    await expect.poll(() => entered, { timeout: 10_000 }).toBe(6);
+    open();
+    for (const answer of await Promise.all(answers)) expect(answer.json()).toMatchObject({ state: 'pending', confirmed: true });
+    expect(shop.reader.calls).toBe(1);
   });
 
   it('the amounts read as the service wrote them ("10.00"), confirmed or from the store during an outage', async () => {
