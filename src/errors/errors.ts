@@ -30,10 +30,13 @@ export class MoneyError extends InvalidRequestError {
 }
 
 /**
- * Why a store refused work, where its database says so: another process holds the write lock
- * (`busy`), the disk is full (`disk_full`). Set where the database's own error is read, once.
+ * Why a store refused work, where its database says so: another process holds the write lock, or a
+ * statement waited past its timeout (`busy`), the disk is full (`disk_full`), the database server
+ * is down or refuses connections (`unreachable`). Each passes: work refused for one is tried again.
+ * Set where the database's own error is read, once; undefined for a failure that does not pass by
+ * itself (a damaged file, a table dropped by hand).
  */
-export type StoreFailure = 'busy' | 'disk_full';
+export type StoreFailure = 'busy' | 'disk_full' | 'unreachable';
 
 /** The embedded or PostgreSQL store cannot be opened, read or written. */
 export class StoreError extends CheckoutKitError {

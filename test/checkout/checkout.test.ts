@@ -470,7 +470,7 @@ describe('checkout routes (fastify)', () => {
   });
 
   it.skipIf(!DATABASE_URL)(
-    'on PostgreSQL, a write that waits past its statement timeout (the table locked elsewhere) is 503 store_unavailable too; once free, the retry creates the one payment',
+    'on PostgreSQL, a write that waits past its statement timeout (the table locked elsewhere) is 503 store_unavailable too; once free, the retry creates the one payment; a table dropped by hand is 500',
     async () => {
       const sandbox = await openSandbox();
       const databases = new TestDatabases();
@@ -488,6 +488,10 @@ describe('checkout routes (fastify)', () => {
         await holder.query('ROLLBACK');
         expect((await app.inject({ method: 'POST', url: '/checkout', payload: order })).statusCode).toBe(303);
         expect(await paymentsAtService(sandbox, 'o-pg-busy')).toBe(1);
+        // A failure that does not pass by itself (a table dropped by hand) is no reason to come back: 500.
+        await holder.query(`DROP TABLE "${store.schema}".checkout_attempts`);
+        const broken = await app.inject({ method: 'POST', url: '/checkout', payload: { ...order, orderId: 'o-pg-broken' } });
+        expect([broken.statusCode, broken.headers['retry-after'], broken.json().error.code]).toEqual([500, undefined, 'internal_error']);
       } finally {
         await holder.end();
         await app.close();

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -258,6 +259,48 @@ describe.skipIf(!DATABASE_URL)('PostgresStore on a server', () => {
       });
     } finally {
       await holder.end();
+      await store.close();
+    }
+  });
+
+  it('fails work with an unreachable StoreError once the server cannot be reached, and works again when it can', async () => {
+    // The store reaches the server through a proxy this test can cut, as a server going down would.
+    const target = new URL(DATABASE_URL!);
+    const sockets = new Set<net.Socket>();
+    const proxy = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('error', () => undefined).on('close', () => sockets.delete(socket));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const port = (proxy.address() as net.AddressInfo).port;
+    const via = new URL(DATABASE_URL!);
+    via.hostname = '127.0.0.1';
+    via.port = String(port);
+    const store = await databases.store({ connectionString: via.toString() });
+    await store.open();
+    try {
+      await store.acquireLock('reconcile', 'w', 1000);
+      await new Promise<void>((resolve) => {
+        proxy.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+      const failed = await store.acquireLock('reconcile', 'w', 1000).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(StoreError);
+      expect(failed).toMatchObject({
+        reason: 'unreachable',
+        message: expect.stringMatching(
+          /^The store PostgreSQL 127\.0\.0\.1:\d+\/.* cannot be reached \(.*\): nothing was written; check that the server is up\.$/,
+        ),
+      });
+      await new Promise<void>((resolve) => proxy.listen(port, '127.0.0.1', resolve));
+      await expect.poll(() => store.acquireLock('reconcile', 'w', 1000).catch(() => false), { timeout: 10_000 }).toBe(true);
+    } finally {
+      proxy.close();
+      for (const socket of sockets) socket.destroy();
       await store.close();
     }
   });

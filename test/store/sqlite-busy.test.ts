@@ -94,7 +94,7 @@ it('checkout-kit migrate of a store another process keeps locked says it is busy
   const busy = await execCli(['migrate'], { cwd: dir, env });
   expect(busy).toMatchObject({ code: 1, stdout: '' });
   expect(busy.stderr).toMatch(
-    /^checkout-kit: SQLite .*store\.sqlite is busy: another process \(.*\) held its write lock past the 5 s wait, so migrate stopped \(each version is applied whole or not at all; those applied before it stay\)\. Run `checkout-kit migrate` again once serve and reconcile are stopped or idle\.\n$/,
+    /^checkout-kit: SQLite .*store\.sqlite is busy: another process \(.*\) held what migrate needed past its wait, so migrate stopped \(each version is applied whole or not at all; those applied before it stay\)\. Run `checkout-kit migrate` again once serve and reconcile are stopped or idle\.\n$/,
   );
   holder.stdin!.write('go\n');
   expect((await lines.next()).value).toBe('released');

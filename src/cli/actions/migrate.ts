@@ -52,7 +52,7 @@ export async function migrate(options: { json?: boolean }, io: CliIO): Promise<v
     const stopped = 'so migrate stopped (each version is applied whole or not at all; those applied before it stay)';
     if (error instanceof StoreError && error.reason === 'busy') {
       throw new StoreError(
-        `${what} is busy: another process (serve, a cron reconcile, a store copy, a sqlite3 shell) held its write lock past the 5 s wait, ${stopped}. Run \`checkout-kit migrate\` again once serve and reconcile are stopped or idle.`,
+        `${what} is busy: another process (serve, a cron reconcile, a store copy, a database shell) held what migrate needed past its wait, ${stopped}. Run \`checkout-kit migrate\` again once serve and reconcile are stopped or idle.`,
         { cause: error, reason: 'busy' },
       );
     }

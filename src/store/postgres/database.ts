@@ -7,6 +7,11 @@ const DISK_FULL = '53100';
 /** What a statement that could not wait its turn fails with (a lock held elsewhere past the statement timeout, a deadlock): try again. */
 const BUSY = new Set(['40001', '40P01', '55P03', '57014']);
 
+/** What a connection the server ended or refused fails with: SQLSTATE class 08, a shutdown, too many connections, or the socket's own error. */
+const UNREACHABLE = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+/** pg's own words for a connection lost or never made (its errors carry no code). */
+const CONNECTION_LOST = /Connection terminated|timeout exceeded when trying to connect|is not queryable/;
+
 /** A failure of the server or the connection to it, as a `StoreError` (what a caller of any store catches). */
 export class DatabaseFailure extends StoreError {}
 
@@ -21,6 +26,11 @@ function failure(error: unknown, description: string): StoreError {
     });
   if (typeof code === 'string' && BUSY.has(code))
     return new DatabaseFailure(`The store ${description} is busy (${message}): nothing was written; try again.`, { cause: error, reason: 'busy' });
+  if ((typeof code === 'string' && (code.startsWith('08') || UNREACHABLE.has(code))) || CONNECTION_LOST.test(message))
+    return new DatabaseFailure(`The store ${description} cannot be reached (${message}): nothing was written; check that the server is up.`, {
+      cause: error,
+      reason: 'unreachable',
+    });
   return new DatabaseFailure(`The store ${description} failed: ${message}.`, { cause: error });
 }
 
@@ -70,7 +80,7 @@ export function poolDatabase(pool: Pool, description: string, ownsPool: boolean)
       const settled = await Promise.allSettled(Array.from({ length: Math.min(connections, pool.options.max ?? 10) }, () => pool.connect()));
       for (const outcome of settled) if (outcome.status === 'fulfilled') outcome.value.release();
       const failed = settled.find((outcome) => outcome.status === 'rejected');
-      if (failed) throw failed.reason;
+      if (failed) throw failure(failed.reason, description);
     },
   };
 }

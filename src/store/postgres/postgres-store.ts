@@ -143,12 +143,13 @@ export class PostgresStore extends SqlStore {
       await super.open();
       if (this.warmConnections > 0) await this.database.warm?.(this.warmConnections);
     } catch (error) {
-      // The server's own failure (not a busy or full one) at open: most often where it is, or whether it takes connections.
-      const cause = error instanceof DatabaseFailure && error.reason === undefined ? error.cause : error;
-      if (cause instanceof StoreError || cause instanceof ConfigError) throw cause;
+      // The server's own failure at open (not a busy one): most often where it is, or whether it takes connections.
+      const failed = error instanceof DatabaseFailure && error.reason !== 'busy';
+      if (!failed && (error instanceof StoreError || error instanceof ConfigError)) throw error;
+      const cause = failed ? error.cause : error;
       throw new StoreError(
         `Could not open the store ${this.description}: ${(cause as Error).message}. Check ${this.setting} and that the server accepts connections.`,
-        { cause },
+        { cause, reason: failed ? error.reason : undefined },
       );
     }
   }
