@@ -15,6 +15,7 @@ import { silentLogger, type Logger } from '../log/index.js';
 import { TENANT_ID_PATTERN, TENANT_ID_RULE, tenantOrderKey } from '../domain/index.js';
 import { assertAmount, compareAmounts } from '../money/index.js';
 import type { Invoice, Payment } from '../schemas/index.js';
+import { sameUuid } from '../schemas/common.js';
 import type { CheckoutAttempt, ResourceKind, Store } from '../store/index.js';
 import { isDefiniteRefusal, standingTry } from './create-once.js';
 import { orderIdempotencyKey, requestHash } from './idempotency.js';
@@ -290,7 +291,8 @@ function fieldsNotAsAsked(body: Record<string, unknown>, resource: Payment | Inv
   // A service that does not echo the reference says nothing wrong; one that echoes another does.
   if (resource.referenceId != null && resource.referenceId !== body.referenceId) differs.push('referenceId');
   // Another merchant's payment would take the buyer's money to that merchant.
-  if (merchantId !== undefined && (resource as { merchantId?: unknown }).merchantId !== merchantId) differs.push('merchantId');
+  const answered = (resource as { merchantId?: unknown }).merchantId;
+  if (merchantId !== undefined && !(typeof answered === 'string' && sameUuid(answered, merchantId))) differs.push('merchantId');
   return differs;
 }
 

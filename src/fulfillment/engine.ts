@@ -2,6 +2,7 @@ import { isAbortedBy, messageOf, SchemaValidationError } from '../errors/index.j
 import type { Logger } from '../log/index.js';
 import { executeRun, retryFailed, runKeys, type RunSettings, type Task } from '../runs/index.js';
 import { InvoiceDetailSchema, PaymentSchema, type InvoiceDetail, type Payment } from '../schemas/index.js';
+import { sameUuid } from '../schemas/common.js';
 import { OUTCOME_RANK, type NewsSource, type ResourceKind, type ResourceRecord } from '../store/index.js';
 import type { EngineObserver, HandlerObservation } from './engine-observer.js';
 import { normalizeEngineOptions, type FulfillmentEngineOptions, type NormalizedEngineOptions } from './engine-options.js';
@@ -162,7 +163,7 @@ export class FulfillmentEngine {
     }
     const now = this.clock();
     const owner = this.confirmedMerchantOf(resource);
-    if (input.merchantId !== undefined && owner !== undefined && owner !== input.merchantId) return this.ignoreForeign(input, owner, resource);
+    if (input.merchantId !== undefined && owner !== undefined && !sameUuid(owner, input.merchantId)) return this.ignoreForeign(input, owner, resource);
     const classification = classify(resource, { ...this.options.classify, now });
     const pastLateWindow = resource.expiresAt != null && now.getTime() > Date.parse(resource.expiresAt) + this.options.lateWindowMs;
     const settled = classification.outcome === 'paid' || classification.outcome === 'overpaid';

@@ -10,6 +10,9 @@ export { DECIMAL };
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** True when `value` is a string in UUID format. */
+/** Whether two ids name one UUID: the pattern takes either case, so the comparison does too. */
+export const sameUuid = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+
 export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID_PATTERN.test(value);
 }

@@ -268,6 +268,10 @@ describe('createCheckout against the sandbox', () => {
       );
       expect(await store.listResources()).toHaveLength(1);
       expect(await store.getCheckoutAttempt('o-theirs')).toMatchObject({ status: 'sending' });
+      // The same merchant in capitals: a UUID is one whatever its case.
+      answer = (asked) => ({ ...asked, merchantId });
+      const inCapitals = { partner, merchantId: merchantId.toUpperCase() };
+      expect(await createCheckout({ store, creator: inCapitals }, { orderId: 'o-caps', amount: '5' })).toMatchObject({ orderId: 'o-caps' });
     } finally {
       await service.close();
     }
