@@ -85,7 +85,7 @@ export async function loadHandlers(file: string | undefined, cwd = process.cwd()
   } catch (error) {
     // Already one line that says what to do: not wrapped in "Could not load".
     if (error instanceof StuckModuleError || error instanceof MissingPeerError) throw error;
-    throw new ConfigError(`Could not load the fulfillment module ${path}: ${loadFailure(error)}`, { cause: error });
+    throw new ConfigError(`Could not load the fulfillment module ${path}: ${loadFailure(error, path)}`, { cause: error });
   }
   // tsx may wrap a CommonJS-style default once more.
   const exported = (module.default as { default?: unknown } | undefined)?.default ?? module.default;
@@ -106,13 +106,14 @@ const COMMONJS_CODES = new Set(['ERR_PACKAGE_PATH_NOT_EXPORTED', 'ERR_REQUIRE_ES
  * A module loaded as CommonJS cannot import checkout-kit: `npm init -y` (npm 11) writes
  * `"type": "commonjs"`, and Node's message does not say so.
  */
-function loadFailure(error: unknown): string {
+function loadFailure(error: unknown, path: string): string {
   const reason = String((error as Error)?.message ?? error)
     .split('\n')
     .map((line) => line.trim())
     .filter(Boolean)
     .join(' ');
-  if ((error as Error | undefined)?.name === 'SyntaxError' && MODULE_SYNTAX_AS_COMMONJS.test(reason)) {
+  // Only a .js or .cjs file can have been loaded as CommonJS: in an .mjs, the same words are a plain syntax error.
+  if ((error as Error | undefined)?.name === 'SyntaxError' && MODULE_SYNTAX_AS_COMMONJS.test(reason) && /\.c?js$/i.test(path)) {
     return `${reason}: the module is written with import / export but loaded as CommonJS (its package.json has no "type": "module"). Set it (npm pkg set type=module), name the module .mjs, or write it with require() and module.exports.`;
   }
   const code = (error as { code?: unknown } | undefined)?.code;

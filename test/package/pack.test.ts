@@ -293,6 +293,14 @@ export default {
     expect(stdout).toMatch(
       /^Could not load the fulfillment module .*fulfillment-esm\.js: Unexpected token 'export': the module is written with import \/ export but loaded as CommonJS .*npm pkg set type=module.*\.mjs.*module\.exports\.\n$/,
     );
+    // An .mjs is an ES module whatever its package says: the same words there are a plain syntax error.
+    await writeFile(join(consumer, 'commonjs/fulfillment-broken.mjs'), 'if (true) { export const paid = 1; }\nexport default {};\n');
+    await writeFile(
+      join(consumer, 'load-broken-handlers.mjs'),
+      "import { loadHandlers } from 'checkout-kit';\nloadHandlers('commonjs/fulfillment-broken.mjs').then(() => console.log('loaded'), (e) => console.log(e.message));\n",
+    );
+    const broken = await ok(process.execPath, ['load-broken-handlers.mjs'], consumer);
+    expect(broken.stdout).toMatch(/^Could not load the fulfillment module .*fulfillment-broken\.mjs: Unexpected token 'export'\n$/);
   });
 
   it('a TypeScript fulfillment module says it needs tsx', async () => {
