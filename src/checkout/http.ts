@@ -43,7 +43,7 @@ export interface CheckoutHttpOptions {
 }
 
 /** The default of `CheckoutHttpOptions.checkoutTimeoutMs`. */
-const DEFAULT_CHECKOUT_TIMEOUT_MS = 20_000;
+export const DEFAULT_CHECKOUT_TIMEOUT_MS = 20_000;
 
 /** `POST /checkout` fields, from JSON or an HTML form (strings). */
 const CheckoutRequestSchema = z.object({

@@ -1,6 +1,6 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions, HTTPMethods } from 'fastify';
 import { CHECKOUT_ERROR_STATUS, InvalidResponseError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { errorObject, type ErrorObject } from '../schemas/error.js';
@@ -52,7 +52,7 @@ export function specErrorHandler(logger: Logger, app: string) {
 }
 
 /** The methods a route may take, in the order an `Allow` header names them. */
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const satisfies readonly HTTPMethods[];
 
 /**
  * An app's not-found handler, with the spec's error object: a path the app serves with other

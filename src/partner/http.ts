@@ -1,4 +1,4 @@
-import { errorAnswer, json, type HttpAnswer } from '../checkout/http.js';
+import { DEFAULT_CHECKOUT_TIMEOUT_MS, errorAnswer, json, type HttpAnswer } from '../checkout/http.js';
 import { isRetryable } from '../client/retry-policy.js';
 import { ApiError, CheckoutError, InvalidRequestError, InvalidResponseError, isAbortedBy, offSpecElsewhere, offSpecRefusal } from '../errors/index.js';
 import { deadline } from '../timers/index.js';
@@ -43,7 +43,7 @@ function toOnboardError(error: unknown): unknown {
 /** `POST /tenants` `{ tenantId, name, email }`: the tenant's merchant, 201 when created now, 200 when it already was. */
 export async function handleOnboardRequest(options: OnboardDeps & { timeoutMs?: number | undefined }, body: unknown): Promise<HttpAnswer> {
   // The caller's signal (a server closing) may live as long as the server: the deadline's listener comes off it once answered.
-  const { signal, release } = deadline(options.timeoutMs ?? 20_000, options.signal);
+  const { signal, release } = deadline(options.timeoutMs ?? DEFAULT_CHECKOUT_TIMEOUT_MS, options.signal);
   try {
     const { tenant, created } = await onboardMerchant({ ...options, signal }, (body ?? {}) as OnboardInput);
     return json(created ? 201 : 200, { tenantId: tenant.tenantId, merchantId: tenant.merchantId, environment: tenant.environment });

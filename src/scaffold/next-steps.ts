@@ -1,15 +1,7 @@
 import { relative } from 'node:path';
 import { roleVariables } from '../config/variables.js';
+import { nodeHasSqlite } from '../store/sqlite/driver.js';
 import type { Framework } from './frameworks.js';
-
-/**
- * Whether Node `version` has the SQLite the embedded store uses built in: node:sqlite with its
- * `backup`, from 22.16 (23.8 on the odd line), as the store's driver requires.
- */
-export function nodeHasSqlite(version: string = process.versions.node): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  return major > 23 || (major === 23 && minor >= 8) || (major === 22 && minor >= 16);
-}
 
 /**
  * What to do after `init`, in order: from a fresh scaffold to a paid order in the sandbox.

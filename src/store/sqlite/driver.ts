@@ -228,9 +228,14 @@ function betterSqlite3Driver(): SqliteDriver {
 
 // --- choosing ------------------------------------------------------------------------------------
 
-const [MAJOR = 0, MINOR = 0] = process.versions.node.split('.').map(Number);
+/** Whether Node `version` has `node:sqlite` without a flag and as fast as the store needs (22.16, 23.8 and later). */
+export function nodeHasSqlite(version: string = process.versions.node): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > 23 || (major === 23 && minor >= 8) || (major === 22 && minor >= 16);
+}
+
 /** Whether this Node's node:sqlite has everything the store uses: 22.16 and later (23.8 on the odd line). */
-const NODE_HAS_SQLITE = MAJOR > 23 || (MAJOR === 23 && MINOR >= 8) || (MAJOR === 22 && MINOR >= 16);
+const NODE_HAS_SQLITE = nodeHasSqlite();
 
 const loaded = new Map<SqliteDriverName, SqliteDriver | Error>();
 
