@@ -96,10 +96,6 @@ export function publicUrlOf(text: string): string | null {
 /** The shortest `CHECKOUT_CONSOLE_TOKEN` accepted. */
 export const MIN_CONSOLE_TOKEN_LENGTH = 24;
 
-/**
- * Read and check the `CHECKOUT_*` configuration. Throws `ConfigError` for malformed
- * keys, keys of the wrong kind, or keys of mixed environments. Secrets are registered for redaction.
- */
 /** `raw` as a URL, or undefined. */
 function urlOf(raw: string): URL | undefined {
   try {
@@ -123,6 +119,10 @@ function redirectHost(entry: string): string {
   );
 }
 
+/**
+ * Read and check the `CHECKOUT_*` configuration. Throws `ConfigError` for malformed
+ * keys, keys of the wrong kind, or keys of mixed environments. Secrets are registered for redaction.
+ */
 export function loadConfig(options: LoadConfigOptions = {}): CheckoutKitConfig {
   const cwd = options.cwd ?? process.cwd();
   const get = readVariables(options);
