@@ -96,8 +96,40 @@ export async function onboardMerchant(deps: OnboardDeps, input: OnboardInput): P
       { code: 'invalid_response' },
     );
   }
-  const tenant = await deps.store.completeTenantMerchant(tenantId, environment, merchant, clock());
+  // A merchant already bound to another tenant would take this tenant's payments as that tenant's.
+  const boundElsewhere = async () => {
+    const holder = await deps.store.findTenantByMerchantId(merchant.merchantId);
+    return holder !== undefined && (holder.tenantId !== tenantId || holder.environment !== environment) ? holder : undefined;
+  };
+  const holder = await boundElsewhere();
+  if (holder) throw merchantOfAnother(tenantId, environment, merchant.merchantId, holder, logger);
+  let tenant: TenantMerchant;
+  try {
+    tenant = await deps.store.completeTenantMerchant(tenantId, environment, merchant, clock());
+  } catch (error) {
+    // Another onboarding recorded the same merchant at the same moment: the store keeps one tenant per merchant.
+    const raced = await boundElsewhere().catch(() => undefined);
+    throw raced ? merchantOfAnother(tenantId, environment, merchant.merchantId, raced, logger) : error;
+  }
   if (!created(tenant)) throw new Error(`tenant ${tenantId} was completed without its merchant id`);
   logger.info({ tenantId, environment, merchantId: tenant.merchantId }, `tenant ${tenantId} onboarded as merchant ${tenant.merchantId}`);
   return { tenant, created: true };
+}
+
+/** The service answered a tenant's onboarding with the merchant another tenant is onboarded as: nothing recorded, the try stands under its key. */
+function merchantOfAnother(
+  tenantId: string,
+  environment: TenantMerchant['environment'],
+  merchantId: string,
+  holder: TenantMerchant,
+  logger: Logger,
+): CheckoutError {
+  logger.error(
+    { tenantId, environment, merchantId, heldBy: holder.tenantId, heldIn: holder.environment },
+    `the service answered the merchant of tenant ${tenantId} with tenant ${holder.tenantId}'s merchant: not recorded`,
+  );
+  return new CheckoutError(
+    `The payment service answered the onboarding of tenant ${tenantId} with merchant ${merchantId}, which tenant ${holder.tenantId} (${holder.environment}) is already onboarded as; nothing was recorded. Check the service before onboarding again.`,
+    { code: 'invalid_response' },
+  );
 }

@@ -140,6 +140,36 @@ describe('onboardingRoutes: POST /tenants', () => {
     expect(service.merchants.size).toBe(1);
   });
 
+  it('a merchant another tenant is already onboarded as is a 502 invalid_response, not a 500: the tenant is not bound to it and its try stands', async () => {
+    const service = await offSpecService();
+    apps.push(service);
+    const { store, post } = await platform(new PartnerClient({ ...PARTNER_OPTIONS, baseUrl: service.url, retries: 0 }));
+    const first = await post(tenant('shop-first'));
+    expect(first).toMatchObject({ status: 201, body: { tenantId: 'shop-first' } });
+
+    service.answerMerchant = (merchant) => ({ ...merchant, merchantId: first.body.merchantId! });
+    expect(await post(tenant('shop-second'))).toEqual({
+      status: 502,
+      body: {
+        error: {
+          code: 'invalid_response',
+          message: `The payment service answered the onboarding of tenant shop-second with merchant ${first.body.merchantId}, which tenant shop-first (test) is already onboarded as; nothing was recorded. Check the service before onboarding again.`,
+        },
+      },
+    });
+    expect(await store.getTenantMerchant('shop-second', 'test')).toMatchObject({
+      number: 1,
+      status: 'sending',
+      idempotencyKey: createOnceKey('merchant', 'shop-second'),
+    });
+    expect(await store.findTenantByMerchantId(first.body.merchantId!)).toMatchObject({ tenantId: 'shop-first', status: 'created' });
+
+    service.answerMerchant = undefined;
+    const second = await post(tenant('shop-second'));
+    expect(second).toMatchObject({ status: 201, body: { tenantId: 'shop-second' } });
+    expect(second.body.merchantId).not.toBe(first.body.merchantId);
+  });
+
   it("another server's page (no error object) is 502 service_rejected pointing at CHECKOUT_BASE_URL, not at the partner's keys", async () => {
     const server = createServer((_request, response) => response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
