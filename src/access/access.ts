@@ -1,4 +1,4 @@
-import { isLocalRequest } from './local-request.js';
+import { isAddressedToThisMachine, isLocalRequest } from './local-request.js';
 import { sessionValue, tokenMatches } from './token.js';
 
 /** Name of the cookie a browser signs in with (`POST <console>/login`). */
@@ -32,12 +32,18 @@ export function readCookie(cookieHeader: string | undefined, name: string): stri
  * it, this machine's too, as `Authorization: Bearer …` or the session cookie, compared in constant
  * time: a proxy on this host that sends no forwarding header connects from loopback for every
  * visitor, so the socket's address proves nothing once a token is set. Without a token, only this
- * machine gets in (`isLocalRequest`).
+ * machine gets in (`isLocalRequest`), and only by a loopback name (`isAddressedToThisMachine`).
  */
 export function decideAccess(request: AccessRequest, token: string | undefined): AccessDecision {
   if (token === undefined) {
-    if (isLocalRequest(request.remoteAddress, request.headers)) return { ok: true, via: 'loopback' };
-    return { ok: false, message: 'This page answers only requests from this machine: set CHECKOUT_CONSOLE_TOKEN to open it to others, then send the token.' };
+    if (!isLocalRequest(request.remoteAddress, request.headers))
+      return { ok: false, message: 'This page answers only requests from this machine: set CHECKOUT_CONSOLE_TOKEN to open it to others, then send the token.' };
+    if (isAddressedToThisMachine(header(request.headers, 'host'))) return { ok: true, via: 'loopback' };
+    return {
+      ok: false,
+      message:
+        "This page answers only requests addressed to this machine as 127.0.0.1, localhost or [::1] (another host name here is how another site's page reaches it): open it at one of those, or set CHECKOUT_CONSOLE_TOKEN.",
+    };
   }
   const bearer = /^Bearer\s+(.+)$/i.exec(header(request.headers, 'authorization') ?? '')?.[1]?.trim();
   const cookie = readCookie(header(request.headers, 'cookie'), SESSION_COOKIE);

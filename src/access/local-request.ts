@@ -20,6 +20,20 @@ export function isLoopbackHost(host: string): boolean {
 export const LOOPBACK_URL_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /**
+ * Whether a request's `Host` names this machine by a loopback address or `localhost` (any port).
+ * A page of another site that rebinds its own name to 127.0.0.1 (DNS rebinding) reaches a loopback
+ * server from this machine's browser, as the same origin as itself, but its requests still name
+ * that site in `Host`. A request without `Host` (HTTP/1.0) names nothing and passes.
+ */
+export function isAddressedToThisMachine(host: string | undefined): boolean {
+  if (host === undefined) return true;
+  if (!URL.canParse(`http://${host}`)) return false;
+  const { hostname, username, password, pathname, search, hash } = new URL(`http://${host}`);
+  if (username || password || pathname !== '/' || search || hash) return false;
+  return isLoopbackHost(hostname.replace(/^\[(.*)\]$/, '$1'));
+}
+
+/**
  * Whether a request comes from this machine: its socket is on loopback and no proxy header says it
  * was relayed. It lets this machine in only when no console token is configured: a reverse proxy on
  * the same host connects from 127.0.0.1 for every visitor, and only its forwarding headers (which it

@@ -416,4 +416,20 @@ describe('operator console (fastify, memory store)', () => {
     expect(page.body).toContain('No CHECKOUT_CONSOLE_TOKEN is configured');
     expect(page.body).not.toContain('name="token"');
   });
+
+  it("without a token, refuses a request from this machine addressed to another host name, as another site's page rebinding its name to 127.0.0.1 sends", async () => {
+    const app = await consoleApp(new MemoryStore());
+    for (const host of ['127.0.0.1:3100', 'localhost:3000', 'localhost', '[::1]:3000', '127.0.0.2:3000']) {
+      expect((await app.inject({ url: '/checkout-kit/', headers: { host } })).statusCode, host).toBe(200);
+    }
+    for (const host of ['rebound.example:3000', '127.0.0.1.nip.io:3000', 'localhost.rebound.example', 'rebound.example#@127.0.0.1', 'user@127.0.0.1:3000']) {
+      const response = await app.inject({ url: '/checkout-kit/payments', headers: { host } });
+      expect(response.statusCode, host).toBe(401);
+      expect(response.json().error.code, host).toBe('unauthorized');
+      expect(response.json().error.message, host).toContain('addressed to this machine as 127.0.0.1, localhost or [::1]');
+    }
+    // Nor can such a page confirm an action with a form it read elsewhere.
+    const action = await post(app, '/checkout-kit/actions/retry-all', {}, { host: 'rebound.example:3000', origin: 'http://rebound.example:3000' });
+    expect(action.statusCode).toBe(401);
+  });
 });
