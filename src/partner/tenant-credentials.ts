@@ -28,7 +28,8 @@ export const TENANT_CREDENTIALS_SHAPE = '{"apiKey": "svc_mk_…", "signingSecret
 const contextOf = (tenantId: string, environment: Environment) => `tenant ${tenantId} (${environment})`;
 
 /**
- * Seal and store a tenant's credentials. The tenant must be onboarded in their environment: the
+ * Seal and store a tenant's credentials, beside those already stored: the key pair and the webhook
+ * secret each replace only their own. The tenant must be onboarded in their environment: the
  * merchant key's, or `environment` when only a webhook secret is given. Returns the environment.
  */
 export async function saveTenantCredentials(
@@ -62,9 +63,20 @@ export async function saveTenantCredentials(
       `Tenant ${tenantId} is not onboarded in the ${environment} environment: run \`checkout-kit merchants onboard --tenant ${tenantId} …\` first; nothing was stored.`,
     );
   }
-  const sealed = deps.box.seal(JSON.stringify(credentials), contextOf(tenantId, environment));
-  await deps.store.putTenantCredentials({ tenantId, environment, sealed, keyId: deps.box.sealingKeyId }, options.now ?? new Date());
-  return environment;
+  const context = contextOf(tenantId, environment);
+  const now = options.now ?? new Date();
+  // What is given replaces its own fields; the rest stays (a webhook secret stored after the key pair keeps the pair).
+  for (;;) {
+    const stored = await deps.store.getTenantCredentials(tenantId, environment);
+    const merged = stored ? { ...openTenantCredentials(deps.box, stored), ...credentials } : credentials;
+    const sealed = deps.box.seal(JSON.stringify(merged), context);
+    if (!stored) {
+      await deps.store.putTenantCredentials({ tenantId, environment, sealed, keyId: deps.box.sealingKeyId }, now);
+      return environment;
+    }
+    // Replaced only if unchanged since it was read: another process's save in between is merged again, not lost.
+    if (await deps.store.resealTenantCredentials(tenantId, environment, stored.sealed, { sealed, keyId: deps.box.sealingKeyId }, now)) return environment;
+  }
 }
 
 /** A tenant's credentials, opened; undefined when the platform stores none for it. */

@@ -57,6 +57,23 @@ describe("a tenant's own credentials", () => {
     }
   });
 
+  it('a webhook secret stored after the key pair keeps the pair, and a new key pair keeps the webhook secret', async () => {
+    const { sandbox, store, onboard } = await platform();
+    const box = SecretsBox.fromVariable(newKey());
+    const merchantId = await onboard('shop-a');
+    const keys = await ownKeys(sandbox, merchantId);
+    await saveTenantCredentials({ store, box }, 'shop-a', keys);
+    const response = await fetch(`${sandbox.url}/sandbox/merchants/${merchantId}/webhook-secret`, { method: 'POST' });
+    const { webhookSecret } = (await response.json()) as { webhookSecret: string };
+    expect(await saveTenantCredentials({ store, box }, 'shop-a', { webhookSecret }, { environment: 'test' })).toBe('test');
+    expect(await loadTenantCredentials({ store, box }, 'shop-a', 'test')).toEqual({ ...keys, webhookSecret });
+
+    const rotated = await ownKeys(sandbox, merchantId);
+    await saveTenantCredentials({ store, box }, 'shop-a', rotated);
+    expect(await loadTenantCredentials({ store, box }, 'shop-a', 'test')).toEqual({ ...rotated, webhookSecret });
+    await store.close();
+  });
+
   it('are refused for a tenant not onboarded, in a form other than a merchant key and secret, and nothing is stored', async () => {
     const { sandbox, store, onboard } = await platform();
     const box = SecretsBox.fromVariable(newKey());
