@@ -231,7 +231,10 @@ export type HandlerState = Run['status'] | 'none';
 /** What the operator's search and lists ask for; every field narrows. Newest first. */
 export interface ResourceSearch {
   kind?: ResourceKind;
-  /** Exact match on the resource's id, its order id, its e-mail (in any case) or the id of one of its events. */
+  /**
+   * Exact match on the resource's id, its order id, its e-mail (in any case) or the id of one of its events,
+   * as given or without the spaces around it (a pasted id brings them; an order id may hold them).
+   */
   find?: string;
   outcome?: Outcome;
   handler?: HandlerState;

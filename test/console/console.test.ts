@@ -105,6 +105,15 @@ describe('operator console (fastify, memory store)', () => {
       expect(response.statusCode, q).toBe(303);
       expect(response.headers.location, q).toBe(page);
     }
+    // An order id kept with its spaces is found as it was given, and only so.
+    const spaced = await paidPayment(store, engine, clock, { email: 'cy@example.com', amount: '5.00' });
+    await store.updateResource({ kind: 'payment', id: spaced.payment.id, orderId: ' B-7 ' }, new Date(T0));
+    const bySpacedId = await app.inject(`/checkout-kit/search?q=${encodeURIComponent(' B-7 ')}`);
+    expect(bySpacedId.statusCode).toBe(303);
+    expect(bySpacedId.headers.location).toBe(`/checkout-kit/payments/${spaced.payment.id}`);
+    expect((await app.inject(`/checkout-kit/payments?q=${encodeURIComponent(' B-7 ')}`)).body).toContain(`data-id="${spaced.payment.id}"`);
+    expect((await app.inject('/checkout-kit/search?q=B-7')).statusCode).toBe(200);
+    expect((await app.inject('/checkout-kit/search?q=%20%20')).statusCode).toBe(400);
     const none = await app.inject('/checkout-kit/search?q=A-9999');
     expect(none.statusCode).toBe(200);
     expect(none.body).toContain('nothing found for “A-9999”');

@@ -97,6 +97,18 @@ export function operatorViewsContract(store: () => Store): void {
       expect(listed).toMatchObject({ kind: 'payment', id: 'pay_a', orderId: 'A-1001', outcome: 'paid', snapshot: { amount: '42.10' } });
     });
 
+    it('finds a search term as given or without the spaces around it, so an order id that keeps spaces is found too', async () => {
+      await store().updateResource({ kind: 'payment', id: 'pay_spaced', orderId: ' A-2001 ', outcome: 'pending', source: 'checkout' }, at(T0));
+      await store().updateResource({ kind: 'payment', id: 'pay_plain', orderId: 'A-2002', outcome: 'pending', source: 'checkout' }, at(T0 + MINUTE));
+      await store().insertEvent(sampleEvent('evt_plain', { resourceKind: 'payment', resourceId: 'pay_plain' }), at(T0));
+      const found = async (find: string) => (await store().searchResources({ find })).map((row) => row.id);
+      expect(await found(' A-2001 ')).toEqual(['pay_spaced']);
+      expect(await found('A-2001')).toEqual([]);
+      expect(await found(' A-2002\t')).toEqual(['pay_plain']);
+      expect(await found(' pay_spaced ')).toEqual(['pay_spaced']);
+      expect(await found('\nevt_plain ')).toEqual(['pay_plain']);
+    });
+
     it('pages dead letters newest first', async () => {
       for (let i = 0; i < 4; i++) await store().insertDeadLetter({ receivedAt: iso(T0 + i), reason: `r${i}`, body: '{', headers: {} }, at(T0 + i));
       expect((await store().listDeadLetters(2, 1)).map((letter) => letter.reason)).toEqual(['r2', 'r1']);

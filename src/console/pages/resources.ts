@@ -30,8 +30,11 @@ const DAY = blankAsAbsent(z.iso.date({ error: 'dates are YYYY-MM-DD' }));
 const AMOUNT = blankAsAbsent(z.string().regex(DECIMAL, 'amounts are decimals such as 42.10'));
 
 const FIND_WHAT = 'q is the order id, payment or invoice id, e-mail or event id to find';
-/** What the search box and the lists' `q` take: matched exactly, so a long one is a mistake. */
-export const FindTerm = z.string({ error: FIND_WHAT }).trim().min(1, FIND_WHAT).max(200, 'q is at most 200 characters');
+/** What the search box and the lists' `q` take: matched exactly (as typed, or without the spaces around it), so a long one is a mistake. */
+export const FindTerm = z
+  .string({ error: FIND_WHAT })
+  .refine((term) => term.trim() !== '', FIND_WHAT)
+  .max(200, 'q is at most 200 characters');
 
 /** The list's filters; `q` finds by id, order id, e-mail or event id, as the overview's search does. */
 export const ResourcesQuery = z.strictObject({

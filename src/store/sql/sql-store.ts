@@ -368,11 +368,12 @@ export class SqlStore implements Store {
     // the rest of the filters then read only those.
     let from = `${p}resources res`;
     if (search.find !== undefined) {
-      const find = where.param(search.find);
-      from = `(SELECT seq FROM ${p}resources WHERE kind IN (${RESOURCE_KINDS.map((kind) => `'${kind}'`).join(', ')}) AND id = ${find}
-        UNION SELECT seq FROM ${p}resources WHERE order_id = ${find}
-        UNION SELECT seq FROM ${p}resources WHERE email = ${where.param(search.find.trim().toLowerCase())}
-        UNION SELECT r2.seq FROM ${p}events e JOIN ${p}resources r2 ON r2.kind = e.resource_kind AND r2.id = e.resource_id WHERE e.id = ${find}) found
+      const trimmed = search.find.trim();
+      const find = [...new Set([search.find, trimmed])].map((term) => where.param(term)).join(', ');
+      from = `(SELECT seq FROM ${p}resources WHERE kind IN (${RESOURCE_KINDS.map((kind) => `'${kind}'`).join(', ')}) AND id IN (${find})
+        UNION SELECT seq FROM ${p}resources WHERE order_id IN (${find})
+        UNION SELECT seq FROM ${p}resources WHERE email = ${where.param(trimmed.toLowerCase())}
+        UNION SELECT r2.seq FROM ${p}events e JOIN ${p}resources r2 ON r2.kind = e.resource_kind AND r2.id = e.resource_id WHERE e.id IN (${find})) found
         JOIN ${p}resources res ON res.seq = found.seq`;
     } else if (search.handler === 'failed' || search.handler === 'running') {
       // From the runs' partial index to their resources, by the index on each resource's current run key
