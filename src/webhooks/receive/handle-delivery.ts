@@ -1,4 +1,4 @@
-import { WebhookVerificationError } from '../../errors/index.js';
+import { messageOf, StoreError, WebhookVerificationError } from '../../errors/index.js';
 import type { CheckoutEvent } from '../../schemas/event.js';
 import type { Store } from '../../store/types.js';
 import { isJsonContentType } from './content-type.js';
@@ -86,7 +86,12 @@ export async function handleDelivery(context: DeliveryContext, input: WebhookInp
       const explained = await explainRejection({ doctor: context.doctor, store, logger, clock: options.clock }, input.headers, body, error);
       return refuse(explained.result, explained.details);
     }
-    throw error;
+    // The receiver's own failure (the store, or stored merchant secrets it cannot open): logged
+    // here, and answered with a 5xx that names nothing of it, so the service retries.
+    logger.error({ err: messageOf(error) }, `Webhook could not be verified: ${messageOf(error)}`);
+    return error instanceof StoreError
+      ? webhookError('store_unavailable', 'Webhook could not be verified just now; retry later.', { 'retry-after': '5' })
+      : webhookError('internal_error', 'Webhook could not be verified: the receiver failed (its log says why); retry later.');
   }
 
   const keepDeadLetter = async (code: 'invalid_json' | 'invalid_event', message: string, kept: string): Promise<WebhookResult> => {
