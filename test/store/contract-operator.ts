@@ -97,6 +97,22 @@ export function operatorViewsContract(store: () => Store): void {
       expect(listed).toMatchObject({ kind: 'payment', id: 'pay_a', orderId: 'A-1001', outcome: 'paid', snapshot: { amount: '42.10' } });
     });
 
+    it('filters by amount exactly to the last of 18 decimals, beyond what a floating-point number holds', async () => {
+      const amounts = { pay_round: '10.50', pay_above: '10.500000000000000001', pay_wei: '0.000000000000000001', pay_big: '99999999999999999999999999' };
+      for (const [i, [id, amount]] of Object.entries(amounts).entries())
+        await store().updateResource({ kind: 'payment', id, outcome: 'pending', snapshot: { amount, amountReceived: '0' } }, at(T0 + i));
+      const found = async (amountMin: string | undefined, amountMax: string | undefined) =>
+        (await store().searchResources({ ...(amountMin ? { amountMin } : {}), ...(amountMax ? { amountMax } : {}) })).map((row) => row.id);
+      expect(await found('10.5', '10.5')).toEqual(['pay_round']);
+      expect(await found('010.500', '10.50')).toEqual(['pay_round']);
+      expect(await found('10.500000000000000001', '10.6')).toEqual(['pay_above']);
+      expect(await found(undefined, '10.499999999999999999')).toEqual(['pay_wei']);
+      expect(await found('0.0000000000000000011', '1')).toEqual([]);
+      expect(await found('0', '0.000000000000000001')).toEqual(['pay_wei']);
+      expect(await found('99999999999999999999999998', undefined)).toEqual(['pay_big']);
+      expect(await found(undefined, '99999999999999999999999998')).toEqual(['pay_wei', 'pay_above', 'pay_round']);
+    });
+
     it('finds a search term as given or without the spaces around it, so an order id that keeps spaces is found too', async () => {
       await store().updateResource({ kind: 'payment', id: 'pay_spaced', orderId: ' A-2001 ', outcome: 'pending', source: 'checkout' }, at(T0));
       await store().updateResource({ kind: 'payment', id: 'pay_plain', orderId: 'A-2002', outcome: 'pending', source: 'checkout' }, at(T0 + MINUTE));

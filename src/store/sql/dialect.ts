@@ -16,6 +16,11 @@ export interface Dialect {
   jsonText(column: string, field: string): string;
   /** A text expression as a decimal where it is one, else NULL (never an error: stored data may hold anything). */
   decimalOf(expression: string): string;
+  /**
+   * `value op parameter`, exact to the last decimal, for an amount kept in `column` (of `types.decimal`)
+   * whose decimal string is `text`; `parameter` is a decimal string.
+   */
+  compareDecimal(column: string, text: string, op: '>=' | '<=', parameter: string): string;
   /** Whether a table of this store exists: a statement returning a row when it does. */
   tableExists(table: string): { text: string; values: unknown[] };
   /**
@@ -45,6 +50,7 @@ export function postgresDialect(schema: string): Dialect {
     cast: (parameter, type) => `${parameter}::${types[type]}`,
     jsonText: (column, field) => `${column}->>'${field}'`,
     decimalOf: (expression) => `CASE WHEN ${expression} ~ '${DECIMAL_PATTERN}' THEN (${expression})::numeric END`,
+    compareDecimal: (column, _text, op, parameter) => `${column} ${op} ${parameter}::numeric`,
     tableExists: (table) => ({ text: 'SELECT 1 AS present WHERE to_regclass($1) IS NOT NULL', values: [`"${schema}".${table}`] }),
     migrationPrelude: () => [
       // Migrations may rewrite big tables: the store's statement timeout is for its queries.
@@ -56,15 +62,30 @@ export function postgresDialect(schema: string): Dialect {
   };
 }
 
+/**
+ * A decimal string (60 integer digits at most, as `DECIMAL` allows) as text that sorts as its value:
+ * the integer part without leading zeros, right-aligned in 61 characters, then `.` and the decimals
+ * without trailing zeros (`10.50` and `010.5` give the same key, `0.5` sorts before `0.51`).
+ */
+const sqliteDecimalKey = (text: string) => {
+  const point = `instr(${text}, '.')`;
+  const whole = `ltrim(CASE WHEN ${point} > 0 THEN substr(${text}, 1, ${point} - 1) ELSE ${text} END, '0')`;
+  const decimals = `rtrim(CASE WHEN ${point} > 0 THEN substr(${text}, ${point} + 1) ELSE '' END, '0')`;
+  return `(printf('%61s', ${whole}) || '.' || ${decimals})`;
+};
+
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   prefix: '',
-  // Amounts are compared, never summed, in the database: REAL orders decimals of a token's precision rightly.
+  // Amounts are kept as REAL for their index; a REAL holds about 16 digits, so comparisons finish on the decimal strings.
   types: { time: 'text', json: 'text', bool: 'integer', smallint: 'integer', serialKey: 'integer PRIMARY KEY', decimal: 'real' },
   // SQLite's CAST would give a name it does not know NUMERIC affinity and turn a time into a year.
   cast: (parameter) => parameter,
   jsonText: (column, field) => `json_extract(${column}, '$.${field}')`,
   decimalOf: (expression) => `CASE WHEN ${expression} GLOB '[0-9]*' AND NOT ${expression} GLOB '*[^0-9.]*' THEN CAST(${expression} AS REAL) END`,
+  // Rounding to REAL keeps order, so the indexed REAL comparison never drops a match; the keys then drop
+  // what only rounding let in (10.50 for "at most 10.499999999999999999").
+  compareDecimal: (column, text, op, parameter) => `(${column} ${op} ${parameter} AND ${sqliteDecimalKey(text)} ${op} ${sqliteDecimalKey(parameter)})`,
   tableExists: (table) => ({ text: `SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = $1`, values: [table] }),
   migrationPrelude: () => [],
 };

@@ -390,8 +390,9 @@ export class SqlStore implements Store {
     if (search.outcomeSource !== undefined) where.add('res.outcome_source = ?', search.outcomeSource);
     if (search.since !== undefined) where.add('res.created_at >= ?', iso(search.since));
     if (search.before !== undefined) where.add('res.created_at < ?', iso(search.before));
-    if (search.amountMin !== undefined) where.add(`res.amount_value >= ${this.dialect.cast('?', 'decimal')}`, search.amountMin);
-    if (search.amountMax !== undefined) where.add(`res.amount_value <= ${this.dialect.cast('?', 'decimal')}`, search.amountMax);
+    const amount = this.dialect.jsonText('res.snapshot', 'amount');
+    if (search.amountMin !== undefined) where.add(this.dialect.compareDecimal('res.amount_value', amount, '>=', '?'), search.amountMin);
+    if (search.amountMax !== undefined) where.add(this.dialect.compareDecimal('res.amount_value', amount, '<=', '?'), search.amountMax);
     if (search.handler === 'none') where.add('r.key IS NULL');
     else if (search.handler !== undefined) where.add('r.status = ?', search.handler);
     const { rows } = await this.database.query<ResourceRow & { handler_status: Run['status'] | null }>({
