@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { decideAccess, SESSION_COOKIE, sessionValue, tokenMatches } from '../access/index.js';
-import { clientMistakeReply, serviceFailureReply } from '../fastify/error-replies.js';
+import { clientMistakeReply, notFoundReply, serviceFailureReply } from '../fastify/error-replies.js';
 import { formBody } from '../fastify/form-body.js';
 import { errorObject } from '../schemas/error.js';
 import { ACTIONS, isActionName } from './actions.js';
@@ -160,9 +160,7 @@ export const checkoutConsole: FastifyPluginAsync<ConsoleOptions> = async (app, o
         context.logger.error({ err: String(error), url: request.url }, `console page failed: ${String(error)}`);
         return reply.code(500).send(errorObject('internal_error', `The console could not answer: ${(error as Error).message}. See the process log.`));
       });
-      scope.setNotFoundHandler(async (request, reply) =>
-        reply.code(404).send(errorObject('not_found', `No console page at ${request.method} ${request.url.split('?')[0]}: start at ${context.prefix}/.`)),
-      );
+      scope.setNotFoundHandler(notFoundReply(`: start at ${context.prefix}/`, (method, path) => `No console page at ${method} ${path}`));
       scope.get('/login', async (_request, reply) => reply.redirect(`${context.prefix}/`, 303));
       scope.post('/login', async (request, reply) => {
         const token = (request.body as { token?: unknown } | undefined)?.token;

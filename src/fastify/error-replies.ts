@@ -55,11 +55,12 @@ export function specErrorHandler(logger: Logger, app: string) {
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const satisfies readonly HTTPMethods[];
 
 /**
- * An app's not-found handler, with the spec's error object: a path the app serves with other
- * methods is a 405 `method_not_allowed` naming them (`Allow`), so `GET /checkout` says to POST
- * instead of that nothing is there; any other path a 404 `not_found`, its message ending in `hint`.
+ * An app's (or a plugin's) not-found handler, with the spec's error object: a path the app serves
+ * with other methods is a 405 `method_not_allowed` naming them (`Allow`), so `GET /checkout` says to
+ * POST instead of that nothing is there; any other path a 404 `not_found`, its message ending in
+ * `hint` (`nothing` says what is not there: by default "No route GET /x").
  */
-export function notFoundReply(hint = '') {
+export function notFoundReply(hint = '', nothing: (method: string, path: string) => string = (method, path) => `No route ${method} ${path}`) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0]!;
     const allowed = METHODS.filter((method) => method !== request.method && request.server.findRoute({ method, url: path }) !== null);
@@ -67,7 +68,7 @@ export function notFoundReply(hint = '') {
       const message = `${request.method} ${path} is not served: use ${allowed.join(' or ')}.`;
       return reply.code(405).header('allow', allowed.join(', ')).send(errorObject('method_not_allowed', message));
     }
-    return reply.code(404).send(errorObject('not_found', `No route ${request.method} ${path}${hint}.`));
+    return reply.code(404).send(errorObject('not_found', `${nothing(request.method, path)}${hint}.`));
   };
 }
 

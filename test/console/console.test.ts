@@ -236,6 +236,28 @@ describe('operator console (fastify, memory store)', () => {
     expect((await app.inject({ url: '/checkout-kit/events/evt_secret', headers: signedIn })).body).toContain('[redacted]');
   });
 
+  it('answers a console page asked with another method with 405 naming the methods it takes in Allow', async () => {
+    const app = await consoleApp(new MemoryStore());
+    const cases: Array<[method: 'POST' | 'PUT' | 'DELETE', url: string, allow: string]> = [
+      ['POST', '/checkout-kit/', 'GET, HEAD'],
+      ['DELETE', '/checkout-kit/payments', 'GET, HEAD'],
+      ['POST', '/checkout-kit/payments/pay_1?reveal=1', 'GET, HEAD'],
+      ['PUT', '/checkout-kit/actions/retry', 'GET, HEAD, POST'],
+      ['DELETE', '/checkout-kit/login', 'GET, HEAD, POST'],
+    ];
+    for (const [method, url, allow] of cases) {
+      const response = await app.inject({ method, url });
+      const path = url.split('?')[0];
+      expect([response.statusCode, response.headers.allow, response.json()], `${method} ${url}`).toEqual([
+        405,
+        allow,
+        { error: { code: 'method_not_allowed', message: `${method} ${path} is not served: use ${allow.split(', ').join(' or ')}.` } },
+      ]);
+    }
+    const nowhere = await app.inject({ method: 'POST', url: '/checkout-kit/nope' });
+    expect([nowhere.statusCode, nowhere.json()]).toEqual([404, { error: { code: 'not_found', message: 'No console page at POST /checkout-kit/nope: start at /checkout-kit/.' } }]);
+  });
+
   it('answers bad input and unknown routes with the error object', async () => {
     const app = await consoleApp(new MemoryStore());
     const cases: Array<[string, number, string, RegExp]> = [
