@@ -255,7 +255,10 @@ describe('operator console (fastify, memory store)', () => {
       ]);
     }
     const nowhere = await app.inject({ method: 'POST', url: '/checkout-kit/nope' });
-    expect([nowhere.statusCode, nowhere.json()]).toEqual([404, { error: { code: 'not_found', message: 'No console page at POST /checkout-kit/nope: start at /checkout-kit/.' } }]);
+    expect([nowhere.statusCode, nowhere.json()]).toEqual([
+      404,
+      { error: { code: 'not_found', message: 'No console page at POST /checkout-kit/nope: start at /checkout-kit/.' } },
+    ]);
   });
 
   it('answers bad input and unknown routes with the error object', async () => {
