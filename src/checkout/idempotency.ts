@@ -20,8 +20,9 @@ export function createOnceKey(what: string, id: string, attempt = 1): string {
   // A later try's key is always hashed: `ck-payment-A~2` would also be order `A~2`'s first key.
   if (attempt !== 1) return `ck-${what}-attempt${attempt}-sha256-${hashed}`;
   const plain = `ck-${what}-${id}`;
-  // Keep readable keys readable; hash the ones that would pass the service's 255 limit or carry odd bytes.
-  if (plain.length <= 200 && /^[\x21-\x7e]+$/.test(plain)) return plain;
+  // Keep readable keys readable; hash the ones that would pass the service's 255 limit or carry odd bytes,
+  // and an id shaped like a hashed key's tail (`sha256-<hex>`), which would be another id's hashed key.
+  if (plain.length <= 200 && /^[\x21-\x7e]+$/.test(plain) && !/^(attempt\d+-)?sha256-/.test(id)) return plain;
   return `ck-${what}-sha256-${hashed}`;
 }
 

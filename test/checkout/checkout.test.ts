@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -195,6 +196,29 @@ describe('createCheckout against the sandbox', () => {
   it("a later attempt's key never equals another order's first key", () => {
     expect(orderIdempotencyKey('payment', 'A', 2)).not.toBe(orderIdempotencyKey('payment', 'A~2'));
     expect(new Set([1, 2, 3].map((n) => orderIdempotencyKey('payment', 'A', n))).size).toBe(3);
+  });
+
+  it("an order id shaped like a hashed key never gets another order's key, so each order gets its own payment", async () => {
+    const hashed = (id: string) => createHash('sha256').update(id).digest('hex');
+    const unicode = 'ü-order-😀';
+    const lookalikes = [`sha256-${hashed(unicode)}`, `attempt2-sha256-${hashed(unicode)}`];
+    const keys = [
+      orderIdempotencyKey('payment', unicode),
+      orderIdempotencyKey('payment', unicode, 2),
+      ...lookalikes.map((id) => orderIdempotencyKey('payment', id)),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
+
+    const sandbox = await openSandbox();
+    const store = new MemoryStore();
+    const creator = { client: merchantClient(sandbox) };
+    const first = await createCheckout({ store, creator }, { orderId: unicode, amount: '5' });
+    for (const orderId of lookalikes) {
+      const created = await createCheckout({ store, creator }, { orderId, amount: '5' });
+      expect(created).toMatchObject({ reused: false });
+      expect(created.resourceId).not.toBe(first.resourceId);
+      expect(await store.getCheckoutAttempt(orderId)).toMatchObject({ number: 1, status: 'created' });
+    }
   });
 
   it('an unknown result (service unreachable) keeps the attempt: the order cannot change meanwhile', async () => {
