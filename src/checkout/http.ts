@@ -69,21 +69,30 @@ const CheckoutRequestSchema = z.object({
 export const json = (status: number, body: unknown): HttpAnswer => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, body });
 
 /**
+ * The store refusing the work for a while (busy, disk full, server unreachable: a `StoreError` with a
+ * `reason`) as 503 `store_unavailable` with `Retry-After`, as the receiver answers it; undefined for
+ * anything else. Only a failure that passes: a damaged file or a table dropped by hand is no reason to come back.
+ */
+export function storeUnavailableAnswer(error: unknown, what: string): HttpAnswer | undefined {
+  if (!(error instanceof StoreError) || error.reason === undefined) return undefined;
+  const answer = json(
+    503,
+    errorObject('store_unavailable', `The ${what} could not be completed just now (the shop's store is unavailable); try again in a moment.`),
+  );
+  return { ...answer, headers: { ...answer.headers, 'retry-after': '5' } };
+}
+
+/**
  * A `CheckoutError` as its status and the spec's error object; the store refusing the work for a
- * while (busy, disk full, server unreachable) 503 `store_unavailable` with `Retry-After`, as the
- * receiver answers it; anything else logged (with `context`) and answered 500.
+ * while 503 (`storeUnavailableAnswer`); anything else logged (with `context`) and answered 500.
  */
 export function errorAnswer(error: unknown, logger: Logger, what = 'checkout', context: Record<string, unknown> = {}): HttpAnswer {
   if (error instanceof CheckoutError) return json(error.status, errorObject(error.code, error.message));
-  // Only a failure that passes: a damaged file or a table dropped by hand is no reason to come back.
-  if (error instanceof StoreError && error.reason !== undefined) {
+  const unavailable = storeUnavailableAnswer(error, what);
+  if (unavailable) {
     // What was recorded before stands, and the order's key with it: a retry gets the same payment.
     logger.error({ err: error, ...context }, `${what}: the store failed`);
-    const answer = json(
-      503,
-      errorObject('store_unavailable', `The ${what} could not be completed just now (the shop's store is unavailable); try again in a moment.`),
-    );
-    return { ...answer, headers: { ...answer.headers, 'retry-after': '5' } };
+    return unavailable;
   }
   logger.error({ err: error, ...context }, `${what} failed unexpectedly`);
   return json(500, errorObject('internal_error', `The ${what} failed unexpectedly; the error was logged.`));

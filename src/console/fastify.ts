@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import { decideAccess, SESSION_COOKIE, sessionValue, tokenMatches } from '../access/index.js';
 import { clientMistakeReply, notFoundReply, serviceFailureReply } from '../fastify/error-replies.js';
 import { formBody } from '../fastify/form-body.js';
+import { storeUnavailableAnswer } from '../checkout/http.js';
 import { errorObject } from '../schemas/error.js';
 import { ACTIONS, isActionName } from './actions.js';
 import { consoleContext, type ConsoleContext, type ConsoleOptions } from './context.js';
@@ -157,8 +158,16 @@ export const checkoutConsole: FastifyPluginAsync<ConsoleOptions> = async (app, o
         if (mistake) return reply.code(mistake.status).send(errorObject(mistake.body.error.code, `${mistake.body.error.message}.`));
         const serviceFailure = serviceFailureReply(error);
         if (serviceFailure) return reply.code(serviceFailure.status).send(serviceFailure.body);
+        // A store busy or out of space for a while: the page or the confirmation can be sent again (an action not done is not remembered).
+        const unavailable = storeUnavailableAnswer(error, request.method === 'POST' ? 'console action' : 'console page');
+        if (unavailable) {
+          context.logger.warn({ err: String(error), url: request.url }, `console: the store failed: ${String(error)}`);
+          return reply.code(unavailable.status).headers(unavailable.headers).send(unavailable.body);
+        }
         context.logger.error({ err: String(error), url: request.url }, `console page failed: ${String(error)}`);
-        return reply.code(500).send(errorObject('internal_error', `The console could not answer: ${(error as Error).message}. See the process log.`));
+        return reply
+          .code(500)
+          .send(errorObject('internal_error', `The console could not answer: ${(error as Error).message.replace(/\.$/, '')}. See the process log.`));
       });
       scope.setNotFoundHandler(notFoundReply(`: start at ${context.prefix}/`, (method, path) => `No console page at ${method} ${path}`));
       scope.get('/login', async (_request, reply) => reply.redirect(`${context.prefix}/`, 303));

@@ -1,15 +1,19 @@
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkoutConsole } from '../../src/console/index.js';
 import { registerSecret } from '../../src/errors/index.js';
-import { MemoryStore, type Store } from '../../src/store/index.js';
+import { MemoryStore, SqliteStore, type Store } from '../../src/store/index.js';
+import { loadDriver } from '../../src/store/sqlite/driver.js';
 import { eventually } from '../support/ports.js';
+import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { eventBody, paidPayment, storedEvent, T0, testEngine } from './seed.js';
 
 const apps: FastifyInstance[] = [];
 afterEach(async () => {
   for (const app of apps.splice(0)) await app.close();
+  await removeTempDirs();
 });
 
 async function consoleApp(store: Store, options: Partial<Parameters<typeof checkoutConsole>[1]> = {}) {
@@ -332,6 +336,42 @@ describe('operator console (fastify, memory store)', () => {
       ['retry', key, true],
       ['retry', key, true],
     ]);
+  });
+
+  it('a confirmation the store cannot take for a while (another process holds its write lock) is 503 store_unavailable with Retry-After, and confirming again does it', async () => {
+    const dir = await tempDir('ck-console-busy-');
+    const store = new SqliteStore({ dir, busyTimeoutMs: 50 });
+    await store.open();
+    const { engine, clock } = testEngine(store, { paid: async () => Promise.reject(new Error('warehouse offline')) });
+    const { payment } = await paidPayment(store, engine, clock);
+    const key = `payment:${payment.id}:paid`;
+    expect((await store.getRun(key))?.status).toBe('failed');
+    const app = await consoleApp(store, { engine });
+    const form = confirmForm((await app.inject(`/checkout-kit/actions/retry?key=${encodeURIComponent(key)}`)).body);
+
+    const holder = loadDriver().open(join(dir, 'store.sqlite'));
+    holder.exec('BEGIN IMMEDIATE');
+    const busy = await post(app, '/checkout-kit/actions/retry', form);
+    expect([busy.statusCode, busy.headers['retry-after'], busy.json()]).toEqual([
+      503,
+      '5',
+      {
+        error: {
+          code: 'store_unavailable',
+          message: "The console action could not be completed just now (the shop's store is unavailable); try again in a moment.",
+        },
+      },
+    ]);
+    holder.exec('COMMIT');
+    holder.close();
+    expect((await store.getRun(key))?.status).toBe('failed');
+
+    const again = await post(app, '/checkout-kit/actions/retry', form);
+    expect(again.statusCode).toBe(200);
+    expect(resultText(again.body)).toContain(`Run ${key} is back in line`);
+    expect((await store.getRun(key))?.status).not.toBe('failed');
+    await app.close();
+    await store.close();
   });
 
   it('says when a retried run runs: a standalone console (no engine to start) cannot dispatch an event or run a handler now', async () => {
