@@ -72,7 +72,7 @@ export const ACTIONS: Record<ActionName, ActionSpec> = {
       const run = await context.store.getRun(key);
       if (!run) throw new ConsoleRequestError(404, 'not_found', `No run ${key} in the store: see the runs list.`);
       return {
-        summary: `Put run ${key} (${run.status}, ${run.attempts} attempt(s), last error: ${run.lastError ?? 'none'}) back in line. Its ${run.kind === 'event' ? 'event is dispatched' : 'handler is called'} again, once; a run that is not failed is left alone.`,
+        summary: `Put run ${key} (${run.status}, ${run.attempts} attempt(s), last error: ${run.lastError ?? 'none'}) back in line with its attempts started over: its ${run.kind === 'event' ? 'event is dispatched' : 'handler is called'} again, and retried with backoff while it fails, as a new run is. A run that is not failed is left alone.`,
         target: key,
         hidden: { key },
         fields: [],
@@ -94,7 +94,7 @@ export const ACTIONS: Record<ActionName, ActionSpec> = {
       parseInput(NothingSchema, input, 'field');
       const { dispatch, fulfillment } = await context.store.summarize({ now: context.clock() });
       return {
-        summary: `Put every run failed for good back in line: now ${fulfillment.failed} fulfillment handler run(s) and ${dispatch.failed} event dispatch run(s). Each runs again once; fix the cause first, or they fail again.`,
+        summary: `Put every run failed for good back in line: now ${fulfillment.failed} fulfillment handler run(s) and ${dispatch.failed} event dispatch run(s). Their attempts start over: each runs again, and is retried with backoff while it fails, as a new run is; fix the cause first, or they fail for good again.`,
         target: 'all failed runs',
         hidden: {},
         fields: [],

@@ -338,6 +338,26 @@ describe('operator console (fastify, memory store)', () => {
     ]);
   });
 
+  it('says what a retry does: the run gets its attempts again, so a handler that still throws is retried with backoff before it fails for good again', async () => {
+    const store = new MemoryStore();
+    const key = 'payment:pay_1:paid';
+    await store.enqueueRun({ key, kind: 'fulfillment', data: {} }, new Date(T0));
+    await store.claimRun(key, { owner: 'w', leaseMs: 60_000, now: new Date(T0) });
+    await store.failRun(key, 'w', { error: 'warehouse offline', now: new Date(T0) });
+    const app = await consoleApp(store);
+
+    const confirm = await app.inject(`/checkout-kit/actions/retry?key=${encodeURIComponent(key)}`);
+    expect(confirm.body).toContain('back in line with its attempts started over');
+    expect(confirm.body).toContain('retried with backoff while it fails');
+    expect(confirm.body).not.toContain('again, once');
+    expect((await post(app, '/checkout-kit/actions/retry', confirmForm(confirm.body))).statusCode).toBe(200);
+    expect(await store.getRun(key)).toMatchObject({ status: 'pending', attempts: 0 });
+
+    const all = await app.inject('/checkout-kit/actions/retry-all');
+    expect(all.body).toContain('Their attempts start over');
+    expect(all.body).not.toContain('runs again once');
+  });
+
   it('a confirmation the store cannot take for a while (another process holds its write lock) is 503 store_unavailable with Retry-After, and confirming again does it', async () => {
     const dir = await tempDir('ck-console-busy-');
     const store = new SqliteStore({ dir, busyTimeoutMs: 50 });
