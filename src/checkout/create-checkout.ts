@@ -12,10 +12,10 @@ import {
   TimeoutError,
 } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
-import { TENANT_ID_PATTERN, TENANT_ID_RULE, tenantOrderKey } from '../domain/index.js';
+import { TENANT_ID_RULE, tenantOrderKey } from '../domain/index.js';
 import { assertAmount, compareAmounts } from '../money/index.js';
 import type { Invoice, Payment } from '../schemas/index.js';
-import { sameUuid } from '../schemas/common.js';
+import { sameUuid, TenantIdSchema } from '../schemas/common.js';
 import type { CheckoutAttempt, ResourceKind, Store } from '../store/index.js';
 import { isDefiniteRefusal, standingTry } from './create-once.js';
 import { orderIdempotencyKey, requestHash } from './idempotency.js';
@@ -272,13 +272,14 @@ async function creatorFor(deps: CheckoutDeps, input: CheckoutInput): Promise<{ o
   }
   if (fixedMerchant)
     throw new CheckoutError("tenantId is for a partner platform's checkout (a partner creator without a fixed merchantId).", { code: 'invalid_request' });
-  if (!TENANT_ID_PATTERN.test(input.tenantId)) throw new CheckoutError(`tenantId ${TENANT_ID_RULE}.`, { code: 'invalid_request' });
+  const tenantId = TenantIdSchema.safeParse(input.tenantId);
+  if (!tenantId.success) throw new CheckoutError(`tenantId ${TENANT_ID_RULE}.`, { code: 'invalid_request' });
   const environment = creator.partner.environment;
-  const tenant = environment === undefined ? undefined : await deps.store.getTenantMerchant(input.tenantId, environment);
+  const tenant = environment === undefined ? undefined : await deps.store.getTenantMerchant(tenantId.data, environment);
   if (tenant?.status !== 'created' || tenant.merchantId === undefined) {
-    throw new CheckoutError(`No onboarded tenant ${input.tenantId}: onboard it first (\`checkout-kit merchants onboard --tenant …\`).`, { code: 'not_found' });
+    throw new CheckoutError(`No onboarded tenant ${tenantId.data}: onboard it first (\`checkout-kit merchants onboard --tenant …\`).`, { code: 'not_found' });
   }
-  return { orderKey: tenantOrderKey(input.tenantId, input.orderId), creator: { partner: creator.partner, merchantId: tenant.merchantId } };
+  return { orderKey: tenantOrderKey(tenantId.data, input.orderId), creator: { partner: creator.partner, merchantId: tenant.merchantId } };
 }
 
 /**

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { CheckoutError, RedirectRejectedError, StoreError } from '../errors/index.js';
 import type { FulfillmentEngine } from '../fulfillment/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
-import { TENANT_ID_PATTERN, TENANT_ID_RULE, tenantOrderKey } from '../domain/index.js';
+import { tenantOrderKey } from '../domain/index.js';
+import { TenantIdSchema } from '../schemas/common.js';
 import { errorObject } from '../schemas/index.js';
 import type { Store } from '../store/index.js';
 import { deadline } from '../timers/index.js';
@@ -49,7 +50,7 @@ export const DEFAULT_CHECKOUT_TIMEOUT_MS = 20_000;
 const CheckoutRequestSchema = z.object({
   orderId: z.string().min(1).max(200),
   /** A partner platform's tenant (see `Creator`). */
-  tenantId: z.string().regex(TENANT_ID_PATTERN, TENANT_ID_RULE).optional(),
+  tenantId: TenantIdSchema.optional(),
   amount: z.string().min(1),
   email: z.string().optional(),
   token: z.string().optional(),

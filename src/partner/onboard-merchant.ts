@@ -3,14 +3,14 @@ import { isDefiniteRefusal, standingTry } from '../checkout/create-once.js';
 import { createOnceKey, requestHash } from '../checkout/idempotency.js';
 import type { PartnerClient } from '../client/index.js';
 import { parseInput } from '../client/inputs.js';
-import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../domain/index.js';
 import { CheckoutError, ConfigError, InvalidRequestError, isOffSpec } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
+import { TenantIdSchema } from '../schemas/common.js';
 import type { Store, TenantMerchant } from '../store/index.js';
 
 /** A tenant to onboard: the platform's own id of it, and the merchant's name and e-mail at the service. */
 export const OnboardInputSchema = z.strictObject({
-  tenantId: z.string().trim().regex(TENANT_ID_PATTERN, TENANT_ID_RULE),
+  tenantId: TenantIdSchema,
   name: z.string().trim().min(1).max(200),
   email: z.email(),
 });

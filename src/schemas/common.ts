@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../domain/tenants.js';
 import { DECIMAL } from './decimal-pattern.js';
 
 export { DECIMAL };
@@ -9,10 +10,10 @@ export { DECIMAL };
  */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** True when `value` is a string in UUID format. */
 /** Whether two ids name one UUID: the pattern takes either case, so the comparison does too. */
 export const sameUuid = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
+/** True when `value` is a string in UUID format. */
 export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID_PATTERN.test(value);
 }
@@ -25,6 +26,12 @@ export const Uuid = z.string().regex(UUID_PATTERN, 'expected a UUID such as "0b6
  * an exponent or a JSON number is refused: amounts are compared exactly, never guessed at.
  */
 export const DecimalString = z.string().regex(DECIMAL, 'expected a non-negative decimal string such as "10.50" (at most 60 integer digits)');
+
+/**
+ * A partner platform's tenant id as onboarding, checkout and the CLI take it: without the spaces
+ * around it (a form's or a spreadsheet's), so ` shop-42 ` is the tenant `shop-42` everywhere.
+ */
+export const TenantIdSchema = z.string().trim().regex(TENANT_ID_PATTERN, TENANT_ID_RULE);
 
 /** `test` or `live`: the environment of the key that created a record. */
 export const EnvironmentSchema = z.enum(['test', 'live']);

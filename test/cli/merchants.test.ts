@@ -156,4 +156,20 @@ describe('checkout-kit merchants, as separate processes on one store file', () =
     expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/^checkout-kit: Tenant t is not onboarded in the test environment[^\n]*\n$/) });
     expect(JSON.parse((await execCli(['merchants', 'show', 'other', '--json'], { cwd, env })).stdout)).toMatchObject([{ credentials: null }]);
   });
+
+  it('a tenant id with spaces around it names the onboarded tenant in credentials; a merchant id in capitals is found by show; a tenant id with "/" is refused, exit 2', async () => {
+    const sandbox = await openSandbox();
+    const cwd = await tempDir('ck-merchants-');
+    const env = { ...partnerEnv(sandbox), CHECKOUT_SECRETS_KEY: randomBytes(32).toString('base64') };
+    const onboarded = await execCli(['merchants', 'onboard', '--tenant', ' shop-s ', '--name', 'Spaced', '--email', 's@example.com'], { cwd, env });
+    expect(onboarded.stdout).toMatch(/^tenant shop-s onboarded: merchant ([0-9a-f-]{36}) \(test\)\n$/);
+    const merchantId = /merchant ([0-9a-f-]{36})/.exec(onboarded.stdout)![1]!;
+    const { apiKey, signingSecret } = sandbox.credentials.test.merchant;
+    const stored = await execCli(['merchants', 'credentials', '--tenant', ' shop-s '], { cwd, env, input: JSON.stringify({ apiKey, signingSecret }) });
+    expect(stored).toMatchObject({ code: 0, stdout: expect.stringMatching(/^tenant shop-s \(test\): credentials stored/) });
+    const shown = await execCli(['merchants', 'show', merchantId.toUpperCase(), '--json'], { cwd, env });
+    expect(JSON.parse(shown.stdout)).toMatchObject([{ tenantId: 'shop-s', merchantId, credentials: { keyId: expect.any(String) } }]);
+    const slash = await execCli(['merchants', 'credentials', '--tenant', 'a/b'], { cwd, env, input: '{}' });
+    expect(slash).toMatchObject({ code: 2, stderr: expect.stringMatching(/^checkout-kit: --tenant must be 1 to 200 characters without "\/"[^\n]*\n$/) });
+  });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createCheckout } from '../../src/checkout/index.js';
 import { createOnceKey, requestHash } from '../../src/checkout/idempotency.js';
 import { PartnerClient } from '../../src/client/index.js';
 import { ApiError, InvalidRequestError } from '../../src/errors/index.js';
@@ -92,6 +93,20 @@ describe('onboardMerchant against the sandbox', () => {
     await expect(onboardMerchant(deps, { tenantId: ' ', name: 'x', email: 'not an address' })).rejects.toThrow(InvalidRequestError);
     await expect(onboardMerchant(deps, { tenantId: 'x', name: 'x', email: 'x@example.com', extra: 1 } as never)).rejects.toThrow(/extra/);
     expect(await store.listTenantMerchants()).toEqual([]);
+    await store.close();
+  });
+
+  it('a tenant id with spaces around it is the same tenant when onboarded and when its order is checked out', async () => {
+    const sandbox = await openSandbox();
+    const store = await openStore();
+    const partner = partnerOf(sandbox);
+    const { tenant } = await onboardMerchant({ store, partner }, { tenantId: ' shop-s ', name: 'Spaced', email: 's@example.com' });
+    expect(tenant.tenantId).toBe('shop-s');
+    const order = { orderId: 'o-1', amount: '5', email: 'b@example.com' };
+    const spaced = await createCheckout({ store, creator: { partner } }, { ...order, tenantId: ' shop-s ' });
+    const plain = await createCheckout({ store, creator: { partner } }, { ...order, tenantId: 'shop-s' });
+    expect(plain).toMatchObject({ resourceId: spaced.resourceId, reused: true });
+    expect(await store.getCheckoutAttempt('shop-s/o-1')).toMatchObject({ status: 'created', resourceId: spaced.resourceId });
     await store.close();
   });
 

@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { PartnerClient } from '../../client/index.js';
 import { onboardMerchant, rekeyTenantCredentials, saveTenantCredentials, SecretsBox, TENANT_CREDENTIALS_SHAPE } from '../../partner/index.js';
 import { readVariables } from '../../config/environment.js';
-import { EnvironmentSchema } from '../../schemas/index.js';
+import { TenantIdSchema } from '../../schemas/common.js';
+import { EnvironmentSchema, isUuid } from '../../schemas/index.js';
 import type { TenantMerchant } from '../../store/index.js';
 import { notInStore, UsageError } from '../exit.js';
 import { wholeNumber } from '../flags.js';
@@ -68,7 +69,8 @@ export async function listMerchants(flags: MerchantsListFlags, io: CliIO): Promi
 /** `checkout-kit merchants show <tenant or merchant id>`: with which keys its payments are read (never the keys themselves). */
 export async function showMerchant(id: string, flags: { json?: boolean }, io: CliIO): Promise<void> {
   const found = await withStore(io, async (store) => {
-    const byMerchant = await store.findTenantByMerchantId(id);
+    // The service writes ids in lower case; an operator may paste one in capitals.
+    const byMerchant = (await store.findTenantByMerchantId(id)) ?? (isUuid(id) ? await store.findTenantByMerchantId(id.toLowerCase()) : undefined);
     const byTenant = byMerchant
       ? [byMerchant]
       : (await Promise.all(EnvironmentSchema.options.map((environment) => store.getTenantMerchant(id, environment)))).filter(
@@ -99,14 +101,17 @@ function secretsBox(io: CliIO): SecretsBox {
 export async function credentials(flags: CredentialsFlags, io: CliIO): Promise<void> {
   const environment = EnvironmentSchema.optional().safeParse(flags.environment);
   if (!environment.success) throw new UsageError('--environment must be test or live');
+  const parsedTenant = TenantIdSchema.safeParse(flags.tenant);
+  if (!parsedTenant.success) throw new UsageError(`--tenant ${parsedTenant.error.issues[0]?.message ?? 'is not a tenant id'}`);
+  const tenant = parsedTenant.data;
   if (flags.clear) {
     const clearing = environment.data ?? 'test';
-    const cleared = await withStore(io, (store) => store.deleteTenantCredentials(flags.tenant, clearing));
+    const cleared = await withStore(io, (store) => store.deleteTenantCredentials(tenant, clearing));
     writeLine(
       io.stdout,
       cleared
-        ? `tenant ${flags.tenant} (${clearing}): credentials forgotten; its payments are read, and its deliveries verified, with the partner's keys and secret`
-        : `tenant ${flags.tenant} (${clearing}) had no stored credentials`,
+        ? `tenant ${tenant} (${clearing}): credentials forgotten; its payments are read, and its deliveries verified, with the partner's keys and secret`
+        : `tenant ${tenant} (${clearing}) had no stored credentials`,
     );
     return;
   }
@@ -119,8 +124,8 @@ export async function credentials(flags: CredentialsFlags, io: CliIO): Promise<v
   } catch {
     throw new UsageError(`${flags.fromFile ?? 'standard input'} is not JSON: give ${TENANT_CREDENTIALS_SHAPE}`);
   }
-  const saved = await withStore(io, (store) => saveTenantCredentials({ store, box }, flags.tenant, input, { environment: environment.data }));
-  writeLine(io.stdout, `tenant ${flags.tenant} (${saved}): credentials stored, sealed with key ${box.sealingKeyId}`);
+  const saved = await withStore(io, (store) => saveTenantCredentials({ store, box }, tenant, input, { environment: environment.data }));
+  writeLine(io.stdout, `tenant ${tenant} (${saved}): credentials stored, sealed with key ${box.sealingKeyId}`);
 }
 
 /** `checkout-kit merchants rekey`: re-seal every tenant's credentials with CHECKOUT_SECRETS_KEY's first key. */
