@@ -126,7 +126,9 @@ describe('operator console (fastify, memory store)', () => {
     const list = await app.inject('/checkout-kit/payments');
     const row = (id: string) => new RegExp(`<tr data-id="${id}" data-handler="([a-z]+)">([\\s\\S]*?)</tr>`).exec(list.body);
     expect(row(found.payment.id)?.[1]).toBe('done');
-    expect(row(found.payment.id)?.[2]).toContain('42.10');
+    // The amount with the token it is asked in, as the service names it.
+    expect(row(found.payment.id)?.[2]).toContain('<td class="num">42.10 USDT</td>');
+    expect((await app.inject(page)).body).toContain('<dd data-field="amount">42.10 USDT</dd>');
     expect(row(failed.payment.id)?.[1]).toBe('failed');
     expect(row(failed.payment.id)?.[2]).toMatch(/12\.00[\s\S]*overpaid[\s\S]*failed for good/);
     const onlyFailed = await app.inject('/checkout-kit/payments?handler=failed');

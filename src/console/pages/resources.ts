@@ -78,7 +78,7 @@ ${rows.map((record) => {
   return html`<tr data-id="${record.id}" data-handler="${record.handler}">
 <td><a href="${href(context, `/${record.kind}s/${encodeURIComponent(record.id)}`)}">${idText(record.id)}</a>${record.kind === 'invoice' ? html` <span class="muted">invoice</span>` : ''}</td>
 <td>${record.orderId === undefined ? '' : idText(record.orderId)}</td>
-<td class="num">${text(snapshot.amount) ?? ''} ${text(snapshot.currency) ?? ''}</td>
+<td class="num">${text(snapshot.amount) ?? ''} ${text(snapshot.token) ?? ''}</td>
 <td class="num">${text(snapshot.amountReceived) ?? ''}</td>
 <td class="${outcomeTone(record.outcome)}">${record.outcome}${record.late ? ' (late)' : ''}</td>
 <td class="${handlerTone(record.handler)}" data-field="handler">${record.handler === 'failed' ? '✗ ' : ''}${HANDLER_LABEL[record.handler]}</td>
@@ -151,7 +151,7 @@ export async function resourcePage(context: ConsoleContext, kind: ResourceKind, 
 <div class="grid">
 <section class="card double"><h2>Classification</h2><dl class="facts" id="classification">
 <dt>outcome</dt><dd class="${outcomeTone(record.outcome)}" data-field="outcome">${record.outcome}${record.outcomeSource ? ` (learned by ${record.outcomeSource})` : ''}</dd>
-<dt>amount</dt><dd data-field="amount">${text(snapshot.amount) ?? verdict?.amount ?? '—'}</dd>
+<dt>amount</dt><dd data-field="amount">${text(snapshot.amount) ?? verdict?.amount ?? '—'}${snapshot.token === undefined ? '' : ` ${text(snapshot.token)}`}</dd>
 <dt>received</dt><dd data-field="received">${text(snapshot.amountReceived) ?? verdict?.amountReceived ?? '—'}</dd>
 ${verdict && verdict.shortfall !== '0' ? html`<dt>shortfall</dt><dd class="warn" data-field="shortfall">${verdict.shortfall}</dd>` : ''}
 ${verdict && verdict.surplus !== '0' ? html`<dt>surplus</dt><dd class="warn" data-field="surplus">${verdict.surplus}</dd>` : ''}
