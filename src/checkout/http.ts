@@ -24,7 +24,7 @@ export interface CheckoutHttpOptions {
   creator: Creator;
   engine: FulfillmentEngine;
   redirect: RedirectGuardOptions;
-  /** The shop's public base URL, for the success and cancel links. @example 'https://shop.example' */
+  /** The shop's public base URL, for the success and cancel links (`returnPath` is under its path). @example 'https://shop.example' */
   publicUrl: string;
   /** Path of the return page. @default '/checkout/return' */
   returnPath?: string;
@@ -110,7 +110,8 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
   const { orderId: shopOrderId, tenantId } = parsed.data;
   // The return page finds the order under the key it is stored by: a tenant's order is its tenant's.
   const orderId = tenantId === undefined ? shopOrderId : tenantOrderKey(tenantId, shopOrderId);
-  const returnUrl = new URL(options.returnPath ?? '/checkout/return', options.publicUrl);
+  // Under the public URL's own path: a shop served at https://example.com/shop gets its buyers back there.
+  const returnUrl = new URL((options.returnPath ?? '/checkout/return').replace(/^\/+/, ''), shopUrl(options.publicUrl));
   returnUrl.searchParams.set('orderId', orderId);
   const cancelUrl = new URL(returnUrl);
   cancelUrl.searchParams.set('cancelled', '1');

@@ -369,7 +369,7 @@ describe('createCheckout against the sandbox', () => {
 });
 
 describe('checkout routes (fastify)', () => {
-  async function shop(client: CheckoutClient, allowedHosts: string[], options: { checkoutTimeoutMs?: number; store?: Store } = {}) {
+  async function shop(client: CheckoutClient, allowedHosts: string[], options: { checkoutTimeoutMs?: number; store?: Store; publicUrl?: string } = {}) {
     const store = options.store ?? new MemoryStore();
     const paid: string[] = [];
     const engine = new FulfillmentEngine({ store, client, handlers: { paid: async (p) => void paid.push(p.id) } });
@@ -387,6 +387,26 @@ describe('checkout routes (fastify)', () => {
     });
     return { app, store, paid, logs: () => logs };
   }
+
+  it("sends the buyer back under the public URL's path: a shop at https://shop.example/shop gets /shop/checkout/return", async () => {
+    const sandbox = await openSandbox();
+    for (const [publicUrl, orderId, back] of [
+      ['https://shop.example/shop', 'r-path', 'https://shop.example/shop/'],
+      ['https://shop.example/shop/', 'r-slash', 'https://shop.example/shop/'],
+      ['https://shop.example', 'r-root', 'https://shop.example/'],
+    ] as const) {
+      const { app } = await shop(merchantClient(sandbox), [new URL(sandbox.url).host], { publicUrl });
+      const created = await app.inject({ method: 'POST', url: '/checkout', payload: { orderId, amount: '2.50', email: 'b@example.com' } });
+      expect(created.statusCode, publicUrl).toBe(303);
+      const payments = (await readState(sandbox)).payments as Array<{ referenceId: string; successUrl: string; cancelUrl: string }>;
+      const payment = payments.find((entry) => entry.referenceId === orderId);
+      const returnPage = `${back}checkout/return?orderId=${orderId}`;
+      expect([payment?.successUrl, payment?.cancelUrl], publicUrl).toEqual([returnPage, `${returnPage}&cancelled=1`]);
+      const page = await app.inject({ method: 'GET', url: `/checkout/return?orderId=${orderId}` });
+      expect(page.body, publicUrl).toContain(`<a href="${back}" id="back-to-shop">`);
+      await app.close();
+    }
+  });
 
   it('POST /checkout (JSON or form) answers 303 to checkoutUrl; return confirms and fulfils once', async () => {
     const sandbox = await openSandbox();
