@@ -381,6 +381,51 @@ describe('checkout-kit store copy', () => {
     await untouched.close();
   });
 
+  it.each([
+    [
+      'checkout_attempts',
+      'A-1001',
+      async (other: SqliteStore) => {
+        await other.putCheckoutAttempt({ orderId: 'A-1001', kind: 'payment', idempotencyKey: 'theirs', requestHash: 'theirs' });
+        await other.releaseCheckoutAttempt('A-1001', 1);
+      },
+    ],
+    [
+      'tenant_merchants',
+      'shop-7 test',
+      async (other: SqliteStore) => {
+        await other.putTenantMerchant({
+          tenantId: 'shop-7',
+          environment: 'test',
+          idempotencyKey: 'theirs',
+          requestHash: 'theirs',
+          name: 'Theirs',
+          email: 'o@theirs.test',
+        });
+      },
+    ],
+  ])("refuses a target whose only rows are another shop's %s under the shop's own ids, touching neither", async (table, id, write) => {
+    const { cwd, env } = await shop(3);
+    const other = new SqliteStore({ dir: join(cwd, 'other') });
+    await other.open();
+    await write(other);
+    await other.close();
+    const result = await runCli(['store', 'copy', '--to', 'file:other'], { cwd, env });
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^checkout-kit: The target .* holds ${table} the source does not \\(${id}\\): it is another store, or one written to since it was copied\\. Nothing was copied`,
+      ),
+    );
+    const untouched = new SqliteStore({ dir: join(cwd, 'other'), readonly: true });
+    expect((await untouched.listEvents({ limit: 10 })).length).toBe(0);
+    for (const name of ['runs', 'resources', 'checkout_attempts', 'tenant_merchants']) {
+      const { rows } = await untouched.database.query<{ n: number }>({ text: `SELECT count(*) AS n FROM ${name}` });
+      expect({ name, n: Number(rows[0]!.n) }).toEqual({ name, n: name === table ? 1 : 0 });
+    }
+    await untouched.close();
+  });
+
   it.each([['file:./.checkout-kit/'], ['file:.checkout-kit/../.checkout-kit']])(
     'refuses the source itself however it is spelled (%s), and a memory: target',
     async (to) => {

@@ -12,14 +12,14 @@ const TABLES = [
   { table: 'events', key: ['id'], order: 'seq' },
   { table: 'runs', key: ['key'], order: 'seq' },
   { table: 'resources', key: ['kind', 'id'], order: 'seq' },
-  { table: 'checkout_attempts', key: ['order_id'], order: 'order_id' },
-  { table: 'tenant_merchants', key: ['tenant_id', 'environment'], order: 'seq' },
+  { table: 'checkout_attempts', key: ['order_id'], order: 'order_id', attempts: true },
+  { table: 'tenant_merchants', key: ['tenant_id', 'environment'], order: 'seq', attempts: true },
   { table: 'tenant_credentials', key: ['tenant_id', 'environment'], order: 'seq' },
   { table: 'dead_letters', key: ['id'], order: 'seq' },
   // Timeline entries have no identity of their own: those later than the target's latest are copied
   // (an entry in the same millisecond as that one, not copied yet, is missed).
   { table: 'activity', key: undefined, order: 'seq', after: 'at' },
-] as const satisfies ReadonlyArray<{ table: string; key: readonly string[] | undefined; order: string; after?: string }>;
+] as const satisfies ReadonlyArray<{ table: string; key: readonly string[] | undefined; order: string; after?: string; attempts?: boolean }>;
 
 /** Tables a copy leaves alone: the processes' leases, and the schema's own record (the target has its own). */
 export const NOT_COPIED = ['locks', 'schema_migrations'] as const;
@@ -77,8 +77,14 @@ async function changedSince(target: SqlStore, spec: (typeof TABLES)[number], row
   }).length;
 }
 
-/** The tables whose newest rows say whose store it is: rows of the shop, numbered in the order they came. */
-const IDENTIFYING = TABLES.filter((spec) => spec.key !== undefined && spec.order === 'seq');
+/**
+ * The tables whose newest rows say whose store it is: every table of rows with an identity, read
+ * newest first. Of attempts (`attempts`: a checkout per order, a merchant per tenant) the shop
+ * names the key, and another shop may name the same one ("1001"): such a row is the source's only
+ * as the same attempt (its `number` and `created_at`) or one the source has since followed with a
+ * later attempt.
+ */
+const IDENTIFYING = TABLES.filter((spec) => spec.key !== undefined);
 /** How many of the target's newest rows of each must be in the source. */
 const SAMPLE = 20;
 
@@ -89,17 +95,28 @@ const SAMPLE = 20;
  */
 async function refuseAnotherStore(source: SqlStore, target: SqlStore): Promise<void> {
   for (const spec of IDENTIFYING) {
+    const attempts = 'attempts' in spec;
+    const columns = [...spec.key, ...(attempts ? ['number', 'created_at'] : [])].join(', ');
+    const newest = spec.order === 'seq' ? 'seq' : 'created_at';
     const { rows } = await target.database.query<Record<string, unknown>>({
-      text: `SELECT ${spec.key.join(', ')} FROM ${target.dialect.prefix}${spec.table} ORDER BY seq DESC LIMIT ${SAMPLE}`,
+      text: `SELECT ${columns} FROM ${target.dialect.prefix}${spec.table} ORDER BY ${newest} DESC LIMIT ${SAMPLE}`,
     });
     if (rows.length === 0) continue;
     const where = keysIn(spec.key, rows);
     const { rows: found } = await source.database.query<Record<string, unknown>>({
-      text: `SELECT ${spec.key.join(', ')} FROM ${source.dialect.prefix}${spec.table} WHERE ${where.text}`,
+      text: `SELECT ${columns} FROM ${source.dialect.prefix}${spec.table} WHERE ${where.text}`,
       values: where.values,
     });
-    const known = new Set(found.map((row) => identityOf(spec.key, row)));
-    const foreign = rows.find((row) => !known.has(identityOf(spec.key, row)));
+    const known = new Map(found.map((row) => [identityOf(spec.key, row), row]));
+    const isSources = (row: Record<string, unknown>) => {
+      const inSource = known.get(identityOf(spec.key, row));
+      if (inSource === undefined || !attempts) return inSource !== undefined;
+      return (
+        Number(inSource.number) > Number(row.number) ||
+        (Number(inSource.number) === Number(row.number) && portable(inSource.created_at) === portable(row.created_at))
+      );
+    };
+    const foreign = rows.find((row) => !isSources(row));
     if (foreign) {
       throw new InvalidRequestError(
         `The target ${target.description} holds ${spec.table} the source does not (${spec.key.map((column) => String(foreign[column])).join(' ')}): it is another store, or one written to since it was copied. Nothing was copied: copy into an empty store.`,
