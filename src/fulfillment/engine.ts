@@ -1,9 +1,10 @@
-import { isAbortedBy, messageOf, SchemaValidationError } from '../errors/index.js';
+import { CheckoutKitError, isAbortedBy, messageOf, SchemaValidationError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { executeRun, retryFailed, runKeys, type RunSettings, type Task } from '../runs/index.js';
 import { InvoiceDetailSchema, PaymentSchema, type InvoiceDetail, type Payment } from '../schemas/index.js';
 import { sameUuid } from '../schemas/common.js';
 import { OUTCOME_RANK, type NewsSource, type ResourceKind, type ResourceRecord } from '../store/index.js';
+import { unlessStuck } from '../timers/index.js';
 import type { EngineObserver, HandlerObservation } from './engine-observer.js';
 import { normalizeEngineOptions, type FulfillmentEngineOptions, type NormalizedEngineOptions } from './engine-options.js';
 import { handlerFor } from './handlers.js';
@@ -397,17 +398,22 @@ export class FulfillmentEngine {
           started: performance.now(),
         };
         try {
-          await handler(resource, {
-            kind: data.kind,
-            outcome: data.outcome,
-            key,
-            source: data.source,
-            late,
-            attempt: claimed.attempts,
-            classification: { ...classify(resource, { ...this.options.classify, now: this.clock() }), late },
-            ...owner,
-            logger,
-          });
+          // A handler whose promise nothing can settle would let `reconcile` exit 0 mid-pass, its run still claimed.
+          await unlessStuck(
+            (async () =>
+              handler(resource, {
+                kind: data.kind,
+                outcome: data.outcome,
+                key,
+                source: data.source,
+                late,
+                attempt: claimed.attempts,
+                classification: { ...classify(resource, { ...this.options.classify, now: this.clock() }), late },
+                ...owner,
+                logger,
+              }))(),
+            () => new HandlerNeverSettledError(data.outcome, key),
+          );
         } catch (error) {
           return { ok: false, error };
         }
@@ -446,5 +452,18 @@ export class FulfillmentEngine {
         observe('failed', result.error);
         return 'failed';
     }
+  }
+}
+
+/**
+ * A handler returned a promise that nothing left running could settle: the process had nothing else
+ * to do while it waited. Counted as a failed attempt, so the run is tried again later.
+ */
+class HandlerNeverSettledError extends CheckoutKitError {
+  override name = 'HandlerNeverSettledError';
+  constructor(outcome: HandlerOutcome, key: string) {
+    super(
+      `the ${outcome} handler never settled for ${key}: it returned a promise that nothing left running can resolve or reject (one never resolved, a callback never called). Make it resolve once its work is done, or throw; the run is tried again later.`,
+    );
   }
 }

@@ -6,6 +6,7 @@ import type { Logger } from '../log/index.js';
 import { HANDLER_OUTCOMES, isHandlerOutcome } from '../runs/index.js';
 import type { InvoiceDetail, Payment } from '../schemas/index.js';
 import type { NewsSource, ResourceKind } from '../store/index.js';
+import { unlessStuck } from '../timers/index.js';
 import type { Classification, HandlerOutcome } from './outcome.js';
 
 /** What a fulfillment handler is told besides the resource. */
@@ -77,11 +78,17 @@ export async function loadHandlers(file: string | undefined, cwd = process.cwd()
   if (!existsSync(path)) throw new ConfigError(`Fulfillment module ${path} does not exist (CHECKOUT_HANDLERS / --handlers).`);
   let module: { default?: unknown };
   try {
-    module = (await unlessStuck(path, async () => {
-      if (!/\.[cm]?tsx?$/.test(path)) return import(pathToFileURL(path).href);
-      const { tsImport } = await importOptionalPeer('tsx', `The TypeScript fulfillment module ${path}`, () => import('tsx/esm/api'));
-      return tsImport(pathToFileURL(path).href, import.meta.url);
-    })) as { default?: unknown };
+    module = (await unlessStuck(
+      (async () => {
+        if (!/\.[cm]?tsx?$/.test(path)) return import(pathToFileURL(path).href);
+        const { tsImport } = await importOptionalPeer('tsx', `The TypeScript fulfillment module ${path}`, () => import('tsx/esm/api'));
+        return tsImport(pathToFileURL(path).href, import.meta.url);
+      })(),
+      () =>
+        new StuckModuleError(
+          `The fulfillment module ${path} never finished loading: its top-level await waits for something that nothing left running can bring. Check what it awaits.`,
+        ),
+    )) as { default?: unknown };
   } catch (error) {
     // Already one line that says what to do: not wrapped in "Could not load".
     if (error instanceof StuckModuleError || error instanceof MissingPeerError) throw error;
@@ -92,6 +99,7 @@ export async function loadHandlers(file: string | undefined, cwd = process.cwd()
   return assertHandlers(exported, path);
 }
 
+/** A module whose top-level await can never settle: one line, not wrapped in "Could not load". */
 class StuckModuleError extends ConfigError {}
 
 /** What Node says of `import` / `export` in a file it loads as CommonJS (a `.js` in a package without `"type": "module"`). */
@@ -130,26 +138,3 @@ function loadFailure(error: unknown, path: string): string {
  * place, means it to load.
  */
 export class NoFulfillmentModuleError extends ConfigError {}
-
-/**
- * `load()`, or a `ConfigError` once nothing else is left to run while it is still pending: a
- * module whose top-level await can never settle (a promise nobody resolves) leaves the event loop
- * empty, and Node then exits 0 without a word, as if the command had succeeded.
- */
-async function unlessStuck<T>(path: string, load: () => Promise<T>): Promise<T> {
-  let onBeforeExit: (() => void) | undefined;
-  const stuck = new Promise<never>((_resolve, reject) => {
-    onBeforeExit = () =>
-      reject(
-        new StuckModuleError(
-          `The fulfillment module ${path} never finished loading: its top-level await waits for something that nothing left running can bring. Check what it awaits.`,
-        ),
-      );
-    process.once('beforeExit', onBeforeExit);
-  });
-  try {
-    return await Promise.race([load(), stuck]);
-  } finally {
-    process.off('beforeExit', onBeforeExit!);
-  }
-}

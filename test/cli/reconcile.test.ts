@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CheckoutClient } from '../../src/client/index.js';
 import { openStore } from '../../src/store/open.js';
-import { cleanup, openShop } from '../sandbox/helpers.js';
-import { runCli, sandboxEnv } from '../support/cli.js';
+import { cleanup, openShop, simulate } from '../sandbox/helpers.js';
+import { execCli, runCli, sandboxEnv } from '../support/cli.js';
 import { TEST_KEYS } from '../support/fixtures.js';
 
 let dir: string;
@@ -86,5 +86,30 @@ describe('checkout-kit reconcile', () => {
       stdout: '',
       stderr: 'checkout-kit: No run payment:p-1:payd in the store: see `checkout-kit runs --failed` for the keys of failed runs.\n',
     });
+  });
+
+  it('a handler whose promise never settles fails its attempt, as a throw does: the pass finishes, reports, frees its lock and leaves the run due', async () => {
+    const shop = await openShop('ck-reconcile-never-settles-', 'export default { paid() { return new Promise(() => {}); } };\n');
+    const { apiKey, signingSecret } = shop.sandbox.credentials.test.merchant;
+    const client = new CheckoutClient({ baseUrl: shop.sandbox.url, apiKey, signingSecret });
+    const payment = await client.payments.create({ amount: '10.00', referenceId: 'order-never-settles' });
+    expect((await simulate(shop.sandbox, `/sandbox/payments/${payment.id}/deposit`, { amount: '10.00' })).status).toBe(200);
+    const store = await openStore('file:.checkout-kit', { cwd: shop.dir });
+    await store.updateResource({ kind: 'payment', id: payment.id, source: 'checkout' });
+    await store.close();
+
+    const result = await execCli(['reconcile', '--json', '--older-than', '0'], { cwd: shop.dir, env: sandboxEnv(shop.sandbox) });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ skipped: false, checked: 1, fulfilled: 0 });
+    const key = `payment:${payment.id}:paid`;
+    expect(result.stderr).toContain(`the paid handler never settled for ${key}`);
+    const after = await openStore('file:.checkout-kit', { cwd: shop.dir });
+    try {
+      expect(await after.getRun(key)).toMatchObject({ status: 'pending', lastError: expect.stringContaining('never settled') });
+      // The pass ended and gave its lock back: the next cron pass is not skipped.
+      expect(await after.acquireLock('reconcile', 'next-pass', 1000)).toBe(true);
+    } finally {
+      await after.close();
+    }
   });
 });
