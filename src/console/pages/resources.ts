@@ -34,7 +34,8 @@ const FIND_WHAT = 'q is the order id, payment or invoice id, e-mail or event id 
 export const FindTerm = z
   .string({ error: FIND_WHAT })
   .refine((term) => term.trim() !== '', FIND_WHAT)
-  .max(200, 'q is at most 200 characters');
+  // As long as an order id may be (in characters, as its schema counts them), the spaces around it aside.
+  .refine((term) => [...term.trim()].length <= 200, 'q is at most 200 characters');
 
 /** The list's filters; `q` finds by id, order id, e-mail or event id, as the overview's search does. */
 export const ResourcesQuery = z.strictObject({
