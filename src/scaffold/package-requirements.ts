@@ -23,7 +23,12 @@ export const SCAFFOLD_SCRIPTS: Readonly<Record<string, string>> = {
  * `fulfillment.ts` through it in production too, and checkout-kit only names it as an optional peer.
  */
 const DEPENDENCIES = ['tsx'] as const;
-const DEV_DEPENDENCIES = ['typescript', 'vitest', '@types/node'] as const;
+/**
+ * fastify is among them for the scaffold's `checkout:sandbox` script and `checkout-kit check` (its
+ * CI runs it), which run on fastify whatever the shop's framework: a dev dependency where the
+ * server does not already depend on it.
+ */
+const DEV_DEPENDENCIES = ['typescript', 'vitest', '@types/node', 'fastify'] as const;
 
 /**
  * The scripts and dependencies of the scaffold for `framework`. `checkout-kit` is pinned to the
@@ -41,6 +46,6 @@ export function packageRequirements(kit: KitManifest, framework: Framework = 'fa
   return {
     scripts: { ...SCAFFOLD_SCRIPTS, ...scaffold.scripts },
     dependencies: { 'checkout-kit': `^${kit.version}`, ...ranges([...DEPENDENCIES, ...scaffold.dependencies]) },
-    devDependencies: ranges([...DEV_DEPENDENCIES, ...scaffold.devDependencies]),
+    devDependencies: ranges([...DEV_DEPENDENCIES, ...scaffold.devDependencies].filter((name) => !(scaffold.dependencies as readonly string[]).includes(name))),
   };
 }

@@ -53,6 +53,10 @@ describe('checkout-kit init --framework', () => {
         Object.keys(manifest.dependencies ?? {}).filter((name) => others.includes(name as never) && !(dependencies as readonly string[]).includes(name)),
       ).toEqual([]);
       expect(manifest.scripts?.dev).toBe((scripts as Record<string, string>).dev ?? 'tsx watch src/server.ts');
+      // Its `checkout:sandbox` script and `checkout-kit check` run on fastify, whatever the shop's framework.
+      expect(manifest.scripts?.['checkout:sandbox']).toBe('checkout-kit sandbox');
+      expect(manifest.dependencies?.fastify ?? manifest.devDependencies?.fastify).toBe(kit.devDependencies.fastify ?? kit.dependencies.fastify);
+      expect(Object.keys(manifest.dependencies ?? {}).filter((name) => name in (manifest.devDependencies ?? {}))).toEqual([]);
     },
   );
 
