@@ -190,6 +190,39 @@ describe('checkout-kit store backup', () => {
   });
 });
 
+describe('checkout-kit store backup stopped midway', () => {
+  const children: ChildProcess[] = [];
+  afterEach(() => terminateAll(children.splice(0)));
+
+  it.each([['SIGINT' as const], ['SIGTERM' as const]])(
+    'by %s: ends by that signal saying so in one line, leaving nothing beside the last good backup, which stays as it was',
+    async (signal) => {
+      const { cwd, env } = await shop(2000);
+      const backup = join(cwd, 'backups', 'store.sqlite');
+      expect((await runCli(['store', 'backup', backup], { cwd, env })).code).toBe(0);
+      const lastGood = await readFile(backup);
+      const PAUSE_MID_BACKUP = pathToFileURL(join(REPO, 'test/cli/fixtures/pause-mid-backup.mjs')).href;
+      const tonight = spawn(process.execPath, ['--import', TSX_LOADER, '--import', PAUSE_MID_BACKUP, CLI_MAIN, 'store', 'backup', backup, '--force'], {
+        cwd,
+        env: { PATH: process.env.PATH, ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      children.push(tonight);
+      let stderr = '';
+      tonight.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exit = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => tonight.once('exit', (code, by) => resolve([code, by])));
+      await waitForLine(tonight, /^paused$/m);
+      expect((await readdir(join(cwd, 'backups'))).some((name) => name.startsWith('store.sqlite.partial-'))).toBe(true);
+      tonight.kill(signal);
+      tonight.stdin!.end('go\n');
+      expect(await exit).toEqual([null, signal]);
+      expect(stderr).toBe(`checkout-kit: store backup stopped (${signal}): no backup was written to ${backup}, and nothing there was replaced.\n`);
+      expect(await readdir(join(cwd, 'backups'))).toEqual(['store.sqlite']);
+      expect((await readFile(backup)).equals(lastGood)).toBe(true);
+    },
+  );
+});
+
 describe('checkout-kit store backup refuses to replace what it must not', () => {
   it("the store's own files, a folder, or (without --force) a file already there: exit 2, one line, nothing touched", async () => {
     const { cwd, env, dir } = await shop(5);

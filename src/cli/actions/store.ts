@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../config/index.js';
 import { refuseTildeStore } from '../../config/environment.js';
@@ -8,9 +9,9 @@ import { fileStoreDir, openStore } from '../../store/open.js';
 import { isDamage } from '../../store/sqlite/driver.js';
 import { restoreStore } from '../../store/sqlite/restore.js';
 import { openElsewhere, openElsewhereMessage } from '../../store/sqlite/open-elsewhere.js';
-import { isSound, realPath, SqliteStore, STORE_FILE } from '../../store/sqlite/sqlite-store.js';
+import { isSound, partialBackupFiles, realPath, SqliteStore, STORE_FILE } from '../../store/sqlite/sqlite-store.js';
 import { EXIT, UsageError } from '../exit.js';
-import { output, type CliIO } from '../io.js';
+import { output, writeLine, type CliIO } from '../io.js';
 
 /**
  * The embedded store's folder: `--dir`, else CHECKOUT_STORE's `file:` folder. Other stores are a
@@ -73,12 +74,35 @@ export async function checkStore(options: { dir?: string; json?: boolean }, io: 
   if (!healthy) setExit(EXIT.failures);
 }
 
+/**
+ * Run `backup`; a SIGINT or SIGTERM meanwhile (Ctrl-C, a supervisor stopping the job) removes what
+ * it wrote beside `destination` so far, says so in one line, and ends the process by that signal.
+ * The signal alone would end it leaving a partial copy, as large as the store, that nothing removes.
+ */
+async function removedIfInterrupted(destination: string, io: CliIO, backup: () => Promise<void>): Promise<void> {
+  const stop = (signal: NodeJS.Signals) => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    for (const leftover of partialBackupFiles(destination)) rmSync(leftover, { force: true });
+    writeLine(io.stderr, `checkout-kit: store backup stopped (${signal}): no backup was written to ${destination}, and nothing there was replaced.`);
+    process.kill(process.pid, signal);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    await backup();
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
 /** `checkout-kit store backup <file>`: an online copy of the embedded store. */
 export async function backupStore(file: string, options: { dir?: string; force?: boolean; json?: boolean }, io: CliIO): Promise<void> {
   const dir = storeDir(io, options.dir, 'backup');
   if (file.trim() === '') throw new UsageError('store backup takes the file to write, e.g. backups/store-2030-01-01.sqlite.');
   const destination = resolve(io.cwd, file);
-  await withReadonlyStore(dir, (opened) => opened.backup(destination, { replace: options.force ?? false }));
+  await withReadonlyStore(dir, (opened) => removedIfInterrupted(destination, io, () => opened.backup(destination, { replace: options.force ?? false })));
   output(io, options.json ?? false, { dir, backup: destination }, () => `store ${dir}: backed up to ${destination}`);
 }
 

@@ -64,7 +64,8 @@ export class SqliteStore extends SqlStore {
       throw cannotWrite(error);
     }
     // Written beside it, then renamed into place: a backup cut short never damages the last good one.
-    const partial = `${destination}.partial-${process.pid}`;
+    const leftovers = partialBackupFiles(destination);
+    const partial = leftovers[0];
     const damaged = (finding: string, cause?: unknown) =>
       new StoreError(
         `The store ${this.file} is damaged (${finding.split('\n')[0]}): no backup was written, and no file at ${destination} was replaced. Keep your last good backup; see \`checkout-kit store check\`.`,
@@ -80,7 +81,7 @@ export class SqliteStore extends SqlStore {
       if (isDamage(error)) throw damaged((error as Error).message, error);
       throw error instanceof StoreError ? error : cannotWrite(error);
     } finally {
-      for (const leftover of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) rmSync(leftover, { force: true });
+      for (const leftover of leftovers) rmSync(leftover, { force: true });
     }
   }
 
@@ -93,6 +94,12 @@ export class SqliteStore extends SqlStore {
       return [(error as Error).message];
     }
   }
+}
+
+/** What this process's backup to `destination` writes beside it before it is put in place: the copy first, then its journals. */
+export function partialBackupFiles(destination: string): [string, ...string[]] {
+  const partial = `${destination}.partial-${process.pid}`;
+  return [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`];
 }
 
 /** SQLite's integrity check of `connection`'s file, a finding a line (it may answer several in one row): `['ok']` when sound. */
