@@ -1,5 +1,5 @@
 import pMap from 'p-map';
-import { ApiError, isOffSpec } from '../errors/index.js';
+import { ApiError, isOffSpec, messageOf } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { keepRenewing } from '../runs/index.js';
 import type { ResourceKind } from '../store/index.js';
@@ -38,6 +38,7 @@ export interface ReconcileSummary {
   unknownToService: number;
   /** Partner platforms: open payments left for a later pass by the bound on one merchant's share (`perMerchant`). */
   deferred: number;
+  /** Each read that failed: a resource's poll, or List invoices (`kind: 'invoice'`, `id: '(list)'`). */
   errors: Array<{ kind: ResourceKind; id: string; error: string }>;
   durationMs: number;
 }
@@ -173,6 +174,9 @@ async function collectWork(
         work.push({ kind: 'invoice', id: invoice.id });
       }
     } catch (error) {
+      // A failed poll like any other: a service that cannot be reached must not pass for a clean pass (exit 0).
+      summary.failed += 1;
+      summary.errors.push({ kind: 'invoice', id: '(list)', error: messageOf(error) });
       logger.warn({ err: error }, 'could not list invoices; skipping discovery this pass');
     }
   }

@@ -67,6 +67,17 @@ describe('reconcile', () => {
     expect((await store.getResource('invoice', unseen.id))?.outcome).toBe('paid');
   });
 
+  it('counts a List invoices that fails as a failed poll, naming it, so a pass that could not reach the service is not a clean one', async () => {
+    const { store, engine } = setup();
+    const summary = await reconcile({
+      store,
+      engine,
+      listInvoices: async () => Promise.reject(new Error('invoices.list could not reach the service: connect ECONNREFUSED')),
+    });
+    expect(summary).toMatchObject({ skipped: false, checked: 0, discovered: 0, failed: 1 });
+    expect(summary.errors).toEqual([{ kind: 'invoice', id: '(list)', error: expect.stringMatching(/could not reach the service/) }]);
+  });
+
   it('reports failures: a handler that fails for good, an unreadable resource, and runs awaiting retry', async () => {
     const reader = new FakeReader();
     const store = new MemoryStore();
