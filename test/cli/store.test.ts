@@ -543,6 +543,33 @@ describe('checkout-kit store copy', () => {
     },
   );
 
+  it.runIf(DATABASE_URL)(
+    'a PostgreSQL URL the server refuses (no such database or role, a reserved schema name) or that does not parse is a configuration error: exit 2, one line naming the setting',
+    async () => {
+      const { cwd, env } = await shop(1);
+      const server = new URL(DATABASE_URL!);
+      const wrong = [
+        [`postgres://${server.username}@${server.host}/ck_no_such_database`, /database "ck_no_such_database" does not exist/],
+        [`postgres://ck_no_such_role@${server.host}${server.pathname}`, /role "ck_no_such_role" does not exist/],
+        [`${DATABASE_URL!}?schema=pg_shop`, /unacceptable schema name "pg_shop"/],
+        [`postgres://${server.username}@${server.hostname}:not-a-port${server.pathname}`, /Invalid URL/],
+      ] as const;
+      for (const [url, said] of wrong) {
+        for (const [args, setting, commandEnv] of [
+          [['store', 'copy', '--to', url], '--to', env],
+          [['migrate'], 'CHECKOUT_STORE', { CHECKOUT_STORE: url }],
+        ] as const) {
+          const result = await runCli([...args], { cwd, env: commandEnv });
+          expect([result.code, result.stdout], `${args.join(' ')} (${url})`).toEqual([2, '']);
+          expect(result.stderr, url).toMatch(said);
+          expect(result.stderr, url).toMatch(
+            new RegExp(`^checkout-kit: Could not open the store .*\\. Check ${setting}: its user, password, host, port, database and schema\\.\\n$`),
+          );
+        }
+      }
+    },
+  );
+
   it.runIf(DATABASE_URL)('moves a shop from the embedded store to PostgreSQL with nothing lost', async () => {
     const { cwd, env } = await shop(120);
     const schema = randomSchema('ck_copy');

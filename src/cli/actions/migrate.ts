@@ -62,7 +62,7 @@ export async function migrate(options: { json?: boolean }, io: CliIO): Promise<v
         reason: 'disk_full',
       });
     }
-    if (store === undefined) throw error;
+    if (store === undefined || error instanceof ConfigError) throw error;
     throw new StoreError(`Could not migrate ${store.description}: ${(error as Error).message}`, { cause: error });
   } finally {
     await store?.close();

@@ -6,7 +6,15 @@ import type { Database } from '../sql/database.js';
 import { postgresDialect } from '../sql/dialect.js';
 import { appliedMigrations } from '../sql/migrate.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
+import type { MigrationReport } from '../sql/migrations.js';
 import { DatabaseFailure, poolDatabase } from './database.js';
+
+/**
+ * What the server (or pg, reading the URL) answers when the store URL itself is wrong, however often
+ * it is tried: a URL that does not parse, a database or role that does not exist, a wrong password,
+ * a schema name PostgreSQL reserves (`pg_…`), no right to create the schema.
+ */
+const MISCONFIGURED = new Set(['ERR_INVALID_URL', '3D000', '28000', '28P01', '42939', '42501']);
 
 /** Where the PostgreSQL store connects, its schema, pool and migrations. */
 export interface PostgresStoreOptions extends Pick<SqlStoreOptions, 'migrate'> {
@@ -147,10 +155,30 @@ export class PostgresStore extends SqlStore {
       const failed = error instanceof DatabaseFailure && error.reason !== 'busy';
       if (!failed && (error instanceof StoreError || error instanceof ConfigError)) throw error;
       const cause = failed ? error.cause : error;
+      const wrongUrl = this.misconfigured(cause);
+      if (wrongUrl) throw wrongUrl;
       throw new StoreError(
         `Could not open the store ${this.description}: ${(cause as Error).message}. Check ${this.setting} and that the server accepts connections.`,
         { cause, reason: failed ? error.reason : undefined },
       );
     }
+  }
+
+  /** SqlStore's `migrate()`; a store URL the server refuses is said as `open()` says it. */
+  override async migrate(): Promise<MigrationReport> {
+    try {
+      return await super.migrate();
+    } catch (error) {
+      throw this.misconfigured(error instanceof DatabaseFailure ? error.cause : error) ?? error;
+    }
+  }
+
+  /** A `ConfigError` naming the setting when `cause` (the server's or pg's own error) says the store URL itself is wrong. */
+  private misconfigured(cause: unknown): ConfigError | undefined {
+    if (!MISCONFIGURED.has(String((cause as { code?: unknown } | undefined)?.code))) return undefined;
+    return new ConfigError(
+      `Could not open the store ${this.description}: ${(cause as Error).message}. Check ${this.setting}: its user, password, host, port, database and schema.`,
+      { cause },
+    );
   }
 }
