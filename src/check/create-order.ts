@@ -1,4 +1,5 @@
 import { describeFetchError } from '../errors/index.js';
+import { answerErrorOf, describeAnswer } from '../webhooks/receive/receiver-answer.js';
 
 /** What the backend's checkout route did with one order. */
 export type OrderResult =
@@ -39,7 +40,7 @@ export async function createOrder(url: string, order: { orderId: string; amount:
   const paymentId = location ? new URL(location, url).pathname.split('/').filter(Boolean).pop() : undefined;
   if (paymentId) return { kind: 'created', paymentId: decodeURIComponent(paymentId) };
   if (response.status >= 400 && response.status < 500) return { kind: 'no-route', status: response.status, answer: errorCode(text) };
-  return { kind: 'failed', reason: `POST ${url} answered ${response.status} without a checkoutUrl: ${text.slice(0, 200)}` };
+  return { kind: 'failed', reason: `POST ${url} gave no checkoutUrl: ${describeAnswer({ status: response.status, ...answerErrorOf(text) })}` };
 }
 
 /** The `code` of an error object answer, for the report. */

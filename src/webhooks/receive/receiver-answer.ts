@@ -22,7 +22,7 @@ export interface ReceiverAnswer {
 
 /**
  * What an answer's body says: the spec's error object (`{ error: { code, message } }`) as it is,
- * else the body's first 200 characters; none for an empty body.
+ * else the body's first 200 characters, its whitespace runs made one space; none for an empty body.
  */
 export function answerErrorOf(text: string): AnswerError | undefined {
   let parsed: unknown;
@@ -33,7 +33,8 @@ export function answerErrorOf(text: string): AnswerError | undefined {
   }
   const object = ErrorObjectSchema.safeParse(parsed);
   if (object.success) return { code: object.data.error.code, message: object.data.error.message };
-  const body = text.trim();
+  // One line: an error page's line breaks and indentation would spill over the report.
+  const body = oneLine(text);
   if (body === '') return undefined;
   return { message: body.length > EXCERPT_CHARS ? `${body.slice(0, EXCERPT_CHARS)}…` : body };
 }
@@ -44,8 +45,14 @@ export function answerErrorOf(text: string): AnswerError | undefined {
  * `answered 200`, or `no answer (<why>)`.
  */
 export function describeAnswer(answer: ReceiverAnswer): string {
-  const message = answer.message && answer.message.length > MESSAGE_CHARS ? `${answer.message.slice(0, MESSAGE_CHARS)}…` : answer.message;
+  const whole = answer.message === undefined ? undefined : oneLine(answer.message);
+  const message = whole && whole.length > MESSAGE_CHARS ? `${whole.slice(0, MESSAGE_CHARS)}…` : whole;
   if (answer.status === undefined) return `no answer${message ? ` (${message})` : ''}`;
   const said = answer.code ? `${answer.code}${message ? ` — ${message}` : ''}` : message;
   return `answered ${answer.status}${said ? `: ${said}` : ''}`;
+}
+
+/** `text` with every run of whitespace, line breaks included, made one space. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }

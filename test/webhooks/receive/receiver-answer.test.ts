@@ -15,6 +15,13 @@ describe('a receiver answer', () => {
     expect(answerErrorOf('  ')).toBeUndefined();
   });
 
+  it("keeps an error page's start on one line: its line breaks and indentation are one space each", () => {
+    const page = '<!DOCTYPE HTML>\n<html lang="en">\n    <head>\n        <title>Error response</title>\n    </head>\n</html>\n';
+    expect(answerErrorOf(page)).toEqual({ message: '<!DOCTYPE HTML> <html lang="en"> <head> <title>Error response</title> </head> </html>' });
+    expect(describeAnswer({ status: 501, ...answerErrorOf(page) })).not.toMatch(/\n/);
+    expect(describeAnswer({ status: 400, code: 'invalid_event', message: 'bad\r\n  event' })).toBe('answered 400: invalid_event — bad event');
+  });
+
   it('is described in one line: status, code — message; a body without code; a 2xx; no answer', () => {
     expect(describeAnswer({ status: 401, code: 'invalid_signature', message: 'No matching signature.' })).toBe(
       'answered 401: invalid_signature — No matching signature.',
