@@ -70,12 +70,11 @@ export async function saveTenantCredentials(
     const stored = await deps.store.getTenantCredentials(tenantId, environment);
     const merged = stored ? { ...openTenantCredentials(deps.box, stored), ...credentials } : credentials;
     const sealed = deps.box.seal(JSON.stringify(merged), context);
-    if (!stored) {
-      await deps.store.putTenantCredentials({ tenantId, environment, sealed, keyId: deps.box.sealingKeyId }, now);
-      return environment;
-    }
-    // Replaced only if unchanged since it was read: another process's save in between is merged again, not lost.
-    if (await deps.store.resealTenantCredentials(tenantId, environment, stored.sealed, { sealed, keyId: deps.box.sealingKeyId }, now)) return environment;
+    // Stored only if none are, replaced only if unchanged since read: another save in between is merged again, not lost.
+    const written = stored
+      ? await deps.store.resealTenantCredentials(tenantId, environment, stored.sealed, { sealed, keyId: deps.box.sealingKeyId }, now)
+      : await deps.store.putTenantCredentials({ tenantId, environment, sealed, keyId: deps.box.sealingKeyId }, now);
+    if (written) return environment;
   }
 }
 

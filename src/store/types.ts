@@ -432,8 +432,11 @@ export interface TenantMerchants {
 
 /** Tenants' own credentials, sealed (see `SealedTenantCredentials`). */
 export interface TenantCredentialsStore {
-  /** Store (or replace) a tenant's sealed credentials. */
-  putTenantCredentials(credentials: Omit<SealedTenantCredentials, 'updatedAt'>, now?: Date): Promise<void>;
+  /**
+   * Store a tenant's first sealed credentials; returns whether it did: false when the tenant has
+   * some already (replace those with `resealTenantCredentials`, from the value read).
+   */
+  putTenantCredentials(credentials: Omit<SealedTenantCredentials, 'updatedAt'>, now?: Date): Promise<boolean>;
   /**
    * Replace sealed credentials with the same ones sealed by another key, only if they are still
    * `from` (a rotation never overwrites credentials stored meanwhile); returns whether it did.

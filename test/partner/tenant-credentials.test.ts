@@ -74,6 +74,23 @@ describe("a tenant's own credentials", () => {
     await store.close();
   });
 
+  it('two first saves at once, from two connections to the store (the key pair, the webhook secret), are both kept', async () => {
+    const { sandbox, dir, store, onboard } = await platform();
+    const box = SecretsBox.fromVariable(newKey());
+    const merchantId = await onboard('shop-a');
+    const keys = await ownKeys(sandbox, merchantId);
+    const response = await fetch(`${sandbox.url}/sandbox/merchants/${merchantId}/webhook-secret`, { method: 'POST' });
+    const { webhookSecret } = (await response.json()) as { webhookSecret: string };
+    const other = await openStore(`file:${join(dir, 'store')}`);
+    await Promise.all([
+      saveTenantCredentials({ store, box }, 'shop-a', keys),
+      saveTenantCredentials({ store: other, box }, 'shop-a', { webhookSecret }, { environment: 'test' }),
+    ]);
+    expect(await loadTenantCredentials({ store, box }, 'shop-a', 'test')).toEqual({ ...keys, webhookSecret });
+    await other.close();
+    await store.close();
+  });
+
   it('are refused for a tenant not onboarded, in a form other than a merchant key and secret, and nothing is stored', async () => {
     const { sandbox, store, onboard } = await platform();
     const box = SecretsBox.fromVariable(newKey());

@@ -421,11 +421,14 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
     });
 
     describe("tenants' own credentials, sealed", () => {
-      it('puts, replaces, reads, lists and deletes one sealed value per tenant and environment', async () => {
+      it('puts once, replaces, reads, lists and deletes one sealed value per tenant and environment', async () => {
         const at = new Date('2030-01-01T00:00:00.000Z');
-        await store.putTenantCredentials({ tenantId: 't-c', environment: 'test', sealed: 'v1.aaaa.1', keyId: 'aaaa' }, at);
-        await store.putTenantCredentials({ tenantId: 't-c', environment: 'live', sealed: 'v1.aaaa.2', keyId: 'aaaa' }, at);
-        await store.putTenantCredentials({ tenantId: 't-c', environment: 'test', sealed: 'v1.bbbb.3', keyId: 'bbbb' }, at);
+        expect(await store.putTenantCredentials({ tenantId: 't-c', environment: 'test', sealed: 'v1.aaaa.1', keyId: 'aaaa' }, at)).toBe(true);
+        expect(await store.putTenantCredentials({ tenantId: 't-c', environment: 'live', sealed: 'v1.aaaa.2', keyId: 'aaaa' }, at)).toBe(true);
+        // A second put does not overwrite what another save stored: replacing takes the value read.
+        expect(await store.putTenantCredentials({ tenantId: 't-c', environment: 'test', sealed: 'v1.cccc.9', keyId: 'cccc' }, at)).toBe(false);
+        expect((await store.getTenantCredentials('t-c', 'test'))?.sealed).toBe('v1.aaaa.1');
+        expect(await store.resealTenantCredentials('t-c', 'test', 'v1.aaaa.1', { sealed: 'v1.bbbb.3', keyId: 'bbbb' }, at)).toBe(true);
         expect(await store.getTenantCredentials('t-c', 'test')).toEqual({
           tenantId: 't-c',
           environment: 'test',
@@ -442,7 +445,8 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
 
       it('re-seals only a value still as it was read: a rotation never overwrites credentials stored meanwhile', async () => {
         await store.putTenantCredentials({ tenantId: 't-s', environment: 'test', sealed: 'v1.old.1', keyId: 'old' });
-        await store.putTenantCredentials({ tenantId: 't-s', environment: 'test', sealed: 'v1.old.2', keyId: 'old' });
+        // Another save replaces them after the rotation read v1.old.1.
+        expect(await store.resealTenantCredentials('t-s', 'test', 'v1.old.1', { sealed: 'v1.old.2', keyId: 'old' })).toBe(true);
         expect(await store.resealTenantCredentials('t-s', 'test', 'v1.old.1', { sealed: 'v1.new.1', keyId: 'new' })).toBe(false);
         expect((await store.getTenantCredentials('t-s', 'test'))?.sealed).toBe('v1.old.2');
         expect(await store.resealTenantCredentials('t-s', 'test', 'v1.old.2', { sealed: 'v1.new.2', keyId: 'new' })).toBe(true);

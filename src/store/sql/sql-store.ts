@@ -471,9 +471,9 @@ export class SqlStore implements Store {
 
   // Tenants' own credentials, sealed
 
-  async putTenantCredentials(credentials: Omit<SealedTenantCredentials, 'updatedAt'>, now = new Date()): Promise<void> {
+  async putTenantCredentials(credentials: Omit<SealedTenantCredentials, 'updatedAt'>, now = new Date()): Promise<boolean> {
     const { tenantId, environment, sealed, keyId } = credentials;
-    await this.database.query({ ...this.sql.putTenantCredentials, values: [tenantId, environment, sealed, keyId, iso(now)] });
+    return this.changed(this.sql.putTenantCredentials, [tenantId, environment, sealed, keyId, iso(now)]);
   }
 
   async resealTenantCredentials(

@@ -173,8 +173,9 @@ export function buildStatements(d: Dialect) {
       listTenantMerchants: `SELECT ${list(TENANT_MERCHANT_COLUMNS)} FROM ${p}tenant_merchants
         WHERE (${d.cast('$1', 'text')} IS NULL OR environment = $1) ORDER BY seq LIMIT $2 OFFSET $3`,
 
+      // Only where there are none: two first saves at once must not overwrite each other (the second merges and re-seals).
       putTenantCredentials: `INSERT INTO ${p}tenant_credentials (tenant_id, environment, sealed, key_id, updated_at) VALUES ($1, $2, $3, $4, $5)
-        ON CONFLICT (tenant_id, environment) DO UPDATE SET sealed = excluded.sealed, key_id = excluded.key_id, updated_at = excluded.updated_at`,
+        ON CONFLICT (tenant_id, environment) DO NOTHING`,
       // Only if still what was read: a rotation never overwrites credentials stored since.
       resealTenantCredentials: `UPDATE ${p}tenant_credentials SET sealed = $4, key_id = $5, updated_at = $6 WHERE tenant_id = $1 AND environment = $2 AND sealed = $3`,
       deleteTenantCredentials: `DELETE FROM ${p}tenant_credentials WHERE tenant_id = $1 AND environment = $2`,
