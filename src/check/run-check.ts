@@ -131,6 +131,18 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     );
   const checkoutUrl = options.checkoutUrl === false ? undefined : (options.checkoutUrl ?? new URL('/checkout', options.against).href);
 
+  // What answers there now is not the backend --start is about to start: that one could not listen, and check would prove the other.
+  if (
+    options.startBackend &&
+    (await waitReachable(options.against, 0).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    throw new ConfigError(
+      `Something already answers at ${new URL(options.against).origin} (another backend, or an earlier one still running): check --start starts yours there. Stop it, or give --against a free port.`,
+    );
+  }
   const sandbox = await openSandbox(options.sandbox);
   let backend: Awaited<ReturnType<NonNullable<CheckOptions['startBackend']>>> | undefined;
   try {

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../src/webhooks/index.js';
 import { runCli } from '../support/cli.js';
@@ -57,6 +59,26 @@ describe('checkout-kit check: bad input is one clear line and exit 2', () => {
     const absent = await check(['--against', `http://127.0.0.1:${port}/webhooks/checkout`, '--data', data, '--sandbox-port', '0']);
     expect([absent.code, oneLine(absent.stderr)]).toEqual([2, true]);
     expect(absent.stderr).toMatch(new RegExp(`Cannot reach the backend at http://127\\.0\\.0\\.1:${port}/webhooks/checkout: nothing answers .*ECONNREFUSED`));
+  });
+
+  it('--start where another server already answers is refused before anything starts: check would prove that server, not the one it starts', async () => {
+    const other = Fastify();
+    other.all('/*', async (_request, reply) => reply.code(503).send({ error: { code: 'service_unreachable', message: 'an old backend' } }));
+    const origin = await other.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const cwd = await tempDir('ck-check-usage-');
+      const result = await runCli(['check', '--against', `${origin}/webhooks/checkout`, '--start', 'touch started'], {
+        cwd,
+        env: { CHECKOUT_STORE: `file:${join(cwd, 'store')}` },
+      });
+      expect([result.code, oneLine(result.stderr)]).toEqual([2, true]);
+      expect(result.stderr).toBe(
+        `checkout-kit: Something already answers at ${origin} (another backend, or an earlier one still running): check --start starts yours there. Stop it, or give --against a free port.\n`,
+      );
+      expect(existsSync(join(cwd, 'started'))).toBe(false);
+    } finally {
+      await other.close();
+    }
   });
 
   it('a taken --sandbox-port is said as check says it, naming its own flag', async () => {
