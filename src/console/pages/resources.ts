@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { classify, type Classifiable, type Classification } from '../../fulfillment/outcome.js';
 import type { HandlerState, NewsSource, Outcome, ResourceKind, ResourceListing, ResourceRecord, ResourceSearch } from '../../store/index.js';
-import { HANDLER_OUTCOMES } from '../../domain/index.js';
+import { HANDLER_OUTCOMES, MAX_ORDER_KEY_LENGTH } from '../../domain/index.js';
 import { DECIMAL } from '../../schemas/index.js';
 import { readTimeline } from '../../timeline/index.js';
 import type { ConsoleContext } from '../context.js';
@@ -34,8 +34,8 @@ const FIND_WHAT = 'q is the order id, payment or invoice id, e-mail or event id 
 export const FindTerm = z
   .string({ error: FIND_WHAT })
   .refine((term) => term.trim() !== '', FIND_WHAT)
-  // As long as an order id may be (in characters, as its schema counts them), the spaces around it aside.
-  .refine((term) => [...term.trim()].length <= 200, 'q is at most 200 characters');
+  // As long as a stored order key may be (a tenant's order: `<tenant>/<order>`), the spaces around it aside.
+  .refine((term) => term.trim().length <= MAX_ORDER_KEY_LENGTH, `q is at most ${MAX_ORDER_KEY_LENGTH} characters`);
 
 /** The list's filters; `q` finds by id, order id, e-mail or event id, as the overview's search does. */
 export const ResourcesQuery = z.strictObject({
