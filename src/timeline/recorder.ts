@@ -1,10 +1,12 @@
-import type { EngineObserver } from '../fulfillment/engine-observer.js';
+import type { EngineObserver, HandlerObservation, NewsObservation } from '../fulfillment/engine-observer.js';
 import type { Logger } from '../log/index.js';
 import type { NewActivity, Store } from '../store/index.js';
 import { HANDLER_KIND, NEWS_KIND, resourceSubject, type HandlerData, type NewsData } from './activity-data.js';
 
 /** The engine observer that keeps each resource's timeline in the store, and what to wait for before closing it. */
 export interface TimelineRecorder extends EngineObserver {
+  news(observation: NewsObservation): void;
+  handler(observation: HandlerObservation): void;
   /** Resolves once every entry handed over so far is written (call before closing the store). */
   flush(): Promise<void>;
 }

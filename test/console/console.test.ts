@@ -357,13 +357,11 @@ describe('operator console (fastify, memory store)', () => {
     const confirm = await app.inject(`/checkout-kit/actions/retry?key=${encodeURIComponent(key)}`);
     expect(confirm.body).toContain('back in line with its attempts started over');
     expect(confirm.body).toContain('retried with backoff while it fails');
-    expect(confirm.body).not.toContain('again, once');
     expect((await post(app, '/checkout-kit/actions/retry', confirmForm(confirm.body))).statusCode).toBe(200);
     expect(await store.getRun(key)).toMatchObject({ status: 'pending', attempts: 0 });
 
     const all = await app.inject('/checkout-kit/actions/retry-all');
     expect(all.body).toContain('Their attempts start over');
-    expect(all.body).not.toContain('runs again once');
   });
 
   it('a confirmation the store cannot take for a while (another process holds its write lock) is 503 store_unavailable with Retry-After, and confirming again does it', async () => {

@@ -46,13 +46,13 @@ describe('createTimelineRecorder', () => {
   it('keeps one entry for news repeated word for word (a return page polling a pending payment), and every entry that says something new', async () => {
     const store = await openStore();
     const recorder = createTimelineRecorder({ store, logger: silentLogger });
-    for (let poll = 0; poll < 12; poll++) recorder.news!(news(poll * 5, 'return', 'pending', '0'));
-    recorder.news!(news(61, 'webhook', 'paid', '10.00', true));
-    recorder.news!(news(62, 'return', 'paid', '10.00'));
-    recorder.news!(news(67, 'return', 'paid', '10.00'));
-    recorder.news!({ ok: false, kind: 'payment', id: 'p-1', source: 'return', error: 'service down', at: new Date(T0 + 72_000) });
-    recorder.news!({ ok: false, kind: 'payment', id: 'p-1', source: 'return', error: 'service down', at: new Date(T0 + 77_000) });
-    recorder.news!(news(82, 'return', 'paid', '10.00'));
+    for (let poll = 0; poll < 12; poll++) recorder.news(news(poll * 5, 'return', 'pending', '0'));
+    recorder.news(news(61, 'webhook', 'paid', '10.00', true));
+    recorder.news(news(62, 'return', 'paid', '10.00'));
+    recorder.news(news(67, 'return', 'paid', '10.00'));
+    recorder.news({ ok: false, kind: 'payment', id: 'p-1', source: 'return', error: 'service down', at: new Date(T0 + 72_000) });
+    recorder.news({ ok: false, kind: 'payment', id: 'p-1', source: 'return', error: 'service down', at: new Date(T0 + 77_000) });
+    recorder.news(news(82, 'return', 'paid', '10.00'));
     await recorder.flush();
     expect((await timelineOf(store)).reverse()).toEqual([
       expect.objectContaining({ source: 'return', outcome: 'pending', advanced: false }),
@@ -69,9 +69,9 @@ describe('createTimelineRecorder', () => {
     let failures = 1;
     store.appendActivity = (entry, at) => (failures-- > 0 ? Promise.reject(new Error('disk full')) : append(entry, at));
     const recorder = createTimelineRecorder({ store, logger: silentLogger });
-    recorder.news!(news(0, 'return', 'pending', '0'));
+    recorder.news(news(0, 'return', 'pending', '0'));
     await recorder.flush();
-    recorder.news!(news(5, 'return', 'pending', '0'));
+    recorder.news(news(5, 'return', 'pending', '0'));
     await recorder.flush();
     expect(await timelineOf(store)).toEqual([expect.objectContaining({ source: 'return', outcome: 'pending' })]);
   });
