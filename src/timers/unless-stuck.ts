@@ -9,7 +9,8 @@ function giveUpAll(): void {
  * `work`, or `stuck()`'s error once nothing else is left to run while `work` is still pending. A
  * promise nothing can settle (one nobody resolves, a callback never called) leaves the event loop
  * empty, and Node then exits 0 without a word, as if the command had succeeded. Where something
- * keeps the process alive (a listening server), this only waits for `work`.
+ * keeps the process alive (a listening server), this only waits for `work`. Work that waits only on
+ * an unref'd handle is taken for stuck too, though that handle may still fire while the process lingers.
  */
 export async function unlessStuck<T>(work: Promise<T>, stuck: () => Error): Promise<T> {
   let giveUp!: () => void;
