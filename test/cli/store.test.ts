@@ -8,7 +8,7 @@ import { SqliteStore } from '../../src/store/index.js';
 import { NOT_COPIED } from '../../src/store/sql/copy.js';
 import { loadDriver } from '../../src/store/sqlite/driver.js';
 import { CLI_MAIN, execCli, runCli, spawnCli, stopProcess, terminateAll, TSX_LOADER, waitForLine } from '../support/cli.js';
-import { freePort } from '../support/ports.js';
+import { eventually, freePort } from '../support/ports.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { sampleEvent } from '../store/fixtures/sample-event.js';
 import { DATABASE_URL, randomSchema } from '../store/postgres/test-database.js';
@@ -542,6 +542,50 @@ describe('checkout-kit store copy', () => {
       }
     },
   );
+
+  it('a source another process writes to during the copy (opened after the copy began) is reported, exit 1; run again, the copy completes', async () => {
+    const { cwd, env, dir } = await shop(1);
+    const source = new SqliteStore({ dir });
+    await source.open();
+    // Enough rows that the copy takes a while: the event copied over and over under new ids.
+    await source.database.query({
+      text: `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60000)
+        INSERT INTO events (id, type, environment, created_at, received_at, resource_kind, resource_id, body, body_escaped)
+        SELECT 'evt_bulk_' || i, type, environment, created_at, received_at, resource_kind, resource_id, body, body_escaped FROM n, (SELECT * FROM events LIMIT 1)`,
+    });
+    await source.close();
+    const copy = spawnCli(['store', 'copy', '--to', 'file:moved'], { cwd, env });
+    let stdout = '';
+    copy.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exit = new Promise<number | null>((resolve) => copy.once('exit', resolve));
+    // Once the copy is under way (events in the target), a cron reconcile, say, opens the source and writes.
+    const copiedEvents = () => {
+      try {
+        const target = loadDriver().open(join(cwd, 'moved', 'store.sqlite'), { readonly: true });
+        try {
+          return Number(target.prepare('SELECT count(*) AS n FROM events').all()[0]?.n ?? 0);
+        } finally {
+          target.close();
+        }
+      } catch {
+        return 0;
+      }
+    };
+    await eventually(() => (copiedEvents() > 0 ? true : undefined), 60_000, 5);
+    const writer = new SqliteStore({ dir });
+    await writer.open();
+    await writer.insertDeadLetter({ receivedAt: new Date().toISOString(), reason: 'unparsable', body: 'written during the copy', headers: {} });
+    await writer.close();
+    expect(await exit).toBe(1);
+    expect(stdout).toContain(
+      'NOT surely every row of the source is in the target: another process (serve, a cron reconcile, the console) wrote to the source during the copy. Stop it, then run the copy again.',
+    );
+    const again = await runCli(['store', 'copy', '--to', 'file:moved', '--json'], { cwd, env });
+    expect(again.code).toBe(0);
+    const report = JSON.parse(again.stdout) as { complete: boolean; tables: Array<{ table: string; source: number; target: number }> };
+    expect(report.complete).toBe(true);
+    expect(report.tables.find((row) => row.table === 'dead_letters')).toMatchObject({ source: 2, target: 2 });
+  });
 
   it.runIf(DATABASE_URL)(
     'a PostgreSQL URL the server refuses (no such database or role, a reserved schema name) or that does not parse is a configuration error: exit 2, one line naming the setting',

@@ -147,7 +147,12 @@ export async function copyStoreTo(options: { to: string; from?: string; json?: b
     const target = await openStore(options.to, { cwd: io.cwd, setting: '--to' });
     try {
       if (!(source instanceof SqlStore) || !(target instanceof SqlStore)) throw new UsageError('store copy works between SQL stores (file:, postgres://).');
-      const report = await copyStore(source, target);
+      // The check above is made once, at the start: a process that opened the source since (a cron
+      // reconcile, serve started again) and wrote to it may have written rows the copy had passed.
+      const mark = source instanceof SqliteStore ? source.writeMark() : undefined;
+      const copied = await copyStore(source, target);
+      const writtenMeanwhile = source instanceof SqliteStore && source.writeMark() !== mark;
+      const report = writtenMeanwhile ? { ...copied, complete: false, sourceWrittenDuringCopy: true } : copied;
       output(io, options.json ?? false, report, () =>
         [
           `copied ${shown(from)} -> ${shown(options.to)}`,
@@ -157,9 +162,11 @@ export async function copyStoreTo(options: { to: string; from?: string; json?: b
           ),
           report.complete
             ? 'every row of the source is in the target'
-            : report.tables.some((row) => row.changed > 0)
-              ? 'NOT every row of the source is in the target as the source has it: rows changed in the source after they were copied (serve or cron still ran), and the target keeps them as they were. Stop serve and cron on the source, then copy into an empty store.'
-              : 'NOT every row of the source is in the target: run the copy again',
+            : writtenMeanwhile
+              ? 'NOT surely every row of the source is in the target: another process (serve, a cron reconcile, the console) wrote to the source during the copy. Stop it, then run the copy again.'
+              : report.tables.some((row) => row.changed > 0)
+                ? 'NOT every row of the source is in the target as the source has it: rows changed in the source after they were copied (serve or cron still ran), and the target keeps them as they were. Stop serve and cron on the source, then copy into an empty store.'
+                : 'NOT every row of the source is in the target: run the copy again',
         ].join('\n'),
       );
       if (!report.complete) setExit(EXIT.failures);

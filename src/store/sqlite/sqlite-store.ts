@@ -85,6 +85,15 @@ export class SqliteStore extends SqlStore {
     }
   }
 
+  /**
+   * SQLite's `data_version` of this store's connection: it changes whenever another connection,
+   * in this process or another, commits to the file. Two equal marks: nothing was written
+   * elsewhere in between.
+   */
+  writeMark(): number {
+    return Number(this.sqlite.connection.pragma('data_version')[0]?.data_version);
+  }
+
   /** SQLite's own check of the file: `['ok']` when it is sound, else what is damaged. */
   integrityCheck(): string[] {
     try {
