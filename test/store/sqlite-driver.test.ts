@@ -1,13 +1,14 @@
 import { execFile } from 'node:child_process';
 import { open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StoreError } from '../../src/errors/index.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriver, type SqliteDriverName } from '../../src/store/sqlite/driver.js';
 import { sqliteDatabase, storeError } from '../../src/store/sqlite/sqlite-database.js';
-import { TSX_LOADER } from '../support/cli.js';
+import { CLI_MAIN, TSX_LOADER } from '../support/cli.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { storeContract } from './contract.js';
 import { sampleEvent } from './fixtures/sample-event.js';
@@ -71,6 +72,28 @@ describe('choosing the SQLite driver', () => {
     expect(stderr).toMatch(/^\(node:\d+\) UserWarning: still passed on\n/);
     expect(stderr).not.toMatch(/ExperimentalWarning|experimental/i);
   });
+
+  it.runIf(!HAS_NODE_SQLITE)(
+    'with no SQLite driver at all, a command stops with exit 2 and one line saying what to install, as for a missing optional peer',
+    async () => {
+      const cwd = await tempDir('ck-sqlite-none-');
+      const hide = join(import.meta.dirname, 'fixtures/hide-better-sqlite3.mjs');
+      const result = await promisify(execFile)(
+        process.execPath,
+        ['--import', pathToFileURL(hide).href, '--import', TSX_LOADER, CLI_MAIN, 'console', '--port', '0'],
+        {
+          cwd,
+          env: { PATH: process.env.PATH },
+        },
+      ).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^checkout-kit: The embedded store needs SQLite: .*npm install better-sqlite3@12.*\n$/);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    },
+  );
 
   it.runIf(HAS_NODE_SQLITE)(
     'needs no better-sqlite3 where Node has node:sqlite: with it not installed, a store opens, writes, reads and backs up',

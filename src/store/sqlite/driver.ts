@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
-import { StoreError } from '../../errors/index.js';
+import { ConfigError, StoreError } from '../../errors/index.js';
 
 /**
  * The seam between the embedded store and a SQLite driver: the few calls `sqliteDatabase` makes,
@@ -256,7 +256,7 @@ const INSTALL_BETTER_SQLITE3 =
 
 /**
  * The driver to use: `name` when given, else node:sqlite where the running Node has it, else
- * better-sqlite3. Throws a StoreError that says what to install when there is none.
+ * better-sqlite3. Throws an error that says what to install when there is none (a `ConfigError`).
  */
 export function loadDriver(name?: SqliteDriverName): SqliteDriver {
   if (name === 'node:sqlite' || name === 'better-sqlite3') {
@@ -277,10 +277,15 @@ export function loadDriver(name?: SqliteDriverName): SqliteDriver {
   if (!(addon instanceof Error)) return addon;
   // Where Node has node:sqlite, its failure is the one to tell: better-sqlite3 is not the remedy.
   if (NODE_HAS_SQLITE) throw new StoreError(nodeSqliteFailed(builtIn), { cause: builtIn });
-  throw new StoreError(
+  throw new NoSqliteError(
     `The embedded store needs SQLite: Node 22.16 or later has it built in (node:sqlite); on Node ${process.version}, ${INSTALL_BETTER_SQLITE3}`,
     { cause: addon },
   );
+}
+
+/** Neither SQLite driver is there: something to install, as a missing optional peer is (a `ConfigError`: the CLI exits 2). */
+class NoSqliteError extends ConfigError {
+  override name = 'NoSqliteError';
 }
 
 function nodeSqliteFailed(error: Error): string {
