@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -218,6 +218,40 @@ describe('inspection commands', () => {
     await writeFile(file, 'not a database, but long enough to be read as one: '.repeat(100));
     expect(await storeRow()).toMatchObject({ result: 'fail', detail: expect.stringContaining('is damaged') });
     expect(await readFile(file, 'utf8')).toMatch(/^not a database/);
+  });
+
+  it('doctor fails an embedded store damaged in pages that opening it does not read, as store check finds it', async () => {
+    const store = await openStore('file:.checkout-kit', { cwd: dir });
+    const payment = samplePayment();
+    for (let i = 0; i < 300; i++) {
+      const at = new Date().toISOString();
+      const body = JSON.stringify({ id: `evt_${i}`, type: 'payment.created', createdAt: at, data: payment });
+      await store.insertEvent({
+        id: `evt_${i}`,
+        type: 'payment.created',
+        environment: 'test',
+        createdAt: at,
+        receivedAt: at,
+        resourceKind: 'payment',
+        resourceId: payment.id,
+        body,
+      });
+    }
+    await store.close();
+    // Pages past the header and the schema overwritten: the store still opens.
+    const file = join(dir, '.checkout-kit', 'store.sqlite');
+    const handle = await open(file, 'r+');
+    await handle.write(Buffer.alloc(8192, 0x5a), 0, undefined, 8192);
+    await handle.close();
+    const env = { CHECKOUT_BASE_URL: 'http://127.0.0.1:9' };
+    expect((await runCli(['store', 'check'], { cwd: dir, env })).code).toBe(1);
+    const result = await runCli(['doctor', '--json'], { cwd: dir, env });
+    expect(result.code).toBe(1);
+    expect((JSON.parse(result.stdout) as Array<{ check: string; result: string; detail: string }>).find((c) => c.check === 'store')).toEqual({
+      check: 'store',
+      result: 'fail',
+      detail: expect.stringMatching(/^The store SQLite .*store\.sqlite is damaged \(.+\): `checkout-kit store check` lists what; restore the latest backup/),
+    });
   });
 
   it('doctor fails a fulfillment module that serve and reconcile would refuse', async () => {

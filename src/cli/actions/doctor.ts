@@ -9,6 +9,7 @@ import { loadHandlers, NoFulfillmentModuleError } from '../../fulfillment/index.
 import { createLogger, silentLogger } from '../../log/index.js';
 import { CREDENTIALS_FILE } from '../../sandbox/index.js';
 import { openStore } from '../../store/open.js';
+import { isSound, SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { DEFAULT_SANDBOX_DATA } from '../defaults.js';
 import { EXIT } from '../exit.js';
 import { output, table, type CliIO } from '../io.js';
@@ -83,11 +84,22 @@ async function sandboxCheck(config: CheckoutKitConfig, env: NodeJS.ProcessEnv, c
   return [{ check, result: config.environment === 'live' ? 'warn' : 'fail', detail: `${what} (compared with ${file}): ${fix}` }];
 }
 
-/** Whether the store opens, read-only: a diagnosis creates, migrates and writes nothing. */
+/**
+ * Whether the store opens, read-only: a diagnosis creates, migrates and writes nothing. The
+ * embedded store's every page is read, as `store check` reads them: SQLite meets damage only in
+ * the pages it reads, and opening reads few.
+ */
 async function storeCheck(config: CheckoutKitConfig, cwd: string): Promise<Check> {
   try {
     const store = await openStore(config.store, { cwd, logger: silentLogger, readonly: true });
+    const findings = store instanceof SqliteStore ? store.integrityCheck() : ['ok'];
     await store.close();
+    if (!isSound(findings))
+      return {
+        check: 'store',
+        result: 'fail',
+        detail: `The store ${store.description} is damaged (${findings[0]}): \`checkout-kit store check\` lists what; restore the latest backup (\`checkout-kit store restore <file>\`), then \`checkout-kit reconcile\` catches up.`,
+      };
     return { check: 'store', result: 'ok', detail: store.description };
   } catch (error) {
     // A new shop has none yet: serve makes it.
