@@ -88,6 +88,23 @@ describe('checkout-kit reconcile', () => {
     });
   });
 
+  it('retry with a run key and --all is refused, exit 2, putting nothing back, instead of retrying the one key alone', async () => {
+    await seedFailedRun('payment:p-1:paid');
+    await seedFailedRun('payment:p-2:paid');
+    expect(await runCli(['retry', 'payment:p-1:paid', '--all'], { cwd: dir, env })).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'checkout-kit: give a run key or --all, not both: payment:p-1:paid alone, or every failed run?\n',
+    });
+    const store = await openStore('file:.checkout-kit', { cwd: dir });
+    try {
+      expect((await store.getRun('payment:p-1:paid'))?.status).toBe('failed');
+      expect((await store.getRun('payment:p-2:paid'))?.status).toBe('failed');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a handler whose promise never settles fails its attempt, as a throw does: the pass finishes, reports, frees its lock and leaves the run due', async () => {
     const shop = await openShop('ck-reconcile-never-settles-', 'export default { paid() { return new Promise(() => {}); } };\n');
     const { apiKey, signingSecret } = shop.sandbox.credentials.test.merchant;

@@ -33,6 +33,7 @@ export async function listRuns(options: RunsListFlags, io: CliIO): Promise<void>
 /** `checkout-kit retry [key] | --all`: put failed runs back in line. */
 export async function retry(key: string | undefined, options: { all?: boolean; json?: boolean }, io: CliIO): Promise<void> {
   if (!key && !options.all) throw new UsageError(`give a run key (see \`${LIST_FAILED_RUNS}\`) or --all`);
+  if (key && options.all) throw new UsageError(`give a run key or --all, not both: ${key} alone, or every failed run?`);
   // Every failed run, page by page, however many (`key` undefined with --all).
   const { retried, status } = await withStore(io, async (store) => {
     const retried = await retryFailed(store, { key });
