@@ -53,6 +53,6 @@ export const DAMAGES: Record<DamageKind, DamageSpec> = {
   'clock-skew': {
     title: 'clock skew beyond the tolerance',
     fix: () =>
-      "Sync this server's clock (NTP, e.g. timedatectl set-ntp true). If the clock is right, this is an old delivery sent again: resend it freshly signed (checkout-kit replay signs again).",
+      "Sync this server's clock (NTP, e.g. timedatectl set-ntp true). If the clock is right, a delivery signed before it is an old one sent again (resend it freshly signed: checkout-kit replay signs again), and one signed after it comes from a sender whose clock runs ahead.",
   },
 };
