@@ -53,7 +53,7 @@ export interface DotenvWrite {
 export interface WriteDotenvOptions {
   /** A file to start from when `file` does not exist (e.g. `.env.example`); skipped when missing. */
   template?: string;
-  /** Replace a variable that holds another value. @default true */
+  /** Replace a variable that holds another value. When false, the values a new file takes from the template are still replaced. @default true */
   replace?: boolean;
 }
 
@@ -76,7 +76,8 @@ export async function writeDotenvValues(file: string, values: Readonly<Record<st
   for (const [name, value] of Object.entries(values)) {
     const present = existing[name]?.trim();
     if (present === value) report.unchanged.push(name);
-    else if (present && options.replace === false) report.kept.push(name);
+    // Only the user's own values are kept: a template's placeholder (the default sandbox URL) is not one.
+    else if (present && options.replace === false && current !== undefined) report.kept.push(name);
     else report.set.push(name);
   }
   if (!report.created && report.set.length === 0) return report;

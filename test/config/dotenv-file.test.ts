@@ -72,6 +72,16 @@ describe('writeDotenvValues', () => {
     expect(await readFile(file, 'utf8')).toBe('# explained\nCHECKOUT_API_KEY=svc_mk_test_a\nHOST=127.0.0.1\n\nCHECKOUT_INVOICE_KEY=test_i\n');
   });
 
+  it("with replace: false, a file it creates from the template gets the values, not the template's placeholders", async () => {
+    const dir = await tempDir();
+    const file = join(dir, '.env');
+    await writeFile(join(dir, '.env.example'), 'CHECKOUT_BASE_URL=http://127.0.0.1:4010\nCHECKOUT_API_KEY=\n');
+    const values = { CHECKOUT_BASE_URL: 'http://127.0.0.1:4711', CHECKOUT_API_KEY: 'svc_mk_test_a' };
+    const created = await writeDotenvValues(file, values, { template: join(dir, '.env.example'), replace: false });
+    expect(created).toEqual({ file, created: true, set: ['CHECKOUT_BASE_URL', 'CHECKOUT_API_KEY'], unchanged: [], kept: [] });
+    expect(await readFile(file, 'utf8')).toBe('CHECKOUT_BASE_URL=http://127.0.0.1:4711\nCHECKOUT_API_KEY=svc_mk_test_a\n');
+  });
+
   it('writes through a symlinked .env to the file it names', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'shared.env'), 'A=1\n');
