@@ -50,6 +50,12 @@ export async function confirmReturn(
 ): Promise<OrderStatus> {
   if (typeof orderId !== 'string' || orderId === '') throw new CheckoutError('orderId is required.', { code: 'invalid_request' });
   const attempt = await deps.store.getCheckoutAttempt(orderId);
+  if (attempt?.status === 'sending' && !attempt.resourceId) {
+    // Sent, its answer never had: the service may hold a payment for it, which the same order posted again gets.
+    throw new CheckoutError(`The checkout of order ${orderId} was not confirmed by the payment service: place the order again to continue with it.`, {
+      code: 'not_found',
+    });
+  }
   if (!attempt?.resourceId) throw new CheckoutError(`No checkout was created for order ${orderId}.`, { code: 'not_found' });
   const known = { orderId, kind: attempt.kind, resourceId: attempt.resourceId, checkoutUrl: attempt.checkoutUrl };
   try {

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkoutRoutes, createCheckout } from '../../src/checkout/index.js';
+import { checkoutRoutes, confirmReturn, createCheckout } from '../../src/checkout/index.js';
 import { orderIdempotencyKey } from '../../src/checkout/idempotency.js';
 import { CheckoutClient, PartnerClient } from '../../src/client/index.js';
 import { CheckoutError } from '../../src/errors/index.js';
 import { FulfillmentEngine } from '../../src/fulfillment/index.js';
-import { createLogger } from '../../src/log/index.js';
+import { createLogger, silentLogger } from '../../src/log/index.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { loadDriver } from '../../src/store/sqlite/driver.js';
@@ -229,6 +229,12 @@ describe('createCheckout against the sandbox', () => {
       code: 'service_unreachable',
     });
     expect(await store.getCheckoutAttempt('o-unk')).toMatchObject({ number: 1, status: 'sending' });
+    // A buyer who comes back meanwhile is told to place the order again, not that none was made.
+    const engine = new FulfillmentEngine({ store, handlers: {}, logger: silentLogger });
+    await expect(confirmReturn({ store, engine }, 'o-unk')).rejects.toMatchObject({
+      code: 'not_found',
+      message: 'The checkout of order o-unk was not confirmed by the payment service: place the order again to continue with it.',
+    });
     const creator = { client: merchantClient(sandbox) };
     await expect(createCheckout({ store, creator }, { orderId: 'o-unk', amount: '7' })).rejects.toMatchObject({ code: 'idempotency_key_reused' });
     expect(await createCheckout({ store, creator }, { orderId: 'o-unk', amount: '5' })).toMatchObject({ idempotencyKey: 'ck-payment-o-unk' });
