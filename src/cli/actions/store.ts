@@ -1,9 +1,9 @@
 import { rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { loadConfig } from '../../config/index.js';
 import { refuseTildeStore } from '../../config/environment.js';
 import { StoreError } from '../../errors/index.js';
-import { copyStore } from '../../store/sql/copy.js';
+import { copyStore, type CopyReport } from '../../store/sql/copy.js';
 import { SqlStore } from '../../store/sql/sql-store.js';
 import { fileStoreDir, openStore } from '../../store/open.js';
 import { isDamage } from '../../store/sqlite/driver.js';
@@ -137,43 +137,45 @@ export async function copyStoreTo(options: { to: string; from?: string; json?: b
     );
   }
   // Rows written meanwhile would come out as changed, after a whole copy: refuse before it starts.
-  if (from.startsWith('file:')) {
-    const dir = fileStoreDir(from, io.cwd);
-    if (openElsewhere(join(dir, STORE_FILE))) throw new StoreError(`${openElsewhereMessage(dir, 'copy')}. Nothing was copied.`);
-  }
+  const sourceFile = from.startsWith('file:') ? join(fileStoreDir(from, io.cwd), STORE_FILE) : undefined;
+  if (sourceFile !== undefined && openElsewhere(sourceFile)) throw new StoreError(`${openElsewhereMessage(dirname(sourceFile), 'copy')}. Nothing was copied.`);
   // Messages name where each URL came from: a mistyped --to is not fixed in CHECKOUT_STORE.
   const source = await openStore(from, { cwd: io.cwd, readonly: true, setting: options.from === undefined ? 'CHECKOUT_STORE' : '--from' });
+  let copied: CopyReport;
+  let writtenMeanwhile = false;
   try {
     const target = await openStore(options.to, { cwd: io.cwd, setting: '--to' });
     try {
       if (!(source instanceof SqlStore) || !(target instanceof SqlStore)) throw new UsageError('store copy works between SQL stores (file:, postgres://).');
       // The check above is made once, at the start: a process that opened the source since (a cron
-      // reconcile, serve started again) and wrote to it may have written rows the copy had passed.
+      // reconcile, serve started again) may have written rows the copy had passed, or may write them still.
       const mark = source instanceof SqliteStore ? source.writeMark() : undefined;
-      const copied = await copyStore(source, target);
-      const writtenMeanwhile = source instanceof SqliteStore && source.writeMark() !== mark;
-      const report = writtenMeanwhile ? { ...copied, complete: false, sourceWrittenDuringCopy: true } : copied;
-      output(io, options.json ?? false, report, () =>
-        [
-          `copied ${shown(from)} -> ${shown(options.to)}`,
-          ...report.tables.map(
-            (row) =>
-              `  ${row.table.padEnd(18)} ${String(row.source).padStart(8)} in source, ${String(row.target).padStart(8)} in target, ${row.copied} copied now${row.changed > 0 ? `, ${row.changed} changed in the source since copied` : ''}`,
-          ),
-          report.complete
-            ? 'every row of the source is in the target'
-            : writtenMeanwhile
-              ? 'NOT surely every row of the source is in the target: another process (serve, a cron reconcile, the console) wrote to the source during the copy. Stop it, then run the copy again.'
-              : report.tables.some((row) => row.changed > 0)
-                ? 'NOT every row of the source is in the target as the source has it: rows changed in the source after they were copied (serve or cron still ran), and the target keeps them as they were. Stop serve and cron on the source, then copy into an empty store.'
-                : 'NOT every row of the source is in the target: run the copy again',
-        ].join('\n'),
-      );
-      if (!report.complete) setExit(EXIT.failures);
+      copied = await copyStore(source, target);
+      writtenMeanwhile = source instanceof SqliteStore && source.writeMark() !== mark;
     } finally {
       await target.close();
     }
   } finally {
     await source.close();
   }
+  // Asked once this copy's own connection is closed: one still open elsewhere may write after the copy.
+  if (sourceFile !== undefined && !writtenMeanwhile) writtenMeanwhile = openElsewhere(sourceFile);
+  const report = writtenMeanwhile ? { ...copied, complete: false, sourceWrittenDuringCopy: true } : copied;
+  output(io, options.json ?? false, report, () =>
+    [
+      `copied ${shown(from)} -> ${shown(options.to)}`,
+      ...report.tables.map(
+        (row) =>
+          `  ${row.table.padEnd(18)} ${String(row.source).padStart(8)} in source, ${String(row.target).padStart(8)} in target, ${row.copied} copied now${row.changed > 0 ? `, ${row.changed} changed in the source since copied` : ''}`,
+      ),
+      report.complete
+        ? 'every row of the source is in the target'
+        : writtenMeanwhile
+          ? 'NOT surely every row of the source is in the target: another process (serve, a cron reconcile, the console) opened the source during the copy and may have written to it. Stop it, then run the copy again; if that reports rows changed since copied, copy into an empty store.'
+          : report.tables.some((row) => row.changed > 0)
+            ? 'NOT every row of the source is in the target as the source has it: rows changed in the source after they were copied (serve or cron still ran), and the target keeps them as they were. Stop serve and cron on the source, then copy into an empty store.'
+            : 'NOT every row of the source is in the target: run the copy again',
+    ].join('\n'),
+  );
+  if (!report.complete) setExit(EXIT.failures);
 }
