@@ -86,13 +86,13 @@ async function sandboxCheck(config: CheckoutKitConfig, env: NodeJS.ProcessEnv, c
 
 /**
  * Whether the store opens, read-only: a diagnosis creates, migrates and writes nothing. The
- * embedded store's every page is read, as `store check` reads them: SQLite meets damage only in
- * the pages it reads, and opening reads few.
+ * embedded store's every page is read (SQLite's quick check: SQLite meets damage only in the pages
+ * it reads, and opening reads few); `store check` also matches every index to its table.
  */
 async function storeCheck(config: CheckoutKitConfig, cwd: string): Promise<Check> {
   try {
     const store = await openStore(config.store, { cwd, logger: silentLogger, readonly: true });
-    const findings = store instanceof SqliteStore ? store.integrityCheck() : ['ok'];
+    const findings = store instanceof SqliteStore ? store.integrityCheck({ quick: true }) : ['ok'];
     await store.close();
     if (!isSound(findings))
       return {

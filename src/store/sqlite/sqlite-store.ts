@@ -94,10 +94,10 @@ export class SqliteStore extends SqlStore {
     return Number(this.sqlite.connection.pragma('data_version')[0]?.data_version);
   }
 
-  /** SQLite's own check of the file: `['ok']` when it is sound, else what is damaged. */
-  integrityCheck(): string[] {
+  /** SQLite's own check of the file: `['ok']` when it is sound, else what is damaged (`quick`: see `integrityFindings`). */
+  integrityCheck({ quick = false }: { quick?: boolean } = {}): string[] {
     try {
-      return integrityFindings(this.sqlite.connection);
+      return integrityFindings(this.sqlite.connection, quick ? 'quick_check' : 'integrity_check');
     } catch (error) {
       // Damage bad enough that the check itself cannot read the file.
       return [(error as Error).message];
@@ -111,9 +111,13 @@ export function partialBackupFiles(destination: string): [string, ...string[]] {
   return [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`];
 }
 
-/** SQLite's integrity check of `connection`'s file, a finding a line (it may answer several in one row): `['ok']` when sound. */
-export function integrityFindings(connection: SqliteConnection): string[] {
-  return connection.pragma('integrity_check').flatMap((row) => String(row.integrity_check).split('\n'));
+/**
+ * SQLite's integrity check of `connection`'s file, a finding a line (it may answer several in one
+ * row): `['ok']` when sound. `quick_check` reads every page but skips matching indexes to their
+ * tables: a fraction of the time on a large store.
+ */
+export function integrityFindings(connection: SqliteConnection, check: 'integrity_check' | 'quick_check' = 'integrity_check'): string[] {
+  return connection.pragma(check).flatMap((row) => String(row[check]).split('\n'));
 }
 
 /** SQLite's integrity check of the database file `path`, opened read-only for it: `['ok']` when sound. */
