@@ -34,8 +34,9 @@ const FIND_WHAT = 'q is the order id, payment or invoice id, e-mail or event id 
 export const FindTerm = z
   .string({ error: FIND_WHAT })
   .refine((term) => term.trim() !== '', FIND_WHAT)
-  // As long as a stored order key may be (a tenant's order: `<tenant>/<order>`), the spaces around it aside.
-  .refine((term) => term.trim().length <= MAX_ORDER_KEY_LENGTH, `q is at most ${MAX_ORDER_KEY_LENGTH} characters`);
+  // As long as a stored order key may be (a tenant's order: `<tenant>/<order>`), in characters as the
+  // tenant id's pattern counts them, the spaces around it aside.
+  .refine((term) => [...term.trim()].length <= MAX_ORDER_KEY_LENGTH, `q is at most ${MAX_ORDER_KEY_LENGTH} characters`);
 
 /** The list's filters; `q` finds by id, order id, e-mail or event id, as the overview's search does. */
 export const ResourcesQuery = z.strictObject({
