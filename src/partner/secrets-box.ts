@@ -58,7 +58,7 @@ export class SecretsBox {
     const entry = this.keys.find((candidate) => candidate.id === id);
     if (!entry) {
       throw new SecretsKeyError(
-        `the stored credentials of ${context} were sealed with key ${id}, which CHECKOUT_SECRETS_KEY does not hold: while rotating, keep the old key after the new one until \`checkout-kit merchants rekey\` has run; with that key lost, \`checkout-kit merchants credentials --tenant … --clear\` forgets them and they can be stored again.`,
+        `the stored credentials of ${context} were sealed with key ${id}, which CHECKOUT_SECRETS_KEY does not hold: while rotating, keep the old key after the new one until \`checkout-kit merchants rekey\` has run; with that key lost, \`checkout-kit merchants credentials --clear\` with that tenant and its --environment forgets them, and they can be stored again.`,
       );
     }
     const bytes = Buffer.from(body, 'base64url');

@@ -29,7 +29,7 @@ describe('SecretsBox', () => {
     expect(during.sealingKeyId).not.toBe(before.sealingKeyId);
     const after = SecretsBox.fromVariable(newer);
     expect(() => after.open(sealed, 'ctx')).toThrow(
-      /sealed with key [0-9a-f]{8}, which CHECKOUT_SECRETS_KEY does not hold: .*merchants rekey.*merchants credentials --tenant … --clear/,
+      /sealed with key [0-9a-f]{8}, which CHECKOUT_SECRETS_KEY does not hold: .*merchants rekey.*merchants credentials --clear. with that tenant and its --environment/,
     );
   });
 
