@@ -415,7 +415,8 @@ export class FulfillmentEngine {
             () => new HandlerNeverSettledError(data.outcome, key),
           );
         } catch (error) {
-          return { ok: false, error };
+          // One taken for stuck may still act (it waited on an unref'd handle): no automatic second call.
+          return { ok: false, error, giveUp: error instanceof HandlerNeverSettledError };
         }
         return { ok: true, value: 'completed' };
       },
@@ -457,13 +458,14 @@ export class FulfillmentEngine {
 
 /**
  * A handler returned a promise that nothing left running could settle: the process had nothing else
- * to do while it waited. Counted as a failed attempt, so the run is tried again later.
+ * to do while it waited. The run fails for good at once, left for `checkout-kit retry`: a handler
+ * that waited only on an unref'd timer or socket may still act, and must not be called again unasked.
  */
 class HandlerNeverSettledError extends CheckoutKitError {
   override name = 'HandlerNeverSettledError';
   constructor(outcome: HandlerOutcome, key: string) {
     super(
-      `the ${outcome} handler never settled for ${key}: it returned a promise that nothing left running can resolve or reject (one never resolved, a callback never called). Make it resolve once its work is done, or throw; the run is tried again later.`,
+      `the ${outcome} handler never settled for ${key}: it returned a promise that nothing left running can resolve or reject (one never resolved, a callback never called). Make it resolve once its work is done, or throw; the run is marked failed, and \`checkout-kit retry ${key}\` runs it again.`,
     );
   }
 }

@@ -105,7 +105,7 @@ describe('checkout-kit reconcile', () => {
     }
   });
 
-  it('a handler whose promise never settles fails its attempt, as a throw does: the pass finishes, reports, frees its lock and leaves the run due', async () => {
+  it('a handler whose promise never settles fails its run for good, left for retry (it may still act): the pass finishes, exits 1 naming it and frees its lock', async () => {
     const shop = await openShop('ck-reconcile-never-settles-', 'export default { paid() { return new Promise(() => {}); } };\n');
     const { apiKey, signingSecret } = shop.sandbox.credentials.test.merchant;
     const client = new CheckoutClient({ baseUrl: shop.sandbox.url, apiKey, signingSecret });
@@ -116,13 +116,13 @@ describe('checkout-kit reconcile', () => {
     await store.close();
 
     const result = await execCli(['reconcile', '--json', '--older-than', '0'], { cwd: shop.dir, env: sandboxEnv(shop.sandbox) });
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ skipped: false, checked: 1, fulfilled: 0 });
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ skipped: false, checked: 1, fulfilled: 0, failed: 1 });
     const key = `payment:${payment.id}:paid`;
     expect(result.stderr).toContain(`the paid handler never settled for ${key}`);
     const after = await openStore('file:.checkout-kit', { cwd: shop.dir });
     try {
-      expect(await after.getRun(key)).toMatchObject({ status: 'pending', lastError: expect.stringContaining('never settled') });
+      expect(await after.getRun(key)).toMatchObject({ status: 'failed', attempts: 1, lastError: expect.stringContaining(`checkout-kit retry ${key}`) });
       // The pass ended and gave its lock back: the next cron pass is not skipped.
       expect(await after.acquireLock('reconcile', 'next-pass', 1000)).toBe(true);
     } finally {
