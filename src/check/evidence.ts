@@ -92,6 +92,12 @@ export function chooseEvidence(sources: { recordFile?: string | undefined; store
     get description() {
       return existsSync(sources.recordFile!) ? record.description : `${stored.description}; no handler-call record at ${sources.recordFile}`;
     },
-    read: (ids) => (existsSync(sources.recordFile!) ? record : stored).read(ids),
+    async read(ids) {
+      if (!existsSync(sources.recordFile!)) return stored.read(ids);
+      // The record counts the calls; the store still knows why a handler that never completed did not (it threw).
+      const [calls, runs] = await Promise.all([record.read(ids), stored.read(ids)]);
+      for (const [id, observed] of calls) observed.notes.push(...(runs.get(id)?.notes ?? []));
+      return calls;
+    },
   };
 }
