@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { open, readFile, writeFile } from 'node:fs/promises';
+import { open, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -9,6 +9,7 @@ import { SqliteStore } from '../../src/store/index.js';
 import { loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriver, type SqliteDriverName } from '../../src/store/sqlite/driver.js';
 import { sqliteDatabase, storeError } from '../../src/store/sqlite/sqlite-database.js';
 import { CLI_MAIN, TSX_LOADER } from '../support/cli.js';
+import { TEST_KEYS } from '../support/fixtures.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { storeContract } from './contract.js';
 import { sampleEvent } from './fixtures/sample-event.js';
@@ -94,6 +95,42 @@ describe('choosing the SQLite driver', () => {
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
     },
   );
+
+  it('with no SQLite driver, a command that would create the store stops before making its folder', async () => {
+    const hide = pathToFileURL(join(import.meta.dirname, 'fixtures/hide-sqlite.mjs')).href;
+    const env = {
+      PATH: process.env.PATH,
+      CHECKOUT_BASE_URL: 'http://127.0.0.1:9',
+      CHECKOUT_API_KEY: TEST_KEYS.apiKey,
+      CHECKOUT_SIGNING_SECRET: TEST_KEYS.signingSecret,
+      CHECKOUT_PARTNER_API_KEY: TEST_KEYS.partnerApiKey,
+      CHECKOUT_PARTNER_SIGNING_SECRET: TEST_KEYS.partnerSigningSecret,
+      CHECKOUT_WEBHOOK_SECRET: 'whsec_test',
+    };
+    // The ways a command opens the store to create it: serve's runtime, the console's, withStore's `create`, check's own.
+    const commands = [
+      ['console', '--port', '0'],
+      ['serve', '--port', '0'],
+      ['merchants', 'onboard', '--tenant', 'shop-1', '--name', 'Shop', '--email', 'owner@example.com'],
+      ['check', '--against', 'http://127.0.0.1:9'],
+    ];
+    const outcomes = [];
+    for (const command of commands) {
+      const cwd = await tempDir('ck-sqlite-none-folder-');
+      await writeFile(join(cwd, 'fulfillment.mjs'), 'export default {};\n');
+      const stderr = await promisify(execFile)(process.execPath, ['--import', hide, '--import', TSX_LOADER, CLI_MAIN, ...command], {
+        cwd,
+        env,
+        timeout: 30_000,
+      }).then(
+        () => 'exited 0',
+        (error: { stderr: string }) => error.stderr,
+      );
+      const noSqlite = /^checkout-kit: The embedded store (needs SQLite|could not use node:sqlite)/.test(stderr);
+      outcomes.push({ command: command.join(' '), told: noSqlite ? 'no SQLite' : stderr, left: await readdir(cwd) });
+    }
+    expect(outcomes).toEqual(commands.map((command) => ({ command: command.join(' '), told: 'no SQLite', left: ['fulfillment.mjs'] })));
+  });
 
   it.runIf(HAS_NODE_SQLITE)(
     'needs no better-sqlite3 where Node has node:sqlite: with it not installed, a store opens, writes, reads and backs up',

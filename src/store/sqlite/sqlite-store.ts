@@ -37,6 +37,8 @@ export class SqliteStore extends SqlStore {
 
   constructor(options: SqliteStoreOptions = {}) {
     const file = options.dir === undefined ? ':memory:' : join(options.dir, STORE_FILE);
+    // The driver first: a command that cannot open the store for want of SQLite leaves no folder behind.
+    loadDriver(options.driver);
     if (options.dir !== undefined) prepareFolder(options.dir, file, Boolean(options.readonly), options.setting);
     const database = sqliteDatabase({ ...options, path: file });
     super({ database, dialect: sqliteDialect, schema: file, migrate: !options.readonly });
