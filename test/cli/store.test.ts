@@ -3,7 +3,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chmod, lstat, mkdir, open, readdir, readFile, rename, stat, symlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/index.js';
 import { NOT_COPIED } from '../../src/store/sql/copy.js';
 import { loadDriver } from '../../src/store/sqlite/driver.js';
@@ -639,6 +639,70 @@ describe('checkout-kit store copy', () => {
       await admin.end();
     }
   });
+});
+
+describe.runIf(DATABASE_URL)('checkout-kit store copy to PostgreSQL stopped midway', () => {
+  const children: ChildProcess[] = [];
+  const schemas: string[] = [];
+  const admin = DATABASE_URL ? new pg.Pool({ connectionString: DATABASE_URL, max: 1 }) : undefined;
+  afterEach(async () => {
+    await terminateAll(children.splice(0));
+    for (const schema of schemas.splice(0)) await admin!.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  });
+  afterAll(() => admin?.end());
+
+  /**
+   * A shop of 120 events (fewer than a page) and a copy of it to a new schema, started and held
+   * once its events are in the target, before it sends its first page of runs: `backend` is the
+   * connection that will send it. It goes on when a line reaches its stdin.
+   */
+  async function pausedCopy() {
+    const { cwd, env } = await shop(120);
+    const schema = randomSchema('ck_copy');
+    schemas.push(schema);
+    // A password (the server here trusts every local connection): never printed.
+    const url = `${DATABASE_URL!.replace(/\/\/([^@/]*@)?/, '//postgres:secret-pw@')}?schema=${schema}`;
+    const PAUSE_MID_COPY = pathToFileURL(join(REPO, 'test/cli/fixtures/pause-mid-copy.mjs')).href;
+    const copy = spawn(process.execPath, ['--import', TSX_LOADER, '--import', PAUSE_MID_COPY, CLI_MAIN, 'store', 'copy', '--to', url], {
+      cwd,
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.push(copy);
+    let stderr = '';
+    copy.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exit = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => copy.once('exit', (code, by) => resolve([code, by])));
+    const [, backend] = await waitForLine(copy, /^backend (\d+)\npaused$/m);
+    const eventsInTarget = async () => Number((await admin!.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".events`)).rows[0]!.n);
+    expect(await eventsInTarget()).toBe(120);
+    return { cwd, env, url, schema, copy, exit, stderr: () => stderr, backend: Number(backend), eventsInTarget };
+  }
+
+  /** The copy run again to the end: it completes the target. */
+  async function completesAgain(cwd: string, env: NodeJS.ProcessEnv, url: string) {
+    const again = await runCli(['store', 'copy', '--to', url, '--json'], { cwd, env });
+    expect(again.code, again.stderr).toBe(0);
+    const report = JSON.parse(again.stdout) as { complete: boolean; tables: Array<{ table: string; source: number; target: number; copied: number }> };
+    expect(report.complete).toBe(true);
+    expect(report.tables.find((row) => row.table === 'events')).toMatchObject({ source: 120, target: 120, copied: 0 });
+    expect(report.tables.filter((row) => row.target !== row.source)).toEqual([]);
+  }
+
+  it.each([['SIGINT' as const], ['SIGTERM' as const]])(
+    'by %s: ends by that signal saying in one line that what it copied stays in the target and that running it again completes it',
+    async (signal) => {
+      const { cwd, env, url, schema, copy, exit, stderr, eventsInTarget } = await pausedCopy();
+      copy.kill(signal);
+      copy.stdin!.end('go\n');
+      expect(await exit).toEqual([null, signal]);
+      const shownUrl = `${DATABASE_URL!.replace(/\/\/[^@/]*@/, '//')}?schema=${schema}`;
+      expect(stderr()).toBe(
+        `checkout-kit: store copy stopped (${signal}): the rows it copied so far stay in the target ${shownUrl}; run the copy again to complete it: it copies only what is missing.\n`,
+      );
+      expect(await eventsInTarget()).toBe(120);
+      await completesAgain(cwd, env, url);
+    },
+  );
 });
 
 describe('checkout-kit store restore', () => {

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { loadConfig } from '../../config/index.js';
 import { refuseTildeStore } from '../../config/environment.js';
 import { StoreError } from '../../errors/index.js';
-import { copyStore, type CopyReport } from '../../store/sql/copy.js';
+import { copyStore } from '../../store/sql/copy.js';
 import { SqlStore } from '../../store/sql/sql-store.js';
 import { fileStoreDir, openStore } from '../../store/open.js';
 import { isDamage } from '../../store/sqlite/driver.js';
@@ -75,22 +75,22 @@ export async function checkStore(options: { dir?: string; json?: boolean }, io: 
 }
 
 /**
- * Run `backup`; a SIGINT or SIGTERM meanwhile (Ctrl-C, a supervisor stopping the job) removes what
- * it wrote beside `destination` so far, says so in one line, and ends the process by that signal.
- * The signal alone would end it leaving a partial copy, as large as the store, that nothing removes.
+ * Run `work`; a SIGINT or SIGTERM meanwhile (Ctrl-C, a supervisor stopping the job) is said in one
+ * line, `stopped(signal)` (which first undoes what must not stay), and ends the process by that
+ * signal, as a shell or supervisor expects of a command it stopped. The signal alone would end it
+ * without a word on what it leaves behind.
  */
-async function removedIfInterrupted(destination: string, io: CliIO, backup: () => Promise<void>): Promise<void> {
+async function sayingIfStopped<T>(io: CliIO, stopped: (signal: NodeJS.Signals) => string, work: () => Promise<T>): Promise<T> {
   const stop = (signal: NodeJS.Signals) => {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    for (const leftover of partialBackupFiles(destination)) rmSync(leftover, { force: true });
-    writeLine(io.stderr, `checkout-kit: store backup stopped (${signal}): no backup was written to ${destination}, and nothing there was replaced.`);
+    writeLine(io.stderr, `checkout-kit: ${stopped(signal)}`);
     process.kill(process.pid, signal);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   try {
-    await backup();
+    return await work();
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
@@ -102,7 +102,12 @@ export async function backupStore(file: string, options: { dir?: string; force?:
   const dir = storeDir(io, options.dir, 'backup');
   if (file.trim() === '') throw new UsageError('store backup takes the file to write, e.g. backups/store-2030-01-01.sqlite.');
   const destination = resolve(io.cwd, file);
-  await withReadonlyStore(dir, (opened) => removedIfInterrupted(destination, io, () => opened.backup(destination, { replace: options.force ?? false })));
+  // Stopped midway, it removes the partial copy it wrote beside the destination: as large as the store, nothing else would.
+  const stopped = (signal: NodeJS.Signals) => {
+    for (const leftover of partialBackupFiles(destination)) rmSync(leftover, { force: true });
+    return `store backup stopped (${signal}): no backup was written to ${destination}, and nothing there was replaced.`;
+  };
+  await withReadonlyStore(dir, (opened) => sayingIfStopped(io, stopped, () => opened.backup(destination, { replace: options.force ?? false })));
   output(io, options.json ?? false, { dir, backup: destination }, () => `store ${dir}: backed up to ${destination}`);
 }
 
@@ -139,27 +144,30 @@ export async function copyStoreTo(options: { to: string; from?: string; json?: b
   // Rows written meanwhile would come out as changed, after a whole copy: refuse before it starts.
   const sourceFile = from.startsWith('file:') ? join(fileStoreDir(from, io.cwd), STORE_FILE) : undefined;
   if (sourceFile !== undefined && openElsewhere(sourceFile)) throw new StoreError(`${openElsewhereMessage(dirname(sourceFile), 'copy')}. Nothing was copied.`);
-  // Messages name where each URL came from: a mistyped --to is not fixed in CHECKOUT_STORE.
-  const source = await openStore(from, { cwd: io.cwd, readonly: true, setting: options.from === undefined ? 'CHECKOUT_STORE' : '--from' });
-  let copied: CopyReport;
-  let writtenMeanwhile = false;
-  try {
-    const target = await openStore(options.to, { cwd: io.cwd, setting: '--to' });
+  // Each page is written on its own and a row already there is skipped: what a stopped copy wrote stays, and is not written twice.
+  const stopped = (signal: NodeJS.Signals) =>
+    `store copy stopped (${signal}): the rows it copied so far stay in the target ${shown(options.to)}; run the copy again to complete it: it copies only what is missing.`;
+  const { copied, writtenDuringCopy } = await sayingIfStopped(io, stopped, async () => {
+    // Messages name where each URL came from: a mistyped --to is not fixed in CHECKOUT_STORE.
+    const source = await openStore(from, { cwd: io.cwd, readonly: true, setting: options.from === undefined ? 'CHECKOUT_STORE' : '--from' });
     try {
-      if (!(source instanceof SqlStore) || !(target instanceof SqlStore)) throw new UsageError('store copy works between SQL stores (file:, postgres://).');
-      // The check above is made once, at the start: a process that opened the source since (a cron
-      // reconcile, serve started again) may have written rows the copy had passed, or may write them still.
-      const mark = source instanceof SqliteStore ? source.writeMark() : undefined;
-      copied = await copyStore(source, target);
-      writtenMeanwhile = source instanceof SqliteStore && source.writeMark() !== mark;
+      const target = await openStore(options.to, { cwd: io.cwd, setting: '--to' });
+      try {
+        if (!(source instanceof SqlStore) || !(target instanceof SqlStore)) throw new UsageError('store copy works between SQL stores (file:, postgres://).');
+        // The check above is made once, at the start: a process that opened the source since (a cron
+        // reconcile, serve started again) may have written rows the copy had passed, or may write them still.
+        const mark = source instanceof SqliteStore ? source.writeMark() : undefined;
+        const report = await copyStore(source, target);
+        return { copied: report, writtenDuringCopy: source instanceof SqliteStore && source.writeMark() !== mark };
+      } finally {
+        await target.close();
+      }
     } finally {
-      await target.close();
+      await source.close();
     }
-  } finally {
-    await source.close();
-  }
+  });
   // Asked once this copy's own connection is closed: one still open elsewhere may write after the copy.
-  if (sourceFile !== undefined && !writtenMeanwhile) writtenMeanwhile = openElsewhere(sourceFile);
+  const writtenMeanwhile = writtenDuringCopy || (sourceFile !== undefined && openElsewhere(sourceFile));
   const report = writtenMeanwhile ? { ...copied, complete: false, sourceWrittenDuringCopy: true } : copied;
   output(io, options.json ?? false, report, () =>
     [
