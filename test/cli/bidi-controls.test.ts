@@ -1,0 +1,56 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runKeys } from '../../src/runs/index.js';
+import { openStore } from '../../src/store/open.js';
+import { runCli } from '../support/cli.js';
+import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
+
+afterEach(async () => {
+  await removeTempDirs();
+});
+
+/** Any of Unicode's bidirectional controls, raw. */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+describe('bidirectional controls in text from outside', () => {
+  it('are printed as escapes, as other control characters are: in a table and in an error line', async () => {
+    const cwd = await tempDir('ck-bidi-');
+    // U+202E turns what follows around on screen: "evt_\u202egnp.exe" would read as "evt_exe.png".
+    const eventId = 'evt_\u202egnp.exe';
+    const store = await openStore('file:.checkout-kit', { cwd });
+    const now = new Date().toISOString();
+    await store.insertEvent({
+      id: eventId,
+      type: 'payment.paid',
+      environment: 'test',
+      createdAt: now,
+      receivedAt: now,
+      resourceKind: 'payment',
+      resourceId: 'pay_\u2066a\u2069\u200e',
+      body: '{}',
+    });
+    await store.claimRun(runKeys.event(eventId), { owner: 'me', leaseMs: 60_000 });
+    await store.failRun(runKeys.event(eventId), 'me', { error: 'refused \u202bsku\u202c\u200f\u061c' });
+    await store.close();
+
+    const list = await runCli(['events', 'list'], { cwd });
+    expect(list.code).toBe(0);
+    expect(BIDI.exec(list.stdout)?.[0]).toBeUndefined();
+    const row = list.stdout.split('\n').find((line) => line.startsWith('evt_'));
+    expect(row?.split(/\s{2,}/)).toEqual([
+      'evt_\\u202egnp.exe',
+      'payment.paid',
+      now,
+      'pay_\\u2066a\\u2069\\u200e',
+      'failed',
+      '1',
+      'refused \\u202bsku\\u202c\\u200f\\u061c',
+    ]);
+
+    const missing = await runCli(['events', 'show', 'evt_\u202enope'], { cwd });
+    expect(missing).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'checkout-kit: No event evt_\\u202enope in the store: see `checkout-kit events list`.\n',
+    });
+  });
+});
