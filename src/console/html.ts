@@ -1,3 +1,5 @@
+import { showBidiControls } from '../errors/index.js';
+
 /** HTML that is already safe to send: built by `html`, or vouched for with `raw`. */
 export class SafeHtml {
   constructor(readonly value: string) {}
@@ -20,12 +22,15 @@ function render(value: HtmlValue): string {
   if (value instanceof SafeHtml) return value.value;
   if (Array.isArray(value)) return value.map(render).join('');
   if (value === null || value === undefined || value === false) return '';
-  return escapeHtml(String(value));
+  // Bidirectional controls shown as escapes (`\u202e`), as the CLI prints them: invisible, they
+  // would reorder an id on screen so that it reads as another.
+  return escapeHtml(showBidiControls(String(value)));
 }
 
 /**
  * The console's only way to build markup: every interpolated value is escaped unless it is
- * `SafeHtml`, so a stored event (untrusted input) can never become markup.
+ * `SafeHtml`, so a stored event (untrusted input) can never become markup, nor a bidirectional
+ * control in it reorder what the operator reads.
  * @example html`<td>${event.type}</td>` // `<script>` in the type renders as text
  */
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
@@ -38,3 +43,9 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Saf
 
 /** Markup the caller vouches for (constant strings of the console itself). */
 export const raw = (markup: string) => new SafeHtml(markup);
+
+/**
+ * A form field's value that the browser sends back and never shows (a hidden field): escaped for
+ * the attribute only, so an id comes back as stored, its bidirectional controls included.
+ */
+export const sentBack = (value: string) => new SafeHtml(escapeHtml(value));

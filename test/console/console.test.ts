@@ -184,6 +184,76 @@ describe('operator console (fastify, memory store)', () => {
     }
   });
 
+  it('shows bidirectional controls in ids and error reasons as escapes, and finds an id by what the page shows or by the id itself', async () => {
+    const store = new MemoryStore();
+    // U+202E turns what follows around on screen: "pay_\u202ecod.exe" would read as "pay_exe.doc".
+    const paymentId = 'pay_\u202ecod.exe';
+    const key = `payment:${paymentId}:paid`;
+    const eventId = 'evt_\u2066x\u2069\u200f';
+    const reason = 'warehouse says \u202bsku\u202c gone\u061c';
+    await store.updateResource(
+      { kind: 'payment', id: paymentId, orderId: 'A-\u202d1001', source: 'webhook', snapshot: { id: paymentId, amount: '1', status: 'PAID' } },
+      new Date(T0),
+    );
+    await store.insertEvent(storedEvent({ id: eventId, resourceId: paymentId, body: eventBody(eventId, 'payment.paid', { id: paymentId }) }), new Date(T0));
+    await store.enqueueRun({ key, kind: 'fulfillment', data: {} }, new Date(T0));
+    await store.claimRun(key, { owner: 'w', leaseMs: 1000, now: new Date(T0) });
+    await store.failRun(key, 'w', { error: reason, now: new Date(T0) });
+    await store.insertDeadLetter({ receivedAt: new Date(T0).toISOString(), reason: `invalid_json: ${reason}`, body: '{', headers: {} }, new Date(T0));
+    const app = await consoleApp(store);
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    const get = (path: string) => fetch(`${base}/checkout-kit${path}`, { redirect: 'manual' });
+    const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+    const shown = {
+      paymentId: 'pay_\\u202ecod.exe',
+      orderId: 'A-\\u202d1001',
+      eventId: 'evt_\\u2066x\\u2069\\u200f',
+      reason: 'warehouse says \\u202bsku\\u202c gone\\u061c',
+    };
+    const pages: Array<[string, string[]]> = [
+      ['/', []],
+      ['/payments', [shown.paymentId, shown.orderId]],
+      [`/payments/${encodeURIComponent(paymentId)}`, [shown.paymentId, shown.orderId, shown.reason]],
+      ['/events', [shown.eventId, shown.paymentId]],
+      [`/events/${encodeURIComponent(eventId)}`, [shown.eventId, shown.paymentId]],
+      ['/runs', [shown.reason]],
+      ['/dead-letters', [shown.reason]],
+      [`/actions/retry?key=${encodeURIComponent(key)}`, [shown.paymentId, shown.reason]],
+    ];
+    for (const [path, escapes] of pages) {
+      const response = await get(path);
+      const body = await response.text();
+      expect(response.status, path).toBe(200);
+      // A hidden field is never shown: it carries the id back as stored (see the retry below).
+      expect(BIDI.exec(body.replace(/<input type="hidden"[^>]*>/g, ''))?.[0], path).toBeUndefined();
+      for (const escaped of escapes) expect(body, path).toContain(escaped);
+    }
+
+    // The search box takes an id as the page shows it (copied from it) or as it is (pasted from elsewhere).
+    for (const q of [shown.paymentId, paymentId, shown.orderId, 'A-\u202d1001', shown.eventId, eventId]) {
+      const response = await get(`/search?q=${encodeURIComponent(q)}`);
+      expect([response.status, response.headers.get('location')], q).toEqual([303, `/checkout-kit/payments/${encodeURIComponent(paymentId)}`]);
+    }
+    const none = await (await get(`/search?q=${encodeURIComponent('A-\\u202d9999')}`)).text();
+    expect(none).toContain('nothing found for “A-\\u202d9999”');
+    expect(none).toContain('value="A-\\u202d9999"');
+    expect(await (await get(`/payments?q=${encodeURIComponent(shown.orderId)}`)).text()).toContain(`value="${shown.orderId}"`);
+    expect(await (await get(`/events?resource=${encodeURIComponent(shown.paymentId)}`)).text()).toContain(shown.eventId);
+
+    // The confirmation sends the run's key back as stored, and the retry finds the run.
+    const form = confirmForm(await (await get(`/actions/retry?key=${encodeURIComponent(key)}`)).text());
+    expect(form.key).toBe(key);
+    const retried = await fetch(`${base}/checkout-kit/actions/retry`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+      body: new URLSearchParams(form).toString(),
+    });
+    expect(retried.status).toBe(200);
+    expect(resultText(await retried.text())).toContain(`Run payment:${shown.paymentId}:paid is back in line`);
+    expect((await store.getRun(key))?.status).toBe('pending');
+  });
+
   it('masks e-mail addresses until one is revealed, and logs the reveal', async () => {
     const store = new MemoryStore();
     const { engine, clock } = testEngine(store, { paid: async () => {} });

@@ -1,7 +1,7 @@
 import type { ActionName, ActionSpec, PreparedAction } from '../actions.js';
 import type { ActionOutcome, ConsoleContext } from '../context.js';
 import { prose } from '../format.js';
-import { html } from '../html.js';
+import { html, sentBack } from '../html.js';
 import { href, page } from '../layout.js';
 
 /** The confirmation of an action: what will happen, and a POST form carrying a fresh CSRF pair. */
@@ -11,7 +11,7 @@ export function confirmPage(context: ConsoleContext, name: ActionName, spec: Act
 <div class="card"><p id="summary">${prose(prepared.summary)}</p>
 <form method="post" action="${href(context, `/actions/${name}`)}" id="confirm-form">
 <input type="hidden" name="nonce" value="${nonce}"><input type="hidden" name="csrf" value="${token}">
-${Object.entries(prepared.hidden).map(([field, value]) => html`<input type="hidden" name="${field}" value="${value}">`)}
+${Object.entries(prepared.hidden).map(([field, value]) => html`<input type="hidden" name="${field}" value="${sentBack(value)}">`)}
 ${prepared.fields.map((field) => html`<p><label for="${field.name}">${field.label}</label><input type="url" id="${field.name}" name="${field.name}" value="${field.value}" required></p>`)}
 <p><button type="submit" id="confirm" class="danger">${spec.button}</button> <a class="button secondary" href="${context.prefix}/">Cancel</a></p>
 </form></div>`;

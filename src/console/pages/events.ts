@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readBidiEscapes } from '../../errors/index.js';
 import { runKeys, RUN_STATUSES } from '../../runs/index.js';
 import type { Run } from '../../store/index.js';
 import type { ConsoleContext } from '../context.js';
@@ -12,9 +13,10 @@ import { ConsoleRequestError } from '../request-error.js';
 const STATUSES = RUN_STATUSES as [Run['status'], ...Array<Run['status']>];
 
 const EventsQuery = z.strictObject({
-  type: z.string().max(200, 'type is too long').optional(),
+  // Typed as the console shows them: `\u202e` stands for the bidirectional control (see FindTerm).
+  type: z.string().max(200, 'type is too long').transform(readBidiEscapes).optional(),
   status: blankAsAbsent(z.enum(STATUSES, { error: `status must be one of ${STATUSES.join(', ')}` })),
-  resource: z.string().max(200, 'resource is too long').optional(),
+  resource: z.string().max(200, 'resource is too long').transform(readBidiEscapes).optional(),
   page: PageSchema,
 });
 

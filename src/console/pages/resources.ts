@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { classify, type Classifiable, type Classification } from '../../fulfillment/outcome.js';
 import type { HandlerState, NewsSource, Outcome, ResourceKind, ResourceListing, ResourceRecord, ResourceSearch } from '../../store/index.js';
 import { HANDLER_OUTCOMES, MAX_ORDER_KEY_LENGTH } from '../../domain/index.js';
+import { readBidiEscapes } from '../../errors/index.js';
 import { DECIMAL } from '../../schemas/index.js';
 import { readTimeline } from '../../timeline/index.js';
 import type { ConsoleContext } from '../context.js';
@@ -33,6 +34,8 @@ const FIND_WHAT = 'q is the order id, payment or invoice id, e-mail or event id 
 /** What the search box and the lists' `q` take: matched exactly (as typed, or without the spaces around it), so a long one is a mistake. */
 export const FindTerm = z
   .string({ error: FIND_WHAT })
+  // Typed as the console shows it: `\u202e` stands for the bidirectional control, so an id copied from a page is found.
+  .transform(readBidiEscapes)
   .refine((term) => term.trim() !== '', FIND_WHAT)
   // As long as a stored order key may be (a tenant's order: `<tenant>/<order>`), in characters as the
   // tenant id's pattern counts them, the spaces around it aside.
