@@ -703,6 +703,26 @@ describe.runIf(DATABASE_URL)('checkout-kit store copy to PostgreSQL stopped midw
       await completesAgain(cwd, env, url);
     },
   );
+
+  it('by the server dropping its connection: one line saying what it copied stays in the target and that running it again completes it, exit 1', async () => {
+    const { cwd, env, url, schema, copy, exit, stderr, backend, eventsInTarget } = await pausedCopy();
+    await admin!.query('SELECT pg_terminate_backend($1)', [backend]);
+    await eventually(
+      async () => ((await admin!.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [backend])).rowCount === 0 ? true : undefined),
+      30_000,
+      20,
+    );
+    copy.stdin!.end('go\n');
+    expect(await exit).toEqual([1, null]);
+    expect(stderr()).toMatch(
+      new RegExp(
+        `^checkout-kit: The copy stopped: the target PostgreSQL [^,]+, schema ${schema} cannot be reached \\([^\\n]+\\)\\. What was copied so far stays in the target; check that its server is up, then run the copy again: it copies only what is missing\\.\\n$`,
+      ),
+    );
+    expect(stderr()).not.toMatch(/nothing was written|secret-pw/i);
+    expect(await eventsInTarget()).toBe(120);
+    await completesAgain(cwd, env, url);
+  });
 });
 
 describe('checkout-kit store restore', () => {

@@ -1,4 +1,5 @@
-import { InvalidRequestError, StoreError } from '../../errors/index.js';
+import { InvalidRequestError, StoreError, type StoreFailure } from '../../errors/index.js';
+import type { Queryable, Statement } from './database.js';
 import type { SqlStore } from './sql-store.js';
 import { storableJson } from './storable-text.js';
 
@@ -63,7 +64,7 @@ const identityOf = (key: readonly string[], row: Record<string, unknown>) => JSO
  * the source: a copy made while `serve` still ran. Such a row is not overwritten, since the target
  * may be in use and its own state is the one to keep; the report says so instead.
  */
-async function changedSince(target: SqlStore, spec: (typeof TABLES)[number], rows: Array<Record<string, unknown>>): Promise<number> {
+async function changedSince(target: Side, spec: (typeof TABLES)[number], rows: Array<Record<string, unknown>>): Promise<number> {
   if (spec.key === undefined || !('updated_at' in rows[0]!)) return 0;
   const where = keysIn(spec.key, rows);
   const { rows: held } = await target.database.query<Record<string, unknown>>({
@@ -125,13 +126,50 @@ async function refuseAnotherStore(source: SqlStore, target: SqlStore): Promise<v
   }
 }
 
+/** What the copy reads and writes of a store. */
+interface Side {
+  database: Queryable;
+  dialect: SqlStore['dialect'];
+  description: string;
+}
+
+/** What each way a store fails for a while (see `StoreFailure`) is, and what to do before the copy runs again. */
+const STOPPED_BY: Record<StoreFailure, { what: (store: string) => string; then: string }> = {
+  disk_full: { what: (store) => `the disk holding the ${store} is full`, then: 'free some space there, then ' },
+  unreachable: { what: (store) => `the ${store} cannot be reached`, then: 'check that its server is up, then ' },
+  busy: { what: (store) => `the ${store} is busy`, then: '' },
+};
+
+/**
+ * `store` as the copy uses it once it has begun writing: a failure its database says is passing
+ * (full, unreachable, busy) says that the copy stopped, that the pages written before stay in the
+ * target, and that running it again completes it. The database's own message says nothing was
+ * written, which is true of the one statement only.
+ */
+function side(store: SqlStore, role: 'source' | 'target'): Side {
+  const stopped = (error: unknown): never => {
+    if (!(error instanceof StoreError) || error.reason === undefined) throw error;
+    const said = ((error.cause as Error | undefined)?.message ?? error.message).split('\n')[0];
+    const { what, then } = STOPPED_BY[error.reason];
+    throw new StoreError(
+      `The copy stopped: ${what(`${role} ${store.description}`)} (${said}). What was copied so far stays in the target; ${then}run the copy again: it copies only what is missing.`,
+      { cause: error, reason: error.reason },
+    );
+  };
+  return {
+    database: { query: <R>(statement: Statement) => store.database.query<R>(statement).catch(stopped) },
+    dialect: store.dialect,
+    description: store.description,
+  };
+}
+
 /** The latest `column` of the target's `table` (as the source compares it), or null when it has none. */
-async function latestIn(target: SqlStore, table: string, column: string): Promise<unknown> {
+async function latestIn(target: Side, table: string, column: string): Promise<unknown> {
   const { rows } = await target.database.query<{ latest: unknown }>({ text: `SELECT max(${column}) AS latest FROM ${target.dialect.prefix}${table}` });
   return portable(rows[0]?.latest ?? null);
 }
 
-async function count(store: SqlStore, table: string): Promise<number> {
+async function count(store: Side, table: string): Promise<number> {
   const { rows } = await store.database.query<{ n: number | string }>({ text: `SELECT count(*) AS n FROM ${store.dialect.prefix}${table}` });
   return Number(rows[0]?.n ?? 0);
 }
@@ -142,8 +180,10 @@ async function count(store: SqlStore, table: string): Promise<number> {
  * run again to complete it; one that changed in the source since is counted as `changed`, and the
  * copy is not complete. Stop the processes writing to `source` first.
  */
-export async function copyStore(source: SqlStore, target: SqlStore): Promise<CopyReport> {
-  await refuseAnotherStore(source, target);
+export async function copyStore(sourceStore: SqlStore, targetStore: SqlStore): Promise<CopyReport> {
+  await refuseAnotherStore(sourceStore, targetStore);
+  const source = side(sourceStore, 'source');
+  const target = side(targetStore, 'target');
   const tables: CopyReport['tables'] = [];
   for (const spec of TABLES) {
     const latest = 'after' in spec ? { column: spec.after, value: await latestIn(target, spec.table, spec.after) } : undefined;
@@ -163,19 +203,10 @@ export async function copyStore(source: SqlStore, target: SqlStore): Promise<Cop
       const values = rows.flatMap((row) => columns.map((column) => portable(row[column])));
       // In an INSERT's VALUES each parameter takes its column's type: no casts needed.
       const conflict = spec.key === undefined ? '' : ` ON CONFLICT (${spec.key.join(', ')}) DO NOTHING`;
-      const inserted = await target.database
-        .query({
-          text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${columns.join(', ')}) VALUES ${tuples(rows.length, columns.length)}${conflict}`,
-          values,
-        })
-        .catch((error: unknown) => {
-          if (!(error instanceof StoreError && error.reason === 'disk_full')) throw error;
-          const said = ((error.cause as Error | undefined)?.message ?? error.message).split('\n')[0];
-          throw new StoreError(
-            `The copy stopped: the disk holding the target ${target.description} is full (${said}). What was copied so far stays in the target; free some space there, then run the copy again: it copies only what is missing.`,
-            { cause: error, reason: 'disk_full' },
-          );
-        });
+      const inserted = await target.database.query({
+        text: `INSERT INTO ${target.dialect.prefix}${spec.table} (${columns.join(', ')}) VALUES ${tuples(rows.length, columns.length)}${conflict}`,
+        values,
+      });
       copied += inserted.rowCount;
       if (inserted.rowCount < rows.length) changed += await changedSince(target, spec, rows);
       if (rows.length < PAGE) break;
