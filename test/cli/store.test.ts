@@ -4,6 +4,7 @@ import { chmod, lstat, mkdir, open, readdir, readFile, rename, stat, symlink, wr
 import { basename, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createOnceKey, orderIdempotencyKey } from '../../src/checkout/idempotency.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { NOT_COPIED } from '../../src/store/sql/copy.js';
 import { loadDriver } from '../../src/store/sqlite/driver.js';
@@ -457,6 +458,108 @@ describe('checkout-kit store copy', () => {
       expect({ name, n: Number(rows[0]!.n) }).toEqual({ name, n: name === table ? 1 : 0 });
     }
     await untouched.close();
+  });
+
+  /** The shop's order A-1001 and tenant shop-7, each refused by the service at its first try and tried again under the next number. */
+  async function triedAgain(dir: string) {
+    const source = new SqliteStore({ dir });
+    await source.open();
+    await source.releaseCheckoutAttempt('A-1001', 1);
+    await source.putCheckoutAttempt({
+      orderId: 'A-1001',
+      kind: 'payment',
+      number: 2,
+      idempotencyKey: orderIdempotencyKey('payment', 'A-1001', 2),
+      requestHash: 'h2',
+    });
+    await source.releaseTenantMerchant('shop-7', 'test', 1);
+    await source.putTenantMerchant({
+      tenantId: 'shop-7',
+      environment: 'test',
+      number: 2,
+      idempotencyKey: createOnceKey('merchant', 'shop-7', 2),
+      requestHash: 'h7-2',
+      name: 'Shop 7',
+      email: 'o@shop7.test',
+    });
+    await source.close();
+  }
+
+  const anHourAgo = () => new Date(Date.now() - 3_600_000);
+  const theirFirstCheckout = { orderId: 'A-1001', kind: 'payment', idempotencyKey: orderIdempotencyKey('payment', 'A-1001'), requestHash: 'theirs' } as const;
+  it.each([
+    [
+      'checkout_attempts',
+      'A-1001',
+      'under a key of its own',
+      (other: SqliteStore) => other.putCheckoutAttempt({ ...theirFirstCheckout, idempotencyKey: 'theirs' }, anHourAgo()),
+    ],
+    [
+      'checkout_attempts',
+      'A-1001',
+      'created (a try the source could never have followed)',
+      async (other: SqliteStore) => {
+        await other.putCheckoutAttempt(theirFirstCheckout, anHourAgo());
+        await other.completeCheckoutAttempt('A-1001', { resourceId: 'pay_theirs', checkoutUrl: 'https://pay.example/c/theirs' }, anHourAgo());
+      },
+    ],
+    [
+      'checkout_attempts',
+      'A-1001',
+      "begun after the source's later try",
+      (other: SqliteStore) => other.putCheckoutAttempt(theirFirstCheckout, new Date(Date.now() + 3_600_000)),
+    ],
+    [
+      'tenant_merchants',
+      'shop-7 test',
+      'under a key of its own',
+      (other: SqliteStore) =>
+        other.putTenantMerchant(
+          { tenantId: 'shop-7', environment: 'test', idempotencyKey: 'theirs', requestHash: 'theirs', name: 'Theirs', email: 'o@theirs.test' },
+          anHourAgo(),
+        ),
+    ],
+  ])("refuses another shop's %s (%s) whose id the source has since tried again under a later number: %s, touching neither", async (table, id, _how, write) => {
+    const { cwd, env, dir } = await shop(3);
+    await triedAgain(dir);
+    const other = new SqliteStore({ dir: join(cwd, 'other') });
+    await other.open();
+    await write(other);
+    await other.close();
+    const result = await runCli(['store', 'copy', '--to', 'file:other'], { cwd, env });
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^checkout-kit: The target .* holds ${table} the source does not \\(${id}\\): it is another store, or one written to since it was copied\\. Nothing was copied`,
+      ),
+    );
+    const untouched = new SqliteStore({ dir: join(cwd, 'other'), readonly: true });
+    expect((await untouched.listEvents({ limit: 10 })).length).toBe(0);
+    for (const name of ['checkout_attempts', 'tenant_merchants']) {
+      const { rows } = await untouched.database.query<{ n: number }>({ text: `SELECT count(*) AS n FROM ${name}` });
+      expect({ name, n: Number(rows[0]!.n) }).toEqual({ name, n: name === table ? 1 : 0 });
+    }
+    await untouched.close();
+  });
+
+  it('takes a target copied before the source tried an order and a tenant again under a later number, reporting them as changed since', async () => {
+    const { cwd, env, dir } = await shop(3);
+    // Tried as checkout-kit tries them (the fixture's A-1001 and shop-7 carry keys of their own).
+    const source = new SqliteStore({ dir });
+    await source.open();
+    await source.database.query({ text: `UPDATE checkout_attempts SET idempotency_key = $1`, values: [orderIdempotencyKey('payment', 'A-1001')] });
+    await source.database.query({ text: `UPDATE tenant_merchants SET idempotency_key = $1`, values: [createOnceKey('merchant', 'shop-7')] });
+    await source.close();
+    expect((await runCli(['store', 'copy', '--to', 'file:moved'], { cwd, env })).code).toBe(0);
+    await triedAgain(dir);
+    const again = await runCli(['store', 'copy', '--to', 'file:moved', '--json'], { cwd, env });
+    expect([again.code, again.stderr]).toEqual([1, '']);
+    const report = JSON.parse(again.stdout) as { complete: boolean; tables: Array<{ table: string; copied: number; changed: number }> };
+    expect(report.complete).toBe(false);
+    expect(report.tables.filter((row) => row.changed > 0).map(({ table, changed }) => ({ table, changed }))).toEqual([
+      { table: 'checkout_attempts', changed: 1 },
+      { table: 'tenant_merchants', changed: 1 },
+    ]);
   });
 
   it.each([['file:./.checkout-kit/'], ['file:.checkout-kit/../.checkout-kit']])(

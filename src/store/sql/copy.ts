@@ -1,7 +1,19 @@
+import { createOnceKey } from '../../checkout/idempotency.js';
 import { InvalidRequestError, StoreError, type StoreFailure } from '../../errors/index.js';
 import type { Queryable, Statement } from './database.js';
 import type { SqlStore } from './sql-store.js';
 import { storableJson } from './storable-text.js';
+
+type Row = Record<string, unknown>;
+
+/**
+ * A table of create-once tries (`attempts`): what else of a row `keyOf` reads, and the
+ * Idempotency-Key checkout-kit gives the row's try `number` (see `createOnceKey`).
+ */
+interface Attempts {
+  reads: readonly string[];
+  keyOf: (row: Row, number: number) => string;
+}
 
 /**
  * The tables a copy moves, each with the columns that identify a row (a row already in the target
@@ -13,14 +25,24 @@ const TABLES = [
   { table: 'events', key: ['id'], order: 'seq' },
   { table: 'runs', key: ['key'], order: 'seq' },
   { table: 'resources', key: ['kind', 'id'], order: 'seq' },
-  { table: 'checkout_attempts', key: ['order_id'], order: 'order_id', attempts: true },
-  { table: 'tenant_merchants', key: ['tenant_id', 'environment'], order: 'seq', attempts: true },
+  {
+    table: 'checkout_attempts',
+    key: ['order_id'],
+    order: 'order_id',
+    attempts: { reads: ['kind'], keyOf: (row: Row, number: number) => createOnceKey(String(row.kind), String(row.order_id), number) },
+  },
+  {
+    table: 'tenant_merchants',
+    key: ['tenant_id', 'environment'],
+    order: 'seq',
+    attempts: { reads: [], keyOf: (row: Row, number: number) => createOnceKey('merchant', String(row.tenant_id), number) },
+  },
   { table: 'tenant_credentials', key: ['tenant_id', 'environment'], order: 'seq' },
   { table: 'dead_letters', key: ['id'], order: 'seq' },
   // Timeline entries have no identity of their own: those later than the target's latest are copied
   // (an entry in the same millisecond as that one, not copied yet, is missed).
   { table: 'activity', key: undefined, order: 'seq', after: 'at' },
-] as const satisfies ReadonlyArray<{ table: string; key: readonly string[] | undefined; order: string; after?: string; attempts?: boolean }>;
+] as const satisfies ReadonlyArray<{ table: string; key: readonly string[] | undefined; order: string; after?: string; attempts?: Attempts }>;
 
 /** Tables a copy leaves alone: the processes' leases, and the schema's own record (the target has its own). */
 export const NOT_COPIED = ['locks', 'schema_migrations'] as const;
@@ -81,13 +103,35 @@ async function changedSince(target: Side, spec: (typeof TABLES)[number], rows: A
 /**
  * The tables whose newest rows say whose store it is: every table of rows with an identity, read
  * newest first. Of attempts (`attempts`: a checkout per order, a merchant per tenant) the shop
- * names the key, and another shop may name the same one ("1001"): such a row is the source's only
- * as the same attempt (its `number` and `created_at`) or one the source has since followed with a
- * later attempt.
+ * names the key, and another shop may name the same one ("1001"): see `isSourcesAttempt`.
  */
 const IDENTIFYING = TABLES.filter((spec) => spec.key !== undefined);
 /** How many of the target's newest rows of each must be in the source. */
 const SAMPLE = 20;
+/** What tells one attempt from another of the same key. */
+const ATTEMPT_COLUMNS = ['number', 'idempotency_key', 'request_hash', 'status', 'created_at'];
+
+/**
+ * Whether `held`, the target's attempt, is the source's attempt `inSource` of the same key (an order,
+ * a tenant) as it was when copied. The same attempt keeps its number, key, request hash and start.
+ * An earlier one is gone from the source, which has since followed it with a later number (after
+ * the service refused it), and has left of it only what checkout-kit gives each of an order's
+ * attempts: the key its id and number make, a status a later attempt may follow (never `created`),
+ * a start no later than the later one's. Anything else is another shop's under the same id, or
+ * written there by hand.
+ */
+function isSourcesAttempt(attempts: Attempts, held: Row, inSource: Row): boolean {
+  const number = Number(held.number);
+  if (Number(inSource.number) === number) {
+    return ['idempotency_key', 'request_hash', 'created_at'].every((column) => portable(inSource[column]) === portable(held[column]));
+  }
+  return (
+    Number(inSource.number) > number &&
+    held.idempotency_key === attempts.keyOf(held, number) &&
+    held.status !== 'created' &&
+    (portable(held.created_at) as string) <= (portable(inSource.created_at) as string)
+  );
+}
 
 /**
  * A target that is not empty must be an earlier copy of this source, not written to since: the
@@ -96,26 +140,22 @@ const SAMPLE = 20;
  */
 async function refuseAnotherStore(source: SqlStore, target: SqlStore): Promise<void> {
   for (const spec of IDENTIFYING) {
-    const attempts = 'attempts' in spec;
-    const columns = [...spec.key, ...(attempts ? ['number', 'created_at'] : [])].join(', ');
+    const attempts = 'attempts' in spec ? spec.attempts : undefined;
+    const columns = [...spec.key, ...(attempts ? [...ATTEMPT_COLUMNS, ...attempts.reads] : [])].join(', ');
     const newest = spec.order === 'seq' ? 'seq' : 'created_at';
-    const { rows } = await target.database.query<Record<string, unknown>>({
+    const { rows } = await target.database.query<Row>({
       text: `SELECT ${columns} FROM ${target.dialect.prefix}${spec.table} ORDER BY ${newest} DESC LIMIT ${SAMPLE}`,
     });
     if (rows.length === 0) continue;
     const where = keysIn(spec.key, rows);
-    const { rows: found } = await source.database.query<Record<string, unknown>>({
+    const { rows: found } = await source.database.query<Row>({
       text: `SELECT ${columns} FROM ${source.dialect.prefix}${spec.table} WHERE ${where.text}`,
       values: where.values,
     });
     const known = new Map(found.map((row) => [identityOf(spec.key, row), row]));
-    const isSources = (row: Record<string, unknown>) => {
+    const isSources = (row: Row) => {
       const inSource = known.get(identityOf(spec.key, row));
-      if (inSource === undefined || !attempts) return inSource !== undefined;
-      return (
-        Number(inSource.number) > Number(row.number) ||
-        (Number(inSource.number) === Number(row.number) && portable(inSource.created_at) === portable(row.created_at))
-      );
+      return inSource !== undefined && (attempts === undefined || isSourcesAttempt(attempts, row, inSource));
     };
     const foreign = rows.find((row) => !isSources(row));
     if (foreign) {
