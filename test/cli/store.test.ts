@@ -222,6 +222,40 @@ describe('checkout-kit store backup stopped midway', () => {
       expect((await readFile(backup)).equals(lastGood)).toBe(true);
     },
   );
+
+  it('by SIGKILL: the next backup to that file removes the partial copy it left, says so, and leaves that of a backup still running', async () => {
+    const { cwd, env, dir } = await shop(2000);
+    const backups = join(cwd, 'backups');
+    const backup = join(backups, 'store.sqlite');
+    const PAUSE_MID_BACKUP = pathToFileURL(join(REPO, 'test/cli/fixtures/pause-mid-backup.mjs')).href;
+    const killed = spawn(process.execPath, ['--import', TSX_LOADER, '--import', PAUSE_MID_BACKUP, CLI_MAIN, 'store', 'backup', backup], {
+      cwd,
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.push(killed);
+    const gone = new Promise((resolve) => killed.once('exit', resolve));
+    await waitForLine(killed, /^paused$/m);
+    killed.kill('SIGKILL');
+    await gone;
+    const left = (await readdir(backups)).sort();
+    expect(left).toContain(`store.sqlite.partial-${killed.pid}`);
+    // A backup to the same file running now, in another process (this one): not to be touched.
+    const running = join(backups, `store.sqlite.partial-${process.pid}`);
+    await writeFile(running, 'a backup in progress');
+
+    const next = await execCli(['store', 'backup', backup], { cwd, env });
+    expect([next.code, next.stderr]).toEqual([0, '']);
+    expect(next.stdout).toBe(`store ${dir}: backed up to ${backup}\n  removed what a backup killed midway had left beside it: ${left.join(', ')}\n`);
+    expect((await readdir(backups)).sort()).toEqual(['store.sqlite', basename(running)]);
+    expect(await readFile(running, 'utf8')).toBe('a backup in progress');
+    const restored = join(cwd, 'restored');
+    await mkdir(restored);
+    await rename(backup, join(restored, 'store.sqlite'));
+    const copy = new SqliteStore({ dir: restored, readonly: true });
+    expect((await copy.listEvents({ limit: 10_000 })).length).toBe(2000);
+    await copy.close();
+  });
 });
 
 describe('checkout-kit store backup refuses to replace what it must not', () => {

@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { loadConfig } from '../../config/index.js';
 import { refuseTildeStore } from '../../config/environment.js';
 import { StoreError } from '../../errors/index.js';
@@ -107,8 +107,17 @@ export async function backupStore(file: string, options: { dir?: string; force?:
     for (const leftover of partialBackupFiles(destination)) rmSync(leftover, { force: true });
     return `store backup stopped (${signal}): no backup was written to ${destination}, and nothing there was replaced.`;
   };
-  await withReadonlyStore(dir, (opened) => sayingIfStopped(io, stopped, () => opened.backup(destination, { replace: options.force ?? false })));
-  output(io, options.json ?? false, { dir, backup: destination }, () => `store ${dir}: backed up to ${destination}`);
+  const { leftoversRemoved } = await withReadonlyStore(dir, (opened) =>
+    sayingIfStopped(io, stopped, () => opened.backup(destination, { replace: options.force ?? false })),
+  );
+  output(io, options.json ?? false, { dir, backup: destination, leftoversRemoved }, () =>
+    [
+      `store ${dir}: backed up to ${destination}`,
+      ...(leftoversRemoved.length > 0
+        ? [`  removed what a backup killed midway had left beside it: ${leftoversRemoved.map((file) => basename(file)).join(', ')}`]
+        : []),
+    ].join('\n'),
+  );
 }
 
 /** `checkout-kit store restore <file>`: a backup in place as the embedded store, the store it replaces moved aside. */

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { ConfigError, InvalidRequestError, NoStoreError, StoreError } from '../../errors/index.js';
 import { sqliteDialect } from '../sql/dialect.js';
@@ -53,9 +53,10 @@ export class SqliteStore extends SqlStore {
    * An online, consistent copy of the store in one file (SQLite's backup API): safe while `serve`
    * writes. Resolves once the copy is complete. A file already at `destination` is replaced only
    * with `replace`; a destination inside the store's own folder, or that is not a file, never is
-   * (an `InvalidRequestError`).
+   * (an `InvalidRequestError`). What backups to the same destination by processes no longer
+   * running left beside it is removed first (see `removeDeadPartials`).
    */
-  async backup(destination: string, { replace = false }: { replace?: boolean } = {}): Promise<void> {
+  async backup(destination: string, { replace = false }: { replace?: boolean } = {}): Promise<BackupReport> {
     if (this.file === ':memory:') throw new InvalidRequestError('A store in memory has no file to back up.');
     checkBackupTarget(this.file, destination, replace);
     const cannotWrite = (error: unknown) =>
@@ -65,6 +66,7 @@ export class SqliteStore extends SqlStore {
     } catch (error) {
       throw cannotWrite(error);
     }
+    const leftoversRemoved = removeDeadPartials(destination);
     // Written beside it, then renamed into place: a backup cut short never damages the last good one.
     const leftovers = partialBackupFiles(destination);
     const partial = leftovers[0];
@@ -79,6 +81,7 @@ export class SqliteStore extends SqlStore {
       const findings = fileIntegrity(partial, this.driver);
       if (!isSound(findings)) throw damaged(findings[0]!);
       renameSync(partial, destination);
+      return { leftoversRemoved };
     } catch (error) {
       if (isDamage(error)) throw damaged((error as Error).message, error);
       throw error instanceof StoreError ? error : cannotWrite(error);
@@ -104,6 +107,53 @@ export class SqliteStore extends SqlStore {
       // Damage bad enough that the check itself cannot read the file.
       return [(error as Error).message];
     }
+  }
+}
+
+/** What `SqliteStore.backup` did besides the backup. */
+export interface BackupReport {
+  /** Files that backups to the same destination by processes no longer running had left beside it, removed before it began. */
+  leftoversRemoved: string[];
+}
+
+/**
+ * Remove what backups to `destination` by processes no longer running left beside it (see
+ * `partialBackupFiles`): one killed (SIGKILL, a power cut) cannot remove its partial copy, as large
+ * as the store, and nothing else would. That of a process still running (another backup now, or
+ * one of another user's) is left alone, as is this process's own. Returns the files removed.
+ */
+export function removeDeadPartials(destination: string): string[] {
+  const folder = dirname(destination);
+  const prefix = `${basename(destination)}.partial-`;
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = name.startsWith(prefix) ? Number(/^(\d+)(-journal|-wal|-shm)?$/.exec(name.slice(prefix.length))?.[1]) : NaN;
+    if (!(pid > 0) || pid === process.pid || isRunning(pid)) continue;
+    const leftover = join(folder, name);
+    try {
+      if (!lstatSync(leftover).isFile()) continue;
+      rmSync(leftover);
+      removed.push(leftover);
+    } catch {
+      // Not this user's to remove: it stays, as before.
+    }
+  }
+  return removed;
+}
+
+/** Whether process `pid` is running: signal 0 only asks. A process of another user's is (EPERM); ESRCH says none is. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 
