@@ -1,4 +1,4 @@
-import { printable } from '../errors/index.js';
+import { printable, terminalText } from '../errors/index.js';
 
 /** Where a command writes; injectable so commands can be tested in-process. */
 export interface CliIO {
@@ -25,7 +25,7 @@ export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
 
 /** Print a value as JSON (for --json) or through a human formatter. */
 export function output<T>(io: CliIO, json: boolean, value: T, human: (value: T) => string): void {
-  writeLine(io.stdout, json ? JSON.stringify(value, null, 2) : human(value));
+  writeLine(io.stdout, json ? JSON.stringify(value, null, 2) : terminalText(human(value)));
 }
 
 /**

@@ -7,7 +7,7 @@ export { redact, registerSecret } from './redact.js';
 export { messageOf } from './message-of.js';
 export { describeFetchError, isBadPort } from './fetch-error.js';
 export { isAbortedBy } from './aborted-by.js';
-export { printable, readBidiEscapes, showBidiControls } from './printable.js';
+export { printable, readBidiEscapes, showBidiControls, terminalText } from './printable.js';
 export { importOptionalPeer, MissingPeerError, OPTIONAL_PEERS, type OptionalPeer } from './optional-peer.js';
 export {
   CheckoutKitError,

@@ -13,6 +13,7 @@ const escape = (char: string) => SHORT_ESCAPES[char] ?? `\\u${hex(char.charCodeA
 const BIDI_CLASS = BIDI_CONTROLS.map((code) => `\\u${hex(code)}`).join('');
 const CONTROL = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${BIDI_CLASS}]`, 'g');
 const BIDI_CONTROL = new RegExp(`[${BIDI_CLASS}]`, 'g');
+const CONTROL_BUT_LAYOUT = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_CLASS}]`, 'g');
 const BIDI_ESCAPE = new RegExp(`\\\\u(${BIDI_CONTROLS.map(hex).join('|')})`, 'gi');
 
 /**
@@ -32,6 +33,15 @@ export function printable(text: string): string {
  */
 export function showBidiControls(text: string): string {
   return text.replace(BIDI_CONTROL, escape);
+}
+
+/**
+ * `text` with its control characters written as `printable` writes them, but for its line breaks
+ * and tabs: for what the CLI prints over several lines (an event's details and raw body), where a
+ * stored byte must neither reach the terminal as an escape sequence nor reorder what is shown.
+ */
+export function terminalText(text: string): string {
+  return text.replace(CONTROL_BUT_LAYOUT, escape);
 }
 
 /**

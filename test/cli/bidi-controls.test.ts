@@ -53,4 +53,34 @@ describe('bidirectional controls in text from outside', () => {
       stderr: 'checkout-kit: No event evt_\\u202enope in the store: see `checkout-kit events list`.\n',
     });
   });
+
+  it("reach no command's detail lines raw: an event shown whole keeps its line breaks and escapes the rest", async () => {
+    const cwd = await tempDir('ck-bidi-');
+    const eventId = 'evt_\u202egnp.exe';
+    const store = await openStore('file:.checkout-kit', { cwd });
+    const now = new Date().toISOString();
+    // A body is stored byte for byte: a bidi control inside a JSON string is valid JSON.
+    const body = '{\n\t"note": "paid \u202edis\u202c"\n}';
+    await store.insertEvent({
+      id: eventId,
+      type: 'payment.paid',
+      environment: 'test',
+      createdAt: now,
+      receivedAt: now,
+      resourceKind: 'payment',
+      resourceId: 'pay_1',
+      body,
+    });
+    await store.claimRun(runKeys.event(eventId), { owner: 'me', leaseMs: 60_000 });
+    await store.failRun(runKeys.event(eventId), 'me', { error: 'refused \u001b[31mred\u001b[0m \u2067x' });
+    await store.close();
+
+    const shown = await runCli(['events', 'show', eventId], { cwd });
+    expect(shown.code).toBe(0);
+    expect(BIDI.exec(shown.stdout)?.[0]).toBeUndefined();
+    expect(shown.stdout).not.toContain('\u001b');
+    expect(shown.stdout).toContain('id:       evt_\\u202egnp.exe\n');
+    expect(shown.stdout).toContain('error:    refused \\u001b[31mred\\u001b[0m \\u2067x\n');
+    expect(shown.stdout).toContain('{\n\t"note": "paid \\u202edis\\u202c"\n}');
+  });
 });
