@@ -51,5 +51,5 @@ export { runKeys, parseRunKey, HANDLER_OUTCOMES } from '../domain/index.js';
 export type { RunKey, EventRunKey, FulfillmentRunKey, ParsedRunKey, HandlerOutcome } from '../domain/index.js';
 export { MemoryStore } from './memory-store.js';
 export { SqliteStore } from './sqlite/sqlite-store.js';
-export type { SqliteStoreOptions } from './sqlite/sqlite-store.js';
+export type { BackupReport, SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export type { SqliteDriverName } from './sqlite/driver.js';
