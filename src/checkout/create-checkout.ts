@@ -18,7 +18,7 @@ import type { Invoice, Payment } from '../schemas/index.js';
 import { sameUuid, TenantIdSchema } from '../schemas/common.js';
 import type { CheckoutAttempt, ResourceKind, Store } from '../store/index.js';
 import { isDefiniteRefusal, standingTry } from './create-once.js';
-import { orderIdempotencyKey, requestHash } from './idempotency.js';
+import { orderIdempotencyKey, requestHash } from '../domain/idempotency.js';
 import { checkRedirectUrl, type RedirectGuardOptions } from './redirect-guard.js';
 
 /**

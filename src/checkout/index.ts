@@ -5,7 +5,7 @@ export { confirmReturn } from './confirm-return.js';
 export type { OrderState, OrderStatus } from './confirm-return.js';
 export { checkRedirectUrl } from './redirect-guard.js';
 export type { RedirectGuardOptions } from './redirect-guard.js';
-export { orderIdempotencyKey, requestHash } from './idempotency.js';
+export { orderIdempotencyKey, requestHash } from '../domain/idempotency.js';
 export { handleCheckoutRequest, handleReturnRequest } from './http.js';
 export type { CheckoutHttpOptions, HttpAnswer } from './http.js';
 export { checkoutRoutes } from './adapters/fastify.js';

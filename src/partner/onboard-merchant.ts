@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isDefiniteRefusal, standingTry } from '../checkout/create-once.js';
-import { createOnceKey, requestHash } from '../checkout/idempotency.js';
+import { createOnceKey, requestHash } from '../domain/idempotency.js';
 import type { PartnerClient } from '../client/index.js';
 import { parseInput } from '../client/inputs.js';
 import { CheckoutError, ConfigError, InvalidRequestError, isOffSpec } from '../errors/index.js';

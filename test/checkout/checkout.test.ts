@@ -7,7 +7,7 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkoutRoutes, confirmReturn, createCheckout } from '../../src/checkout/index.js';
-import { orderIdempotencyKey } from '../../src/checkout/idempotency.js';
+import { orderIdempotencyKey } from '../../src/domain/idempotency.js';
 import { CheckoutClient, PartnerClient } from '../../src/client/index.js';
 import { CheckoutError } from '../../src/errors/index.js';
 import { FulfillmentEngine } from '../../src/fulfillment/index.js';

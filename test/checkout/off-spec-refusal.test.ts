@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkoutRoutes } from '../../src/checkout/index.js';
-import { orderIdempotencyKey } from '../../src/checkout/idempotency.js';
+import { orderIdempotencyKey } from '../../src/domain/idempotency.js';
 import { CheckoutClient } from '../../src/client/index.js';
 import { SPEC_ERROR_OPTIONS } from '../../src/fastify/error-replies.js';
 import { FulfillmentEngine } from '../../src/fulfillment/index.js';

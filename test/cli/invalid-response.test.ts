@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOnceKey } from '../../src/checkout/idempotency.js';
+import { createOnceKey } from '../../src/domain/idempotency.js';
 import { samplePayment, TEST_KEYS } from '../support/fixtures.js';
 import { OFF_SPEC_ANSWERS, offSpecService } from '../support/off-spec-service.js';
 import { execCli, spawnCli, terminateAll, waitForLine } from '../support/cli.js';

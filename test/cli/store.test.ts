@@ -4,7 +4,7 @@ import { chmod, lstat, mkdir, open, readdir, readFile, rename, stat, symlink, wr
 import { basename, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createOnceKey, orderIdempotencyKey } from '../../src/checkout/idempotency.js';
+import { createOnceKey, orderIdempotencyKey } from '../../src/domain/idempotency.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { NOT_COPIED } from '../../src/store/sql/copy.js';
 import { loadDriver } from '../../src/store/sqlite/driver.js';

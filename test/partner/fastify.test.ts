@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOnceKey } from '../../src/checkout/idempotency.js';
+import { createOnceKey } from '../../src/domain/idempotency.js';
 import { PartnerClient } from '../../src/client/index.js';
 import { onboardingRoutes } from '../../src/fastify/index.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCheckout } from '../../src/checkout/index.js';
-import { createOnceKey, requestHash } from '../../src/checkout/idempotency.js';
+import { createOnceKey, requestHash } from '../../src/domain/idempotency.js';
 import { PartnerClient } from '../../src/client/index.js';
 import { ApiError, InvalidRequestError } from '../../src/errors/index.js';
 import { onboardMerchant } from '../../src/partner/index.js';

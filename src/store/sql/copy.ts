@@ -1,4 +1,4 @@
-import { createOnceKey } from '../../checkout/idempotency.js';
+import { createOnceKey } from '../../domain/idempotency.js';
 import { InvalidRequestError, StoreError, type StoreFailure } from '../../errors/index.js';
 import type { Queryable, Statement } from './database.js';
 import type { SqlStore } from './sql-store.js';

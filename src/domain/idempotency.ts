@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ResourceKind } from '../store/index.js';
+import type { ResourceKind } from './resources.js';
 
 /**
  * The Idempotency-Key of an order's create call: derived from the order id and the attempt number
