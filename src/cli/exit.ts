@@ -14,7 +14,9 @@ export class UsageError extends CheckoutKitError {
  * @example throw notInStore('event', id, '`checkout-kit events list`');
  */
 export function notInStore(what: string, id: string, see: string): UsageError {
-  return new UsageError(`No ${what} ${id} in the store: see ${see}.`);
+  // Escaped here, not only where the error is printed: replay writes this line itself, and a line
+  // break in the id would otherwise cut the message at the first line the CLI prints.
+  return new UsageError(`No ${what} ${printable(id)} in the store: see ${see}.`);
 }
 
 /** Exit code for an error that escaped a command. */

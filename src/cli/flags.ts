@@ -1,13 +1,19 @@
 import { checkKey } from '../config/keys.js';
-import { registerSecret } from '../errors/index.js';
+import { printable, registerSecret } from '../errors/index.js';
 import { UsageError } from './exit.js';
 
 /** Flag parsers shared by several commands. */
 
+/**
+ * A value from the command line, quoted for an error line: the CLI prints a message's first line
+ * only, so a raw line break in the value would cut off the advice after it.
+ */
+export const quoted = (value: string): string => `"${printable(value)}"`;
+
 /** An http(s) URL, or a usage error naming the flag. */
 export function httpUrl(flag: string, value: string): string {
   if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
-    throw new UsageError(`${flag} takes an http(s) URL such as http://127.0.0.1:3000/webhooks/checkout, got "${value}".`);
+    throw new UsageError(`${flag} takes an http(s) URL such as http://127.0.0.1:3000/webhooks/checkout, got ${quoted(value)}.`);
   }
   return value;
 }
@@ -44,8 +50,9 @@ export const MAX_TIMER_MS = 2_147_483_647;
 export function duration(flag: string, bareUnit: DurationUnit = 'ms', maxMs = MAX_DURATION_MS) {
   return (value: string): number => {
     const ms = parseDuration(value, bareUnit);
-    if (ms === undefined) throw new UsageError(`${flag} takes a duration such as 500ms, 30s, 10m or 2h (a bare number is in ${bareUnit}), got "${value}".`);
-    if (ms > maxMs) throw new UsageError(`${flag} takes at most ${Math.floor(maxMs / DURATION_UNITS.d)}d, got "${value}".`);
+    if (ms === undefined)
+      throw new UsageError(`${flag} takes a duration such as 500ms, 30s, 10m or 2h (a bare number is in ${bareUnit}), got ${quoted(value)}.`);
+    if (ms > maxMs) throw new UsageError(`${flag} takes at most ${Math.floor(maxMs / DURATION_UNITS.d)}d, got ${quoted(value)}.`);
     return ms;
   };
 }
@@ -58,11 +65,12 @@ export function sinceTime(flag: string, now: () => number = Date.now) {
   return (value: string): string => {
     const ago = /[a-z]$/i.test(value.trim()) ? parseDuration(value) : undefined;
     if (ago !== undefined) {
-      if (ago > MAX_DURATION_MS) throw new UsageError(`${flag} takes at most ${MAX_DURATION_MS / DURATION_UNITS.d}d back, got "${value}".`);
+      if (ago > MAX_DURATION_MS) throw new UsageError(`${flag} takes at most ${MAX_DURATION_MS / DURATION_UNITS.d}d back, got ${quoted(value)}.`);
       return new Date(now() - ago).toISOString();
     }
     const at = Date.parse(value);
-    if (Number.isNaN(at)) throw new UsageError(`${flag} takes an ISO time (2025-01-31T12:00:00Z) or a duration back from now (10m, 2h, 1d), got "${value}".`);
+    if (Number.isNaN(at))
+      throw new UsageError(`${flag} takes an ISO time (2025-01-31T12:00:00Z) or a duration back from now (10m, 2h, 1d), got ${quoted(value)}.`);
     return new Date(at).toISOString();
   };
 }
@@ -75,7 +83,7 @@ export function listenHost(flag: string, options: { loopbackOnly?: boolean } = {
   // The hint names only what the command accepts: the sandbox listens on loopback alone.
   const examples = options.loopbackOnly ? 'a loopback address: 127.0.0.1 or ::1' : '127.0.0.1; 0.0.0.0 or :: for every interface';
   return (value: string): string => {
-    if (value.trim() === '') throw new UsageError(`${flag} takes an interface to listen on (${examples}), got "${value}".`);
+    if (value.trim() === '') throw new UsageError(`${flag} takes an interface to listen on (${examples}), got ${quoted(value)}.`);
     return value.trim();
   };
 }
@@ -86,7 +94,7 @@ export function listenHost(flag: string, options: { loopbackOnly?: boolean } = {
  */
 export function eventType(flag: string) {
   return (value: string): string => {
-    if (value.trim() === '') throw new UsageError(`${flag} takes an event type such as payment.paid, got "${value}".`);
+    if (value.trim() === '') throw new UsageError(`${flag} takes an event type such as payment.paid, got ${quoted(value)}.`);
     return value.trim();
   };
 }
@@ -95,7 +103,7 @@ export function eventType(flag: string) {
 export function probability(flag: string) {
   return (value: string): number => {
     const p = Number(value);
-    if (value.trim() === '' || !(p >= 0 && p <= 1)) throw new UsageError(`${flag} takes a probability between 0 and 1, got "${value}".`);
+    if (value.trim() === '' || !(p >= 0 && p <= 1)) throw new UsageError(`${flag} takes a probability between 0 and 1, got ${quoted(value)}.`);
     return p;
   };
 }
@@ -123,7 +131,7 @@ function rangeText(min: number, max: number): string {
 export function wholeNumber(flag: string, { min = 0, max = Number.MAX_SAFE_INTEGER, expected = rangeText(min, max) }: WholeNumberRange = {}) {
   return (value: string): number => {
     const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`${flag} takes ${expected}, got "${value}".`);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`${flag} takes ${expected}, got ${quoted(value)}.`);
     return n;
   };
 }

@@ -57,6 +57,21 @@ describe('numeric flags', () => {
     await rm(cwd, { recursive: true, force: true });
   });
 
+  it('a flag value holding a line break or an escape sequence is quoted escaped: the one error line keeps what follows it', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
+    expect(await execCli(['events', 'list', '--limit', '1\n2'], { cwd })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'checkout-kit: --limit takes a whole number of at least 1, got "1\\n2".\n',
+    });
+    expect(await execCli(['reconcile', '--older-than', '\u001b[31m5\n'], { cwd })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'checkout-kit: --older-than takes a duration such as 500ms, 30s, 10m or 2h (a bare number is in ms), got "\\u001b[31m5\\n".\n',
+    });
+    await rm(cwd, { recursive: true, force: true });
+  });
+
   it('LOG_LEVEL and LOG_FORMAT are read from .env as every other variable is, by the commands and by doctor', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
     await writeFile(join(cwd, '.env'), 'LOG_LEVEL=shouty\n');

@@ -35,6 +35,20 @@ describe('an id the user names that the store does not hold is a usage error in 
     });
   });
 
+  it("an id holding a line break or an escape sequence keeps the whole line, escaped: in the error and in replay's line", async () => {
+    const cwd = await emptyStore();
+    expect(await execCli(['retry', 'payment:p\nnope:paid'], { cwd })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'checkout-kit: No run payment:p\\nnope:paid in the store: see `checkout-kit runs --failed` for the keys of failed runs.\n',
+    });
+    expect(await execCli(['replay', '--to', 'http://127.0.0.1:9/webhooks/checkout', '--event', 'evt_\u001b[31m\nred', '--secret', SECRET], { cwd })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'checkout-kit: No event evt_\\u001b[31m\\nred in the store: see `checkout-kit events list`.\n',
+    });
+  });
+
   it.each([
     [['payments', 'show', 'p-nope'], 'No payment p-nope in the store: see `checkout-kit payments list` (show also takes an order id, e-mail or event id).'],
     [['invoices', 'show', 'i-nope'], 'No invoice i-nope in the store: see `checkout-kit invoices list` (show also takes an order id, e-mail or event id).'],

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { UsageError } from '../exit.js';
+import { quoted } from '../flags.js';
 import { publicUrlOf } from '../../config/index.js';
 import { writeLine, type CliIO } from '../io.js';
 import { openRuntime } from '../runtime.js';
@@ -21,7 +22,7 @@ export interface ServeFlags {
 /** `--public-url`, by the rule `CHECKOUT_PUBLIC_URL` is read with. */
 function publicUrlFlag(value: string): string {
   const url = publicUrlOf(value);
-  if (url === null) throw new UsageError(`--public-url takes an http(s) URL such as https://shop.example, got "${value}".`);
+  if (url === null) throw new UsageError(`--public-url takes an http(s) URL such as https://shop.example, got ${quoted(value)}.`);
   return url;
 }
 
