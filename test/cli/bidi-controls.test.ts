@@ -11,26 +11,26 @@ afterEach(async () => {
 /** Any of Unicode's bidirectional controls, raw. */
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
+/**
+ * A folder whose store holds event `id` (for `resourceId`, with `body`), its dispatch failed with
+ * `error`; `now` is when it was received.
+ */
+async function failedEvent(id: string, { resourceId, body, error }: { resourceId: string; body: string; error: string }) {
+  const cwd = await tempDir('ck-bidi-');
+  const store = await openStore('file:.checkout-kit', { cwd });
+  const now = new Date().toISOString();
+  await store.insertEvent({ id, type: 'payment.paid', environment: 'test', createdAt: now, receivedAt: now, resourceKind: 'payment', resourceId, body });
+  await store.claimRun(runKeys.event(id), { owner: 'me', leaseMs: 60_000 });
+  await store.failRun(runKeys.event(id), 'me', { error });
+  await store.close();
+  return { cwd, now };
+}
+
 describe('bidirectional controls in text from outside', () => {
   it('are printed as escapes, as other control characters are: in a table and in an error line', async () => {
-    const cwd = await tempDir('ck-bidi-');
     // U+202E turns what follows around on screen: "evt_\u202egnp.exe" would read as "evt_exe.png".
     const eventId = 'evt_\u202egnp.exe';
-    const store = await openStore('file:.checkout-kit', { cwd });
-    const now = new Date().toISOString();
-    await store.insertEvent({
-      id: eventId,
-      type: 'payment.paid',
-      environment: 'test',
-      createdAt: now,
-      receivedAt: now,
-      resourceKind: 'payment',
-      resourceId: 'pay_\u2066a\u2069\u200e',
-      body: '{}',
-    });
-    await store.claimRun(runKeys.event(eventId), { owner: 'me', leaseMs: 60_000 });
-    await store.failRun(runKeys.event(eventId), 'me', { error: 'refused \u202bsku\u202c\u200f\u061c' });
-    await store.close();
+    const { cwd, now } = await failedEvent(eventId, { resourceId: 'pay_\u2066a\u2069\u200e', body: '{}', error: 'refused \u202bsku\u202c\u200f\u061c' });
 
     const list = await runCli(['events', 'list'], { cwd });
     expect(list.code).toBe(0);
@@ -55,25 +55,10 @@ describe('bidirectional controls in text from outside', () => {
   });
 
   it("reach no command's detail lines raw: an event shown whole keeps its line breaks and escapes the rest", async () => {
-    const cwd = await tempDir('ck-bidi-');
     const eventId = 'evt_\u202egnp.exe';
-    const store = await openStore('file:.checkout-kit', { cwd });
-    const now = new Date().toISOString();
     // A body is stored byte for byte: a bidi control inside a JSON string is valid JSON.
     const body = '{\n\t"note": "paid \u202edis\u202c"\n}';
-    await store.insertEvent({
-      id: eventId,
-      type: 'payment.paid',
-      environment: 'test',
-      createdAt: now,
-      receivedAt: now,
-      resourceKind: 'payment',
-      resourceId: 'pay_1',
-      body,
-    });
-    await store.claimRun(runKeys.event(eventId), { owner: 'me', leaseMs: 60_000 });
-    await store.failRun(runKeys.event(eventId), 'me', { error: 'refused \u001b[31mred\u001b[0m \u2067x' });
-    await store.close();
+    const { cwd } = await failedEvent(eventId, { resourceId: 'pay_1', body, error: 'refused \u001b[31mred\u001b[0m \u2067x' });
 
     const shown = await runCli(['events', 'show', eventId], { cwd });
     expect(shown.code).toBe(0);
