@@ -1,5 +1,5 @@
 import { checkKey } from '../config/keys.js';
-import { printable, registerSecret } from '../errors/index.js';
+import { printable, readBidiEscapes, registerSecret } from '../errors/index.js';
 import { UsageError } from './exit.js';
 
 /** Flag parsers shared by several commands. */
@@ -9,6 +9,13 @@ import { UsageError } from './exit.js';
  * only, so a raw line break in the value would cut off the advice after it.
  */
 export const quoted = (value: string): string => `"${printable(value)}"`;
+
+/**
+ * The id of something stored (an event, a payment, a run's key, a tenant), as typed or copied from
+ * the CLI's own output: that prints bidirectional controls as escapes (`\u202e`), so such an escape
+ * reads as the control, as in the console's search box (see `readBidiEscapes`).
+ */
+export const storedId = (value: string): string => readBidiEscapes(value);
 
 /** An http(s) URL, or a usage error naming the flag. */
 export function httpUrl(flag: string, value: string): string {
@@ -95,7 +102,7 @@ export function listenHost(flag: string, options: { loopbackOnly?: boolean } = {
 export function eventType(flag: string) {
   return (value: string): string => {
     if (value.trim() === '') throw new UsageError(`${flag} takes an event type such as payment.paid, got ${quoted(value)}.`);
-    return value.trim();
+    return storedId(value.trim());
   };
 }
 

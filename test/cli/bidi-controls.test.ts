@@ -54,6 +54,20 @@ describe('bidirectional controls in text from outside', () => {
     });
   });
 
+  it('an id copied from the output, its escapes and all, names the stored one: events show, retry', async () => {
+    const eventId = 'evt_\u202egnp.exe';
+    const { cwd } = await failedEvent(eventId, { resourceId: 'pay_1', body: '{}', error: 'refused' });
+    const copied = 'evt_\\u202egnp.exe';
+
+    const shown = await runCli(['events', 'show', copied], { cwd });
+    expect([shown.code, shown.stderr]).toEqual([0, '']);
+    expect(shown.stdout).toContain(`id:       ${copied}\n`);
+    const retried = await runCli(['retry', `event:${copied}`, '--json'], { cwd });
+    expect([retried.code, retried.stderr]).toEqual([0, '']);
+    const pending = await runCli(['events', 'list', '--status', 'pending'], { cwd });
+    expect(pending.stdout).toContain(copied);
+  });
+
   it("reach no command's detail lines raw: an event shown whole keeps its line breaks and escapes the rest", async () => {
     const eventId = 'evt_\u202egnp.exe';
     // A body is stored byte for byte: a bidi control inside a JSON string is valid JSON.

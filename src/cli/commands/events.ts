@@ -1,5 +1,5 @@
 import type { EventsListFlags } from '../actions/events.js';
-import { eventType, sinceTime } from '../flags.js';
+import { eventType, sinceTime, storedId } from '../flags.js';
 import type { Register } from '../register.js';
 
 /** `checkout-kit events list | show <id> | dead-letters`: the stored webhook events. */
@@ -17,7 +17,7 @@ export const registerEvents: Register = (program, io) => {
   events
     .command('show')
     .description('one event with its raw body')
-    .argument('<id>', 'the event id (see `checkout-kit events list`)')
+    .argument('<id>', 'the event id (see `checkout-kit events list`)', storedId)
     .option('--json', 'JSON output')
     .action(async (id: string, options: { json?: boolean }) => (await import('../actions/events.js')).showEvent(id, options, io));
   events

@@ -1,4 +1,5 @@
 import type { CredentialsFlags, MerchantsListFlags, OnboardFlags } from '../actions/merchants.js';
+import { storedId } from '../flags.js';
 import type { Register } from '../register.js';
 
 /** `checkout-kit merchants onboard | list | show`: a partner platform's tenants and their merchants. */
@@ -23,7 +24,7 @@ export const registerMerchants: Register = (program, io) => {
   merchants
     .command('show')
     .description("one tenant's merchant, in each environment it was onboarded in")
-    .argument('<id>', 'the tenant id, or the service merchant id (see `checkout-kit merchants list`)')
+    .argument('<id>', 'the tenant id, or the service merchant id (see `checkout-kit merchants list`)', storedId)
     .option('--json', 'JSON output')
     .action(async (id: string, options: { json?: boolean }) => (await import('../actions/merchants.js')).showMerchant(id, options, io));
   merchants
@@ -31,7 +32,7 @@ export const registerMerchants: Register = (program, io) => {
     .description(
       'store a tenant\'s own credentials, sealed with CHECKOUT_SECRETS_KEY, read from standard input as JSON {"apiKey", "signingSecret", "webhookSecret"} (the key pair, the webhook secret, or all three): its payments are then read with its key, its deliveries verified with its webhook secret',
     )
-    .requiredOption('--tenant <id>', 'the onboarded tenant')
+    .requiredOption('--tenant <id>', 'the onboarded tenant', storedId)
     .option('--from-file <path>', 'read the JSON from this file instead of standard input')
     .option('--clear', "forget them: the tenant's payments are read with the partner's keys again")
     .option('--environment <env>', "test or live: with --clear (default test), or for a webhook secret stored alone (else the merchant key's)")

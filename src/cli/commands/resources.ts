@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { ResourceKind } from '../../store/index.js';
 import type { ResourceListFlags } from '../actions/resources.js';
+import { storedId } from '../flags.js';
 import type { CliIO } from '../io.js';
 import type { Register } from '../register.js';
 
@@ -16,7 +17,7 @@ function registerResourceKind(program: Command, io: CliIO, kind: ResourceKind) {
   command
     .command('show')
     .description(`one ${kind}: its order, outcome, last news and handler runs with their errors`)
-    .argument('<id>', `the ${kind}'s id, order id, e-mail or event id (see \`checkout-kit ${kind}s list\`)`)
+    .argument('<id>', `the ${kind}'s id, order id, e-mail or event id (see \`checkout-kit ${kind}s list\`)`, storedId)
     .option('--json', 'JSON output')
     .action(async (id: string, options: { json?: boolean }) => (await import('../actions/resources.js')).showResource(kind, id, options, io));
 }
