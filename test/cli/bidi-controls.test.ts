@@ -82,4 +82,30 @@ describe('bidirectional controls in text from outside', () => {
     expect(shown.stdout).toContain('error:    refused \\u001b[31mred\\u001b[0m \\u2067x\n');
     expect(shown.stdout).toContain('{\n\t"note": "paid \\u202edis\\u202c"\n}');
   });
+
+  it("keep the detail lines but the body's one line each: a line break stored in an id, a type or an error adds no line", async () => {
+    // A stored id that would print as a second, forged status line.
+    const eventId = 'evt_1\nstatus:   done (attempts 1)';
+    const { cwd } = await failedEvent(eventId, { resourceId: 'pay_1', body: '{\n}', error: 'refused\nby the warehouse' });
+    const shown = await runCli(['events', 'show', eventId], { cwd });
+    expect(shown.code).toBe(0);
+    const lines = shown.stdout.split('\n');
+    expect(lines[0]).toBe('id:       evt_1\\nstatus:   done (attempts 1)');
+    expect(lines.filter((line) => line.startsWith('status:'))).toEqual(['status:   failed (attempts 1)']);
+    expect(lines).toContain('error:    refused\\nby the warehouse');
+    expect(shown.stdout.endsWith('\n{\n}\n')).toBe(true);
+
+    const store = await openStore('file:.checkout-kit', { cwd });
+    await store.updateResource({
+      kind: 'payment',
+      id: 'pay_1\noutcome: paid',
+      orderId: 'A-1\nB',
+      source: 'webhook',
+      snapshot: { id: 'pay_1', amount: '1', status: 'PAID' },
+    });
+    await store.close();
+    const payment = await runCli(['payments', 'show', 'pay_1\noutcome: paid'], { cwd });
+    expect(payment.code).toBe(0);
+    expect(payment.stdout.split('\n')[0]).toBe('payment pay_1\\noutcome: paid (order A-1\\nB)');
+  });
 });

@@ -1,4 +1,5 @@
 import { runKeys, RUN_STATUSES } from '../../domain/index.js';
+import { printable } from '../../errors/index.js';
 import type { Run } from '../../store/index.js';
 import { notInStore, UsageError } from '../exit.js';
 import { wholeNumber } from '../flags.js';
@@ -54,13 +55,14 @@ export async function listEvents(options: EventsListFlags, io: CliIO): Promise<v
 export async function showEvent(id: string, options: { json?: boolean }, io: CliIO): Promise<void> {
   const found = await withStore(io, async (store) => ({ event: await store.getEvent(id), run: await store.getRun(runKeys.event(id)) }));
   if (!found.event) throw notInStore('event', id, '`checkout-kit events list`');
+  // Each line but the body's is one line: a line break stored in an id or an error cannot add a line of its own.
   output(io, options.json ?? false, found, ({ event, run }) =>
     [
-      `id:       ${event!.id}`,
-      `type:     ${event!.type}`,
+      `id:       ${printable(event!.id)}`,
+      `type:     ${printable(event!.type)}`,
       `received: ${event!.receivedAt}`,
       `status:   ${run?.status ?? '-'} (attempts ${run?.attempts ?? 0})`,
-      run?.lastError ? `error:    ${run.lastError}` : '',
+      run?.lastError ? `error:    ${printable(run.lastError)}` : '',
       '',
       event!.body ?? '(payload pruned)',
     ]

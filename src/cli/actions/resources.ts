@@ -1,3 +1,4 @@
+import { printable } from '../../errors/index.js';
 import { resourceRuns } from '../../runs/resource-runs.js';
 import type { ResourceKind, ResourceRecord } from '../../store/index.js';
 import { notInStore, UsageError } from '../exit.js';
@@ -56,7 +57,7 @@ export async function showResource(kind: ResourceKind, id: string, options: { js
   if (!found) throw notInStore(kind, id, `\`checkout-kit ${kind}s list\` (show also takes an order id, e-mail or event id)`);
   output(io, options.json ?? false, found, ({ record, runs }) =>
     [
-      `${kind} ${record.id}${record.orderId ? ` (order ${record.orderId})` : ''}`,
+      `${kind} ${printable(record.id)}${record.orderId ? ` (order ${printable(record.orderId)})` : ''}`,
       `outcome: ${record.outcome}${record.outcomeSource ? ` (learned by ${record.outcomeSource})` : ''}, ${record.open ? 'open' : 'closed'}`,
       `last news: ${record.lastNewsAt}`,
       table(
