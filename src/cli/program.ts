@@ -1,13 +1,8 @@
-import { createRequire } from 'node:module';
+import { Command, CommanderError } from './commander.js';
 import { EXIT, exitCodeFor, formatError } from './exit.js';
 import { processIO, type CliIO } from './io.js';
 import type { Register } from './register.js';
 import { kitVersion, VERSION_FLAGS } from './version.js';
-
-// Through require(): commander is CommonJS, and importing it as an ES module costs every command
-// another parse of its source (a fifth of the time it takes to load).
-const { Command, CommanderError } = createRequire(import.meta.url)('commander') as typeof import('commander');
-type Command = import('commander').Command;
 
 /** A command module: the top-level commands it adds, and how to load it. */
 interface CommandModule {

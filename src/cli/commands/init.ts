@@ -1,4 +1,4 @@
-import { Option } from 'commander';
+import { Option } from '../commander.js';
 import { DEFAULT_FRAMEWORK, WEB_FRAMEWORKS } from '../../scaffold/frameworks.js';
 import type { InitFlags } from '../actions/init.js';
 import type { Register } from '../register.js';

@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../commander.js';
 import { roleVariables } from '../../config/variables.js';
 import type { SandboxFlags } from '../actions/sandbox.js';
 import { DEFAULT_SANDBOX_DATA, DEFAULT_SANDBOX_PORT } from '../defaults.js';
