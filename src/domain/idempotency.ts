@@ -9,6 +9,11 @@ export function orderIdempotencyKey(kind: ResourceKind, orderId: string, attempt
   return createOnceKey(kind, orderId, attempt);
 }
 
+/** The Idempotency-Key of the create call of a partner tenant's merchant, try `attempt` (as an order's: from the tenant id and the try alone). */
+export function tenantMerchantKey(tenantId: string, attempt = 1): string {
+  return createOnceKey('merchant', tenantId, attempt);
+}
+
 /**
  * The Idempotency-Key of the create call of `what` (`payment`, `invoice`, `merchant`) for `id` (an
  * order id, a tenant id), try `attempt`. Try 1 keeps the form of the keys written before tries were

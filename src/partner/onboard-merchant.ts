@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isDefiniteRefusal, standingTry } from '../checkout/create-once.js';
-import { createOnceKey, requestHash } from '../domain/idempotency.js';
+import { requestHash, tenantMerchantKey } from '../domain/idempotency.js';
 import type { PartnerClient } from '../client/index.js';
 import { parseInput } from '../client/inputs.js';
 import { CheckoutError, ConfigError, InvalidRequestError, isOffSpec } from '../errors/index.js';
@@ -56,7 +56,7 @@ export async function onboardMerchant(deps: OnboardDeps, input: OnboardInput): P
     () => deps.store.getTenantMerchant(tenantId, environment),
     async (number) => {
       const put = await deps.store.putTenantMerchant(
-        { tenantId, environment, name, email, requestHash: hash, number, idempotencyKey: createOnceKey('merchant', tenantId, number) },
+        { tenantId, environment, name, email, requestHash: hash, number, idempotencyKey: tenantMerchantKey(tenantId, number) },
         clock(),
       );
       return { inserted: put.inserted, stored: put.tenant };

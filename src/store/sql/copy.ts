@@ -1,4 +1,5 @@
-import { createOnceKey } from '../../domain/idempotency.js';
+import { orderIdempotencyKey, tenantMerchantKey } from '../../domain/idempotency.js';
+import type { ResourceKind } from '../../domain/index.js';
 import { InvalidRequestError, StoreError, type StoreFailure } from '../../errors/index.js';
 import type { Queryable, Statement } from './database.js';
 import type { SqlStore } from './sql-store.js';
@@ -8,7 +9,7 @@ type Row = Record<string, unknown>;
 
 /**
  * A table of create-once tries (`attempts`): what else of a row `keyOf` reads, and the
- * Idempotency-Key checkout-kit gives the row's try `number` (see `createOnceKey`).
+ * Idempotency-Key checkout-kit gives the row's try `number` (see `orderIdempotencyKey` and `tenantMerchantKey`).
  */
 interface Attempts {
   reads: readonly string[];
@@ -29,13 +30,13 @@ const TABLES = [
     table: 'checkout_attempts',
     key: ['order_id'],
     order: 'order_id',
-    attempts: { reads: ['kind'], keyOf: (row: Row, number: number) => createOnceKey(String(row.kind), String(row.order_id), number) },
+    attempts: { reads: ['kind'], keyOf: (row: Row, number: number) => orderIdempotencyKey(row.kind as ResourceKind, String(row.order_id), number) },
   },
   {
     table: 'tenant_merchants',
     key: ['tenant_id', 'environment'],
     order: 'seq',
-    attempts: { reads: [], keyOf: (row: Row, number: number) => createOnceKey('merchant', String(row.tenant_id), number) },
+    attempts: { reads: [], keyOf: (row: Row, number: number) => tenantMerchantKey(String(row.tenant_id), number) },
   },
   { table: 'tenant_credentials', key: ['tenant_id', 'environment'], order: 'seq' },
   { table: 'dead_letters', key: ['id'], order: 'seq' },
