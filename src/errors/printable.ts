@@ -13,7 +13,8 @@ const escape = (char: string) => SHORT_ESCAPES[char] ?? `\\u${hex(char.charCodeA
 const BIDI_CLASS = BIDI_CONTROLS.map((code) => `\\u${hex(code)}`).join('');
 const CONTROL = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${BIDI_CLASS}]`, 'g');
 const BIDI_CONTROL = new RegExp(`[${BIDI_CLASS}]`, 'g');
-const CONTROL_BUT_LAYOUT = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_CLASS}]`, 'g');
+// A carriage return ending a line (CRLF) is layout; one alone would return to the line's start and print over it.
+const CONTROL_BUT_LAYOUT = new RegExp(`\\r(?!\\n)|[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f${BIDI_CLASS}]`, 'g');
 const BIDI_ESCAPE = new RegExp(`\\\\u(${BIDI_CONTROLS.map(hex).join('|')})`, 'gi');
 
 /**
@@ -37,7 +38,7 @@ export function showBidiControls(text: string): string {
 
 /**
  * `text` with its control characters written as `printable` writes them, but for its line breaks
- * and tabs: for what the CLI prints over several lines (an event's details and raw body), where a
+ * (LF or CRLF) and tabs: for what the CLI prints over several lines (an event's details and raw body), where a
  * stored byte must neither reach the terminal as an escape sequence nor reorder what is shown.
  */
 export function terminalText(text: string): string {

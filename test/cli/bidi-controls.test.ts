@@ -81,6 +81,11 @@ describe('bidirectional controls in text from outside', () => {
     expect(shown.stdout).toContain('id:       evt_\\u202egnp.exe\n');
     expect(shown.stdout).toContain('error:    refused \\u001b[31mred\\u001b[0m \\u2067x\n');
     expect(shown.stdout).toContain('{\n\t"note": "paid \\u202edis\\u202c"\n}');
+
+    // A body with CRLF line ends keeps them; a carriage return alone would print over its line.
+    const crlf = await failedEvent('evt_crlf', { resourceId: 'pay_1', body: '{\r\n"a": 1,\r\n"b": "x\ry"\r\n}', error: 'e' });
+    const shownCrlf = await runCli(['events', 'show', 'evt_crlf'], { cwd: crlf.cwd });
+    expect(shownCrlf.stdout).toContain('{\r\n"a": 1,\r\n"b": "x\\ry"\r\n}');
   });
 
   it("keep the detail lines but the body's one line each: a line break stored in an id, a type or an error adds no line", async () => {
