@@ -452,7 +452,7 @@ describe('checkout-kit store copy', () => {
   it.each([
     [
       'checkout_attempts',
-      'A-1001',
+      'A-1001, try 1',
       async (other: SqliteStore) => {
         await other.putCheckoutAttempt({ orderId: 'A-1001', kind: 'payment', idempotencyKey: 'theirs', requestHash: 'theirs' });
         await other.releaseCheckoutAttempt('A-1001', 1);
@@ -460,7 +460,7 @@ describe('checkout-kit store copy', () => {
     ],
     [
       'tenant_merchants',
-      'shop-7 test',
+      'shop-7 test, try 1',
       async (other: SqliteStore) => {
         await other.putTenantMerchant({
           tenantId: 'shop-7',
@@ -529,13 +529,13 @@ describe('checkout-kit store copy', () => {
   it.each([
     [
       'checkout_attempts',
-      'A-1001',
+      'A-1001, try 1',
       'under a key of its own',
       (other: SqliteStore) => other.putCheckoutAttempt({ ...theirFirstCheckout, idempotencyKey: 'theirs' }, anHourAgo()),
     ],
     [
       'checkout_attempts',
-      'A-1001',
+      'A-1001, try 1',
       'created (a try the source could never have followed)',
       async (other: SqliteStore) => {
         await other.putCheckoutAttempt(theirFirstCheckout, anHourAgo());
@@ -544,13 +544,13 @@ describe('checkout-kit store copy', () => {
     ],
     [
       'checkout_attempts',
-      'A-1001',
+      'A-1001, try 1',
       "begun after the source's later try",
       (other: SqliteStore) => other.putCheckoutAttempt(theirFirstCheckout, new Date(Date.now() + 3_600_000)),
     ],
     [
       'tenant_merchants',
-      'shop-7 test',
+      'shop-7 test, try 1',
       'under a key of its own',
       (other: SqliteStore) =>
         other.putTenantMerchant(

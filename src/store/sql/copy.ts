@@ -1,6 +1,6 @@
 import { orderIdempotencyKey, tenantMerchantKey } from '../../domain/idempotency.js';
 import type { ResourceKind } from '../../domain/index.js';
-import { InvalidRequestError, StoreError, type StoreFailure } from '../../errors/index.js';
+import { InvalidRequestError, printable, StoreError, type StoreFailure } from '../../errors/index.js';
 import type { Queryable, Statement } from './database.js';
 import type { SqlStore } from './sql-store.js';
 import { storableJson } from './storable-text.js';
@@ -161,7 +161,7 @@ async function refuseAnotherStore(source: SqlStore, target: SqlStore): Promise<v
     const foreign = rows.find((row) => !isSources(row));
     if (foreign) {
       throw new InvalidRequestError(
-        `The target ${target.description} holds ${spec.table} the source does not (${spec.key.map((column) => String(foreign[column])).join(' ')}): it is another store, or one written to since it was copied. Nothing was copied: copy into an empty store.`,
+        `The target ${target.description} holds ${spec.table} the source does not (${printable(spec.key.map((column) => String(foreign[column])).join(' '))}${attempts ? `, try ${String(foreign.number)}` : ''}): it is another store, or one written to since it was copied. Nothing was copied: copy into an empty store.`,
       );
     }
   }

@@ -141,7 +141,7 @@ export function removeDeadPartials(destination: string): string[] {
       rmSync(leftover);
       removed.push(leftover);
     } catch {
-      // Not this user's to remove: it stays, as before.
+      // Not this user's to remove (or gone meanwhile): it stays.
     }
   }
   return removed;
