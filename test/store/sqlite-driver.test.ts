@@ -186,6 +186,25 @@ for (const { name, driver } of DRIVERS) {
       }
     });
 
+    it('binds $1… out of order and repeated, and leaves a $1 in quoted text or a comment alone', () => {
+      const db = connect(':memory:');
+      const select = db.prepare(
+        `SELECT $2 AS b, $1 AS a, $2 AS again, '$1 ''$2''' AS literal, "$1" AS quoted -- $3 in a comment
+         /* and $4 in another */ FROM (SELECT 'col' AS "$1")`,
+      );
+      expect({ ...select.all(['one', 'two'])[0] }).toEqual({ b: 'two', a: 'one', again: 'two', literal: "$1 '$2'", quoted: 'col' });
+    });
+
+    it('binds a statement of thousands of values (a batch of events, a page of a copy), each to its own parameter', () => {
+      const db = connect(':memory:');
+      db.exec('CREATE TABLE t (a INTEGER, b TEXT)');
+      const rows = 3000;
+      const tuples = Array.from({ length: rows }, (_, i) => `($${2 * i + 1}, $${2 * i + 2})`).join(', ');
+      const values = Array.from({ length: rows }, (_, i) => [i, `v${i}`]).flat();
+      expect(db.prepare(`INSERT INTO t (a, b) VALUES ${tuples}`).run(values)).toEqual({ changes: rows });
+      expect({ ...db.prepare(`SELECT count(*) AS n FROM t WHERE b = 'v' || a`).all()[0] }).toEqual({ n: rows });
+    });
+
     it('binds $1… from values in order, repeated ones too; booleans as 1/0, undefined as NULL', () => {
       const db = connect(':memory:');
       db.exec('CREATE TABLE t (id TEXT PRIMARY KEY, a INTEGER, b INTEGER, c TEXT, d TEXT); CREATE TABLE u (x TEXT)');
