@@ -133,7 +133,8 @@ export function removeDeadPartials(destination: string): string[] {
   }
   const removed: string[] = [];
   for (const name of names) {
-    const pid = name.startsWith(prefix) ? Number(/^(\d+)(-journal|-wal|-shm)?$/.exec(name.slice(prefix.length))?.[1]) : NaN;
+    const match = name.startsWith(prefix) ? /^(\d+)(.*)$/.exec(name.slice(prefix.length)) : null;
+    const pid = match && PARTIAL_SUFFIXES.includes(match[2]!) ? Number(match[1]) : NaN;
     if (!(pid > 0) || pid === process.pid || isRunning(pid)) continue;
     const leftover = join(folder, name);
     try {
@@ -157,10 +158,13 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/** What a backup's partial copy (`<destination>.partial-<pid>`) is followed by in the names of what it writes: the copy itself, then its journals. */
+const PARTIAL_SUFFIXES = ['', '-journal', '-wal', '-shm'];
+
 /** What this process's backup to `destination` writes beside it before it is put in place: the copy first, then its journals. */
 export function partialBackupFiles(destination: string): [string, ...string[]] {
   const partial = `${destination}.partial-${process.pid}`;
-  return [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`];
+  return PARTIAL_SUFFIXES.map((suffix) => `${partial}${suffix}`) as [string, ...string[]];
 }
 
 /**
