@@ -8,7 +8,7 @@ import { createOnceKey, orderIdempotencyKey } from '../../src/domain/idempotency
 import { SqliteStore } from '../../src/store/index.js';
 import { NOT_COPIED } from '../../src/store/sql/copy.js';
 import { loadDriver } from '../../src/store/sqlite/driver.js';
-import { CLI_MAIN, execCli, runCli, spawnCli, stopProcess, terminateAll, TSX_LOADER, waitForLine } from '../support/cli.js';
+import { execCli, runCli, spawnCli, stopProcess, terminateAll, TSX_LOADER, waitForLine } from '../support/cli.js';
 import { eventually, freePort } from '../support/ports.js';
 import { removeTempDirs, tempDir } from '../support/temp-dirs.js';
 import { sampleEvent } from '../store/fixtures/sample-event.js';
@@ -203,11 +203,7 @@ describe('checkout-kit store backup stopped midway', () => {
       expect((await runCli(['store', 'backup', backup], { cwd, env })).code).toBe(0);
       const lastGood = await readFile(backup);
       const PAUSE_MID_BACKUP = pathToFileURL(join(REPO, 'test/cli/fixtures/pause-mid-backup.mjs')).href;
-      const tonight = spawn(process.execPath, ['--import', TSX_LOADER, '--import', PAUSE_MID_BACKUP, CLI_MAIN, 'store', 'backup', backup, '--force'], {
-        cwd,
-        env: { PATH: process.env.PATH, ...env },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
+      const tonight = spawnCli(['store', 'backup', backup, '--force'], { cwd, env, stdin: 'pipe', preload: [PAUSE_MID_BACKUP] });
       children.push(tonight);
       let stderr = '';
       tonight.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -228,11 +224,7 @@ describe('checkout-kit store backup stopped midway', () => {
     const backups = join(cwd, 'backups');
     const backup = join(backups, 'store.sqlite');
     const PAUSE_MID_BACKUP = pathToFileURL(join(REPO, 'test/cli/fixtures/pause-mid-backup.mjs')).href;
-    const killed = spawn(process.execPath, ['--import', TSX_LOADER, '--import', PAUSE_MID_BACKUP, CLI_MAIN, 'store', 'backup', backup], {
-      cwd,
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const killed = spawnCli(['store', 'backup', backup], { cwd, env, stdin: 'pipe', preload: [PAUSE_MID_BACKUP] });
     children.push(killed);
     const gone = new Promise((resolve) => killed.once('exit', resolve));
     await waitForLine(killed, /^paused$/m);
@@ -792,11 +784,7 @@ describe.runIf(DATABASE_URL)('checkout-kit store copy to PostgreSQL stopped midw
     // A password (the server here trusts every local connection): never printed.
     const url = `${DATABASE_URL!.replace(/\/\/([^@/]*@)?/, '//postgres:secret-pw@')}?schema=${schema}`;
     const PAUSE_MID_COPY = pathToFileURL(join(REPO, 'test/cli/fixtures/pause-mid-copy.mjs')).href;
-    const copy = spawn(process.execPath, ['--import', TSX_LOADER, '--import', PAUSE_MID_COPY, CLI_MAIN, 'store', 'copy', '--to', url], {
-      cwd,
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const copy = spawnCli(['store', 'copy', '--to', url], { cwd, env, stdin: 'pipe', preload: [PAUSE_MID_COPY] });
     children.push(copy);
     let stderr = '';
     copy.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -1040,11 +1028,7 @@ describe('checkout-kit store restore', () => {
     await later.open();
     await later.insertEvent(sampleEvent('evt_after_backup'));
     await later.close();
-    const restore = spawn(process.execPath, ['--import', TSX_LOADER, '--import', PAUSE_BEFORE_REPLACING, CLI_MAIN, 'store', 'restore', 'b.sqlite'], {
-      cwd,
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const restore = spawnCli(['store', 'restore', 'b.sqlite'], { cwd, env, stdin: 'pipe', preload: [PAUSE_BEFORE_REPLACING] });
     children.push(restore);
     let out = '';
     restore.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));

@@ -20,9 +20,13 @@ export async function runCli(args: string[], options: { cwd: string; env?: NodeJ
   return { code, stdout: out, stderr: err };
 }
 
-/** Start the CLI as a child process (`node --import tsx src/cli/main.ts …`). */
-export function spawnCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; stdin?: 'pipe' }): ChildProcess {
-  return spawn(process.execPath, ['--import', TSX_LOADER, CLI_MAIN, ...args], {
+/**
+ * Start the CLI as a child process (`node --import tsx src/cli/main.ts …`); `preload`: module URLs
+ * imported before it (a fixture that pauses the command at a known point).
+ */
+export function spawnCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; stdin?: 'pipe'; preload?: readonly string[] }): ChildProcess {
+  const preloads = (options.preload ?? []).flatMap((url) => ['--import', url]);
+  return spawn(process.execPath, ['--import', TSX_LOADER, ...preloads, CLI_MAIN, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH, ...options.env },
     stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
