@@ -1,18 +1,7 @@
 import { StoreError } from '../../errors/index.js';
 import type { Environment, Merchant } from '../../schemas/index.js';
 import { isStorable } from './storable-text.js';
-import type {
-  CheckoutAttempt,
-  SealedTenantCredentials,
-  TenantMerchant,
-  DeadLetter,
-  NewsSource,
-  Outcome,
-  ResourceKind,
-  ResourceRecord,
-  Run,
-  StoredEvent,
-} from '../types.js';
+import type { CheckoutAttempt, NewsSource, Outcome, ResourceKind, Run, TenantMerchant } from '../types.js';
 
 /** Rows as either database returns them (see `Database`), and their mapping to the store's records. */
 type Time = Date | string;
@@ -25,19 +14,6 @@ export function iso(time: Time | number): string {
   if (Number.isNaN(date.getTime())) throw new StoreError(`"${String(time)}" is not a time: give an ISO 8601 time such as 2030-01-01T00:00:00.000Z.`);
   return date.toISOString();
 }
-const isoOrUndefined = (value: Time | null): string | undefined => (value === null ? undefined : iso(value));
-const bool = (value: Bool): boolean => value === true || value === 1;
-const json = <T>(value: Json<T>): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
-
-/**
- * A column whose values read as `T`. Each table's row is written once, as an object of these: its
- * keys are the column lists of the statements, its type the row they are read into, so the two
- * cannot drift apart. The values are never read.
- */
-const column = <T>() => undefined as T;
-
-/** The columns of a row, in the order written. */
-const columnsOf = <Row extends object>(row: Row): ReadonlyArray<keyof Row & string> => Object.keys(row) as Array<keyof Row & string>;
 
 // A body with a character text cannot keep (see `storable-text.ts`) is kept as its JSON string
 // literal instead, which has none and parses back to the same string: bodies stay byte for byte.
@@ -45,215 +21,145 @@ export function encodeBody(body: string): { text: string; escaped: boolean } {
   return isStorable(body) ? { text: body, escaped: false } : { text: JSON.stringify(body), escaped: true };
 }
 
-function decodeBody(text: string, escaped: Bool): string {
-  return bool(escaped) ? (JSON.parse(text) as string) : text;
-}
+/** How a column's value reads into its field of the record (the whole row at hand, for a field of two columns). */
+type Reader<In, Out> = (value: In, row: Record<string, unknown>) => Out;
+type Readers = Record<string, Reader<never, unknown>>;
+type Camel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+/** A table's record: each column's field, camel-cased, but those read only with another column. */
+type Fields<R extends Readers> = { [K in keyof R & string as [ReturnType<R[K]>] extends [never] ? never : Camel<K>]: ReturnType<R[K]> };
 
-const EVENT_ROW = {
-  id: column<string>(),
-  type: column<string>(),
-  environment: column<Environment | null>(),
-  created_at: column<string>(),
-  received_at: column<Time>(),
-  resource_kind: column<ResourceKind | null>(),
-  resource_id: column<string | null>(),
-  body: column<string | null>(),
-  body_escaped: column<Bool>(),
-};
-export type EventRow = typeof EVENT_ROW;
-export const EVENT_COLUMNS = columnsOf(EVENT_ROW);
+const plain =
+  <T>() =>
+  (value: T) =>
+    value;
+const text = plain<string>();
+const int = (value: number) => Number(value);
+const time = (value: Time) => iso(value);
+const bool = (value: Bool) => value === true || value === 1;
+const json =
+  <T>() =>
+  (value: Json<T>) =>
+    typeof value === 'string' ? (JSON.parse(value) as T) : value;
+const optional =
+  <In, Out>(read: Reader<In, Out>) =>
+  (value: In | null, row: Record<string, unknown>) =>
+    value === null ? undefined : read(value, row);
+/** A body as `encodeBody` kept it. */
+const body = (stored: string, row: Record<string, unknown>) => (bool(row.body_escaped as Bool) ? (JSON.parse(stored) as string) : stored);
+/** `body_escaped`: read by `body`, not a field of its own. */
+const readByBody = (_escaped: Bool): never => undefined as never;
 
-export function toEvent(row: EventRow): StoredEvent {
+/**
+ * One table's columns, each with how it reads: its keys are the statements' column lists, its
+ * readers the row's type and the record's, so that none of them can drift from another.
+ */
+function table<R extends Readers>(readers: R) {
+  const columns = Object.keys(readers) as Array<keyof R & string>;
+  const fields = columns
+    .filter((column) => (readers[column] as unknown) !== readByBody)
+    .map((column) => ({ column, field: column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()), read: readers[column]! }));
   return {
-    id: row.id,
-    type: row.type,
-    environment: row.environment ?? undefined,
-    createdAt: row.created_at,
-    receivedAt: iso(row.received_at),
-    resourceKind: row.resource_kind ?? undefined,
-    resourceId: row.resource_id ?? undefined,
-    body: row.body === null ? undefined : decodeBody(row.body, row.body_escaped),
+    columns,
+    read: (row: { [K in keyof R]: Parameters<R[K]>[0] }): Fields<R> => {
+      const record: Record<string, unknown> = {};
+      for (const { column, field, read } of fields) record[field] = read(row[column] as never, row);
+      return record as Fields<R>;
+    },
   };
 }
 
-const RUN_ROW = {
-  key: column<string>(),
-  kind: column<Run['kind']>(),
-  status: column<Run['status']>(),
-  attempts: column<number>(),
-  owner: column<string | null>(),
-  lease_until: column<Time | null>(),
-  next_attempt_at: column<Time>(),
-  last_error: column<string | null>(),
-  data: column<Json<Record<string, unknown>>>(),
-  created_at: column<Time>(),
-  updated_at: column<Time>(),
-  completed_at: column<Time | null>(),
-};
-export type RunRow = typeof RUN_ROW;
-export const RUN_COLUMNS = columnsOf(RUN_ROW);
+/** A table's row, as `read` takes it. */
+export type RowOf<T extends { read: (row: never) => unknown }> = Parameters<T['read']>[0];
 
-export function toRun(row: RunRow): Run {
-  return {
-    key: row.key,
-    kind: row.kind,
-    status: row.status,
-    attempts: Number(row.attempts),
-    owner: row.owner ?? undefined,
-    leaseUntil: isoOrUndefined(row.lease_until),
-    nextAttemptAt: iso(row.next_attempt_at),
-    lastError: row.last_error ?? undefined,
-    data: json(row.data),
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-    completedAt: isoOrUndefined(row.completed_at),
-  };
-}
+export const EVENT = table({
+  id: text,
+  type: text,
+  environment: optional(plain<Environment>()),
+  created_at: text,
+  received_at: time,
+  resource_kind: optional(plain<ResourceKind>()),
+  resource_id: optional(text),
+  body: optional(body),
+  body_escaped: readByBody,
+});
+
+export const RUN = table({
+  key: text,
+  kind: plain<Run['kind']>(),
+  status: plain<Run['status']>(),
+  attempts: int,
+  owner: optional(text),
+  lease_until: optional(time),
+  next_attempt_at: time,
+  last_error: optional(text),
+  data: json<Record<string, unknown>>(),
+  created_at: time,
+  updated_at: time,
+  completed_at: optional(time),
+});
+export type RunRow = RowOf<typeof RUN>;
 
 export type PrefixedRunRow = { [K in keyof RunRow as `run_${K}`]: RunRow[K] | null };
 
 /** The run of a row that carries one with its columns prefixed `run_` (an event with its dispatch run). */
 export function toPrefixedRun(row: PrefixedRunRow): Run | undefined {
   if (row.run_key === null) return undefined;
-  return toRun(Object.fromEntries(RUN_COLUMNS.map((column) => [column, row[`run_${column}`]])) as unknown as RunRow);
+  return RUN.read(Object.fromEntries(RUN.columns.map((column) => [column, row[`run_${column}`]])) as unknown as RunRow);
 }
 
-const RESOURCE_ROW = {
-  kind: column<ResourceKind>(),
-  id: column<string>(),
-  environment: column<Environment | null>(),
-  order_id: column<string | null>(),
-  outcome: column<Outcome>(),
-  outcome_source: column<NewsSource | null>(),
-  late: column<Bool | null>(),
-  snapshot: column<Json<Record<string, unknown>> | null>(),
-  expires_at: column<string | null>(),
-  last_news_at: column<Time>(),
-  open: column<Bool>(),
-  created_at: column<Time>(),
-  updated_at: column<Time>(),
-};
-export type ResourceRow = typeof RESOURCE_ROW;
-export const RESOURCE_COLUMNS = columnsOf(RESOURCE_ROW);
+export const RESOURCE = table({
+  kind: plain<ResourceKind>(),
+  id: text,
+  environment: optional(plain<Environment>()),
+  order_id: optional(text),
+  outcome: plain<Outcome>(),
+  outcome_source: optional(plain<NewsSource>()),
+  late: optional(bool),
+  snapshot: optional(json<Record<string, unknown>>()),
+  expires_at: optional(text),
+  last_news_at: time,
+  open: bool,
+  created_at: time,
+  updated_at: time,
+});
 
-export function toResource(row: ResourceRow): ResourceRecord {
-  return {
-    kind: row.kind,
-    id: row.id,
-    environment: row.environment ?? undefined,
-    orderId: row.order_id ?? undefined,
-    outcome: row.outcome,
-    outcomeSource: row.outcome_source ?? undefined,
-    late: row.late === null ? undefined : bool(row.late),
-    snapshot: row.snapshot === null ? undefined : json(row.snapshot),
-    expiresAt: row.expires_at ?? undefined,
-    lastNewsAt: iso(row.last_news_at),
-    open: bool(row.open),
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-}
+export const ATTEMPT = table({
+  order_id: text,
+  kind: plain<ResourceKind>(),
+  number: int,
+  idempotency_key: text,
+  request_hash: text,
+  status: plain<CheckoutAttempt['status']>(),
+  resource_id: optional(text),
+  checkout_url: optional(text),
+  created_at: time,
+  updated_at: time,
+});
 
-const ATTEMPT_ROW = {
-  order_id: column<string>(),
-  kind: column<ResourceKind>(),
-  number: column<number>(),
-  idempotency_key: column<string>(),
-  request_hash: column<string>(),
-  status: column<CheckoutAttempt['status']>(),
-  resource_id: column<string | null>(),
-  checkout_url: column<string | null>(),
-  created_at: column<Time>(),
-  updated_at: column<Time>(),
-};
-export type AttemptRow = typeof ATTEMPT_ROW;
-export const ATTEMPT_COLUMNS = columnsOf(ATTEMPT_ROW);
+export const TENANT_MERCHANT = table({
+  tenant_id: text,
+  environment: plain<Environment>(),
+  number: int,
+  idempotency_key: text,
+  request_hash: text,
+  status: plain<TenantMerchant['status']>(),
+  name: text,
+  email: text,
+  merchant_id: optional(text),
+  snapshot: optional(json<Merchant>()),
+  created_at: time,
+  updated_at: time,
+});
 
-export function toAttempt(row: AttemptRow): CheckoutAttempt {
-  return {
-    orderId: row.order_id,
-    kind: row.kind,
-    number: Number(row.number),
-    idempotencyKey: row.idempotency_key,
-    requestHash: row.request_hash,
-    status: row.status,
-    resourceId: row.resource_id ?? undefined,
-    checkoutUrl: row.checkout_url ?? undefined,
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-}
+export const TENANT_CREDENTIALS = table({ tenant_id: text, environment: plain<Environment>(), sealed: text, key_id: text, updated_at: time });
 
-const TENANT_MERCHANT_ROW = {
-  tenant_id: column<string>(),
-  environment: column<Environment>(),
-  number: column<number>(),
-  idempotency_key: column<string>(),
-  request_hash: column<string>(),
-  status: column<TenantMerchant['status']>(),
-  name: column<string>(),
-  email: column<string>(),
-  merchant_id: column<string | null>(),
-  snapshot: column<Json<Merchant> | null>(),
-  created_at: column<Time>(),
-  updated_at: column<Time>(),
-};
-export type TenantMerchantRow = typeof TENANT_MERCHANT_ROW;
-export const TENANT_MERCHANT_COLUMNS = columnsOf(TENANT_MERCHANT_ROW);
+export const DEAD_LETTER = table({
+  id: text,
+  received_at: time,
+  reason: text,
+  body,
+  body_escaped: readByBody,
+  headers: json<Record<string, string>>(),
+});
 
-export function toTenantMerchant(row: TenantMerchantRow): TenantMerchant {
-  return {
-    tenantId: row.tenant_id,
-    environment: row.environment,
-    number: Number(row.number),
-    idempotencyKey: row.idempotency_key,
-    requestHash: row.request_hash,
-    status: row.status,
-    name: row.name,
-    email: row.email,
-    merchantId: row.merchant_id ?? undefined,
-    snapshot: row.snapshot === null ? undefined : json(row.snapshot),
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-}
-
-const TENANT_CREDENTIALS_ROW = {
-  tenant_id: column<string>(),
-  environment: column<Environment>(),
-  sealed: column<string>(),
-  key_id: column<string>(),
-  updated_at: column<Time>(),
-};
-export type TenantCredentialsRow = typeof TENANT_CREDENTIALS_ROW;
-export const TENANT_CREDENTIALS_COLUMNS = columnsOf(TENANT_CREDENTIALS_ROW);
-
-export function toTenantCredentials(row: TenantCredentialsRow): SealedTenantCredentials {
-  return { tenantId: row.tenant_id, environment: row.environment, sealed: row.sealed, keyId: row.key_id, updatedAt: iso(row.updated_at) };
-}
-
-const DEAD_LETTER_ROW = {
-  id: column<string>(),
-  received_at: column<Time>(),
-  reason: column<string>(),
-  body: column<string>(),
-  body_escaped: column<Bool>(),
-  headers: column<Json<Record<string, string>>>(),
-};
-export type DeadLetterRow = typeof DEAD_LETTER_ROW;
-export const DEAD_LETTER_COLUMNS = columnsOf(DEAD_LETTER_ROW);
-
-export function toDeadLetter(row: DeadLetterRow): DeadLetter {
-  return { id: row.id, receivedAt: iso(row.received_at), reason: row.reason, body: decodeBody(row.body, row.body_escaped), headers: json(row.headers) };
-}
-
-const ACTIVITY_ROW = {
-  subject: column<string>(),
-  kind: column<string>(),
-  at: column<Time>(),
-  data: column<Json<Record<string, unknown>>>(),
-};
-export type ActivityRow = typeof ACTIVITY_ROW;
-export const ACTIVITY_COLUMNS = columnsOf(ACTIVITY_ROW);
-
-export const toActivity = (row: ActivityRow) => ({ subject: row.subject, kind: row.kind, at: iso(row.at), data: json(row.data) });
+export const ACTIVITY = table({ subject: text, kind: text, at: time, data: json<Record<string, unknown>>() });

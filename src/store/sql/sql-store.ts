@@ -41,22 +41,19 @@ import { storableDatabase, storableJson, storableText } from './storable-text.js
 import { appliedMigrations, refuseNewerSchema, runMigrations } from './migrate.js';
 import { LATEST_VERSION, type MigrationReport } from './migrations.js';
 import {
+  ACTIVITY,
+  ATTEMPT,
+  DEAD_LETTER,
   encodeBody,
+  EVENT,
   iso,
-  RESOURCE_COLUMNS,
-  toActivity,
-  toAttempt,
-  toDeadLetter,
-  toEvent,
+  RESOURCE,
+  RUN,
+  TENANT_CREDENTIALS,
+  TENANT_MERCHANT,
   toPrefixedRun,
-  toResource,
-  toRun,
-  toTenantCredentials,
-  toTenantMerchant,
-  type DeadLetterRow,
-  type EventRow,
   type PrefixedRunRow,
-  type ResourceRow,
+  type RowOf,
   type RunRow,
 } from './rows.js';
 import { buildStatements, claimableAt, RUN_LIST, type Prepared, type Statements } from './statements.js';
@@ -182,7 +179,7 @@ export class SqlStore implements Store {
   }
 
   async getEvent(id: string): Promise<StoredEvent | undefined> {
-    return this.first(this.sql.getEvent, [id], toEvent);
+    return this.first(this.sql.getEvent, [id], EVENT.read);
   }
 
   async listEvents(filter: EventFilter = {}): Promise<Array<StoredEvent & { run: Run | undefined }>> {
@@ -192,25 +189,25 @@ export class SqlStore implements Store {
     if (filter.resourceId !== undefined) where.add('e.resource_id = ?', filter.resourceId);
     if (filter.status !== undefined) where.add('r.status = ?', filter.status);
     // Newest first; ties in arrival order.
-    const { rows } = await this.database.query<EventRow & PrefixedRunRow>({
+    const { rows } = await this.database.query<RowOf<typeof EVENT> & PrefixedRunRow>({
       text: `${this.sql.eventsWithRuns} ${where.sql} ORDER BY e.received_at DESC, e.seq LIMIT ${where.param(filter.limit ?? 100)} OFFSET ${where.param(filter.offset ?? 0)}`,
       values: where.values,
     });
-    return rows.map((row) => ({ ...toEvent(row), run: toPrefixedRun(row) }));
+    return rows.map((row) => ({ ...EVENT.read(row), run: toPrefixedRun(row) }));
   }
 
   // The letter carries its own receivedAt: nothing else here is stamped.
   async insertDeadLetter(letter: Omit<DeadLetter, 'id'>, _now?: Date): Promise<DeadLetter> {
     const body = encodeBody(letter.body);
-    const { rows } = await this.database.query<DeadLetterRow>({
+    const { rows } = await this.database.query<RowOf<typeof DEAD_LETTER>>({
       ...this.sql.insertDeadLetter,
       values: [crypto.randomUUID(), iso(letter.receivedAt), letter.reason, body.text, body.escaped, storableJson(letter.headers)],
     });
-    return toDeadLetter(one(rows));
+    return DEAD_LETTER.read(one(rows));
   }
 
   async listDeadLetters(limit = 100, offset = 0): Promise<DeadLetter[]> {
-    return this.all(this.sql.listDeadLetters, [limit, offset], toDeadLetter);
+    return this.all(this.sql.listDeadLetters, [limit, offset], DEAD_LETTER.read);
   }
 
   // Runs
@@ -220,7 +217,7 @@ export class SqlStore implements Store {
     const withEvent = await enqueuedWithEvent(run, (key) => this.getRun(key));
     if (withEvent) return withEvent;
     const inserted = await this.insertRun(this.database, run, now);
-    if (inserted) return { inserted: true, run: toRun(inserted) };
+    if (inserted) return { inserted: true, run: RUN.read(inserted) };
     // Fulfillment runs are never deleted: a conflict means the row is there to read.
     return { inserted: false, run: (await this.getRun(run.key)) as Run };
   }
@@ -236,12 +233,12 @@ export class SqlStore implements Store {
   }
 
   async getRun(key: string): Promise<Run | undefined> {
-    return this.first(this.sql.runs.get, [key], toRun);
+    return this.first(this.sql.runs.get, [key], RUN.read);
   }
 
   async claimRun(key: string, options: ClaimOptions): Promise<Run | undefined> {
     const at = (options.now ?? new Date()).getTime();
-    return this.first(this.sql.runs.claim, [key, options.owner, iso(at), iso(at + options.leaseMs)], toRun);
+    return this.first(this.sql.runs.claim, [key, options.owner, iso(at), iso(at + options.leaseMs)], RUN.read);
   }
 
   async renewLease(key: string, owner: string, leaseMs: number, now = new Date()): Promise<boolean> {
@@ -269,7 +266,7 @@ export class SqlStore implements Store {
         ORDER BY seq${filter.newestFirst ? ' DESC' : ''} LIMIT ${where.param(filter.limit ?? 100)} OFFSET ${where.param(filter.offset ?? 0)}`,
       values: where.values,
     });
-    return rows.map(toRun);
+    return rows.map(RUN.read);
   }
 
   async countRuns(filter: RunCountFilter = {}): Promise<number> {
@@ -310,7 +307,7 @@ export class SqlStore implements Store {
     const advancedFromNew = rank !== null && rank > OUTCOME_RANK.pending;
     // The global WebCrypto, not node:crypto: a command that only reads the store then starts without loading it.
     const token = crypto.randomUUID();
-    const { rows } = await db.query<ResourceRow & { advanced_by: string | null }>({
+    const { rows } = await db.query<RowOf<typeof RESOURCE> & { advanced_by: string | null }>({
       ...this.sql.upsertResource,
       values: [
         update.kind,
@@ -338,11 +335,11 @@ export class SqlStore implements Store {
       ],
     });
     const row = one(rows);
-    return { record: toResource(row), advanced: row.advanced_by === token };
+    return { record: RESOURCE.read(row), advanced: row.advanced_by === token };
   }
 
   async getResource(kind: ResourceKind, id: string): Promise<ResourceRecord | undefined> {
-    return this.first(this.sql.getResource, [kind, id], toResource);
+    return this.first(this.sql.getResource, [kind, id], RESOURCE.read);
   }
 
   async listResources(filter: ResourceFilter = {}): Promise<ResourceRecord[]> {
@@ -352,12 +349,12 @@ export class SqlStore implements Store {
     if (filter.open !== undefined) where.add(filter.open ? 'open' : 'NOT open');
     if (filter.lastNewsBefore !== undefined) where.add('last_news_at <= ?', iso(filter.lastNewsBefore));
     if (filter.outcomeSource !== undefined) where.add('outcome_source = ?', filter.outcomeSource);
-    const { rows } = await this.database.query<ResourceRow>({
-      text: `SELECT ${RESOURCE_COLUMNS.join(', ')} FROM ${this.dialect.prefix}resources ${where.sql}
+    const { rows } = await this.database.query<RowOf<typeof RESOURCE>>({
+      text: `SELECT ${RESOURCE.columns.join(', ')} FROM ${this.dialect.prefix}resources ${where.sql}
         ORDER BY seq${filter.newestFirst ? ' DESC' : ''} LIMIT ${where.param(filter.limit ?? 1000)} OFFSET ${where.param(filter.offset ?? 0)}`,
       values: where.values,
     });
-    return rows.map(toResource);
+    return rows.map(RESOURCE.read);
   }
 
   async searchResources(search: ResourceSearch): Promise<ResourceListing[]> {
@@ -395,28 +392,28 @@ export class SqlStore implements Store {
     if (search.amountMax !== undefined) where.add(this.dialect.compareDecimal('res.amount_value', amount, '<=', '?'), search.amountMax);
     if (search.handler === 'none') where.add('r.key IS NULL');
     else if (search.handler !== undefined) where.add('r.status = ?', search.handler);
-    const { rows } = await this.database.query<ResourceRow & { handler_status: Run['status'] | null }>({
-      text: `SELECT ${RESOURCE_COLUMNS.map((column) => `res.${column}`).join(', ')}, r.status AS handler_status
+    const { rows } = await this.database.query<RowOf<typeof RESOURCE> & { handler_status: Run['status'] | null }>({
+      text: `SELECT ${RESOURCE.columns.map((column) => `res.${column}`).join(', ')}, r.status AS handler_status
         FROM ${from} LEFT JOIN ${p}runs r ON r.key = ${handlerKey('res')}
         ${where.sql}
         ORDER BY res.seq DESC LIMIT ${where.param(search.limit ?? 100)} OFFSET ${where.param(search.offset ?? 0)}`,
       values: where.values,
     });
-    return rows.map((row) => ({ ...toResource(row), handler: row.handler_status ?? 'none' }));
+    return rows.map((row) => ({ ...RESOURCE.read(row), handler: row.handler_status ?? 'none' }));
   }
 
   // Checkout attempts
 
   async putCheckoutAttempt(attempt: NewCheckoutAttempt, now = new Date()): Promise<{ inserted: boolean; attempt: CheckoutAttempt }> {
     const values = [attempt.orderId, attempt.kind, attempt.idempotencyKey, attempt.requestHash, iso(now), attempt.number ?? 1];
-    const inserted = await this.first(this.sql.putCheckoutAttempt, values, toAttempt);
+    const inserted = await this.first(this.sql.putCheckoutAttempt, values, ATTEMPT.read);
     if (inserted) return { inserted: true, attempt: inserted };
     // Attempts are never deleted: once the insert has met one, it is there to read.
     return { inserted: false, attempt: (await this.getCheckoutAttempt(attempt.orderId)) as CheckoutAttempt };
   }
 
   async completeCheckoutAttempt(orderId: string, result: { resourceId: string; checkoutUrl: string | undefined }, now = new Date()): Promise<CheckoutAttempt> {
-    const completed = await this.first(this.sql.completeCheckoutAttempt, [orderId, result.resourceId, result.checkoutUrl ?? null, iso(now)], toAttempt);
+    const completed = await this.first(this.sql.completeCheckoutAttempt, [orderId, result.resourceId, result.checkoutUrl ?? null, iso(now)], ATTEMPT.read);
     if (!completed) throw new Error(`No checkout attempt for order ${orderId}: call putCheckoutAttempt first.`);
     return completed;
   }
@@ -426,14 +423,14 @@ export class SqlStore implements Store {
   }
 
   async getCheckoutAttempt(orderId: string): Promise<CheckoutAttempt | undefined> {
-    return this.first(this.sql.getCheckoutAttempt, [orderId], toAttempt);
+    return this.first(this.sql.getCheckoutAttempt, [orderId], ATTEMPT.read);
   }
 
   // Partner tenants' merchants
 
   async putTenantMerchant(tenant: NewTenantMerchant, now = new Date()): Promise<{ inserted: boolean; tenant: TenantMerchant }> {
     const values = [tenant.tenantId, tenant.environment, tenant.idempotencyKey, tenant.requestHash, tenant.name, tenant.email, iso(now), tenant.number ?? 1];
-    const inserted = await this.first(this.sql.putTenantMerchant, values, toTenantMerchant);
+    const inserted = await this.first(this.sql.putTenantMerchant, values, TENANT_MERCHANT.read);
     if (inserted) return { inserted: true, tenant: inserted };
     // Never deleted: once the insert has met one, it is there to read.
     return { inserted: false, tenant: (await this.getTenantMerchant(tenant.tenantId, tenant.environment)) as TenantMerchant };
@@ -443,7 +440,7 @@ export class SqlStore implements Store {
     const completed = await this.first(
       this.sql.completeTenantMerchant,
       [tenantId, environment, merchant.merchantId, storableJson(merchant), iso(now)],
-      toTenantMerchant,
+      TENANT_MERCHANT.read,
     );
     if (completed) return completed;
     const stored = await this.getTenantMerchant(tenantId, environment);
@@ -456,17 +453,17 @@ export class SqlStore implements Store {
   }
 
   async getTenantMerchant(tenantId: string, environment: Environment): Promise<TenantMerchant | undefined> {
-    return this.first(this.sql.getTenantMerchant, [tenantId, environment], toTenantMerchant);
+    return this.first(this.sql.getTenantMerchant, [tenantId, environment], TENANT_MERCHANT.read);
   }
 
   async findTenantByMerchantId(merchantId: string): Promise<TenantMerchant | undefined> {
-    return this.first(this.sql.findTenantByMerchantId, [merchantId], toTenantMerchant);
+    return this.first(this.sql.findTenantByMerchantId, [merchantId], TENANT_MERCHANT.read);
   }
 
   async listTenantMerchants(
     filter: { environment?: Environment | undefined; limit?: number | undefined; offset?: number | undefined } = {},
   ): Promise<TenantMerchant[]> {
-    return this.all(this.sql.listTenantMerchants, [filter.environment ?? null, filter.limit ?? 100, filter.offset ?? 0], toTenantMerchant);
+    return this.all(this.sql.listTenantMerchants, [filter.environment ?? null, filter.limit ?? 100, filter.offset ?? 0], TENANT_MERCHANT.read);
   }
 
   // Tenants' own credentials, sealed
@@ -491,11 +488,11 @@ export class SqlStore implements Store {
   }
 
   async getTenantCredentials(tenantId: string, environment: Environment): Promise<SealedTenantCredentials | undefined> {
-    return this.first(this.sql.getTenantCredentials, [tenantId, environment], toTenantCredentials);
+    return this.first(this.sql.getTenantCredentials, [tenantId, environment], TENANT_CREDENTIALS.read);
   }
 
   async listTenantCredentials(filter: { limit?: number | undefined; offset?: number | undefined } = {}): Promise<SealedTenantCredentials[]> {
-    return this.all(this.sql.listTenantCredentials, [filter.limit ?? 100, filter.offset ?? 0], toTenantCredentials);
+    return this.all(this.sql.listTenantCredentials, [filter.limit ?? 100, filter.offset ?? 0], TENANT_CREDENTIALS.read);
   }
 
   // Locks
@@ -531,7 +528,7 @@ export class SqlStore implements Store {
   }
 
   async listActivity(filter: ActivityFilter): Promise<Activity[]> {
-    return this.all(this.sql.listActivity, [filter.subject, filter.limit ?? 100, filter.offset ?? 0], toActivity);
+    return this.all(this.sql.listActivity, [filter.subject, filter.limit ?? 100, filter.offset ?? 0], ACTIVITY.read);
   }
 
   async summarize({ now = new Date() }: { now?: Date } = {}): Promise<StoreSummary> {

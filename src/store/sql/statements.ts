@@ -2,16 +2,7 @@ import { EVENT_RUN_PREFIX } from '../../domain/index.js';
 import { OUTCOME_RANK } from '../types.js';
 import type { Statement } from './database.js';
 import type { Dialect } from './dialect.js';
-import {
-  ACTIVITY_COLUMNS,
-  ATTEMPT_COLUMNS,
-  DEAD_LETTER_COLUMNS,
-  EVENT_COLUMNS,
-  RESOURCE_COLUMNS,
-  RUN_COLUMNS,
-  TENANT_CREDENTIALS_COLUMNS,
-  TENANT_MERCHANT_COLUMNS,
-} from './rows.js';
+import { ACTIVITY, ATTEMPT, DEAD_LETTER, EVENT, RESOURCE, RUN, TENANT_CREDENTIALS, TENANT_MERCHANT } from './rows.js';
 
 /** A statement without its values: the store adds them per call. */
 export type Prepared = Required<Pick<Statement, 'name' | 'text'>>;
@@ -19,7 +10,7 @@ export type Prepared = Required<Pick<Statement, 'name' | 'text'>>;
 const list = (columns: readonly string[], alias?: string) => columns.map((column) => (alias ? `${alias}.${column}` : column)).join(', ');
 const placeholders = (from: number, count: number) => Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
 
-export const RUN_LIST = list(RUN_COLUMNS);
+export const RUN_LIST = list(RUN.columns);
 
 /** Claimable at `at`: pending and due, or running with its lease run out (a crashed or stalled worker's). */
 export const claimableAt = (at: string) =>
@@ -87,7 +78,7 @@ export function buildStatements(d: Dialect) {
      */
     insertEvents: batch(
       'insert_events',
-      (count) => `INSERT INTO ${p}events (${list(EVENT_COLUMNS)})
+      (count) => `INSERT INTO ${p}events (${list(EVENT.columns)})
       VALUES ${Array.from({ length: count }, (_, i) => `(${placeholders(1 + i * 9, 9)})`).join(', ')}
       ON CONFLICT (id) DO NOTHING
       RETURNING id`,
@@ -102,15 +93,15 @@ export function buildStatements(d: Dialect) {
       }).join(', ')}`,
     ),
     /** Events with their dispatch run (`run_` columns), for `listEvents` to add its filter to. */
-    eventsWithRuns: `SELECT ${list(EVENT_COLUMNS, 'e')}, ${RUN_COLUMNS.map((column) => `r.${column} AS run_${column}`).join(', ')}
+    eventsWithRuns: `SELECT ${list(EVENT.columns, 'e')}, ${RUN.columns.map((column) => `r.${column} AS run_${column}`).join(', ')}
       FROM ${p}events e LEFT JOIN ${p}runs r ON r.key = ${eventRunKey('e.id')}`,
 
     ...named('', {
-      getEvent: `SELECT ${list(EVENT_COLUMNS)} FROM ${p}events WHERE id = $1`,
+      getEvent: `SELECT ${list(EVENT.columns)} FROM ${p}events WHERE id = $1`,
       insertDeadLetter: `INSERT INTO ${p}dead_letters (id, received_at, reason, body, body_escaped, headers)
         VALUES ($1, $2, $3, $4, $5, ${d.cast('$6', 'json')})
-        RETURNING ${list(DEAD_LETTER_COLUMNS)}`,
-      listDeadLetters: `SELECT ${list(DEAD_LETTER_COLUMNS)} FROM ${p}dead_letters ORDER BY seq DESC LIMIT $1 OFFSET $2`,
+        RETURNING ${list(DEAD_LETTER.columns)}`,
+      listDeadLetters: `SELECT ${list(DEAD_LETTER.columns)} FROM ${p}dead_letters ORDER BY seq DESC LIMIT $1 OFFSET $2`,
 
       /**
        * The forward-only rule, in one statement: a resource seen for the first time is inserted as
@@ -138,8 +129,8 @@ export function buildStatements(d: Dialect) {
           open = COALESCE(${d.cast('$18', 'bool')}, r.open),
           last_news_at = $10,
           updated_at = $10
-        RETURNING ${list(RESOURCE_COLUMNS)}, advanced_by`,
-      getResource: `SELECT ${list(RESOURCE_COLUMNS)} FROM ${p}resources WHERE kind = $1 AND id = $2`,
+        RETURNING ${list(RESOURCE.columns)}, advanced_by`,
+      getResource: `SELECT ${list(RESOURCE.columns)} FROM ${p}resources WHERE kind = $1 AND id = $2`,
 
       // A refused attempt gives way to the order's next one; any other stands.
       putCheckoutAttempt: `INSERT INTO ${p}checkout_attempts AS a (order_id, kind, idempotency_key, request_hash, number, status, created_at, updated_at)
@@ -148,12 +139,12 @@ export function buildStatements(d: Dialect) {
           SET kind = excluded.kind, idempotency_key = excluded.idempotency_key, request_hash = excluded.request_hash, number = excluded.number,
               status = 'sending', resource_id = NULL, checkout_url = NULL, created_at = excluded.created_at, updated_at = excluded.updated_at
           WHERE a.status = 'refused' AND a.number + 1 = excluded.number
-        RETURNING ${list(ATTEMPT_COLUMNS)}`,
+        RETURNING ${list(ATTEMPT.columns)}`,
       // Only the sending attempt of that number: a late refusal never releases a newer attempt.
       releaseCheckoutAttempt: `UPDATE ${p}checkout_attempts SET status = 'refused', updated_at = $3 WHERE order_id = $1 AND status = 'sending' AND number = $2`,
       completeCheckoutAttempt: `UPDATE ${p}checkout_attempts SET status = 'created', resource_id = $2, checkout_url = $3, updated_at = $4 WHERE order_id = $1
-        RETURNING ${list(ATTEMPT_COLUMNS)}`,
-      getCheckoutAttempt: `SELECT ${list(ATTEMPT_COLUMNS)} FROM ${p}checkout_attempts WHERE order_id = $1`,
+        RETURNING ${list(ATTEMPT.columns)}`,
+      getCheckoutAttempt: `SELECT ${list(ATTEMPT.columns)} FROM ${p}checkout_attempts WHERE order_id = $1`,
 
       // As checkout attempts: a refused try gives way to the tenant's next one; any other stands.
       putTenantMerchant: `INSERT INTO ${p}tenant_merchants AS m (tenant_id, environment, idempotency_key, request_hash, name, email, number, status, created_at, updated_at)
@@ -162,15 +153,15 @@ export function buildStatements(d: Dialect) {
           SET idempotency_key = excluded.idempotency_key, request_hash = excluded.request_hash, name = excluded.name, email = excluded.email,
               number = excluded.number, status = 'sending', merchant_id = NULL, snapshot = NULL, created_at = excluded.created_at, updated_at = excluded.updated_at
           WHERE m.status = 'refused' AND m.number + 1 = excluded.number
-        RETURNING ${list(TENANT_MERCHANT_COLUMNS)}`,
+        RETURNING ${list(TENANT_MERCHANT.columns)}`,
       releaseTenantMerchant: `UPDATE ${p}tenant_merchants SET status = 'refused', updated_at = $4 WHERE tenant_id = $1 AND environment = $2 AND status = 'sending' AND number = $3`,
       // A created merchant is never replaced: a second answer (a replay of the same key) changes nothing.
       completeTenantMerchant: `UPDATE ${p}tenant_merchants SET status = 'created', merchant_id = $3, snapshot = ${d.cast('$4', 'json')}, updated_at = $5
         WHERE tenant_id = $1 AND environment = $2 AND status = 'sending'
-        RETURNING ${list(TENANT_MERCHANT_COLUMNS)}`,
-      getTenantMerchant: `SELECT ${list(TENANT_MERCHANT_COLUMNS)} FROM ${p}tenant_merchants WHERE tenant_id = $1 AND environment = $2`,
-      findTenantByMerchantId: `SELECT ${list(TENANT_MERCHANT_COLUMNS)} FROM ${p}tenant_merchants WHERE merchant_id = $1`,
-      listTenantMerchants: `SELECT ${list(TENANT_MERCHANT_COLUMNS)} FROM ${p}tenant_merchants
+        RETURNING ${list(TENANT_MERCHANT.columns)}`,
+      getTenantMerchant: `SELECT ${list(TENANT_MERCHANT.columns)} FROM ${p}tenant_merchants WHERE tenant_id = $1 AND environment = $2`,
+      findTenantByMerchantId: `SELECT ${list(TENANT_MERCHANT.columns)} FROM ${p}tenant_merchants WHERE merchant_id = $1`,
+      listTenantMerchants: `SELECT ${list(TENANT_MERCHANT.columns)} FROM ${p}tenant_merchants
         WHERE (${d.cast('$1', 'text')} IS NULL OR environment = $1) ORDER BY seq LIMIT $2 OFFSET $3`,
 
       // Only where there are none: two first saves at once must not overwrite each other (the second merges and re-seals).
@@ -179,8 +170,8 @@ export function buildStatements(d: Dialect) {
       // Only if still what was read: a rotation never overwrites credentials stored since.
       resealTenantCredentials: `UPDATE ${p}tenant_credentials SET sealed = $4, key_id = $5, updated_at = $6 WHERE tenant_id = $1 AND environment = $2 AND sealed = $3`,
       deleteTenantCredentials: `DELETE FROM ${p}tenant_credentials WHERE tenant_id = $1 AND environment = $2`,
-      getTenantCredentials: `SELECT ${list(TENANT_CREDENTIALS_COLUMNS)} FROM ${p}tenant_credentials WHERE tenant_id = $1 AND environment = $2`,
-      listTenantCredentials: `SELECT ${list(TENANT_CREDENTIALS_COLUMNS)} FROM ${p}tenant_credentials ORDER BY seq LIMIT $1 OFFSET $2`,
+      getTenantCredentials: `SELECT ${list(TENANT_CREDENTIALS.columns)} FROM ${p}tenant_credentials WHERE tenant_id = $1 AND environment = $2`,
+      listTenantCredentials: `SELECT ${list(TENANT_CREDENTIALS.columns)} FROM ${p}tenant_credentials ORDER BY seq LIMIT $1 OFFSET $2`,
 
       // Taken when free, expired, or already ours (a renewal).
       acquireLock: `INSERT INTO ${p}locks AS l (name, owner, expires_at) VALUES ($1, $2, $4)
@@ -200,7 +191,7 @@ export function buildStatements(d: Dialect) {
         AND NOT EXISTS (SELECT 1 FROM ${p}runs r WHERE r.key = ${eventRunKey(`${p}events.id`)} AND r.status IN ('pending', 'running'))`,
 
       appendActivity: `INSERT INTO ${p}activity (subject, kind, at, data) VALUES ($1, $2, $3, ${d.cast('$4', 'json')})`,
-      listActivity: `SELECT ${list(ACTIVITY_COLUMNS)} FROM ${p}activity WHERE subject = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3`,
+      listActivity: `SELECT ${list(ACTIVITY.columns)} FROM ${p}activity WHERE subject = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3`,
 
       // The overview's counts: each from an index (received_at, the active and failed partial
       // indexes, open resources, resources learned by reconcile), never a scan of every event.
