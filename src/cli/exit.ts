@@ -1,4 +1,4 @@
-import { CheckoutKitError, ConfigError, InvalidRequestError, printable } from '../errors/index.js';
+import { CheckoutKitError, ConfigError, InvalidRequestError, printable, terminalText } from '../errors/index.js';
 
 /** Exit codes: 0 done, 1 something failed (a run, a request, a check), 2 a usage or configuration error. */
 export const EXIT = { ok: 0, failures: 1, usage: 2 } as const;
@@ -25,10 +25,13 @@ export function exitCodeFor(error: unknown): number {
   return EXIT.failures;
 }
 
-/** One clear line; the stack only with --verbose. */
+/**
+ * One clear line; the stack only with --verbose. Ids in a message come from the command line, the
+ * store or the service: an escape sequence must not reach the terminal, nor a bidirectional control
+ * reorder the line, in either form.
+ */
 export function formatError(error: unknown, verbose: boolean): string {
-  if (!(error instanceof Error)) return `checkout-kit: ${String(error)}`;
-  if (verbose) return `checkout-kit: ${error.stack ?? error.message}`;
-  // Ids in a message come from the command line or the store: an escape sequence must not reach the terminal.
+  if (!(error instanceof Error)) return `checkout-kit: ${printable(String(error))}`;
+  if (verbose) return `checkout-kit: ${terminalText(error.stack ?? error.message)}`;
   return `checkout-kit: ${printable(error.message.split('\n')[0]!)}`;
 }
