@@ -19,7 +19,7 @@ export interface StoredEvent {
   body: string | undefined;
 }
 
-/** What `insertEvent` takes: everything but the receive time, which the caller fixes. */
+/** What `insertEvent` takes. */
 export type NewEvent = StoredEvent;
 
 /**
@@ -57,11 +57,7 @@ export interface ResourceRecord {
   outcome: Outcome;
   /** Source that first established the current outcome. */
   outcomeSource: NewsSource | undefined;
-  /**
-   * Whether the amount was first reached after `expiresAt`: fixed when the outcome first reaches
-   * paid or overpaid (from the news that moved it), never changed by later news such as a top-up.
-   * Undefined while not paid.
-   */
+  /** Whether the amount was first reached after `expiresAt`: fixed by the news that first made it paid or overpaid; undefined while not paid. */
   late: boolean | undefined;
   /** Latest snapshot fetched from the service (Payment or Invoice detail). */
   snapshot: Record<string, unknown> | undefined;
@@ -94,9 +90,8 @@ export interface ResourceUpdate {
 /** What else `updateResource` does in the update's transaction. */
 export interface ResourceUpdateOptions {
   /**
-   * The run to queue, in the same transaction, given the record as the update left it (none:
-   * undefined). A run already queued under its key stays as it is. So an outcome and its handler
-   * run are stored together, and a resource closed by the same update is never closed without it.
+   * The run to queue in the same transaction, given the record as the update left it (undefined: none);
+   * one already queued under its key stays. So an outcome and its handler run are stored together.
    */
   queue?: ((record: ResourceRecord) => NewRun | undefined) | undefined;
 }
@@ -126,9 +121,8 @@ export type NewCheckoutAttempt = Pick<CheckoutAttempt, 'orderId' | 'kind' | 'ide
 
 /**
  * A partner platform's tenant and the merchant the service made for it (one per tenant and
- * environment). Written before the create call, with the call's Idempotency-Key, so onboarding a
- * tenant twice, concurrently or after a crash makes one merchant. A create the service refused for
- * good is `refused`; the tenant's next try replaces it with `number + 1` and a new key.
+ * environment), written before the create call with its Idempotency-Key: onboarding a tenant twice,
+ * concurrently or after a crash makes one merchant. Refusals are handled as `CheckoutAttempt`'s.
  */
 export interface TenantMerchant {
   /** The platform's own id of the tenant (the service's `externalTenantId`). */
@@ -154,14 +148,12 @@ export interface TenantMerchant {
 export type NewTenantMerchant = Pick<TenantMerchant, 'tenantId' | 'environment' | 'idempotencyKey' | 'requestHash' | 'name' | 'email'> & { number?: number };
 
 /**
- * A tenant's own credentials at the service (its merchant key, signing secret, webhook secret), as
- * the store keeps them: sealed with the platform's `CHECKOUT_SECRETS_KEY` (src/partner/secrets-box.ts),
- * never in clear, and in a table of their own so that nothing listing tenants can show them.
+ * A tenant's own credentials at the service (merchant key, signing secret, webhook secret), sealed
+ * with the platform's `CHECKOUT_SECRETS_KEY`, in a table of their own so nothing listing tenants shows them.
  */
 export interface SealedTenantCredentials {
   tenantId: string;
   environment: Environment;
-  /** The sealed credentials. */
   sealed: string;
   /** Id of the key that sealed them: a key rotation re-seals those of an older key. */
   keyId: string;
@@ -193,7 +185,7 @@ export interface EventFilter {
 
 /** Which runs `listRuns` lists. */
 export interface RunFilter {
-  /** One kind, or any of several (the run loop reads the due runs of every kind it has a task for). */
+  /** One kind, or any of several. */
   kind?: Run['kind'] | ReadonlyArray<Run['kind']>;
   status?: Run['status'] | Array<Run['status']>;
   /** Only runs due (nextAttemptAt <= dueBy, or lease expired for running ones). */
@@ -261,9 +253,8 @@ export interface ResourceListing extends ResourceRecord {
 }
 
 /**
- * One entry of a timeline kept for the operator: news the engine learned of a resource,
- * a handler attempt, a reconcile pass, a console action, an alert. Nothing decides from it: it is
- * what the console shows, across processes and stores.
+ * One entry of a timeline kept for the operator (news of a resource, a handler attempt, a reconcile
+ * pass, a console action, an alert): what the console shows; nothing decides from it.
  */
 export interface Activity {
   /** Whose timeline: `payment:<id>`, `invoice:<id>`, or a subject of the toolkit (`reconcile`, `console`, `alerts`, `receiver`). */
@@ -292,11 +283,7 @@ export interface ActivityFilter {
 export interface StoreSummary {
   /** Events received in the last hour and the last 24 hours, by type (types without one in 24 hours are absent). */
   eventsByType: Array<{ type: string; lastHour: number; lastDay: number }>;
-  /**
-   * Event dispatch runs: the backlog (pending and running), those failed for good, and since when
-   * the oldest of the backlog has waited: when it was last due (its receipt, or its retry), never
-   * later than `now`.
-   */
+  /** Event dispatch runs: the backlog (pending, running), those failed for good, and since when the oldest of the backlog was due (never later than `now`). */
   dispatch: { pending: number; running: number; failed: number; oldestQueuedAt: string | undefined };
   /** Fulfillment handler runs still to do or failed for good (done ones are not counted). */
   fulfillment: { pending: number; running: number; failed: number };
@@ -336,12 +323,8 @@ export interface PruneOptions {
 
 /** The event log: each verified delivery once, with its dispatch run; letters that could not be parsed. */
 export interface EventLog {
-  /**
-   * Store an event once. Resolves `{ inserted: true }` only for the first delivery of an id, and
-   * then has also queued its dispatch run `event:<id>` (same transaction). Durable on resolve.
-   */
+  /** Store an event once: `inserted` only for the first delivery of an id, whose dispatch run `event:<id>` is queued in the same transaction. */
   insertEvent(event: NewEvent, now?: Date): Promise<{ inserted: boolean }>;
-  /** An event by id. */
   getEvent(id: string): Promise<StoredEvent | undefined>;
   /** Newest first. */
   listEvents(filter?: EventFilter): Promise<Array<StoredEvent & { run: Run | undefined }>>;
@@ -364,17 +347,10 @@ export interface RunQueue {
    * is returned; any other run of kind `event` or keyed `event:` is refused with a `StoreError`.
    */
   enqueueRun(run: NewRun, now?: Date): Promise<{ inserted: boolean; run: Run }>;
-  /** A run by key. */
   getRun(key: string): Promise<Run | undefined>;
-  /**
-   * Take a lease on a run that is `pending` and due, or `running` with an expired lease. Returns
-   * the claimed run (attempts incremented), or undefined when someone else holds it or it is done.
-   */
+  /** Lease a run that is `pending` and due, or `running` with an expired lease: the run (attempts incremented), or undefined. */
   claimRun(key: string, options: ClaimOptions): Promise<Run | undefined>;
-  /**
-   * Extend a lease `owner` still holds, to `now + leaseMs` (the heartbeat of a long handler).
-   * Returns false when the lease was lost: taken over after it ran out, or finished.
-   */
+  /** Extend a lease `owner` still holds to `now + leaseMs` (a long handler's heartbeat); false when it was lost. */
   renewLease(key: string, owner: string, leaseMs: number, now?: Date): Promise<boolean>;
   /** Mark done; only the lease owner may. Returns false when the lease was lost. */
   completeRun(key: string, owner: string, now?: Date): Promise<boolean>;
@@ -384,7 +360,7 @@ export interface RunQueue {
   retryRun(key: string, now?: Date): Promise<boolean>;
   /** Runs matching the filter, in creation order unless `newestFirst`. */
   listRuns(filter?: RunFilter): Promise<Run[]>;
-  /** How many runs match, however many (a count, not a list: `summarize` gives the overview's). */
+  /** How many runs match. */
   countRuns(filter?: RunCountFilter): Promise<number>;
 }
 
@@ -392,9 +368,7 @@ export interface RunQueue {
 export interface Resources {
   /** Apply an update that only moves the outcome forward. Returns the record and whether it advanced. */
   updateResource(update: ResourceUpdate, now?: Date, options?: ResourceUpdateOptions): Promise<{ record: ResourceRecord; advanced: boolean }>;
-  /** What is known of one payment or invoice. */
   getResource(kind: ResourceKind, id: string): Promise<ResourceRecord | undefined>;
-  /** Resources matching the filter. */
   listResources(filter?: ResourceFilter): Promise<ResourceRecord[]>;
 }
 
@@ -405,12 +379,10 @@ export interface CheckoutAttempts {
   /** Record the resource the order's create made. */
   completeCheckoutAttempt(orderId: string, result: { resourceId: string; checkoutUrl: string | undefined }, now?: Date): Promise<CheckoutAttempt>;
   /**
-   * The service refused the order's create for good (a 4xx other than 409/429): mark the attempt
-   * `refused`, so that the next `putCheckoutAttempt` for the order starts attempt `number + 1` with
-   * a new Idempotency-Key. Only a `sending` attempt of that number is released; returns whether it was.
+   * The service refused the create for good (a 4xx other than 409/429): mark the `sending` attempt of
+   * that number `refused`, so the order's next `putCheckoutAttempt` starts `number + 1`; returns whether it did.
    */
   releaseCheckoutAttempt(orderId: string, number: number, now?: Date): Promise<boolean>;
-  /** An order's current checkout attempt. */
   getCheckoutAttempt(orderId: string): Promise<CheckoutAttempt | undefined>;
 }
 
@@ -422,7 +394,6 @@ export interface TenantMerchants {
   completeTenantMerchant(tenantId: string, environment: Environment, merchant: Merchant, now?: Date): Promise<TenantMerchant>;
   /** The service refused the create for good: only a `sending` try of that number is released; returns whether it was. */
   releaseTenantMerchant(tenantId: string, environment: Environment, number: number, now?: Date): Promise<boolean>;
-  /** A tenant's merchant in one environment. */
   getTenantMerchant(tenantId: string, environment: Environment): Promise<TenantMerchant | undefined>;
   /** The tenant a service merchant was created for. */
   findTenantByMerchantId(merchantId: string): Promise<TenantMerchant | undefined>;
@@ -432,15 +403,9 @@ export interface TenantMerchants {
 
 /** Tenants' own credentials, sealed (see `SealedTenantCredentials`). */
 export interface TenantCredentialsStore {
-  /**
-   * Store a tenant's first sealed credentials; returns whether it did: false when the tenant has
-   * some already (replace those with `resealTenantCredentials`, from the value read).
-   */
+  /** Store a tenant's first sealed credentials; false when it has some already (replace those with `resealTenantCredentials`). */
   putTenantCredentials(credentials: Omit<SealedTenantCredentials, 'updatedAt'>, now?: Date): Promise<boolean>;
-  /**
-   * Replace sealed credentials with the same ones sealed by another key, only if they are still
-   * `from` (a rotation never overwrites credentials stored meanwhile); returns whether it did.
-   */
+  /** Re-seal credentials by another key, only if they are still `from` (a rotation never overwrites newer ones); returns whether it did. */
   resealTenantCredentials(tenantId: string, environment: Environment, from: string, to: { sealed: string; keyId: string }, now?: Date): Promise<boolean>;
   /** Forget a tenant's credentials (it goes back to the partner's keys); returns whether there were any. */
   deleteTenantCredentials(tenantId: string, environment: Environment): Promise<boolean>;
@@ -460,19 +425,13 @@ export interface Locks {
 
 /** What the operator reads: timelines and the overview's counts. */
 export interface OperatorViews {
-  /**
-   * Add an entry to a subject's timeline (see `Activity`). `prune` forgets entries older than its
-   * `eventsBefore`.
-   */
+  /** Add an entry to a subject's timeline; `prune` forgets those older than its `eventsBefore`. */
   appendActivity(entry: NewActivity, now?: Date): Promise<void>;
   /** Payments and invoices found by the operator's search and filters, newest first, from indexes. */
   searchResources(search: ResourceSearch): Promise<ResourceListing[]>;
   /** A subject's timeline, newest first (entries of one instant in the order they were added, reversed). */
   listActivity(filter: ActivityFilter): Promise<Activity[]>;
-  /**
-   * The counts of the console's overview and of the metrics, as of `now`: from indexes or from what
-   * is still to do, never a read of every stored event's body.
-   */
+  /** The counts of the console's overview and the metrics, as of `now`, from indexes (never a read of every event). */
   summarize(options?: { now?: Date }): Promise<StoreSummary>;
 }
 

@@ -3,12 +3,10 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { ConfigError, StoreError } from '../../errors/index.js';
 
 /**
- * The seam between the embedded store and a SQLite driver: the few calls `sqliteDatabase` makes,
- * which both drivers answer alike. `node:sqlite` (Node 22.16 and later) needs nothing installed,
- * compiled or approved, and is as fast for the store (test/bench/HISTORY.md, "SQLite drivers").
- * better-sqlite3 12, an optional peer dependency with a native addon, is for an older Node and only
- * there: 12 built for Node 24 aborts the process when a statement is garbage-collected
- * (`Assertion failed: (env) != nullptr`), and 13, which does not, cannot load on Node 20.
+ * The SQLite driver. `node:sqlite` (Node 22.16 and later) needs nothing installed and is as fast for
+ * the store (test/bench/HISTORY.md, "SQLite drivers"). better-sqlite3 12, an optional peer with a
+ * native addon, is for an older Node only: built for Node 24 it aborts the process when a statement
+ * is garbage-collected (`Assertion failed: (env) != nullptr`), and 13, which does not, cannot load on Node 20.
  */
 export type SqliteDriverName = 'node:sqlite' | 'better-sqlite3';
 
@@ -78,10 +76,8 @@ const PRIMARY_CODES = [
 ];
 
 /**
- * SQLite's primary result code of a driver's failure (`SQLITE_FULL`, `SQLITE_BUSY`, `SQLITE_NOTADB`,
- * `SQLITE_CORRUPT`…, an extended code such as `SQLITE_IOERR_WRITE` reduced to `SQLITE_IOERR`), the
- * same from either driver; `undefined` for an error that is not SQLite's (a value that cannot be bound,
- * a closed connection).
+ * SQLite's primary result code of either driver's failure (`SQLITE_IOERR_WRITE` reduced to
+ * `SQLITE_IOERR`); `undefined` for an error that is not SQLite's (a value that cannot be bound, a closed connection).
  */
 export function sqliteErrorCode(error: unknown): string | undefined {
   const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
@@ -92,11 +88,14 @@ export function sqliteErrorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Whether a driver's failure says the file is damaged, or not a database at all. */
+/** Whether a driver's failure says the file is damaged or not a database. */
 export function isDamage(error: unknown): boolean {
   const code = sqliteErrorCode(error);
   return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
 }
+
+/** A database file and the journals SQLite writes beside it, named after it. */
+export const withJournals = (path: string): [string, ...string[]] => [path, `${path}-journal`, `${path}-wal`, `${path}-shm`];
 
 /** Either driver's prepared statement, its parameters bound in order (`?`). */
 interface DriverStatement {
@@ -109,7 +108,7 @@ interface DriverStatement {
  * value each takes, in order. Bound by name instead, node:sqlite looks every name up among all of
  * the statement's: a batch of 200 events (1,800 values) or a page of a copy took seconds.
  */
-export function positional(sql: string): { text: string; order: number[] } {
+function positional(sql: string): { text: string; order: number[] } {
   const order: number[] = [];
   // Quoted text and comments are passed over: a `$1` there is not a parameter.
   const text = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\/|\$(\d+)/g, (match, number: string | undefined) => {
@@ -124,23 +123,26 @@ export function positional(sql: string): { text: string; order: number[] } {
 const storable = (value: unknown) => (typeof value === 'boolean' ? Number(value) : (value ?? null));
 
 /**
- * `prepared` bound by `order`. `named` goes first: node:sqlite takes a first argument that is an
+ * `sql` prepared with positional parameters (see `positional`). `named` goes first: node:sqlite takes a first argument that is an
  * object for its named parameters, so a value that is one (which cannot be bound) must not be taken so.
  */
-function statement(prepared: DriverStatement, order: readonly number[], returnsRows: boolean, named: [object] | [] = []): SqliteStatement {
+function statement<S extends DriverStatement>(
+  sql: string,
+  prepare: (text: string) => S,
+  returnsRows: (prepared: S) => boolean,
+  named: [object] | [] = [],
+): SqliteStatement {
+  const { text, order } = positional(sql);
+  const prepared = prepare(text);
   const bind = (values: readonly unknown[] = []) => [...named, ...order.map((number) => storable(values[number - 1]))];
   return {
-    returnsRows,
+    returnsRows: returnsRows(prepared),
     all: (values) => prepared.all(...bind(values)) as Array<Record<string, unknown>>,
     run: (values) => ({ changes: Number(prepared.run(...bind(values)).changes) }),
   };
 }
 
-/**
- * A driver whose connections `open` makes, once a first one (in memory) shows it whole:
- * better-sqlite3 loads its native addon only then, and an older node:sqlite lacks
- * `isTransaction` and statements' `columns()`.
- */
+/** A driver, once a first connection (in memory) shows it whole: better-sqlite3 loads its addon only then, and an older node:sqlite lacks what the store uses. */
 function driver(name: SqliteDriverName, open: (path: string, readonly: boolean) => SqliteConnection): SqliteDriver {
   const probe = open(':memory:', false);
   try {
@@ -171,11 +173,7 @@ interface NodeSqlite {
   backup?: (source: NodeDatabase, destination: string) => Promise<number>;
 }
 
-/**
- * node:sqlite, when this Node has it. Node 22 warns on loading it (`ExperimentalWarning: SQLite is
- * an experimental feature…`, once per process; 24 and later do not): that one warning is not passed
- * on, since the merchant did not choose the module and has nothing to do about it.
- */
+/** node:sqlite, when this Node has it, without Node 22's `ExperimentalWarning` on loading it: the merchant did not choose the module and can do nothing about it. */
 function nodeSqlite(): NodeSqlite | undefined {
   const emitWarning = process.emitWarning;
   process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
@@ -201,11 +199,13 @@ function nodeSqliteDriver(): SqliteDriver {
     const db = new Database(path, { readOnly: readonly });
     return {
       driver: 'node:sqlite',
-      prepare(sql) {
-        const { text, order } = positional(sql);
-        const prepared = db.prepare(text);
-        return statement(prepared, order, prepared.columns().length > 0, [{}]);
-      },
+      prepare: (sql) =>
+        statement(
+          sql,
+          (text) => db.prepare(text),
+          (prepared) => prepared.columns().length > 0,
+          [{}],
+        ),
       exec: (sql) => db.exec(sql),
       pragma: (text) => db.prepare(`PRAGMA ${text}`).all() as Array<Record<string, unknown>>,
       get inTransaction() {
@@ -227,11 +227,12 @@ function betterSqlite3Driver(): SqliteDriver {
     const db = new Driver(path, { readonly, fileMustExist: readonly });
     return {
       driver: 'better-sqlite3',
-      prepare(sql) {
-        const { text, order } = positional(sql);
-        const prepared = db.prepare(text);
-        return statement(prepared, order, prepared.reader);
-      },
+      prepare: (sql) =>
+        statement(
+          sql,
+          (text) => db.prepare(text),
+          (prepared) => prepared.reader,
+        ),
       exec: (sql) => void db.exec(sql),
       pragma: (text) => db.pragma(text) as Array<Record<string, unknown>>,
       get inTransaction() {
@@ -253,7 +254,6 @@ export function nodeHasSqlite(version: string = process.versions.node): boolean 
   return major > 23 || (major === 23 && minor >= 8) || (major === 22 && minor >= 16);
 }
 
-/** Whether this Node's node:sqlite has everything the store uses: 22.16 and later (23.8 on the odd line). */
 const NODE_HAS_SQLITE = nodeHasSqlite();
 
 const loaded = new Map<SqliteDriverName, SqliteDriver | Error>();
@@ -273,10 +273,7 @@ function tryLoad(name: SqliteDriverName): SqliteDriver | Error {
 const INSTALL_BETTER_SQLITE3 =
   'install the better-sqlite3 package: run `npm install better-sqlite3@12` (npm 11: approve its install script with `npm install-scripts approve better-sqlite3`).';
 
-/**
- * The driver to use: `name` when given, else node:sqlite where the running Node has it, else
- * better-sqlite3. Throws an error that says what to install when there is none (a `ConfigError`).
- */
+/** The driver `name`, else node:sqlite where this Node has it, else better-sqlite3; else a `ConfigError` saying what to install. */
 export function loadDriver(name?: SqliteDriverName): SqliteDriver {
   if (name === 'node:sqlite' || name === 'better-sqlite3') {
     const driver = tryLoad(name);

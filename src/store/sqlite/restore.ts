@@ -2,7 +2,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, ren
 import { join, resolve, sep } from 'node:path';
 import { InvalidRequestError, StoreError } from '../../errors/index.js';
 import { LATEST_VERSION } from '../sql/migrations.js';
-import { isDamage, loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriver, type SqliteDriverName } from './driver.js';
+import { isDamage, loadDriver, sqliteErrorCode, withJournals, type SqliteConnection, type SqliteDriver, type SqliteDriverName } from './driver.js';
 import { openElsewhere, openElsewhereMessage } from './open-elsewhere.js';
 import { fileIntegrity, holdsStore, integrityFindings, isSound, realPath, STORE_FILE } from './sqlite-store.js';
 
@@ -16,8 +16,6 @@ export interface RestoreReport {
   replaced: string | null;
 }
 
-/** The files of the store itself, moved aside together. */
-const STORE_FILES = [STORE_FILE, `${STORE_FILE}-wal`, `${STORE_FILE}-shm`, `${STORE_FILE}-journal`];
 /** The file a restore holds for its whole run (see `lockFolder`). */
 const RESTORE_LOCK = `${STORE_FILE}.restore-lock`;
 /** What a store's folder may hold: the store, what a backup, restore or earlier restore leaves, the restores' lock file. */
@@ -80,7 +78,7 @@ export async function restoreStore(
   } finally {
     from.close();
     if (unlock) {
-      for (const leftover of [partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`]) rmSync(leftover, { force: true });
+      for (const leftover of withJournals(partial)) rmSync(leftover, { force: true });
       unlock();
     }
   }
@@ -208,7 +206,7 @@ function checkBackup(connection: SqliteConnection, source: string): void {
 
 /** Move the store's files into a new `replaced-<time>` folder inside `folder`; null when there are none. */
 function moveAside(folder: string, now: Date): string | null {
-  const present = STORE_FILES.filter((name) => existsSync(join(folder, name)));
+  const present = withJournals(STORE_FILE).filter((name) => existsSync(join(folder, name)));
   if (present.length === 0) return null;
   let replaced = join(folder, `replaced-${stamp(now)}`);
   for (let n = 2; existsSync(replaced); n++) replaced = join(folder, `replaced-${stamp(now)}-${n}`);

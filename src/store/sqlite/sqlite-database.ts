@@ -3,7 +3,7 @@ import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { StoreError } from '../../errors/index.js';
 import type { Database, Queryable, QueryResult, Statement } from '../sql/database.js';
-import { isDamage, loadDriver, sqliteErrorCode, type SqliteConnection, type SqliteDriverName, type SqliteStatement } from './driver.js';
+import { isDamage, loadDriver, sqliteErrorCode, withJournals, type SqliteConnection, type SqliteDriverName, type SqliteStatement } from './driver.js';
 
 export interface SqliteDatabaseOptions {
   /** The database file, or `:memory:` (nothing kept, one connection). */
@@ -12,11 +12,7 @@ export interface SqliteDatabaseOptions {
   readonly?: boolean | undefined;
   /** How long a write waits for another process's transaction before it fails. @default 5000 */
   busyTimeoutMs?: number | undefined;
-  /**
-   * The SQLite driver. @default node:sqlite where this Node has it (22.16 and later), else
-   * better-sqlite3 (not advised where node:sqlite is there: better-sqlite3 12 on Node 24 can abort
-   * the process when a statement is garbage-collected).
-   */
+  /** The SQLite driver. @default node:sqlite where this Node has it (22.16 and later), else better-sqlite3 (see `SqliteDriverName`). */
   driver?: SqliteDriverName | undefined;
 }
 
@@ -90,15 +86,11 @@ interface Unwritable {
   code: string;
 }
 
-/**
- * What of the store cannot be written, as `access(2)` answers (modes and owner, an immutable file, a
- * read-only mount: root too is refused the last two): its folder, the file, its `-wal` and `-shm`,
- * each that exists. None for a store in memory.
- */
+/** Which of the store's folder, file and journals `access(2)` says cannot be written (root too is refused an immutable file or a read-only mount). */
 function notWritable(path: string): Unwritable[] {
   if (path === ':memory:') return [];
   const folder = dirname(path);
-  return [folder, path, `${path}-wal`, `${path}-shm`].flatMap((place) => {
+  return [folder, ...withJournals(path)].flatMap((place) => {
     try {
       accessSync(place, constants.W_OK);
       return [];
@@ -109,10 +101,7 @@ function notWritable(path: string): Unwritable[] {
   });
 }
 
-/**
- * The store cannot be written: which of its places, and what to do, in one line. A file system
- * mounted read-only (often remounted so after disk errors) is a matter of the disk, not of owners.
- */
+/** The store cannot be written: where, and what to do. A read-only mount (often after disk errors) is a matter of the disk, not of owners. */
 function unwritableError(path: string, places: readonly Unwritable[], detail: string, cause: unknown, final = false): StoreError {
   const names = places.map((entry) => entry.place).join(', ');
   const what = places.some((entry) => entry.code === 'EROFS')
@@ -124,22 +113,17 @@ function unwritableError(path: string, places: readonly Unwritable[], detail: st
 const journalMode = (connection: SqliteConnection) => connection.pragma('journal_mode')[0]?.journal_mode;
 
 /**
- * SQLite (node:sqlite, or better-sqlite3 on a Node without it: see `driver.ts`), shaped for a
- * receiver. Both drivers are synchronous: a statement runs on the event loop, so what matters is
- * how much of the loop a burst's commits take. Every write of one turn (each delivery's insert,
- * each claim and completion) waits for the turn's end and is committed with the others in one
- * transaction. The commit writes the WAL (`synchronous = NORMAL`), then the WAL is fdatasync'd on
- * the thread pool, and only then does any of the transaction's promises settle: what is
- * acknowledged is on disk, as with `FULL`, but the event loop goes on answering while the disk
- * works, and what arrives meanwhile waits for the next commit (group commit: one sync in flight).
- * Unlike `FULL`, another connection may read a commit before its sync (a page, a listing, a
- * checkout's existing attempt); what acts on it for good writes first (a claim), and that write's
- * sync covers every frame before it, since the WAL is appended in order. SQLite's automatic
- * checkpoint still runs inside a commit, on the loop, about every 1,000 pages.
- * While another process holds the write lock, the turn's writes wait for it off the event loop
- * (see `beginWrite`), so acknowledgements and timers go on. Reads go to a second connection, which
- * sees only what is committed (WAL); `:memory:` has one connection (nothing to sync), and a read
- * waits while a commit is being made.
+ * SQLite shaped for a receiver. Both drivers are synchronous, so what matters is how much of the
+ * event loop a burst's commits take: every write of one turn waits for the turn's end and is
+ * committed with the others in one transaction. The commit writes the WAL (`synchronous = NORMAL`),
+ * then the WAL is fdatasync'd on the thread pool, and only then does any of its promises settle:
+ * what is acknowledged is on disk, as with `FULL`, but the loop goes on answering while the disk
+ * works (group commit: one sync in flight). Unlike `FULL`, another connection may read a commit
+ * before its sync; what acts on it for good writes first (a claim), and that write's sync covers
+ * every frame before it, since the WAL is appended in order. SQLite's automatic checkpoint still
+ * runs inside a commit, on the loop. While another process holds the write lock, writes wait for
+ * it off the loop (`beginWrite`). Reads go to a second connection, which sees only what is
+ * committed; `:memory:` has one connection (nothing to sync), and a read waits for a commit.
  */
 export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   const driver = loadDriver(options.driver);

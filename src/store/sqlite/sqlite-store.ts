@@ -5,7 +5,7 @@ import { sqliteDialect } from '../sql/dialect.js';
 import { migrationsTable } from '../sql/migrate.js';
 import { MIGRATIONS } from '../sql/migrations.js';
 import { SqlStore } from '../sql/sql-store.js';
-import { isDamage, loadDriver, type SqliteConnection, type SqliteDriverName } from './driver.js';
+import { isDamage, loadDriver, withJournals, type SqliteConnection, type SqliteDriverName } from './driver.js';
 import { sqliteDatabase, type SqliteDatabase, type SqliteDatabaseOptions } from './sqlite-database.js';
 
 /** The file inside an embedded store's folder. */
@@ -90,11 +90,7 @@ export class SqliteStore extends SqlStore {
     }
   }
 
-  /**
-   * SQLite's `data_version` of this store's connection: it changes whenever another connection,
-   * in this process or another, commits to the file. Two equal marks: nothing was written
-   * elsewhere in between.
-   */
+  /** SQLite's `data_version`: it changes whenever another connection commits to the file, so two equal marks mean nothing was written elsewhere between. */
   writeMark(): number {
     return Number(this.sqlite.connection.pragma('data_version')[0]?.data_version);
   }
@@ -117,12 +113,11 @@ export interface BackupReport {
 }
 
 /**
- * Remove what backups to `destination` by processes no longer running left beside it (see
- * `partialBackupFiles`): one killed (SIGKILL, a power cut) cannot remove its partial copy, as large
- * as the store, and nothing else would. That of a process still running (another backup now, or
- * one of another user's) is left alone, as is this process's own. Returns the files removed.
+ * Remove what backups to `destination` by processes no longer running left beside it: one killed
+ * (SIGKILL, a power cut) cannot remove its partial copy, as large as the store, and nothing else
+ * would. Those of running processes (another user's too) are left alone. Returns the files removed.
  */
-export function removeDeadPartials(destination: string): string[] {
+function removeDeadPartials(destination: string): string[] {
   const folder = dirname(destination);
   const prefix = `${basename(destination)}.partial-`;
   let names: string[];
@@ -134,7 +129,7 @@ export function removeDeadPartials(destination: string): string[] {
   const removed: string[] = [];
   for (const name of names) {
     const match = name.startsWith(prefix) ? /^(\d+)(.*)$/.exec(name.slice(prefix.length)) : null;
-    const pid = match && PARTIAL_SUFFIXES.includes(match[2]!) ? Number(match[1]) : NaN;
+    const pid = match && withJournals('').includes(match[2]!) ? Number(match[1]) : NaN;
     if (!(pid > 0) || pid === process.pid || isRunning(pid)) continue;
     const leftover = join(folder, name);
     try {
@@ -158,19 +153,12 @@ function isRunning(pid: number): boolean {
   }
 }
 
-/** What a backup's partial copy (`<destination>.partial-<pid>`) is followed by in the names of what it writes: the copy itself, then its journals. */
-const PARTIAL_SUFFIXES = ['', '-journal', '-wal', '-shm'];
-
 /** What this process's backup to `destination` writes beside it before it is put in place: the copy first, then its journals. */
-export function partialBackupFiles(destination: string): [string, ...string[]] {
-  const partial = `${destination}.partial-${process.pid}`;
-  return PARTIAL_SUFFIXES.map((suffix) => `${partial}${suffix}`) as [string, ...string[]];
-}
+export const partialBackupFiles = (destination: string) => withJournals(`${destination}.partial-${process.pid}`);
 
 /**
- * SQLite's integrity check of `connection`'s file, a finding a line (it may answer several in one
- * row): `['ok']` when sound. `quick_check` reads every page but skips matching indexes to their
- * tables: a fraction of the time on a large store.
+ * SQLite's integrity check of `connection`'s file, a finding a line: `['ok']` when sound.
+ * `quick_check` skips matching indexes to their tables: a fraction of the time on a large store.
  */
 export function integrityFindings(connection: SqliteConnection, check: 'integrity_check' | 'quick_check' = 'integrity_check'): string[] {
   return connection.pragma(check).flatMap((row) => String(row[check]).split('\n'));
