@@ -9,6 +9,7 @@ import { loadHandlers, NoFulfillmentModuleError } from '../../fulfillment/index.
 import { createLogger, silentLogger } from '../../log/index.js';
 import { CREDENTIALS_FILE } from '../../sandbox/index.js';
 import { openStore } from '../../store/open.js';
+import { loadDriver } from '../../store/sqlite/driver.js';
 import { isSound, SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { DEFAULT_SANDBOX_DATA } from '../defaults.js';
 import { EXIT } from '../exit.js';
@@ -102,9 +103,16 @@ async function storeCheck(config: CheckoutKitConfig, cwd: string): Promise<Check
       };
     return { check: 'store', result: 'ok', detail: store.description };
   } catch (error) {
-    // A new shop has none yet: serve makes it.
-    if (error instanceof NoStoreError)
+    // A new shop has none yet: serve makes it, once it finds a SQLite driver (Node 20 without
+    // better-sqlite3 has none, and serve would stop on it).
+    if (error instanceof NoStoreError) {
+      try {
+        if (config.store.startsWith('file:')) loadDriver();
+      } catch (noDriver) {
+        return { check: 'store', result: 'fail', detail: `${error.message} \`checkout-kit serve\` cannot create it: ${(noDriver as Error).message}` };
+      }
       return { check: 'store', result: 'warn', detail: `${error.message} \`checkout-kit serve\` creates it on its first start.` };
+    }
     return { check: 'store', result: 'fail', detail: (error as Error).message };
   }
 }
