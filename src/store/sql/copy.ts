@@ -4,6 +4,7 @@ import { InvalidRequestError, printable, StoreError, type StoreFailure } from '.
 import type { Queryable, Statement } from './database.js';
 import type { SqlStore } from './sql-store.js';
 import { storableJson } from './storable-text.js';
+import { tuples } from './statements.js';
 
 type Row = Record<string, unknown>;
 
@@ -69,11 +70,6 @@ function portable(value: unknown): unknown {
   return value;
 }
 
-/** `($1, $2), ($3, $4)…`: `count` tuples of `width` parameters each. */
-function tuples(count: number, width: number): string {
-  return Array.from({ length: count }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`).join(', ');
-}
-
 /** `(a, b) IN ((…), (…))` for `rows`' values of `key`, numbered from `$1`. */
 function keysIn(key: readonly string[], rows: Array<Record<string, unknown>>): { text: string; values: unknown[] } {
   return { text: `(${key.join(', ')}) IN (${tuples(rows.length, key.length)})`, values: rows.flatMap((row) => key.map((column) => row[column])) };
@@ -113,13 +109,10 @@ const SAMPLE = 20;
 const ATTEMPT_COLUMNS = ['number', 'idempotency_key', 'request_hash', 'status', 'created_at'];
 
 /**
- * Whether `held`, the target's attempt, is the source's attempt `inSource` of the same key (an order,
- * a tenant) as it was when copied. The same attempt keeps its number, key, request hash and start.
- * An earlier one is gone from the source, which has since followed it with a later number (after
- * the service refused it), and has left of it only what checkout-kit gives each of an order's
- * attempts: the key its id and number make, a status a later attempt may follow (never `created`),
- * a start no later than the later one's. Anything else is another shop's under the same id, or
- * written there by hand.
+ * Whether `held`, the target's attempt, is the source's attempt `inSource` of the same key as it was
+ * when copied: the same number, key, request hash and start; or an earlier number the source has
+ * since followed, with the key checkout-kit gives it, not `created`, and started no later. Anything
+ * else is another shop's under the same id, or written there by hand.
  */
 function isSourcesAttempt(attempts: Attempts, held: Row, inSource: Row): boolean {
   const number = Number(held.number);

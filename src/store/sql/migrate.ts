@@ -7,6 +7,9 @@ import { LATEST_VERSION, MIGRATIONS, type AppliedMigration, type MigrationReport
 export const migrationsTable = (dialect: Dialect) =>
   `CREATE TABLE IF NOT EXISTS ${dialect.prefix}schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at ${dialect.types.time} NOT NULL)`;
 
+/** The highest version applied, 0 for a new store. */
+export const versionOf = (versions: readonly AppliedMigration[]) => Math.max(0, ...versions.map((row) => row.version));
+
 /** Versions recorded in `schema_migrations`, or none when the store is new. */
 export async function appliedMigrations(db: Database, dialect: Dialect): Promise<AppliedMigration[]> {
   const found = await db.query(dialect.tableExists('schema_migrations'));
@@ -22,7 +25,7 @@ export async function appliedMigrations(db: Database, dialect: Dialect): Promise
  * and write it by older rules than its tables were made for.
  */
 export function refuseNewerSchema(versions: readonly AppliedMigration[], schema: string): void {
-  const newest = Math.max(0, ...versions.map((row) => row.version));
+  const newest = versionOf(versions);
   if (newest > LATEST_VERSION) {
     throw new StoreError(
       `The store ${schema} was written by a newer checkout-kit (schema version ${newest}; this one knows up to ${LATEST_VERSION}): upgrade checkout-kit, or restore a backup this version made.`,
@@ -58,5 +61,5 @@ export async function runMigrations(db: Database, dialect: Dialect, schema: stri
     if (ran) applied.push({ version: migration.version, name: migration.name });
   }
   const versions = await appliedMigrations(db, dialect);
-  return { schema, applied, versions, current: Math.max(0, ...versions.map((row) => row.version)) };
+  return { schema, applied, versions, current: versionOf(versions) };
 }

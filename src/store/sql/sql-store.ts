@@ -1,8 +1,7 @@
 import { StoreError } from '../../errors/index.js';
 import type { Environment, Merchant } from '../../schemas/index.js';
 import { DECIMAL } from '../../schemas/decimal-pattern.js';
-import { enqueuedWithEvent } from './event-run-guard.js';
-import { EVENT_RUN_PREFIX, fulfillmentKeySql, RESOURCE_KINDS, RUN_STATUSES } from '../../domain/index.js';
+import { EVENT_RUN_PREFIX, fulfillmentKeySql, parseRunKey, RESOURCE_KINDS, RUN_STATUSES } from '../../domain/index.js';
 import {
   OUTCOME_RANK,
   type Activity,
@@ -38,7 +37,7 @@ import type { Database, Queryable } from './database.js';
 import type { Dialect } from './dialect.js';
 import { GroupCommit } from './group-commit.js';
 import { storableDatabase, storableJson, storableText } from './storable-text.js';
-import { appliedMigrations, refuseNewerSchema, runMigrations } from './migrate.js';
+import { appliedMigrations, refuseNewerSchema, runMigrations, versionOf } from './migrate.js';
 import { LATEST_VERSION, type MigrationReport } from './migrations.js';
 import {
   ACTIVITY,
@@ -118,7 +117,7 @@ export class SqlStore implements Store {
     }
     const versions = await appliedMigrations(this.database, this.dialect);
     refuseNewerSchema(versions, this.options.schema);
-    const current = Math.max(0, ...versions.map((row) => row.version));
+    const current = versionOf(versions);
     if (current < LATEST_VERSION) {
       throw new StoreError(
         `${this.description} is at schema version ${current}, this checkout-kit needs ${LATEST_VERSION}: run \`checkout-kit migrate\` with CHECKOUT_STORE naming it.`,
@@ -190,7 +189,7 @@ export class SqlStore implements Store {
     if (filter.status !== undefined) where.add('r.status = ?', filter.status);
     // Newest first; ties in arrival order.
     const { rows } = await this.database.query<RowOf<typeof EVENT> & PrefixedRunRow>({
-      text: `${this.sql.eventsWithRuns} ${where.sql} ORDER BY e.received_at DESC, e.seq LIMIT ${where.param(filter.limit ?? 100)} OFFSET ${where.param(filter.offset ?? 0)}`,
+      text: `${this.sql.eventsWithRuns} ${where.sql} ORDER BY e.received_at DESC, e.seq ${where.page(filter.limit ?? 100, filter.offset)}`,
       values: where.values,
     });
     return rows.map((row) => ({ ...EVENT.read(row), run: toPrefixedRun(row) }));
@@ -214,8 +213,12 @@ export class SqlStore implements Store {
 
   async enqueueRun(run: NewRun, now = new Date()): Promise<{ inserted: boolean; run: Run }> {
     // An event's dispatch run is queued with its event, or the event is unknown.
-    const withEvent = await enqueuedWithEvent(run, (key) => this.getRun(key));
-    if (withEvent) return withEvent;
+    const eventKey = parseRunKey(run.key)?.kind === 'event';
+    if (eventKey || run.kind === 'event') {
+      const existing = eventKey && run.kind === 'event' ? await this.getRun(run.key) : undefined;
+      if (existing) return { inserted: false, run: existing };
+      throw new StoreError(`Cannot enqueue run ${run.key} (${run.kind}): dispatch runs are keyed event:<id> and queued by insertEvent with their event.`);
+    }
     const inserted = await this.insertRun(this.database, run, now);
     if (inserted) return { inserted: true, run: RUN.read(inserted) };
     // Fulfillment runs are never deleted: a conflict means the row is there to read.
@@ -263,7 +266,7 @@ export class SqlStore implements Store {
     const where = this.runsWhere(filter);
     const { rows } = await this.database.query<RunRow>({
       text: `SELECT ${RUN_LIST} FROM ${this.dialect.prefix}runs ${where.sql}
-        ORDER BY seq${filter.newestFirst ? ' DESC' : ''} LIMIT ${where.param(filter.limit ?? 100)} OFFSET ${where.param(filter.offset ?? 0)}`,
+        ORDER BY seq${filter.newestFirst ? ' DESC' : ''} ${where.page(filter.limit ?? 100, filter.offset)}`,
       values: where.values,
     });
     return rows.map(RUN.read);
@@ -351,7 +354,7 @@ export class SqlStore implements Store {
     if (filter.outcomeSource !== undefined) where.add('outcome_source = ?', filter.outcomeSource);
     const { rows } = await this.database.query<RowOf<typeof RESOURCE>>({
       text: `SELECT ${RESOURCE.columns.join(', ')} FROM ${this.dialect.prefix}resources ${where.sql}
-        ORDER BY seq${filter.newestFirst ? ' DESC' : ''} LIMIT ${where.param(filter.limit ?? 1000)} OFFSET ${where.param(filter.offset ?? 0)}`,
+        ORDER BY seq${filter.newestFirst ? ' DESC' : ''} ${where.page(filter.limit ?? 1000, filter.offset)}`,
       values: where.values,
     });
     return rows.map(RESOURCE.read);
@@ -396,7 +399,7 @@ export class SqlStore implements Store {
       text: `SELECT ${RESOURCE.columns.map((column) => `res.${column}`).join(', ')}, r.status AS handler_status
         FROM ${from} LEFT JOIN ${p}runs r ON r.key = ${handlerKey('res')}
         ${where.sql}
-        ORDER BY res.seq DESC LIMIT ${where.param(search.limit ?? 100)} OFFSET ${where.param(search.offset ?? 0)}`,
+        ORDER BY res.seq DESC ${where.page(search.limit ?? 100, search.offset)}`,
       values: where.values,
     });
     return rows.map((row) => ({ ...RESOURCE.read(row), handler: row.handler_status ?? 'none' }));
@@ -405,7 +408,7 @@ export class SqlStore implements Store {
   // Checkout attempts
 
   async putCheckoutAttempt(attempt: NewCheckoutAttempt, now = new Date()): Promise<{ inserted: boolean; attempt: CheckoutAttempt }> {
-    const values = [attempt.orderId, attempt.kind, attempt.idempotencyKey, attempt.requestHash, iso(now), attempt.number ?? 1];
+    const values = [attempt.orderId, attempt.kind, attempt.idempotencyKey, attempt.requestHash, attempt.number ?? 1, iso(now)];
     const inserted = await this.first(this.sql.putCheckoutAttempt, values, ATTEMPT.read);
     if (inserted) return { inserted: true, attempt: inserted };
     // Attempts are never deleted: once the insert has met one, it is there to read.
@@ -429,7 +432,7 @@ export class SqlStore implements Store {
   // Partner tenants' merchants
 
   async putTenantMerchant(tenant: NewTenantMerchant, now = new Date()): Promise<{ inserted: boolean; tenant: TenantMerchant }> {
-    const values = [tenant.tenantId, tenant.environment, tenant.idempotencyKey, tenant.requestHash, tenant.name, tenant.email, iso(now), tenant.number ?? 1];
+    const values = [tenant.tenantId, tenant.environment, tenant.name, tenant.email, tenant.idempotencyKey, tenant.requestHash, tenant.number ?? 1, iso(now)];
     const inserted = await this.first(this.sql.putTenantMerchant, values, TENANT_MERCHANT.read);
     if (inserted) return { inserted: true, tenant: inserted };
     // Never deleted: once the insert has met one, it is there to read.
@@ -597,6 +600,11 @@ class Where {
   param(value: unknown): string {
     this.values.push(value);
     return `$${this.values.length}`;
+  }
+
+  /** `LIMIT` and `OFFSET`, as parameters. */
+  page(limit: number, offset = 0): string {
+    return `LIMIT ${this.param(limit)} OFFSET ${this.param(offset)}`;
   }
 
   /** Add a condition; every `?` in it stands for `value`, when there is one. */

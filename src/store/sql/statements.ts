@@ -9,6 +9,8 @@ export type Prepared = Required<Pick<Statement, 'name' | 'text'>>;
 
 const list = (columns: readonly string[], alias?: string) => columns.map((column) => (alias ? `${alias}.${column}` : column)).join(', ');
 const placeholders = (from: number, count: number) => Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
+/** `($1, $2), ($3, $4)…`: `count` tuples of `width` parameters each. */
+export const tuples = (count: number, width: number) => Array.from({ length: count }, (_, i) => `(${placeholders(1 + i * width, width)})`).join(', ');
 
 export const RUN_LIST = list(RUN.columns);
 
@@ -45,6 +47,27 @@ export function buildStatements(d: Dialect) {
   const advances = `${rank} > r.outcome_rank`;
   const notBehind = `(${rank} IS NULL OR ${rank} >= r.outcome_rank)`;
   const snapshotTaken = `${d.cast('$8', 'json')} IS NOT NULL AND ${notBehind}`;
+  /**
+   * A table of create-once tries (checkout attempts, tenants' merchants) by `key`. `put` (values: the key,
+   * `given`, idempotency key, request hash, number, now) inserts a `sending` try, or replaces a refused one
+   * by the next number; any other stands. `release` (the key, number, now) refuses only the `sending` try
+   * of that number: a late refusal never releases a newer try. `made`: what a created try has.
+   */
+  const tries = (table: string, key: string[], given: string[], made: string[], returning: readonly string[]) => {
+    const columns = [...key, ...given, 'idempotency_key', 'request_hash', 'number'];
+    const now = `$${columns.length + 1}`;
+    const replaced = [...columns.slice(key.length), 'created_at', 'updated_at'].map((column) => `${column} = excluded.${column}`);
+    return {
+      put: `INSERT INTO ${p}${table} AS t (${columns.join(', ')}, status, created_at, updated_at) VALUES (${placeholders(1, columns.length)}, 'sending', ${now}, ${now})
+        ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${[...replaced, `status = 'sending'`, ...made.map((column) => `${column} = NULL`)].join(', ')}
+        WHERE t.status = 'refused' AND t.number + 1 = excluded.number
+        RETURNING ${list(returning)}`,
+      release: `UPDATE ${p}${table} SET status = 'refused', updated_at = $${key.length + 2}
+        WHERE ${key.map((column, i) => `${column} = $${i + 1}`).join(' AND ')} AND status = 'sending' AND number = $${key.length + 1}`,
+    };
+  };
+  const attempts = tries('checkout_attempts', ['order_id'], ['kind'], ['resource_id', 'checkout_url'], ATTEMPT.columns);
+  const merchants = tries('tenant_merchants', ['tenant_id', 'environment'], ['name', 'email'], ['merchant_id', 'snapshot'], TENANT_MERCHANT.columns);
 
   return {
     // The run queue: each statement is one guarded write, and only the lease holder may finish.
@@ -73,13 +96,13 @@ export function buildStatements(d: Dialect) {
     }),
 
     /**
-     * `count` events in one statement (9 values each): an id already stored, or met earlier in the
+     * `count` events in one statement: an id already stored, or met earlier in the
      * same statement, inserts nothing and returns nothing.
      */
     insertEvents: batch(
       'insert_events',
       (count) => `INSERT INTO ${p}events (${list(EVENT.columns)})
-      VALUES ${Array.from({ length: count }, (_, i) => `(${placeholders(1 + i * 9, 9)})`).join(', ')}
+      VALUES ${tuples(count, EVENT.columns.length)}
       ON CONFLICT (id) DO NOTHING
       RETURNING id`,
     ),
@@ -132,29 +155,14 @@ export function buildStatements(d: Dialect) {
         RETURNING ${list(RESOURCE.columns)}, advanced_by`,
       getResource: `SELECT ${list(RESOURCE.columns)} FROM ${p}resources WHERE kind = $1 AND id = $2`,
 
-      // A refused attempt gives way to the order's next one; any other stands.
-      putCheckoutAttempt: `INSERT INTO ${p}checkout_attempts AS a (order_id, kind, idempotency_key, request_hash, number, status, created_at, updated_at)
-        VALUES ($1, $2, $3, $4, $6, 'sending', $5, $5)
-        ON CONFLICT (order_id) DO UPDATE
-          SET kind = excluded.kind, idempotency_key = excluded.idempotency_key, request_hash = excluded.request_hash, number = excluded.number,
-              status = 'sending', resource_id = NULL, checkout_url = NULL, created_at = excluded.created_at, updated_at = excluded.updated_at
-          WHERE a.status = 'refused' AND a.number + 1 = excluded.number
-        RETURNING ${list(ATTEMPT.columns)}`,
-      // Only the sending attempt of that number: a late refusal never releases a newer attempt.
-      releaseCheckoutAttempt: `UPDATE ${p}checkout_attempts SET status = 'refused', updated_at = $3 WHERE order_id = $1 AND status = 'sending' AND number = $2`,
+      putCheckoutAttempt: attempts.put,
+      releaseCheckoutAttempt: attempts.release,
       completeCheckoutAttempt: `UPDATE ${p}checkout_attempts SET status = 'created', resource_id = $2, checkout_url = $3, updated_at = $4 WHERE order_id = $1
         RETURNING ${list(ATTEMPT.columns)}`,
       getCheckoutAttempt: `SELECT ${list(ATTEMPT.columns)} FROM ${p}checkout_attempts WHERE order_id = $1`,
 
-      // As checkout attempts: a refused try gives way to the tenant's next one; any other stands.
-      putTenantMerchant: `INSERT INTO ${p}tenant_merchants AS m (tenant_id, environment, idempotency_key, request_hash, name, email, number, status, created_at, updated_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $8, 'sending', $7, $7)
-        ON CONFLICT (tenant_id, environment) DO UPDATE
-          SET idempotency_key = excluded.idempotency_key, request_hash = excluded.request_hash, name = excluded.name, email = excluded.email,
-              number = excluded.number, status = 'sending', merchant_id = NULL, snapshot = NULL, created_at = excluded.created_at, updated_at = excluded.updated_at
-          WHERE m.status = 'refused' AND m.number + 1 = excluded.number
-        RETURNING ${list(TENANT_MERCHANT.columns)}`,
-      releaseTenantMerchant: `UPDATE ${p}tenant_merchants SET status = 'refused', updated_at = $4 WHERE tenant_id = $1 AND environment = $2 AND status = 'sending' AND number = $3`,
+      putTenantMerchant: merchants.put,
+      releaseTenantMerchant: merchants.release,
       // A created merchant is never replaced: a second answer (a replay of the same key) changes nothing.
       completeTenantMerchant: `UPDATE ${p}tenant_merchants SET status = 'created', merchant_id = $3, snapshot = ${d.cast('$4', 'json')}, updated_at = $5
         WHERE tenant_id = $1 AND environment = $2 AND status = 'sending'
