@@ -18,11 +18,9 @@ export interface OpenStoreOptions {
   /** PostgreSQL connection warnings. */
   logger?: Logger;
   /**
-   * Refuse, with a `ConfigError` naming where it looked, a store that does not exist yet instead of
-   * creating it: for work that only reads or acts on what is stored, where a mistyped
-   * `CHECKOUT_STORE` would otherwise look like an empty shop. `file:` needs its folder
-   * (`fileStoreExists`); PostgreSQL a schema checkout-kit has set up (`PostgresStore`'s
-   * `mustExist`); `memory:` is always new. @default false
+   * Refuse, with a `ConfigError` naming where it looked, a store that does not exist yet instead of creating
+   * it, so a mistyped `CHECKOUT_STORE` does not look like an empty shop (`file:`: `fileStoreExists`;
+   * PostgreSQL: `PostgresStore`'s `mustExist`; `memory:` is always new). @default false
    */
   mustExist?: boolean;
   /** What `url` was given as, named in messages that say what to check (e.g. `--to`). @default 'CHECKOUT_STORE' */
@@ -75,10 +73,7 @@ async function createStore(
   throw new ConfigError(`Store URL "${scheme}…" is not supported: use file:<dir> (embedded), postgres://… or memory: (tests).`);
 }
 
-/**
- * Whether the embedded store in `dir` exists: its SQLite file does, and is not empty. The one test of existence for
- * `file:` stores (`openStore`'s `mustExist`).
- */
+/** Whether the embedded store in `dir` exists: its SQLite file does, and is not empty. */
 export async function fileStoreExists(dir: string): Promise<boolean> {
   return holdsStore(join(dir, STORE_FILE));
 }

@@ -10,9 +10,8 @@ import type { MigrationReport } from '../sql/migrations.js';
 import { DatabaseFailure, poolDatabase } from './database.js';
 
 /**
- * What the server (or pg, reading the URL) answers when the store URL itself is wrong, however often
- * it is tried: a URL that does not parse, a database or role that does not exist, a wrong password,
- * a schema name PostgreSQL reserves (`pg_…`), no right to create the schema.
+ * What the server (or pg) answers when the store URL itself is wrong: a URL that does not parse, no
+ * such database or role, a wrong password, a reserved schema name (`pg_…`), no right to create the schema.
  */
 const MISCONFIGURED = new Set(['ERR_INVALID_URL', '3D000', '28000', '28P01', '42939', '42501']);
 
@@ -34,18 +33,14 @@ export interface PostgresStoreOptions extends Pick<SqlStoreOptions, 'migrate'> {
   /** Connections of the pool made from `connectionString`. @default 10 */
   poolMax?: number | undefined;
   /**
-   * Open all `poolMax` connections of the pool made from `connectionString` in `open()` and keep
-   * them while idle (pg closes an idle connection after 10 s). For a long-running receiver: the
-   * first deliveries after a start or a quiet spell do not wait for connections to be set up
-   * (`serve` sets it). @default false
+   * Open all `poolMax` connections of the pool made from `connectionString` in `open()` and keep them while
+   * idle (pg closes idle ones after 10 s), so a receiver's first deliveries after a quiet spell do not wait
+   * for connections (`serve` sets it). @default false
    */
   warmPool?: boolean | undefined;
   /** Server-side limit on each statement of the pool made from `connectionString`. @default 10000 */
   statementTimeoutMs?: number | undefined;
-  /**
-   * `open()` refuses, with a `ConfigError`, a schema checkout-kit never set up (no migration
-   * recorded) instead of creating it: for work that only reads what is stored. @default false
-   */
+  /** `open()` refuses, with a `ConfigError`, a schema checkout-kit never set up instead of creating it. @default false */
   mustExist?: boolean | undefined;
   /** What the store's URL was given as, named in messages that say what to check (e.g. `--to` for `store copy`'s target). @default 'CHECKOUT_STORE' */
   setting?: string | undefined;
