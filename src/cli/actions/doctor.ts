@@ -14,7 +14,7 @@ import { isSound, SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { DEFAULT_SANDBOX_DATA } from '../defaults.js';
 import { EXIT } from '../exit.js';
 import { output, table, type CliIO } from '../io.js';
-import { clientFromConfig } from '../../client/index.js';
+import { clientFromConfig, partnerFromConfig } from '../../client/index.js';
 
 interface Check {
   check: string;
@@ -24,22 +24,29 @@ interface Check {
 
 const NIL_UUID = '00000000-0000-4000-8000-000000000000';
 
+/**
+ * Whether the service takes a read with `get`: a 404 for a payment that cannot exist, in the spec's
+ * words, means the key and signature were accepted; an HTML 404 is another server's (a wrong
+ * CHECKOUT_BASE_URL), which accepted nothing.
+ */
+async function keyProbe(check: string, get: (id: string) => Promise<unknown>): Promise<Check> {
+  try {
+    await get(NIL_UUID);
+    return { check, result: 'ok', detail: 'accepted' };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404 && !isOffSpec(error)) return { check, result: 'ok', detail: 'accepted (probe answered 404)' };
+    return { check, result: 'fail', detail: (error as Error).message };
+  }
+}
+
 async function serviceChecks(config: CheckoutKitConfig): Promise<Check[]> {
+  // A partner platform reads its tenants' payments with the partner's key (README, Assumptions).
+  const partner = partnerFromConfig(config);
+  if (partner) return [await keyProbe('partner key', (id) => partner.payments.get(id))];
   const client = clientFromConfig(config);
   if (!client) return [{ check: 'service', result: 'warn', detail: 'not checked: CHECKOUT_BASE_URL and a key are needed' }];
   const checks: Check[] = [];
-  if (config.apiKey && config.signingSecret) {
-    try {
-      await client.payments.get(NIL_UUID);
-      checks.push({ check: 'merchant key', result: 'ok', detail: 'accepted' });
-    } catch (error) {
-      // A 404 for a payment that cannot exist, in the spec's words, means the key and signature were
-      // accepted; an HTML 404 is another server's (a wrong CHECKOUT_BASE_URL), which accepted nothing.
-      if (error instanceof ApiError && error.status === 404 && !isOffSpec(error))
-        checks.push({ check: 'merchant key', result: 'ok', detail: 'accepted (probe answered 404)' });
-      else checks.push({ check: 'merchant key', result: 'fail', detail: (error as Error).message });
-    }
-  }
+  if (config.apiKey && config.signingSecret) checks.push(await keyProbe('merchant key', (id) => client.payments.get(id)));
   if (config.invoiceKey) {
     try {
       const invoices = await client.invoices.list();
@@ -49,6 +56,31 @@ async function serviceChecks(config: CheckoutKitConfig): Promise<Check[]> {
     }
   }
   return checks;
+}
+
+/**
+ * The keys the configuration's role needs: a merchant's shop its merchant key pair (and an invoice
+ * key for invoices); a partner platform its partner key pair and no merchant key at all.
+ */
+function credentialChecks(config: CheckoutKitConfig): Check[] {
+  if (roleOf(config) === 'partner')
+    return [
+      config.partnerSigningSecret
+        ? { check: 'partner credentials', result: 'ok', detail: 'CHECKOUT_PARTNER_API_KEY and CHECKOUT_PARTNER_SIGNING_SECRET set' }
+        : {
+            check: 'partner credentials',
+            result: 'fail',
+            detail: 'set CHECKOUT_PARTNER_SIGNING_SECRET beside CHECKOUT_PARTNER_API_KEY (onboarding, payments)',
+          },
+    ];
+  return [
+    config.apiKey && config.signingSecret
+      ? { check: 'merchant credentials', result: 'ok', detail: 'CHECKOUT_API_KEY and CHECKOUT_SIGNING_SECRET set' }
+      : { check: 'merchant credentials', result: 'fail', detail: 'set CHECKOUT_API_KEY and CHECKOUT_SIGNING_SECRET (payments, confirmation)' },
+    config.invoiceKey
+      ? { check: 'invoice key', result: 'ok', detail: 'set' }
+      : { check: 'invoice key', result: 'warn', detail: 'CHECKOUT_INVOICE_KEY not set: no invoices' },
+  ];
 }
 
 function mismatchText(mismatch: SandboxMismatch, config: CheckoutKitConfig, sandboxUrl: string, env: NodeJS.ProcessEnv): string {
@@ -131,16 +163,7 @@ async function runChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<Check[]> 
       ? { check: 'base URL', result: 'ok', detail: config.baseUrl }
       : { check: 'base URL', result: 'fail', detail: 'CHECKOUT_BASE_URL is not set' },
   );
-  checks.push(
-    config.apiKey && config.signingSecret
-      ? { check: 'merchant credentials', result: 'ok', detail: 'CHECKOUT_API_KEY and CHECKOUT_SIGNING_SECRET set' }
-      : { check: 'merchant credentials', result: 'fail', detail: 'set CHECKOUT_API_KEY and CHECKOUT_SIGNING_SECRET (payments, confirmation)' },
-  );
-  checks.push(
-    config.invoiceKey
-      ? { check: 'invoice key', result: 'ok', detail: 'set' }
-      : { check: 'invoice key', result: 'warn', detail: 'CHECKOUT_INVOICE_KEY not set: no invoices' },
-  );
+  checks.push(...credentialChecks(config));
   checks.push(
     config.webhookSecrets.length > 0
       ? { check: 'webhook secrets', result: 'ok', detail: `${config.webhookSecrets.length} secret(s)` }
