@@ -28,22 +28,15 @@ type Camel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head
 /** A table's record: each column's field, camel-cased, but those read only with another column. */
 type Fields<R extends Readers> = { [K in keyof R & string as [ReturnType<R[K]>] extends [never] ? never : Camel<K>]: ReturnType<R[K]> };
 
-const plain =
-  <T>() =>
-  (value: T) =>
-    value;
-const text = plain<string>();
+const plain = <T>(value: T) => value;
+const text = plain<string>;
 const int = (value: number) => Number(value);
 const time = (value: Time) => iso(value);
 const bool = (value: Bool) => value === true || value === 1;
-const json =
-  <T>() =>
-  (value: Json<T>) =>
-    typeof value === 'string' ? (JSON.parse(value) as T) : value;
-const optional =
-  <In, Out>(read: Reader<In, Out>) =>
-  (value: In | null, row: Record<string, unknown>) =>
-    value === null ? undefined : read(value, row);
+const json = <T>(value: Json<T>) => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+function optional<In, Out>(read: Reader<In, Out>): Reader<In | null, Out | undefined> {
+  return (value, row) => (value === null || value === undefined ? undefined : read(value, row));
+}
 /** A body as `encodeBody` kept it. */
 const body = (stored: string, row: Record<string, unknown>) => (bool(row.body_escaped as Bool) ? (JSON.parse(stored) as string) : stored);
 /** `body_escaped`: read by `body`, not a field of its own. */
@@ -74,10 +67,10 @@ export type RowOf<T extends { read: (row: never) => unknown }> = Parameters<T['r
 export const EVENT = table({
   id: text,
   type: text,
-  environment: optional(plain<Environment>()),
+  environment: optional(plain<Environment>),
   created_at: text,
   received_at: time,
-  resource_kind: optional(plain<ResourceKind>()),
+  resource_kind: optional(plain<ResourceKind>),
   resource_id: optional(text),
   body: optional(body),
   body_escaped: readByBody,
@@ -85,14 +78,14 @@ export const EVENT = table({
 
 export const RUN = table({
   key: text,
-  kind: plain<Run['kind']>(),
-  status: plain<Run['status']>(),
+  kind: plain<Run['kind']>,
+  status: plain<Run['status']>,
   attempts: int,
   owner: optional(text),
   lease_until: optional(time),
   next_attempt_at: time,
   last_error: optional(text),
-  data: json<Record<string, unknown>>(),
+  data: json<Record<string, unknown>>,
   created_at: time,
   updated_at: time,
   completed_at: optional(time),
@@ -108,14 +101,14 @@ export function toPrefixedRun(row: PrefixedRunRow): Run | undefined {
 }
 
 export const RESOURCE = table({
-  kind: plain<ResourceKind>(),
+  kind: plain<ResourceKind>,
   id: text,
-  environment: optional(plain<Environment>()),
+  environment: optional(plain<Environment>),
   order_id: optional(text),
-  outcome: plain<Outcome>(),
-  outcome_source: optional(plain<NewsSource>()),
+  outcome: plain<Outcome>,
+  outcome_source: optional(plain<NewsSource>),
   late: optional(bool),
-  snapshot: optional(json<Record<string, unknown>>()),
+  snapshot: optional(json<Record<string, unknown>>),
   expires_at: optional(text),
   last_news_at: time,
   open: bool,
@@ -125,11 +118,11 @@ export const RESOURCE = table({
 
 export const ATTEMPT = table({
   order_id: text,
-  kind: plain<ResourceKind>(),
+  kind: plain<ResourceKind>,
   number: int,
   idempotency_key: text,
   request_hash: text,
-  status: plain<CheckoutAttempt['status']>(),
+  status: plain<CheckoutAttempt['status']>,
   resource_id: optional(text),
   checkout_url: optional(text),
   created_at: time,
@@ -138,20 +131,20 @@ export const ATTEMPT = table({
 
 export const TENANT_MERCHANT = table({
   tenant_id: text,
-  environment: plain<Environment>(),
+  environment: plain<Environment>,
   number: int,
   idempotency_key: text,
   request_hash: text,
-  status: plain<TenantMerchant['status']>(),
+  status: plain<TenantMerchant['status']>,
   name: text,
   email: text,
   merchant_id: optional(text),
-  snapshot: optional(json<Merchant>()),
+  snapshot: optional(json<Merchant>),
   created_at: time,
   updated_at: time,
 });
 
-export const TENANT_CREDENTIALS = table({ tenant_id: text, environment: plain<Environment>(), sealed: text, key_id: text, updated_at: time });
+export const TENANT_CREDENTIALS = table({ tenant_id: text, environment: plain<Environment>, sealed: text, key_id: text, updated_at: time });
 
 export const DEAD_LETTER = table({
   id: text,
@@ -159,7 +152,7 @@ export const DEAD_LETTER = table({
   reason: text,
   body,
   body_escaped: readByBody,
-  headers: json<Record<string, string>>(),
+  headers: json<Record<string, string>>,
 });
 
-export const ACTIVITY = table({ subject: text, kind: text, at: time, data: json<Record<string, unknown>>() });
+export const ACTIVITY = table({ subject: text, kind: text, at: time, data: json<Record<string, unknown>> });

@@ -174,10 +174,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
   let broken: StoreError | undefined;
   const writer = open(Boolean(options.readonly));
   const reader = memory ? writer : open(true);
-  const prepared = new Map<SqliteConnection, Map<string, SqliteStatement>>([
-    [writer, new Map()],
-    [reader, new Map()],
-  ]);
+  const prepared = new Map([writer, reader].map((connection) => [connection, new Map<string, SqliteStatement>()]));
 
   const run = <R>(connection: SqliteConnection, { text, values = [] }: Statement): QueryResult<R> => {
     const cache = prepared.get(connection)!;
@@ -190,8 +187,7 @@ export function sqliteDatabase(options: SqliteDatabaseOptions): SqliteDatabase {
       }
       return { rows: [], rowCount: statement.run(values).changes };
     } catch (error) {
-      const code = sqliteErrorCode(error);
-      if (code === undefined) throw error;
+      if (sqliteErrorCode(error) === undefined) throw error;
       const failure = storeError(options.path, error);
       // Damage found is final: nothing more is written to the file, and readiness's write probe says so.
       if (isDamage(error)) broken ??= failure;
