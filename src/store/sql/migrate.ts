@@ -1,11 +1,17 @@
 import { StoreError } from '../../errors/index.js';
-import type { Database } from './database.js';
+import type { Database, Statement } from './database.js';
 import type { Dialect } from './dialect.js';
-import { LATEST_VERSION, MIGRATIONS, type AppliedMigration, type MigrationReport } from './migrations.js';
+import { LATEST_VERSION, MIGRATIONS, type AppliedMigration, type Migration, type MigrationReport } from './migrations.js';
 
 /** The table recording which versions are applied. */
 export const migrationsTable = (dialect: Dialect) =>
   `CREATE TABLE IF NOT EXISTS ${dialect.prefix}schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at ${dialect.types.time} NOT NULL)`;
+
+/** The statement recording `migration` as applied now. */
+export const recordMigration = (dialect: Dialect, migration: Migration): Statement => ({
+  text: `INSERT INTO ${dialect.prefix}schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
+  values: [migration.version, migration.name, new Date().toISOString()],
+});
 
 /** The highest version applied, 0 for a new store. */
 export const versionOf = (versions: readonly AppliedMigration[]) => Math.max(0, ...versions.map((row) => row.version));
@@ -52,10 +58,7 @@ export async function runMigrations(db: Database, dialect: Dialect, schema: stri
       const done = await tx.query({ text: `SELECT 1 AS present FROM ${dialect.prefix}schema_migrations WHERE version = $1`, values: [migration.version] });
       if (done.rows.length > 0) return false;
       for (const text of migration.statements(dialect)) await tx.query({ text });
-      await tx.query({
-        text: `INSERT INTO ${dialect.prefix}schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
-        values: [migration.version, migration.name, new Date().toISOString()],
-      });
+      await tx.query(recordMigration(dialect, migration));
       return true;
     });
     if (ran) applied.push({ version: migration.version, name: migration.name });

@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { ConfigError, InvalidRequestError, NoStoreError, StoreError } from '../../errors/index.js';
 import { sqliteDialect } from '../sql/dialect.js';
-import { migrationsTable } from '../sql/migrate.js';
+import { migrationsTable, recordMigration } from '../sql/migrate.js';
 import { MIGRATIONS } from '../sql/migrations.js';
 import { SqlStore } from '../sql/sql-store.js';
 import { isDamage, loadDriver, withJournals, type SqliteConnection, type SqliteDriverName } from './driver.js';
@@ -216,8 +216,10 @@ function checkBackupTarget(storeFile: string, destination: string, replace: bool
 /** Apply every migration to a new database in memory, at once (no transaction: nothing else can see it). */
 function migrateNow(connection: SqliteConnection): void {
   connection.exec([migrationsTable(sqliteDialect), ...MIGRATIONS.flatMap((migration) => migration.statements(sqliteDialect))].join(';\n'));
-  const applied = connection.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)');
-  for (const migration of MIGRATIONS) applied.run([migration.version, migration.name, new Date().toISOString()]);
+  for (const migration of MIGRATIONS) {
+    const { text, values } = recordMigration(sqliteDialect, migration);
+    connection.prepare(text).run(values);
+  }
 }
 
 /** Make the store's folder (or, read-only, make sure the store is there), with a clear error when that cannot be. */
