@@ -95,10 +95,7 @@ export function buildStatements(d: Dialect) {
         RETURNING ${RUN_LIST}`,
     }),
 
-    /**
-     * `count` events in one statement: an id already stored, or met earlier in the
-     * same statement, inserts nothing and returns nothing.
-     */
+    /** `count` events in one statement: an id already stored, or met earlier in the statement, inserts and returns nothing. */
     insertEvents: batch(
       'insert_events',
       (count) => `INSERT INTO ${p}events (${list(EVENT.columns)})

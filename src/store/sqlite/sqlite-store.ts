@@ -128,8 +128,8 @@ function removeDeadPartials(destination: string): string[] {
   }
   const removed: string[] = [];
   for (const name of names) {
-    const match = name.startsWith(prefix) ? /^(\d+)(.*)$/.exec(name.slice(prefix.length)) : null;
-    const pid = match && withJournals('').includes(match[2]!) ? Number(match[1]) : NaN;
+    const digits = name.startsWith(prefix) ? /^\d+/.exec(name.slice(prefix.length))?.[0] : undefined;
+    const pid = digits && withJournals(`${prefix}${digits}`).includes(name) ? Number(digits) : NaN;
     if (!(pid > 0) || pid === process.pid || isRunning(pid)) continue;
     const leftover = join(folder, name);
     try {
