@@ -1,7 +1,8 @@
 import { StoreError } from '../../errors/index.js';
 import type { Environment, Merchant } from '../../schemas/index.js';
 import { DECIMAL } from '../../schemas/decimal-pattern.js';
-import { EVENT_RUN_PREFIX, fulfillmentKeySql, parseRunKey, RESOURCE_KINDS, RUN_STATUSES } from '../../domain/index.js';
+import { enqueuedWithEvent } from './event-run-guard.js';
+import { EVENT_RUN_PREFIX, fulfillmentKeySql, RESOURCE_KINDS, RUN_STATUSES } from '../../domain/index.js';
 import {
   OUTCOME_RANK,
   type Activity,
@@ -213,12 +214,8 @@ export class SqlStore implements Store {
 
   async enqueueRun(run: NewRun, now = new Date()): Promise<{ inserted: boolean; run: Run }> {
     // An event's dispatch run is queued with its event, or the event is unknown.
-    const eventKey = parseRunKey(run.key)?.kind === 'event';
-    if (eventKey || run.kind === 'event') {
-      const existing = eventKey && run.kind === 'event' ? await this.getRun(run.key) : undefined;
-      if (existing) return { inserted: false, run: existing };
-      throw new StoreError(`Cannot enqueue run ${run.key} (${run.kind}): dispatch runs are keyed event:<id> and queued by insertEvent with their event.`);
-    }
+    const withEvent = await enqueuedWithEvent(run, (key) => this.getRun(key));
+    if (withEvent) return withEvent;
     const inserted = await this.insertRun(this.database, run, now);
     if (inserted) return { inserted: true, run: RUN.read(inserted) };
     // Fulfillment runs are never deleted: a conflict means the row is there to read.
