@@ -59,9 +59,11 @@ export function mergePackageJson(text: string, needs: PackageRequirements): Merg
     ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'].flatMap((key) => Object.keys(section(manifest, key) ?? {})),
   );
 
-  const add = (key: keyof PackageRequirements, entries: Record<string, string>, present: (name: string) => boolean, kept: string[]) => {
+  const add = (key: keyof PackageRequirements, entries: Record<string, string>, present: (name: string, value: string) => 'same' | boolean, kept: string[]) => {
     for (const [name, value] of Object.entries(entries)) {
-      if (present(name)) {
+      const there = present(name, value);
+      if (there === 'same') continue;
+      if (there) {
         kept.push(name);
         continue;
       }
@@ -71,8 +73,14 @@ export function mergePackageJson(text: string, needs: PackageRequirements): Merg
     }
   };
   const scripts = section(manifest, 'scripts') ?? {};
-  // npm init's placeholder is nobody's test script: the scaffold's replaces it.
-  add('scripts', needs.scripts, (name) => name in scripts && !(name === 'test' && scripts[name] === NPM_INIT_TEST), changes.kept.scripts);
+  // npm init's placeholder is nobody's test script: the scaffold's replaces it. A script that is
+  // already the scaffold's (init run again) is not the project's own: next steps still say `npm run` it.
+  add(
+    'scripts',
+    needs.scripts,
+    (name, value) => (scripts[name] === value ? 'same' : name in scripts && !(name === 'test' && scripts[name] === NPM_INIT_TEST)),
+    changes.kept.scripts,
+  );
   add('dependencies', needs.dependencies, (name) => installed.has(name), changes.kept.dependencies);
   add('devDependencies', needs.devDependencies, (name) => installed.has(name), changes.kept.dependencies);
 

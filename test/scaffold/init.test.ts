@@ -153,6 +153,18 @@ describe('checkout-kit init', () => {
     expect(await readFile(join(dir, 'fulfillment.ts'))).toEqual(await readFile(join(TEMPLATES, 'fulfillment.ts')));
   });
 
+  it('run again on its own scaffold, still tells to `npm run dev` and `npm run test`, and reports no script of the project kept', async () => {
+    const dir = join(await tempDir(), 'shop');
+    const first = await init(dir);
+    expect(first.nextSteps.join('\n')).toContain('npm run dev');
+    const again = await init(dir);
+    expect(again.packageJson).toMatchObject({ action: 'unchanged', kept: { scripts: [] } });
+    const steps = again.nextSteps.join('\n');
+    expect(steps).toContain('npm run dev');
+    expect(steps).toContain('npm run test');
+    expect(steps).not.toContain('script was kept');
+  });
+
   it("beside a sandbox (the target's .sandbox, else the working folder's) writes .env from its credentials; keeps differing values without --force", async () => {
     const cwd = await tempDir();
     const credentials = await fakeSandbox(cwd, 'http://127.0.0.1:4010');

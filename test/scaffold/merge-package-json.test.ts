@@ -40,6 +40,18 @@ describe('mergePackageJson', () => {
     expect(own.changes.kept.scripts).toContain('test');
   });
 
+  it("does not report the scaffold's own scripts, met again, as the project's (init run a second time)", () => {
+    const text = JSON.stringify({ type: 'module', scripts: { ...needs.scripts, lint: 'eslint .' } });
+    const { changes } = mergePackageJson(text, needs);
+    expect(changes.kept.scripts).toEqual([]);
+    expect(changes.added.scripts).toEqual({});
+    // One the project changed is its own.
+    expect(
+      mergePackageJson(JSON.stringify({ type: 'module', scripts: { ...needs.scripts, dev: 'tsx watch --clear-screen=false src/server.ts' } }), needs).changes
+        .kept.scripts,
+    ).toEqual(['dev']);
+  });
+
   it('returns the same text when everything is there, and warns about a CommonJS package', () => {
     const text = JSON.stringify({ scripts: needs.scripts, dependencies: { ...needs.dependencies, ...needs.devDependencies } });
     const result = mergePackageJson(text, needs);
