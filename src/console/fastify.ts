@@ -151,6 +151,17 @@ export const checkoutConsole: FastifyPluginAsync<ConsoleOptions> = async (app, o
         if (wantsHtml(request)) return sendHtml(reply, 401, loginPage(context, decision.message));
         return reply.code(401).send(errorObject('unauthorized', decision.message));
       });
+      // A page asked for with a trailing slash (typed so, or a link copied with one) is that page,
+      // not a payment or event with an empty id ("No payment  in the store").
+      scope.addHook('onRequest', async (request, reply) => {
+        if (request.method !== 'GET' && request.method !== 'HEAD') return;
+        const queryAt = request.url.indexOf('?');
+        const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
+        if (!path.endsWith('/') || path === `${context.prefix}/`) return;
+        // One leading slash: never `//host`, which a browser would take for another site.
+        const page = path.replace(/\/+$/, '').replace(/^\/+/, '/') || '/';
+        return reply.redirect(page + (queryAt === -1 ? '' : request.url.slice(queryAt)), 308);
+      });
       scope.setErrorHandler(async (error, request, reply) => {
         if (error instanceof ConsoleRequestError) return reply.code(error.status).send(errorObject(error.code, error.message));
         // fastify's own 4xx (body too large, media type), coded as serve's root codes them.

@@ -343,6 +343,31 @@ describe('operator console (fastify, memory store)', () => {
     ]);
   });
 
+  it('takes a page asked for with a trailing slash to that page, query kept, rather than a payment or event with an empty id', async () => {
+    const app = await consoleApp(new MemoryStore());
+    const cases: Array<[asked: string, page: string]> = [
+      ['/checkout-kit/payments/', '/checkout-kit/payments'],
+      ['/checkout-kit/events/?status=failed', '/checkout-kit/events?status=failed'],
+      ['/checkout-kit/invoices//', '/checkout-kit/invoices'],
+      ['/checkout-kit/runs/', '/checkout-kit/runs'],
+    ];
+    for (const [asked, page] of cases) {
+      const response = await app.inject(asked);
+      expect([response.statusCode, response.headers.location], asked).toEqual([308, page]);
+      expect((await app.inject(page)).statusCode, page).toBe(200);
+    }
+    // The overview is the one page whose address ends with its slash.
+    expect((await app.inject('/checkout-kit/')).statusCode).toBe(200);
+  });
+
+  it('mounted at the root, never redirects to another site', async () => {
+    const app = Fastify();
+    apps.push(app);
+    await app.register(checkoutConsole, { store: new MemoryStore(), clock: () => new Date(T0), basePath: '' });
+    const response = await app.inject('//evil.example/');
+    expect(response.headers.location).toBe('/evil.example');
+  });
+
   it('answers bad input and unknown routes with the error object', async () => {
     const app = await consoleApp(new MemoryStore());
     const cases: Array<[string, number, string, RegExp]> = [
