@@ -595,6 +595,22 @@ describe('checkout-kit store copy', () => {
     },
   );
 
+  it('run again after the move (CHECKOUT_STORE now names the target), says the source came from CHECKOUT_STORE and how to name the embedded store', async () => {
+    const cwd = await tempDir('ck-store-copy-again-');
+    const moved = 'postgres://shop@db.invalid:5432/shop';
+    const result = await runCli(['store', 'copy', '--to', moved], { cwd, env: { CHECKOUT_STORE: moved } });
+    expect(result).toMatchObject({
+      code: 2,
+      stderr:
+        'checkout-kit: store copy: --to names the source store itself (CHECKOUT_STORE, the source when --from is not given); ' +
+        'to copy the embedded store again, name it: --from file:.checkout-kit. Give another store.\n',
+    });
+    // With --from given, the source is no mystery.
+    expect((await runCli(['store', 'copy', '--from', moved, '--to', moved], { cwd })).stderr).toBe(
+      'checkout-kit: store copy: --to names the source store itself. Give another store.\n',
+    );
+  });
+
   it('names the flag a store came from (--from, --to) in what to check, CHECKOUT_STORE only where it came from there', async () => {
     const { cwd, env } = await shop(1);
     await writeFile(join(cwd, 'a-file'), 'mine');

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { loadConfig } from '../../config/index.js';
+import { DEFAULT_STORE, loadConfig } from '../../config/index.js';
 import { refuseTildeStore } from '../../config/environment.js';
 import { StoreError } from '../../errors/index.js';
 import { copyStore } from '../../store/sql/copy.js';
@@ -137,7 +137,14 @@ export async function restoreStoreFrom(file: string, options: { dir?: string; js
 /** `checkout-kit store copy --to <url>`: every row of one SQL store into another; exit 1 when not every row made it. */
 export async function copyStoreTo(options: { to: string; from?: string; json?: boolean }, io: CliIO, setExit: (code: number) => void): Promise<void> {
   const from = options.from ?? loadConfig({ env: io.env, cwd: io.cwd }).store;
-  if (sameStore(from, options.to, io.cwd)) throw new UsageError('store copy: --to names the source store itself: give another store.');
+  if (sameStore(from, options.to, io.cwd)) {
+    // After the move, CHECKOUT_STORE names the new store: copying the embedded one again needs its name.
+    const again =
+      options.from === undefined && !from.startsWith('file:')
+        ? ` (CHECKOUT_STORE, the source when --from is not given); to copy the embedded store again, name it: --from ${DEFAULT_STORE}`
+        : '';
+    throw new UsageError(`store copy: --to names the source store itself${again}. Give another store.`);
+  }
   if (options.to.startsWith('memory:')) throw new UsageError('store copy: a memory: store keeps nothing: copy --to file:<dir> or postgres://….');
   // Said before the source is checked: a mistyped --to is not found only after serve was stopped for the copy.
   if (options.from !== undefined) refuseTildeStore(options.from, '--from');
