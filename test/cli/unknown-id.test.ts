@@ -26,6 +26,32 @@ describe('an id the user names that the store does not hold is a usage error in 
     });
   });
 
+  it("payments show on a partner platform, given a tenant's bare order id: says orders are kept as <tenant>/<order>", async () => {
+    const cwd = await tempDir('ck-unknown-id-partner-');
+    const store = await openStore('file:.checkout-kit', { cwd });
+    await store.putTenantMerchant({
+      tenantId: 'shop-42',
+      environment: 'test',
+      idempotencyKey: 'k42',
+      requestHash: 'h42',
+      name: 'Shop 42',
+      email: 'o@shop42.test',
+    });
+    await store.close();
+    expect(await execCli(['payments', 'show', '1001'], { cwd })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'checkout-kit: No payment 1001 in the store: see `checkout-kit payments list` (show also takes an order id, e-mail or event id; ' +
+        "a tenant's order is <tenant>/<order>, e.g. shop-42/1001).\n",
+    });
+    // An id already naming a tenant's order, and a merchant's shop (no tenants), get no such hint.
+    expect((await execCli(['payments', 'show', 'shop-9/1001'], { cwd })).stderr).not.toContain('<tenant>/<order>');
+    expect((await execCli(['payments', 'show', '1001'], { cwd: await emptyStore() })).stderr).toBe(
+      'checkout-kit: No payment 1001 in the store: see `checkout-kit payments list` (show also takes an order id, e-mail or event id).\n',
+    );
+  });
+
   it('an id holding an escape sequence is printed escaped: nothing reaches the terminal raw', async () => {
     const cwd = await emptyStore();
     expect(await execCli(['events', 'show', 'x\u001b[31mred'], { cwd })).toEqual({

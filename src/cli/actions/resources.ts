@@ -40,7 +40,7 @@ const MATCHES_NAMED = 10;
  * of its events' ids): an operator starts from the order a buyer quotes.
  */
 export async function showResource(kind: ResourceKind, id: string, options: { json?: boolean }, io: CliIO): Promise<void> {
-  const found = await withStore(io, async (store) => {
+  const { found, tenantExample } = await withStore(io, async (store) => {
     let record: ResourceRecord | undefined = await store.getResource(kind, id);
     if (!record) {
       const matches = await store.searchResources({ kind, find: id, limit: MATCHES_NAMED + 1 });
@@ -52,9 +52,15 @@ export async function showResource(kind: ResourceKind, id: string, options: { js
       // Read as by id, so `--json` prints the same record however it was found.
       record = matches[0] && (await store.getResource(kind, matches[0].id));
     }
-    return record && { record, runs: await resourceRuns(store, kind, record.id) };
+    if (record) return { found: { record, runs: await resourceRuns(store, kind, record.id) } };
+    // A partner platform keeps each order under its tenant: the bare order id a tenant quotes is none of them.
+    const [tenant] = kind === 'payment' && !id.includes('/') ? await store.listTenantMerchants({ limit: 1 }) : [];
+    return { found: undefined, tenantExample: tenant && `${tenant.tenantId}/${id}` };
   });
-  if (!found) throw notInStore(kind, id, `\`checkout-kit ${kind}s list\` (show also takes an order id, e-mail or event id)`);
+  if (!found) {
+    const orders = tenantExample ? `; a tenant's order is <tenant>/<order>, e.g. ${printable(tenantExample)}` : '';
+    throw notInStore(kind, id, `\`checkout-kit ${kind}s list\` (show also takes an order id, e-mail or event id${orders})`);
+  }
   output(io, options.json ?? false, found, ({ record, runs }) =>
     [
       `${kind} ${printable(record.id)}${record.orderId ? ` (order ${printable(record.orderId)})` : ''}`,
