@@ -68,9 +68,8 @@ export interface SqlStoreOptions {
   /** Apply pending migrations in `open()`; when false, `open()` refuses an outdated store. @default true */
   migrate?: boolean | undefined;
   /**
-   * Concurrent `insertEvent` batches: deliveries arriving while those are written wait, then go
-   * together in one statement (PostgreSQL: half the pool). SQLite has one writer, so 1: a batch of
-   * many rows costs a fraction of the CPU of as many one-row statements. @default 1
+   * Concurrent `insertEvent` batches (see `GroupCommit`; PostgreSQL: half the pool). SQLite has one writer,
+   * so 1: a batch of many rows costs a fraction of the CPU of as many one-row statements. @default 1
    */
   insertLanes?: number | undefined;
 }
