@@ -19,13 +19,16 @@ import { sameUuid, TenantIdSchema } from '../schemas/common.js';
 import type { CheckoutAttempt, ResourceKind, Store } from '../store/index.js';
 import { isDefiniteRefusal, standingTry } from './create-once.js';
 import { orderIdempotencyKey, requestHash } from '../domain/idempotency.js';
-import { checkRedirectUrl, type RedirectGuardOptions } from './redirect-guard.js';
+import { checkRedirectUrl, redirectGuardFor, type RedirectGuardOptions } from './redirect-guard.js';
 
 /**
  * Who creates the payment: the merchant itself, or a partner on behalf of a merchant: one fixed
  * `merchantId`, or (without it) the merchant of each checkout's `tenantId` (see `onboardMerchant`).
  */
 export type Creator = { client: CheckoutClient } | { partner: PartnerClient; merchantId?: string | undefined };
+
+/** The environment of a creator's keys (undefined when its client has none, e.g. built without keys). */
+export const creatorEnvironment = (creator: Creator) => ('partner' in creator ? creator.partner.environment : creator.client.environment);
 
 /** What `createCheckout` works with: the store that keeps one attempt per order, and who creates the resource. */
 export interface CheckoutDeps {
@@ -220,7 +223,7 @@ export async function createCheckout(deps: CheckoutDeps, input: CheckoutInput, k
     clock(),
   );
   if (!resource.checkoutUrl) throw new CheckoutError(`The service created ${kind} ${resource.id} without a checkoutUrl.`, { code: 'invalid_response' });
-  if (deps.redirect) checkRedirectUrl(resource.checkoutUrl, deps.redirect);
+  if (deps.redirect) checkRedirectUrl(resource.checkoutUrl, redirectGuardFor(deps.redirect, creatorEnvironment(deps.creator)));
   await deps.store.completeCheckoutAttempt(orderId, { resourceId: resource.id, checkoutUrl: resource.checkoutUrl }, clock());
   logger.info({ orderId, kind, id: resource.id }, `checkout ${kind} ready`);
   // An earlier attempt may have reached the service before a crash: then this call was its replay.

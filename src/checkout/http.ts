@@ -8,8 +8,8 @@ import { errorObject } from '../schemas/index.js';
 import type { Store } from '../store/index.js';
 import { deadline } from '../timers/index.js';
 import { confirmReturn, type OrderStatus } from './confirm-return.js';
-import { createCheckout, type Creator } from './create-checkout.js';
-import { checkRedirectUrl, type RedirectGuardOptions } from './redirect-guard.js';
+import { createCheckout, creatorEnvironment, type Creator } from './create-checkout.js';
+import { checkRedirectUrl, redirectGuardFor, type RedirectGuardOptions } from './redirect-guard.js';
 
 /** A framework-free HTTP answer; adapters copy it onto their response. */
 export interface HttpAnswer {
@@ -118,11 +118,12 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
   // The server's signal lives as long as the server: the deadline's listener comes off it once answered.
   const { signal, release } = deadline(options.checkoutTimeoutMs ?? DEFAULT_CHECKOUT_TIMEOUT_MS, options.signal);
   try {
+    const redirect = redirectGuardFor(options.redirect, creatorEnvironment(options.creator));
     const result = await createCheckout(
-      { store: options.store, creator: options.creator, redirect: options.redirect, logger, clock: options.engine.clock, signal },
+      { store: options.store, creator: options.creator, redirect, logger, clock: options.engine.clock, signal },
       { ...parsed.data, successUrl: returnUrl.href, cancelUrl: cancelUrl.href },
     );
-    const target = checkRedirectUrl(result.checkoutUrl, options.redirect);
+    const target = checkRedirectUrl(result.checkoutUrl, redirect);
     return { status: 303, headers: { location: target.href, 'cache-control': 'no-store' }, body: { ...result, checkoutUrl: target.href } };
   } catch (error) {
     if (error instanceof RedirectRejectedError) {

@@ -1,12 +1,25 @@
 import { LOOPBACK_URL_HOSTS } from '../access/local-request.js';
 import { RedirectRejectedError } from '../errors/index.js';
+import type { Environment } from '../schemas/index.js';
 
 /** Which hosts a checkout URL may send the buyer to. */
 export interface RedirectGuardOptions {
   /** Hosts (`host` or `host:port`, lower case) the buyer may be sent to. */
   allowedHosts: string[];
-  /** Allow plain `http` to loopback hosts (the sandbox, test environment only). @default false */
+  /**
+   * Allow plain `http` to loopback hosts (the local sandbox). `createCheckout`, `checkoutRoutes` and
+   * the checkout handlers default it to whether the creator's keys are test keys; `checkRedirectUrl`
+   * alone to false.
+   */
   allowLoopbackHttp?: boolean;
+}
+
+/**
+ * The guard a creator of `environment` checks with: plain `http` to loopback allowed with test keys
+ * (the sandbox's checkout pages), as `serve` has it, unless `allowLoopbackHttp` says otherwise.
+ */
+export function redirectGuardFor(options: RedirectGuardOptions, environment: Environment | undefined): RedirectGuardOptions {
+  return options.allowLoopbackHttp === undefined ? { ...options, allowLoopbackHttp: environment === 'test' } : options;
 }
 
 /**

@@ -414,6 +414,32 @@ describe('checkout routes (fastify)', () => {
     }
   });
 
+  it("registered as the README shows it (no allowLoopbackHttp), sends the buyer to the sandbox's http checkout page with test keys, and never with live keys", async () => {
+    const sandbox = await openSandbox();
+    const allowedHosts = [new URL(sandbox.url).host];
+    const mount = async (client: CheckoutClient) => {
+      const store = new MemoryStore();
+      const app = Fastify();
+      const engine = new FulfillmentEngine({ store, client, handlers: { paid: async () => {} } });
+      await app.register(checkoutRoutes, { store, engine, creator: { client }, redirect: { allowedHosts }, publicUrl: 'https://shop.example' });
+      return app;
+    };
+    const test = await mount(merchantClient(sandbox));
+    const created = await test.inject({ method: 'POST', url: '/checkout', payload: { orderId: 'readme-1', amount: '3.00', email: 'b@example.com' } });
+    expect(created.statusCode, created.body).toBe(303);
+    expect(created.headers.location).toMatch(new RegExp(`^${sandbox.url}/checkout/`));
+    // The return page links back to the same payment page while it is pending.
+    const status = await test.inject({ method: 'GET', url: '/checkout/return?orderId=readme-1', headers: { accept: 'application/json' } });
+    expect(status.json()).toMatchObject({ state: 'pending', checkoutUrl: created.headers.location });
+    await test.close();
+
+    const { apiKey, signingSecret, invoiceKey } = sandbox.credentials.live.merchant;
+    const live = await mount(new CheckoutClient({ baseUrl: sandbox.url, apiKey, signingSecret, invoiceKey }));
+    const refused = await live.inject({ method: 'POST', url: '/checkout', payload: { orderId: 'readme-2', amount: '3.00', email: 'b@example.com' } });
+    expect([refused.statusCode, refused.json().error.code]).toEqual([502, 'bad_checkout_url']);
+    await live.close();
+  });
+
   it('POST /checkout (JSON or form) answers 303 to checkoutUrl; return confirms and fulfils once', async () => {
     const sandbox = await openSandbox();
     const { app, paid } = await shop(merchantClient(sandbox), [new URL(sandbox.url).host]);
