@@ -48,21 +48,24 @@ export const DEFAULT_CHECKOUT_TIMEOUT_MS = 20_000;
 
 /** `POST /checkout` fields, from JSON or an HTML form (strings). */
 const CheckoutRequestSchema = z.object({
-  orderId: z.string().min(1).max(200),
+  orderId: z.string({ error: 'required, as text' }).min(1, 'must not be empty').max(200, 'at most 200 characters'),
   /** A partner platform's tenant (see `Creator`). */
   tenantId: TenantIdSchema.optional(),
-  amount: z.string().min(1),
-  email: z.string().optional(),
-  token: z.string().optional(),
+  amount: z.string({ error: 'required, as a decimal string such as "10.00"' }).min(1, 'must not be empty'),
+  email: z.string({ error: 'must be text' }).optional(),
+  token: z.string({ error: 'must be text' }).optional(),
   networkId: z
-    .union([
-      z.number().int(),
-      z
-        .string()
-        .regex(/^[0-9]+$/)
-        .transform(Number),
-      z.literal('').transform(() => undefined),
-    ])
+    .union(
+      [
+        z.number().int(),
+        z
+          .string()
+          .regex(/^[0-9]+$/)
+          .transform(Number),
+        z.literal('').transform(() => undefined),
+      ],
+      { error: 'must be a whole number, such as 56' },
+    )
     .optional(),
 });
 

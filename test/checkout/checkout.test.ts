@@ -493,7 +493,13 @@ describe('checkout routes (fastify)', () => {
     const { app } = await shop(merchantClient(sandbox), [new URL(sandbox.url).host]);
     const missing = await app.inject({ method: 'POST', url: '/checkout', payload: { amount: '1' } });
     expect(missing.statusCode).toBe(400);
-    expect(missing.json().error.code).toBe('invalid_request');
+    expect(missing.json().error).toEqual({ code: 'invalid_request', message: 'Invalid checkout request (orderId: required, as text).' });
+    // Each field says what it wants, in words a shop's developer reads without knowing the validator.
+    const invalid = await app.inject({ method: 'POST', url: '/checkout', payload: { orderId: '', amount: 10, email: 5, networkId: 'bsc' } });
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.json().error.message).toBe(
+      'Invalid checkout request (orderId: must not be empty; amount: required, as a decimal string such as "10.00"; email: must be text; networkId: must be a whole number, such as 56).',
+    );
     const unknown = await app.inject({ method: 'GET', url: '/checkout/return?orderId=nope', headers: { accept: 'application/json' } });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().error.code).toBe('not_found');
