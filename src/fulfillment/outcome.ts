@@ -1,4 +1,4 @@
-import { ExactDecimal, toDecimal } from '../money/index.js';
+import { ExactDecimal, toDecimal, writtenLike } from '../money/index.js';
 import type { Outcome } from '../store/index.js';
 
 /** What a status word tells beyond the amounts: `closed` = past expiry, `hold` = not final yet. */
@@ -41,23 +41,21 @@ export interface Classification {
   amount: string;
   /** The resource's own figure as the service wrote it (`"10.00"`), else the sum of an invoice detail's payments. */
   amountReceived: string;
-  /** amount − received when positive, else "0". */
+  /** amount − received when positive, written with the decimals of the figures it comes from (`"1.00"`), else "0". */
   shortfall: string;
-  /** received − amount when positive, else "0". */
+  /** received − amount when positive, written with the decimals of the figures it comes from (`"1.00"`), else "0". */
   surplus: string;
 }
 
 export const DEFAULT_STATUS_MAP: Record<string, StatusMeaning> = { EXPIRED: 'closed' };
 
+/** What each of an invoice detail's payments received, as written. */
+const paymentFigures = (resource: Classifiable) => (resource.payments ?? []).flatMap((payment) => payment.amountReceived ?? payment.amount ?? []);
+
 /** Received amount: the resource's own figure, or the sum of an invoice detail's payments. */
 function receivedOf(resource: Classifiable): ExactDecimal {
   if (resource.amountReceived !== undefined) return toDecimal(resource.amountReceived, 'amountReceived');
-  let sum = new ExactDecimal(0);
-  for (const payment of resource.payments ?? []) {
-    const value = payment.amountReceived ?? payment.amount;
-    if (value !== undefined) sum = sum.plus(toDecimal(value, 'payments[].amount'));
-  }
-  return sum;
+  return paymentFigures(resource).reduce((sum, value) => sum.plus(toDecimal(value, 'payments[].amount')), new ExactDecimal(0));
 }
 
 function allowance(amount: ExactDecimal, tolerance: ClassifyOptions['underpayTolerance']): ExactDecimal {
@@ -91,14 +89,16 @@ export function classify(resource: Classifiable, options: ClassifyOptions = {}):
   const changedAt = resource.updatedAt ? Date.parse(resource.updatedAt) : now;
   const late = (outcome === 'paid' || outcome === 'overpaid') && expiresAt !== undefined && changedAt > expiresAt;
   const diff = amount.minus(received);
+  // Written like the figures they come from: 8.00 received for 7.00 is a surplus of "1.00".
+  const figures = [resource.amount, ...(resource.amountReceived !== undefined ? [resource.amountReceived] : paymentFigures(resource))];
   return {
     outcome,
     late,
     amount: resource.amount,
     // As written, like `amount`: a page showing both shows "10.00 of 10.00", not "10 of 10.00".
-    amountReceived: resource.amountReceived ?? received.toFixed(),
-    shortfall: diff.isPositive() && !diff.isZero() ? diff.toFixed() : '0',
-    surplus: diff.isNegative() ? diff.negated().toFixed() : '0',
+    amountReceived: resource.amountReceived ?? writtenLike(received, ...figures),
+    shortfall: diff.isPositive() && !diff.isZero() ? writtenLike(diff, ...figures) : '0',
+    surplus: diff.isNegative() ? writtenLike(diff.negated(), ...figures) : '0',
   };
 }
 

@@ -108,3 +108,14 @@ export function minAmount(a: string, b: string): string {
 export function maxAmount(a: string, b: string): string {
   return compareAmounts(a, b) >= 0 ? a : b;
 }
+
+/** Decimals written in `amount` ("10.50": 2). */
+const decimalsOf = (amount: string) => amount.trim().split('.')[1]?.length ?? 0;
+
+/**
+ * `value` written with as many decimals as the most precise of `operands` (or its own, if more):
+ * "8.00" − "7.00" reads "1.00", as the service writes amounts, not "1". The value is the same.
+ */
+export function writtenLike(value: ExactDecimal, ...operands: string[]): string {
+  return value.toFixed(Math.max(value.decimalPlaces(), ...operands.map(decimalsOf)));
+}

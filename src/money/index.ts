@@ -13,5 +13,6 @@ export {
   minAmount,
   maxAmount,
   toDecimal,
+  writtenLike,
   ExactDecimal,
 } from './decimal.js';

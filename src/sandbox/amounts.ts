@@ -1,17 +1,8 @@
-import { addAmounts, amountIsZero, compareAmounts, ExactDecimal, maxAmount, subtractAmounts, toDecimal } from '../money/index.js';
+import { addAmounts, amountIsZero, compareAmounts, ExactDecimal, maxAmount, subtractAmounts, toDecimal, writtenLike } from '../money/index.js';
 import type { Status } from './records.js';
 
-function scaleOf(value: string): number {
-  return value.split('.')[1]?.length ?? 0;
-}
-
-/**
- * `result` written with as many decimals as the most precise operand, so "10.50" - "0" is "10.50",
- * not "10.5" (the value is the same; the page and the logs read better).
- */
-export function scaled(result: string, ...operands: string[]): string {
-  return toDecimal(result).toFixed(Math.max(scaleOf(result), ...operands.map(scaleOf)));
-}
+/** `result` written like its operands (`writtenLike`): "10.50" - "0" is "10.50", not "10.5". */
+export const scaled = (result: string, ...operands: string[]) => writtenLike(toDecimal(result), ...operands);
 
 /** `amount - received`, never below zero. */
 export function remainingOf(amount: string, received: string): string {

@@ -69,7 +69,14 @@ describe('classify', () => {
 
   it('sums an invoice detail’s payments when amountReceived is absent', () => {
     const invoice = { status: 'X', amount: '40', expiresAt: FUTURE, payments: [{ amount: '15.5' }, { amountReceived: '24.5' }] };
-    expect(classify(invoice, { now: NOW })).toMatchObject({ outcome: 'paid', amountReceived: '40' });
+    expect(classify(invoice, { now: NOW })).toMatchObject({ outcome: 'paid', amountReceived: '40.0' });
+  });
+
+  it('writes shortfall, surplus and a summed amount received with the decimals of the figures they come from', () => {
+    expect(classify(resource('8.00', FUTURE, { amount: '7.00' }), { now: NOW })).toMatchObject({ surplus: '1.00', shortfall: '0' });
+    expect(classify(resource('6.5', PAST, { amount: '7.00' }), { now: NOW })).toMatchObject({ shortfall: '0.50', surplus: '0' });
+    const invoice = { ...resource('0', PAST, { amount: '10.00' }), amountReceived: undefined, payments: [{ amountReceived: '4.00' }, { amount: '2.00' }] };
+    expect(classify(invoice, { now: NOW })).toMatchObject({ outcome: 'underpaid', amountReceived: '6.00', shortfall: '4.00' });
   });
 
   it('reports shortfall and surplus exactly', () => {
