@@ -931,7 +931,8 @@ describe('checkout-kit store restore', () => {
     await other.close();
     await rename(join(cwd, 'other', 'store.sqlite'), otherDb);
     const cases: Array<[string, RegExp]> = [
-      ['missing.sqlite', /is not a backup: name a file `checkout-kit store backup` wrote/],
+      ['missing.sqlite', /^checkout-kit: There is no file .*missing\.sqlite: name a file `checkout-kit store backup` wrote\.$/],
+      ['.', /is not a backup: name a file `checkout-kit store backup` wrote/],
       ['text.sqlite', /The backup .*text\.sqlite is damaged or not a database/],
       ['damaged.sqlite', /The backup .*damaged\.sqlite is damaged/],
       [join('.checkout-kit', 'store.sqlite'), /is inside the store's folder .*: move it elsewhere first/],

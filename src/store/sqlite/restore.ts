@@ -44,6 +44,7 @@ export async function restoreStore(
   const source = resolve(backup);
   if (realPath(source).startsWith(`${realPath(folder)}${sep}`))
     throw new InvalidRequestError(`The backup ${source} is inside the store's folder ${folder}: move it elsewhere first.`);
+  if (!existsSync(source)) throw new InvalidRequestError(`There is no file ${source}: name a file \`checkout-kit store backup\` wrote.`);
   if (!holdsStore(source)) throw new InvalidRequestError(`${source} is not a backup: name a file \`checkout-kit store backup\` wrote.`);
   const sqlite = loadDriver(driver);
   const file = join(folder, STORE_FILE);
