@@ -776,6 +776,40 @@ describe('checkout-kit store copy', () => {
       await admin.end();
     }
   });
+  it.runIf(DATABASE_URL)(
+    'refuses a PostgreSQL source copied onto itself through another spelling of its server; another schema of that database is another store',
+    async () => {
+      const { cwd, env } = await shop(3);
+      const [schema, other] = [randomSchema('ck_self'), randomSchema('ck_other')];
+      const server = new URL(DATABASE_URL!);
+      const at = (host: string, port: string, name: string) => {
+        const url = new URL(DATABASE_URL!);
+        url.hostname = host;
+        url.port = port;
+        url.searchParams.set('schema', name);
+        return url.href;
+      };
+      const source = at(server.hostname, server.port || '5432', schema);
+      const admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+      try {
+        expect((await runCli(['store', 'copy', '--to', source], { cwd, env })).code).toBe(0);
+        // The same server by the name localhost, its default port left out: only the server can tell.
+        for (const target of [at('localhost', server.port || '5432', schema), at(server.hostname, '', schema)]) {
+          const refused = await runCli(['store', 'copy', '--from', source, '--to', target], { cwd, env });
+          expect(refused, target).toMatchObject({ code: 2, stdout: '' });
+          expect(refused.stderr, target).toMatch(
+            /^checkout-kit: The target PostgreSQL .* is the source store itself, reached by another URL\. Nothing was copied: give another store\.\n$/,
+          );
+        }
+        const copied = await runCli(['store', 'copy', '--from', source, '--to', at('localhost', server.port || '5432', other)], { cwd, env });
+        expect(copied).toMatchObject({ code: 0, stderr: '' });
+        expect(copied.stdout).toMatch(/events +3 in source, +3 in target, 3 copied now/);
+      } finally {
+        for (const name of [schema, other]) await admin.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+        await admin.end();
+      }
+    },
+  );
 });
 
 describe.runIf(DATABASE_URL)('checkout-kit store copy to PostgreSQL stopped midway', () => {

@@ -214,7 +214,31 @@ async function count(store: Side, table: string): Promise<number> {
  * run again to complete it; one that changed in the source since is counted as `changed`, and the
  * copy is not complete. Stop the processes writing to `source` first.
  */
+/**
+ * Whether two PostgreSQL stores are one schema of one database, however their URLs spell the server
+ * (`localhost` and `127.0.0.1`, a port left out). The source's connection names itself with a
+ * token no other session has, and the target's server is asked whether it serves that session:
+ * only the source's own server can. Any role sees other sessions' `application_name`.
+ */
+async function isSamePostgresStore(source: SqlStore, target: SqlStore): Promise<boolean> {
+  if (source.dialect.name !== 'postgres' || target.dialect.name !== 'postgres' || source.dialect.prefix !== target.dialect.prefix) return false;
+  const token = `checkout-kit store copy ${crypto.randomUUID()}`;
+  return source.database.transaction(async (tx) => {
+    await tx.query({ text: `SELECT set_config('application_name', $1, true)`, values: [token] });
+    const { rows } = await target.database.query({
+      text: `SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`,
+      values: [token],
+    });
+    return rows.length > 0;
+  });
+}
+
 export async function copyStore(sourceStore: SqlStore, targetStore: SqlStore): Promise<CopyReport> {
+  if (await isSamePostgresStore(sourceStore, targetStore)) {
+    throw new InvalidRequestError(
+      `The target ${targetStore.description} is the source store itself, reached by another URL. Nothing was copied: give another store.`,
+    );
+  }
   await refuseAnotherStore(sourceStore, targetStore);
   const source = side(sourceStore, 'source');
   const target = side(targetStore, 'target');
