@@ -25,13 +25,13 @@ describe('fulfillment handlers', () => {
   it('records the surplus of an overpaid order for a refund', async () => {
     const payment = samplePayment({ referenceId: 'order-over', status: 'OVERPAID', amountReceived: '30.50', remaining: '0', surplus: '5.50' });
     await handle('overpaid', payment);
-    expect(getOrder('order-over')).toMatchObject({ state: 'paid', surplus: '5.5', shipments: 1 });
+    expect(getOrder('order-over')).toMatchObject({ state: 'paid', surplus: '5.50', shipments: 1 });
   });
 
   it('records the shortfall of an underpaid, expired order', async () => {
     const payment = samplePayment({ referenceId: 'order-under', status: 'EXPIRED', amountReceived: '10.00', remaining: '15.00', expiresAt: past() });
     await handle('underpaid', payment);
-    expect(getOrder('order-under')).toMatchObject({ state: 'underpaid', shortfall: '15', shipments: 0 });
+    expect(getOrder('order-under')).toMatchObject({ state: 'underpaid', shortfall: '15.00', shipments: 0 });
   });
 
   it('releases an expired order, and still ships it when the money arrives late', async () => {
