@@ -325,6 +325,7 @@ export interface PruneOptions {
 export interface EventLog {
   /** Store an event once: `inserted` only for the first delivery of an id, whose dispatch run `event:<id>` is queued in the same transaction. */
   insertEvent(event: NewEvent, now?: Date): Promise<{ inserted: boolean }>;
+  /** An event by id. */
   getEvent(id: string): Promise<StoredEvent | undefined>;
   /** Newest first. */
   listEvents(filter?: EventFilter): Promise<Array<StoredEvent & { run: Run | undefined }>>;
@@ -347,6 +348,7 @@ export interface RunQueue {
    * is returned; any other run of kind `event` or keyed `event:` is refused with a `StoreError`.
    */
   enqueueRun(run: NewRun, now?: Date): Promise<{ inserted: boolean; run: Run }>;
+  /** A run by key. */
   getRun(key: string): Promise<Run | undefined>;
   /** Lease a run that is `pending` and due, or `running` with an expired lease: the run (attempts incremented), or undefined. */
   claimRun(key: string, options: ClaimOptions): Promise<Run | undefined>;
@@ -368,7 +370,9 @@ export interface RunQueue {
 export interface Resources {
   /** Apply an update that only moves the outcome forward. Returns the record and whether it advanced. */
   updateResource(update: ResourceUpdate, now?: Date, options?: ResourceUpdateOptions): Promise<{ record: ResourceRecord; advanced: boolean }>;
+  /** What is known of one payment or invoice. */
   getResource(kind: ResourceKind, id: string): Promise<ResourceRecord | undefined>;
+  /** Resources matching the filter. */
   listResources(filter?: ResourceFilter): Promise<ResourceRecord[]>;
 }
 
@@ -383,6 +387,7 @@ export interface CheckoutAttempts {
    * that number `refused`, so the order's next `putCheckoutAttempt` starts `number + 1`; returns whether it did.
    */
   releaseCheckoutAttempt(orderId: string, number: number, now?: Date): Promise<boolean>;
+  /** An order's current checkout attempt. */
   getCheckoutAttempt(orderId: string): Promise<CheckoutAttempt | undefined>;
 }
 
@@ -394,6 +399,7 @@ export interface TenantMerchants {
   completeTenantMerchant(tenantId: string, environment: Environment, merchant: Merchant, now?: Date): Promise<TenantMerchant>;
   /** The service refused the create for good: only a `sending` try of that number is released; returns whether it was. */
   releaseTenantMerchant(tenantId: string, environment: Environment, number: number, now?: Date): Promise<boolean>;
+  /** A tenant's merchant in one environment. */
   getTenantMerchant(tenantId: string, environment: Environment): Promise<TenantMerchant | undefined>;
   /** The tenant a service merchant was created for. */
   findTenantByMerchantId(merchantId: string): Promise<TenantMerchant | undefined>;
