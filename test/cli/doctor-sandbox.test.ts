@@ -47,7 +47,20 @@ async function writeEnv(changes: Record<string, string | undefined> = {}): Promi
 async function doctor(env: NodeJS.ProcessEnv = {}) {
   const result = await runCli(['doctor', '--json'], { cwd: dir, env });
   const rows = JSON.parse(result.stdout) as Row[];
-  return { code: result.code, stdout: result.stdout, row: rows.find((row) => row.check === 'sandbox credentials') };
+  return { code: result.code, stdout: result.stdout, rows, row: rows.find((row) => row.check === 'sandbox credentials') };
+}
+
+/** `.env` as `sandbox --write-env --partner` leaves it: the partner's key and secret, no merchant key. */
+async function writePartnerEnv(changes: Record<string, string> = {}): Promise<void> {
+  const { partner } = sandbox.credentials.test;
+  await writeEnv({
+    CHECKOUT_API_KEY: '',
+    CHECKOUT_SIGNING_SECRET: '',
+    CHECKOUT_INVOICE_KEY: '',
+    CHECKOUT_PARTNER_API_KEY: partner.apiKey,
+    CHECKOUT_PARTNER_SIGNING_SECRET: partner.signingSecret,
+    ...changes,
+  });
 }
 
 describe('doctor beside a sandbox', () => {
@@ -121,5 +134,28 @@ describe("doctor's probe of the merchant key", () => {
     } finally {
       await new Promise((resolve) => other.close(resolve));
     }
+  });
+});
+
+describe('doctor on a partner platform', () => {
+  it("checks the partner's keys, not a merchant's, and has the service accept them: exit 0", async () => {
+    await writePartnerEnv();
+    const { code, rows } = await doctor();
+    expect(rows.filter((row) => row.result !== 'ok' && row.check !== 'fulfillment module')).toEqual([]);
+    expect(rows.map((row) => row.check)).not.toContain('merchant credentials');
+    expect(rows.find((row) => row.check === 'partner credentials')).toEqual({
+      check: 'partner credentials',
+      result: 'ok',
+      detail: 'CHECKOUT_PARTNER_API_KEY and CHECKOUT_PARTNER_SIGNING_SECRET set',
+    });
+    expect(rows.find((row) => row.check === 'partner key')).toEqual({ check: 'partner key', result: 'ok', detail: 'accepted (probe answered 404)' });
+    expect(code).toBe(0);
+  });
+
+  it('fails when the service refuses the partner key, naming the refusal', async () => {
+    await writePartnerEnv({ CHECKOUT_PARTNER_SIGNING_SECRET: 'svc_ps_typed-by-hand-not-the-sandboxs' });
+    const { code, rows } = await doctor();
+    expect(rows.find((row) => row.check === 'partner key')).toEqual({ check: 'partner key', result: 'fail', detail: expect.stringContaining('401') });
+    expect(code).toBe(1);
   });
 });
