@@ -209,12 +209,6 @@ async function count(store: Side, table: string): Promise<number> {
 }
 
 /**
- * Copy every row of `source` into `target` (both open), table by table in pages, each page one
- * statement of the target. A row already in the target is left as it is, so a copy cut short is
- * run again to complete it; one that changed in the source since is counted as `changed`, and the
- * copy is not complete. Stop the processes writing to `source` first.
- */
-/**
  * Whether two PostgreSQL stores are one schema of one database, however their URLs spell the server
  * (`localhost` and `127.0.0.1`, a port left out). The source's connection names itself with a
  * token no other session has, and the target's server is asked whether it serves that session:
@@ -233,6 +227,12 @@ async function isSamePostgresStore(source: SqlStore, target: SqlStore): Promise<
   });
 }
 
+/**
+ * Copy every row of `source` into `target` (both open), table by table in pages, each page one
+ * statement of the target. A row already in the target is left as it is, so a copy cut short is
+ * run again to complete it; one that changed in the source since is counted as `changed`, and the
+ * copy is not complete. Stop the processes writing to `source` first.
+ */
 export async function copyStore(sourceStore: SqlStore, targetStore: SqlStore): Promise<CopyReport> {
   if (await isSamePostgresStore(sourceStore, targetStore)) {
     throw new InvalidRequestError(
