@@ -144,11 +144,12 @@ export async function handleCheckoutRequest(options: CheckoutHttpOptions, body: 
 
 /**
  * `GET /checkout/return?orderId=…`: confirm and report the order's state, as JSON or a small page
- * that links back to the shop (`publicUrl`, else the site's root).
+ * that links back to the shop (`publicUrl`, else the site's root). With `creator`, the link back to
+ * the payment page passes the guard `handleCheckoutRequest` sent the buyer there with.
  */
 export async function handleReturnRequest(
   options: Pick<CheckoutHttpOptions, 'store' | 'engine' | 'logger' | 'redirect' | 'signal'> &
-    Partial<Pick<CheckoutHttpOptions, 'publicUrl' | 'checkoutTimeoutMs'>>,
+    Partial<Pick<CheckoutHttpOptions, 'creator' | 'publicUrl' | 'checkoutTimeoutMs'>>,
   query: { orderId?: unknown },
   wantsJson: boolean,
 ): Promise<HttpAnswer> {
@@ -163,8 +164,9 @@ export async function handleReturnRequest(
   } catch (error) {
     return errorAnswer(error, logger);
   }
-  // Only a URL that passes the guard is ever shown to the buyer.
-  status = { ...status, checkoutUrl: safeUrl(status.checkoutUrl, options.redirect) };
+  // Only a URL that passes the guard the checkout used is ever shown to the buyer.
+  const guard = options.creator ? redirectGuardFor(options.redirect, creatorEnvironment(options.creator)) : options.redirect;
+  status = { ...status, checkoutUrl: safeUrl(status.checkoutUrl, guard) };
   if (wantsJson) return json(200, status);
   return {
     status: 200,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkoutRoutes, confirmReturn, createCheckout } from '../../src/checkout/index.js';
+import { checkoutRoutes, confirmReturn, createCheckout, handleCheckoutRequest, handleReturnRequest } from '../../src/checkout/index.js';
 import { orderIdempotencyKey } from '../../src/domain/idempotency.js';
 import { CheckoutClient, PartnerClient } from '../../src/client/index.js';
 import { CheckoutError } from '../../src/errors/index.js';
@@ -438,6 +438,23 @@ describe('checkout routes (fastify)', () => {
     const refused = await live.inject({ method: 'POST', url: '/checkout', payload: { orderId: 'readme-2', amount: '3.00', email: 'b@example.com' } });
     expect([refused.statusCode, refused.json().error.code]).toEqual([502, 'bad_checkout_url']);
     await live.close();
+  });
+
+  it("the framework-free handlers, given the creator, link the return page back to the sandbox's http checkout page as the checkout sent the buyer there; without it, the guard's own default hides it", async () => {
+    const sandbox = await openSandbox();
+    const client = merchantClient(sandbox);
+    const store = new MemoryStore();
+    const engine = new FulfillmentEngine({ store, client, handlers: { paid: async () => {} } });
+    const options = { store, engine, creator: { client }, redirect: { allowedHosts: [new URL(sandbox.url).host] }, publicUrl: 'https://shop.example' };
+    const created = await handleCheckoutRequest(options, { orderId: 'plain-1', amount: '3.00', email: 'b@example.com' });
+    expect(created.status).toBe(303);
+    const pageUrl = created.headers.location;
+    expect(pageUrl).toMatch(new RegExp(`^${sandbox.url}/checkout/`));
+    const back = await handleReturnRequest(options, { orderId: 'plain-1' }, true);
+    expect(back.body).toMatchObject({ state: 'pending', checkoutUrl: pageUrl });
+    const { creator: _creator, ...withoutCreator } = options;
+    const unguarded = await handleReturnRequest(withoutCreator, { orderId: 'plain-1' }, true);
+    expect(unguarded.body).toMatchObject({ state: 'pending', checkoutUrl: undefined });
   });
 
   it('POST /checkout (JSON or form) answers 303 to checkoutUrl; return confirms and fulfils once', async () => {

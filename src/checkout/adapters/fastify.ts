@@ -2,9 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify'
 import { specErrorHandler } from '../../fastify/error-replies.js';
 import { acceptStrictBodies } from '../../fastify/strict-bodies.js';
 import type { Logger } from '../../log/index.js';
-import { creatorEnvironment } from '../create-checkout.js';
 import { handleCheckoutRequest, handleReturnRequest, type CheckoutHttpOptions, type HttpAnswer } from '../http.js';
-import { redirectGuardFor } from '../redirect-guard.js';
 
 /** The `checkoutRoutes` plugin's options: the checkout helper's, and where its two routes live. */
 export interface CheckoutRoutesOptions extends CheckoutHttpOptions {
@@ -38,12 +36,7 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesOptions> = async (
     );
     scope.get(returnPath, async (request, reply) => {
       const wantsJson = (request.headers.accept ?? '').includes('application/json') || (request.query as { format?: string }).format === 'json';
-      // The link back to the payment page passes the guard the checkout route used.
-      const redirect = redirectGuardFor(options.redirect, creatorEnvironment(options.creator));
-      return send(
-        reply,
-        await handleReturnRequest({ ...options, redirect, logger: options.logger ?? request.log }, request.query as { orderId?: unknown }, wantsJson),
-      );
+      return send(reply, await handleReturnRequest({ ...options, logger: options.logger ?? request.log }, request.query as { orderId?: unknown }, wantsJson));
     });
   });
 };
