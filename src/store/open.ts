@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, NoStoreError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { MemoryStore } from './memory-store.js';
-import { holdsStore, SqliteStore, STORE_FILE } from './sqlite/sqlite-store.js';
+import { holdsStore, refuseEarlierFormat, SqliteStore, STORE_FILE } from './sqlite/sqlite-store.js';
 import type { Store } from './types.js';
 
 /** How `openStore` resolves and opens the store a URL names. */
@@ -39,6 +39,7 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
   const setting = options.setting ?? 'CHECKOUT_STORE';
   if ((options.mustExist || options.readonly) && url.startsWith('file:')) {
     const dir = fileStoreDir(url, options.cwd ?? process.cwd());
+    refuseEarlierFormat(dir);
     // A file in the folder's place is SqliteStore's to explain; only a plain absence is refused here.
     if (!(await fileStoreExists(dir)) && !(await fileInTheWay(dir))) {
       throw new NoStoreError(

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { execCli, runCli } from '../support/cli.js';
@@ -50,6 +50,22 @@ describe('commands that read the store refuse one that does not exist', () => {
       expect.stringMatching(new RegExp(`^checkout-kit: No store at ${join(cwd, '.checkout-kit')} \\(CHECKOUT_STORE=file:\\.checkout-kit\\)`)),
     ]);
     expect(await readdir(cwd)).toEqual([]);
+  });
+
+  it('events list over the store an earlier checkout-kit wrote: one line saying so and what to do, exit 2, nothing created', async () => {
+    const cwd = await tempDir('ck-earlier-store-');
+    const dir = join(cwd, '.checkout-kit');
+    await mkdir(dir);
+    await writeFile(join(dir, 'snapshot.json'), '{}');
+    await writeFile(join(dir, 'journal-1.jsonl'), '');
+    const result = await execCli(['events', 'list'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`checkout-kit: ${dir} holds a store written by an earlier checkout-kit`);
+    expect(lines[0]).toContain('move the folder aside and run `checkout-kit reconcile`');
+    expect((await readdir(dir)).sort()).toEqual(['journal-1.jsonl', 'snapshot.json']);
   });
 
   it.each(['./x', '.checkout-kit', '/var/lib/shop/store'])('a bare path as CHECKOUT_STORE (%s) is told to write file:<path>', async (path) => {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -57,6 +57,27 @@ describe('openStore', () => {
     const store = await openStore('file:./x', { cwd, mustExist: true });
     opened.push(store);
     expect((store as SqliteStore).file).toBe(join(cwd, 'x', 'store.sqlite'));
+  });
+
+  it('refuses a folder holding the store an earlier checkout-kit wrote, reading or writing, and changes nothing in it', async () => {
+    const cwd = await scratch.dir();
+    const dir = join(cwd, '.checkout-kit');
+    await mkdir(dir);
+    await writeFile(join(dir, 'snapshot.json'), '{"events":[]}');
+    await writeFile(join(dir, 'journal-3.jsonl'), '{"op":"insertEvent"}\n');
+    for (const options of [{}, { mustExist: true }, { readonly: true }]) {
+      const error = await openStore('file:.checkout-kit', { cwd, ...options }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          `^${dir.replaceAll('/', '\\/')} holds a store written by an earlier checkout-kit \\(journal-3\\.jsonl, snapshot\\.json\\), which this version does not read; nothing was changed\\.`,
+        ),
+      );
+    }
+    expect((await readdir(dir)).sort()).toEqual(['journal-3.jsonl', 'snapshot.json']);
+    // Moved aside as the message says, the folder is a new store.
+    await rename(dir, join(cwd, 'old-store'));
+    expect(((await open('file:.checkout-kit', cwd)) as SqliteStore).file).toBe(join(dir, 'store.sqlite'));
   });
 
   it('opens memory: as a memory store', async () => {

@@ -222,8 +222,30 @@ function migrateNow(connection: SqliteConnection): void {
   }
 }
 
+/** What an earlier checkout-kit's embedded store left in its folder: a snapshot and its journal segments. */
+const EARLIER_FORMAT = /^(snapshot\.json|journal-\d+\.jsonl)$/;
+
+/**
+ * Refuse a folder that holds a store in the format an earlier checkout-kit wrote (and no SQLite
+ * store): opened as an empty store, every event and fulfilled order in it would be new again.
+ */
+export function refuseEarlierFormat(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const earlier = names.filter((name) => EARLIER_FORMAT.test(name)).sort();
+  if (earlier.length === 0 || holdsStore(join(dir, STORE_FILE))) return;
+  throw new ConfigError(
+    `${dir} holds a store written by an earlier checkout-kit (${earlier.slice(0, 2).join(', ')}${earlier.length > 2 ? ', …' : ''}), which this version does not read; nothing was changed. To keep its history, stay on that version until its payments have settled. To start afresh, move the folder aside and run \`checkout-kit reconcile\`: events and orders it knew come again as new, so handlers must be idempotent by ctx.key.`,
+  );
+}
+
 /** Make the store's folder (or, read-only, make sure the store is there), with a clear error when that cannot be. */
 function prepareFolder(dir: string, file: string, readonly: boolean, setting: string | undefined): void {
+  refuseEarlierFormat(dir);
   // The wrong place given, as a folder with no store is (exit 2 in the CLI), not a failing store.
   const isAFile = (cause?: unknown) =>
     new ConfigError(
