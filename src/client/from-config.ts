@@ -1,4 +1,5 @@
 import type { CheckoutKitConfig } from '../config/index.js';
+import { roleOf } from '../config/variables.js';
 import type { Logger } from '../log/index.js';
 import { CheckoutClient, type CheckoutClientOptions } from './checkout-client.js';
 import { PartnerClient, type PartnerClientOptions } from './partner-client.js';
@@ -9,9 +10,8 @@ type ServiceSettings = Pick<CheckoutKitConfig, 'baseUrl' | 'apiKey' | 'invoiceKe
 /** A merchant's shop: the base URL and a merchant or invoice key. */
 const namesMerchant = (config: ServiceSettings): boolean => Boolean(config.baseUrl && (config.apiKey || config.invoiceKey));
 
-/** A partner platform: the base URL and both of the partner's keys, and no merchant's key (a merchant's shop then). */
-const namesPartner = (config: ServiceSettings): boolean =>
-  Boolean(config.baseUrl && config.partnerApiKey && config.partnerSigningSecret) && !namesMerchant(config);
+/** A partner platform (`roleOf`) with the base URL and both of the partner's keys. */
+const namesPartner = (config: ServiceSettings): boolean => Boolean(config.baseUrl && config.partnerSigningSecret) && roleOf(config) === 'partner';
 
 /**
  * Whether the configuration names the service so that a client can read from it: a merchant's

@@ -6,7 +6,7 @@ export { parseWebhookScheme } from './webhook-scheme.js';
 export { parseUnderpayTolerance, parseStatusMap, describeOutcomeRules } from './outcome-rules.js';
 export type { OutcomeRules } from './outcome-rules.js';
 export type { KeyKind } from './keys.js';
-export { CONNECTION_VARIABLES, ROLE_SETTINGS, roleVariables } from './variables.js';
+export { CONNECTION_VARIABLES, ROLE_SETTINGS, roleOf, roleVariables } from './variables.js';
 export type { ConnectionRole, ConnectionSetting, ConnectionVariable } from './variables.js';
 export { setDotenvValues, writeDotenvValues } from './dotenv-file.js';
 export type { DotenvWrite } from './dotenv-file.js';

@@ -30,5 +30,9 @@ export const ROLE_SETTINGS = {
   partner: ['baseUrl', 'webhookSecret', 'partnerApiKey', 'partnerSigningSecret'],
 } as const satisfies Record<ConnectionRole, readonly ConnectionSetting[]>;
 
+/** The role a configuration connects as: a partner platform holds the partner's key and no merchant's key (an invoice key is one). */
+export const roleOf = (config: { apiKey?: string | undefined; invoiceKey?: string | undefined; partnerApiKey?: string | undefined }): ConnectionRole =>
+  config.partnerApiKey && !config.apiKey && !config.invoiceKey ? 'partner' : 'merchant';
+
 /** The variables one role's connection is made of, by name. */
 export const roleVariables = (role: ConnectionRole): ConnectionVariable[] => ROLE_SETTINGS[role].map((setting) => CONNECTION_VARIABLES[setting]);

@@ -15,7 +15,7 @@ export type { ReplayOptions, ReplayResult, ReplayReport } from './replay-events.
 export { SCENARIOS, SCENARIO_PLANS, isScenario } from './scenarios.js';
 export type { ScenarioName, ScenarioPlan, SimulationStep, EventSuffix } from './scenarios.js';
 export { readSandboxCredentials } from './sandbox-credentials.js';
-export { roleOf, sandboxEnv, sandboxMismatches } from './sandbox-env.js';
+export { sandboxEnv, sandboxMismatches } from './sandbox-env.js';
 export type { SandboxMismatch } from './sandbox-env.js';
 export { sandboxAnswers } from './sandbox-api.js';
 export { driveSandbox } from './drive-sandbox.js';

@@ -1,6 +1,7 @@
 import {
   CONNECTION_VARIABLES,
   ROLE_SETTINGS,
+  roleOf,
   type CheckoutKitConfig,
   type ConnectionRole,
   type ConnectionSetting,
@@ -35,11 +36,6 @@ export function sandboxEnv(credentials: SandboxCredentials, role: ConnectionRole
     ...own.map((setting) => [CONNECTION_VARIABLES[setting], settings[setting]]),
     ...emptied.map((setting) => [CONNECTION_VARIABLES[setting], '']),
   ]) as Partial<Record<ConnectionVariable, string>>;
-}
-
-/** The role a configuration connects as: a partner platform holds the partner's key and no merchant key. */
-export function roleOf(config: CheckoutKitConfig): ConnectionRole {
-  return config.partnerApiKey !== undefined && config.apiKey === undefined ? 'partner' : 'merchant';
 }
 
 /** A connection variable whose configured value is not the sandbox's. */

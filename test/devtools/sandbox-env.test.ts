@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { roleOf, sandboxEnv, sandboxMismatches } from '../../src/devtools/sandbox-env.js';
+import { roleOf } from '../../src/config/index.js';
+import { sandboxEnv, sandboxMismatches } from '../../src/devtools/sandbox-env.js';
 import { cleanup, openSandbox } from '../sandbox/helpers.js';
 
 describe("the sandbox's connection lines", () => {
