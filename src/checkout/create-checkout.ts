@@ -9,6 +9,7 @@ import {
   NetworkError,
   offSpecElsewhere,
   offSpecRefusal,
+  refusesRequest,
   TimeoutError,
 } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
@@ -108,7 +109,7 @@ function toCheckoutError(error: unknown, orderId: string): unknown {
       const what = error.code === 'token_not_available' ? 'That token' : 'That network';
       return new CheckoutError(`${what} is not available for this shop: ${error.serviceMessage}`, { code: error.code, cause: error });
     }
-    if (error.status === 400 || error.status === 422) return new CheckoutError(error.serviceMessage, { code: 'invalid_request', cause: error });
+    if (refusesRequest(error)) return new CheckoutError(error.serviceMessage, { code: 'invalid_request', cause: error });
     if (error.status === 409)
       return new CheckoutError(`The payment for order ${orderId} is still being created; try again in a moment.`, {
         code: 'checkout_in_progress',

@@ -134,6 +134,15 @@ export function offSpecRefusal(error: unknown): string | undefined {
 }
 
 /**
+ * A refusal by the service's contract (its error object) that blames the request's own fields: a
+ * 400 or 422, or a 413, a body too large for the service (a buyer's or tenant's field too long).
+ * The caller can correct it; nothing was created.
+ */
+export function refusesRequest(error: unknown): boolean {
+  return error instanceof ApiError && error.hasErrorObject && (blamesRequest(error.status) || error.status === 413);
+}
+
+/**
  * An off-spec answer (`isOffSpec`) of any other status a caller is not to retry (a redirect,
  * another server's 401 or 404 page): likely not the service at all, so what a server may show its
  * caller points at the base URL, not the keys. Undefined for any other error.

@@ -30,6 +30,7 @@ export {
   isOffSpec,
   offSpecElsewhere,
   offSpecRefusal,
+  refusesRequest,
 } from './errors.js';
 export type {
   ApiErrorOptions,

@@ -1,6 +1,15 @@
 import { DEFAULT_CHECKOUT_TIMEOUT_MS, errorAnswer, json, type HttpAnswer } from '../checkout/http.js';
 import { isRetryable } from '../client/retry-policy.js';
-import { ApiError, CheckoutError, InvalidRequestError, InvalidResponseError, isAbortedBy, offSpecElsewhere, offSpecRefusal } from '../errors/index.js';
+import {
+  ApiError,
+  CheckoutError,
+  InvalidRequestError,
+  InvalidResponseError,
+  isAbortedBy,
+  offSpecElsewhere,
+  offSpecRefusal,
+  refusesRequest,
+} from '../errors/index.js';
 import { deadline } from '../timers/index.js';
 import { silentLogger } from '../log/index.js';
 import { onboardMerchant, type OnboardDeps, type OnboardInput } from './onboard-merchant.js';
@@ -24,7 +33,7 @@ function toOnboardError(error: unknown): unknown {
     });
   }
   if (error instanceof ApiError) {
-    if (error.status === 400 || error.status === 422) {
+    if (refusesRequest(error)) {
       return new CheckoutError(`The payment service refused the merchant: ${error.serviceMessage}`, { code: 'invalid_request', cause: error });
     }
     const elsewhere = offSpecElsewhere(error);

@@ -193,6 +193,20 @@ describe('createCheckout against the sandbox', () => {
     expect(await paymentsAtService(sandbox, 'o-fix')).toBe(1);
   });
 
+  it("a create refused as too large for the service (413, the buyer's e-mail) is the buyer's 400, not the shop's keys; the corrected retry creates the payment", async () => {
+    const sandbox = await openSandbox();
+    const store = new MemoryStore();
+    const creator = { client: merchantClient(sandbox) };
+    // Over the sandbox's 64 KiB body limit: the service answers 413 with its error object.
+    const huge = `${'a'.repeat(70_000)}@example.com`;
+    const error = await createCheckout({ store, creator }, { orderId: 'o-huge', amount: '5', email: huge }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'invalid_request', status: 400, message: 'The request body is larger than 65536 bytes.' });
+    expect(await store.getCheckoutAttempt('o-huge')).toMatchObject({ number: 1, status: 'refused' });
+    const fixed = await createCheckout({ store, creator }, { orderId: 'o-huge', amount: '5', email: 'buyer@example.com' });
+    expect(fixed).toMatchObject({ reused: false, idempotencyKey: orderIdempotencyKey('payment', 'o-huge', 2) });
+    expect(await paymentsAtService(sandbox, 'o-huge')).toBe(1);
+  });
+
   it("a later attempt's key never equals another order's first key", () => {
     expect(orderIdempotencyKey('payment', 'A', 2)).not.toBe(orderIdempotencyKey('payment', 'A~2'));
     expect(new Set([1, 2, 3].map((n) => orderIdempotencyKey('payment', 'A', n))).size).toBe(3);

@@ -77,6 +77,11 @@ describe('onboardingRoutes: POST /tenants', () => {
       status: 400,
       body: { error: { code: 'invalid_request', message: expect.stringMatching(/^The payment service refused the merchant: /) } },
     });
+    // A field too large for the service's body limit: its 413 blames the fields, not the partner's keys.
+    expect(await post(tenant('shop-long', `${'a'.repeat(70_000)}@example.com`))).toEqual({
+      status: 400,
+      body: { error: { code: 'invalid_request', message: 'The payment service refused the merchant: The request body is larger than 65536 bytes.' } },
+    });
 
     for (const { body } of [unreachable, rejected, refused]) {
       expect(body.error!.message).not.toMatch(/127\.0\.0\.1|localhost|Idempotency|ck-merchant/);
