@@ -65,6 +65,23 @@ export function duration(flag: string, bareUnit: DurationUnit = 'ms', maxMs = MA
 }
 
 /**
+ * An ISO 8601 time as `--since` takes it: a four-digit year, then optionally month, day, time (`T`
+ * or a space) and zone. `Date.parse` alone also reads `5` as May 2001, `-1` or `foo 2020` as a year,
+ * and rolls `2020-02-30` over into March.
+ */
+const ISO_TIME = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?)?)?$/i;
+
+/** The time `value` names when it is an ISO time with a real calendar date; NaN otherwise. */
+function isoTime(value: string): number {
+  const match = ISO_TIME.exec(value.trim());
+  if (!match) return Number.NaN;
+  const [, year, month = '01', day = '01'] = match;
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  if (date.getUTCMonth() !== Number(month) - 1 || date.getUTCDate() !== Number(day)) return Number.NaN;
+  return Date.parse(value.trim());
+}
+
+/**
  * A parser for `--since`: an ISO time, or a duration back from `now()` (`10m`, `2h`, `1d`, its unit
  * required: a bare `2025` is the year, not 2,025 ms); gives the ISO time.
  */
@@ -75,7 +92,7 @@ export function sinceTime(flag: string, now: () => number = Date.now) {
       if (ago > MAX_DURATION_MS) throw new UsageError(`${flag} takes at most ${MAX_DURATION_MS / DURATION_UNITS.d}d back, got ${quoted(value)}.`);
       return new Date(now() - ago).toISOString();
     }
-    const at = Date.parse(value);
+    const at = isoTime(value);
     if (Number.isNaN(at))
       throw new UsageError(`${flag} takes an ISO time (2025-01-31T12:00:00Z) or a duration back from now (10m, 2h, 1d), got ${quoted(value)}.`);
     return new Date(at).toISOString();

@@ -47,6 +47,19 @@ describe('numeric flags', () => {
     );
   });
 
+  it('sinceTime takes only ISO times with a real date: what Date.parse guesses (5 as May 2001, -1, a word and a year, 30 February) is refused', () => {
+    const now = () => Date.parse('2030-06-01T12:00:00.000Z');
+    const since = sinceTime('--since', now);
+    expect(since('2025-01-31')).toBe('2025-01-31T00:00:00.000Z');
+    expect(since('2025-01-31 12:00+02:00')).toBe('2025-01-31T10:00:00.000Z');
+    expect(since('2024-02-29T00:00:00.5Z')).toBe('2024-02-29T00:00:00.500Z');
+    for (const value of ['5', '0', '-1', '+5', 'foo 2020', 'May 5', '1/2/3', '2020-02-30', '2023-02-29', '2025-1-5']) {
+      expect(() => since(value), value).toThrow(
+        new UsageError(`--since takes an ISO time (2025-01-31T12:00:00Z) or a duration back from now (10m, 2h, 1d), got "${value}".`),
+      );
+    }
+  });
+
   it('an unknown LOG_LEVEL is a configuration error (exit 2) naming LOG_LEVEL and the levels', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
     for (const args of [['reconcile'], ['sandbox', '--port', '0', '--data', join(cwd, 'sandbox')]]) {
