@@ -43,6 +43,11 @@ export const checkoutWebhooks: FastifyPluginAsync<CheckoutWebhooksOptions> = asy
         webhookError('payload_too_large', `Webhook body is larger than the limit of ${receiver.maxBodyBytes} bytes (receiver option maxBodyBytes).`),
       );
     }
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      // A Content-Type fastify cannot parse (`a`, `application/`) never reaches the receiver: the same 415 it would give.
+      const contentType = String(request.headers['content-type']).slice(0, 100);
+      return sendResult(reply, webhookError('unsupported_media_type', `Webhook content type must be application/json, got "${contentType}".`));
+    }
     request.log.error({ err: error }, 'Webhook route failed');
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     return reply.code(status).send(errorObject(status === 500 ? 'internal_error' : 'invalid_request', error.message));

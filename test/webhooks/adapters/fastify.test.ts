@@ -76,6 +76,24 @@ describe('checkoutWebhooks fastify plugin', () => {
     expect([empty.statusCode, empty.json().error.code]).toEqual([400, 'missing_signature_headers']);
   });
 
+  it('answers 415 unsupported_media_type, storing nothing, for a content type fastify cannot parse', async () => {
+    const { app, store } = await build();
+    const delivery = signedEvent();
+    for (const contentType of ['a', 'application/', ';;;==', 'application/json,text/plain']) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/webhooks/checkout',
+        headers: { ...delivery.headers, 'content-type': contentType },
+        payload: delivery.body,
+      });
+      expect([response.statusCode, response.json()], contentType).toEqual([
+        415,
+        { error: { code: 'unsupported_media_type', message: `Webhook content type must be application/json, got "${contentType}".` } },
+      ]);
+    }
+    expect(await store.listEvents()).toHaveLength(0);
+  });
+
   it('answers every other method on the route with 405 method_not_allowed and Allow: POST, storing nothing', async () => {
     const { app, store } = await build();
     for (const method of ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const) {
