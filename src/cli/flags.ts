@@ -123,6 +123,17 @@ export function eventType(flag: string) {
   };
 }
 
+/**
+ * A commander parser for a module file. An empty one (a script's unset variable) is refused: it
+ * would stand for no flag at all, and the default module would load in its place.
+ */
+export function moduleFile(flag: string) {
+  return (value: string): string => {
+    if (value.trim() === '') throw new UsageError(`${flag} takes the fulfillment module's file, such as ./fulfillment.ts, got ${quoted(value)}.`);
+    return value;
+  };
+}
+
 /** A commander parser for a probability flag (0 to 1). */
 export function probability(flag: string) {
   return (value: string): number => {

@@ -163,6 +163,8 @@ describe('numeric flags', () => {
       ['serve', '--host', ''],
       ['console', '--host', ' '],
       ['sandbox', '--host', ''],
+      ['serve', '--handlers', ''],
+      ['console', '--handlers', ' '],
     ]) {
       const result = await runCli(args, { cwd, env: { CHECKOUT_STORE: 'memory:' } });
       expect(result.code, args.join(' ')).toBe(2);

@@ -1,6 +1,6 @@
 import type { ConsoleFlags } from '../actions/console.js';
 import { DEFAULT_CONSOLE_PORT } from '../defaults.js';
-import { listenHost, portNumber } from '../flags.js';
+import { listenHost, moduleFile, portNumber } from '../flags.js';
 import type { Register } from '../register.js';
 
 export const registerConsole: Register = (program, io) => {
@@ -12,6 +12,7 @@ export const registerConsole: Register = (program, io) => {
     .option(
       '--handlers <file>',
       'the fulfillment module, for "Reconcile now" and immediate retries (default: CHECKOUT_HANDLERS or ./fulfillment.*, when present)',
+      moduleFile('--handlers'),
     )
     .action(async (options: ConsoleFlags) => (await import('../actions/console.js')).runConsole(options, io));
 };
