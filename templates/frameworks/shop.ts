@@ -4,6 +4,7 @@
  * and the checkout routes' options. src/server.ts (or the app/ route handlers, with Next.js) only
  * puts these on routes. Configuration comes from the environment and `.env` (see .env.example).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -13,6 +14,7 @@ import {
   attachFulfillment,
   createLogger,
   createReceiver,
+  handleCheckoutRequest,
   loadConfig,
   loadHandlers,
   openStore,
@@ -117,6 +119,42 @@ export function wantsJson(accept: string | null | undefined, format: unknown): b
 export function toResponse(answer: HttpAnswer): Response {
   const body = answer.status === 303 ? null : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
   return new Response(body, { status: answer.status, headers: answer.headers });
+}
+
+/**
+ * A POST /checkout body the framework could not read (bad JSON, too large, a charset it does not
+ * know), with the framework's 4xx status and the spec's error object, as every other checkout answer
+ * has: the buyer's mistake, never a 500 or the framework's own error page.
+ */
+export function unreadableBody(status = 400): HttpAnswer {
+  const [code, message] =
+    status === 413
+      ? ['payload_too_large', 'The checkout request body is too large.']
+      : status === 415
+        ? ['unsupported_media_type', 'The checkout request body is in a media type or charset this shop does not read: send JSON or a form, in UTF-8.']
+        : ['invalid_request', 'The checkout request body could not be read: send valid JSON (Content-Type: application/json) or a form.'];
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: { error: { code, message } } };
+}
+
+/** The Express (and NestJS) error handler of POST /checkout: a body its parser could not read, as `unreadableBody`. */
+export function checkoutBodyErrors(error: unknown, _request: IncomingMessage, response: ServerResponse, next: (error?: unknown) => void): void {
+  const status = (error as { status?: unknown } | undefined)?.status;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return next(error);
+  const answer = unreadableBody(status);
+  response.writeHead(answer.status, answer.headers).end(JSON.stringify(answer.body));
+}
+
+/** POST /checkout from a Web Request (Hono, Next.js): JSON or a form → 303 to the service's checkoutUrl. */
+export async function checkoutResponse(checkout: CheckoutHttpOptions, request: Request): Promise<Response> {
+  let body: unknown;
+  try {
+    body = (request.headers.get('content-type') ?? '').includes('application/json')
+      ? await request.json()
+      : Object.fromEntries((await request.formData()).entries());
+  } catch {
+    return toResponse(unreadableBody());
+  }
+  return toResponse(await handleCheckoutRequest(checkout, body));
 }
 
 /** The shop's home page: one product, one order form posting to /checkout. */

@@ -11,6 +11,7 @@ import { linkKit, REPO } from '../support/scaffold.js';
 
 const TEMPLATES = join(REPO, 'templates');
 const DRIVER = fileURLToPath(new URL('./fixtures/drive-scaffold.ts', import.meta.url));
+const CHECKOUT_DRIVER = fileURLToPath(new URL('./fixtures/drive-checkout-body.ts', import.meta.url));
 const kit = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
 
 let root: string;
@@ -175,6 +176,23 @@ describe('checkout-kit init --framework', () => {
     for (const { framework, output, result } of runs) {
       expect(result, `${framework}: ${output.stderr}`).toEqual({ accepted: 200, tampered: 401, state: 'paid', shipments: 1 });
     }
+  });
+
+  it('every scaffold’s POST /checkout answers a body that does not parse with 400 and the spec’s error object', async () => {
+    const runs = await Promise.all(
+      FRAMEWORKS.map(async (framework) => {
+        const { dir } = scaffolds[framework];
+        const output = await run(process.execPath, ['--import', TSX_LOADER, CHECKOUT_DRIVER, framework], dir, {
+          TSX_TSCONFIG_PATH: join(dir, 'tsconfig.paths.json'),
+        });
+        const line = output.stdout.trim().split('\n').pop() ?? '';
+        return { framework, output, result: line.startsWith('{') ? (JSON.parse(line) as unknown) : undefined };
+      }),
+    );
+    const refused = { status: 400, code: 'invalid_request' };
+    const expected = Object.fromEntries(FRAMEWORKS.map((framework) => [framework, { truncatedJson: refused, notJson: refused }]));
+    const stderr = runs.map(({ framework, output }) => `${framework}: ${output.stderr}`).join('\n');
+    expect(Object.fromEntries(runs.map(({ framework, result }) => [framework, result])), stderr).toEqual(expected);
   });
 });
 

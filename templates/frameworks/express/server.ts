@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type Response } from 'express';
 import { createNodeHandler, handleCheckoutRequest, handleReturnRequest, type HttpAnswer } from 'checkout-kit';
-import { homePage, listenAddress, openShop, runWhenMain, wantsJson, type Shop, type ShopOptions } from './shop.js';
+import { checkoutBodyErrors, homePage, listenAddress, openShop, runWhenMain, wantsJson, type Shop, type ShopOptions } from './shop.js';
 
 function send(response: Response, answer: HttpAnswer): void {
   response.status(answer.status).set(answer.headers);
@@ -32,6 +32,9 @@ export async function buildServer(options: ShopOptions = {}): Promise<{ app: Exp
     app.get('/checkout/return', async (request, response) =>
       send(response, await handleReturnRequest(checkout, request.query, wantsJson(request.headers.accept, request.query.format))),
     );
+    // A body express.json() or express.urlencoded() could not read (bad JSON, too large) is the buyer's
+    // mistake: its 4xx with the spec's error object, not Express's HTML error page.
+    app.use('/checkout', checkoutBodyErrors);
   }
   return { app, shop };
 }

@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { createWebHandler, handleCheckoutRequest, handleReturnRequest } from 'checkout-kit';
-import { homePage, listenAddress, openShop, runWhenMain, toResponse, wantsJson, type Shop, type ShopOptions } from './shop.js';
+import { createWebHandler, handleReturnRequest } from 'checkout-kit';
+import { checkoutResponse, homePage, listenAddress, openShop, runWhenMain, toResponse, wantsJson, type Shop, type ShopOptions } from './shop.js';
 
 /** Build the app (not listening yet). */
 export async function buildServer(options: ShopOptions = {}): Promise<{ app: Hono; shop: Shop }> {
@@ -23,10 +23,7 @@ export async function buildServer(options: ShopOptions = {}): Promise<{ app: Hon
   const checkout = shop.checkout;
   if (checkout) {
     // POST /checkout (JSON or form) → 303 to the service's checkoutUrl; GET /checkout/return confirms the order.
-    app.post('/checkout', async (c) => {
-      const body = (c.req.header('content-type') ?? '').includes('application/json') ? await c.req.json() : await c.req.parseBody();
-      return toResponse(await handleCheckoutRequest(checkout, body));
-    });
+    app.post('/checkout', (c) => checkoutResponse(checkout, c.req.raw));
     app.get('/checkout/return', async (c) =>
       toResponse(await handleReturnRequest(checkout, c.req.query(), wantsJson(c.req.header('accept'), c.req.query('format')))),
     );

@@ -12,8 +12,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Controller, Get, Inject, Module, Post, Req, Res, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createNodeHandler, handleCheckoutRequest, handleReturnRequest, type HttpAnswer, type NodeWebhookHandler } from 'checkout-kit';
-import { homePage, listenAddress, openShop, runWhenMain, wantsJson, type Shop, type ShopOptions } from './shop.js';
+import { checkoutBodyErrors, homePage, listenAddress, openShop, runWhenMain, wantsJson, type Shop, type ShopOptions } from './shop.js';
 
 const SHOP = 'CHECKOUT_SHOP';
 
@@ -69,7 +70,13 @@ class ShopModule {
 export async function buildServer(options: ShopOptions = {}) {
   const shop = await openShop(options);
   // rawBody: Nest's JSON parser keeps the bytes in req.rawBody, which the webhook handler verifies.
-  const app = await NestFactory.create(ShopModule.with(shop), { rawBody: true, logger: ['error', 'warn'] });
+  // bodyParser false, then the same parsers here: Nest would add its own at listen, after any handler
+  // of their errors, so a body they could not read would get Nest's error shape.
+  const app = await NestFactory.create<NestExpressApplication>(ShopModule.with(shop), { rawBody: true, bodyParser: false, logger: ['error', 'warn'] });
+  app.useBodyParser('json');
+  app.useBodyParser('urlencoded', { extended: true });
+  // A body they could not read (bad JSON, too large) is the buyer's mistake: its 4xx with the spec's error object.
+  app.use('/checkout', checkoutBodyErrors);
   return { app, shop };
 }
 
