@@ -51,6 +51,9 @@ function urlHost(host: string): string {
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
   const resolved = resolveOptions(options);
   const dataDir = resolve(resolved.dataDir);
+  // fastify loads when a sandbox starts: importing checkout-kit (which exports runCheck) loads none,
+  // and without fastify, an optional peer, only starting a sandbox fails, before its folder is made.
+  const { buildServer } = await importOptionalPeer('fastify', 'The sandbox', () => import('./server.js'));
   const state = await SandboxState.open(dataDir);
   try {
     if (seedAccounts(state.data, resolved.networks, new Date().toISOString())) await state.commit();
@@ -73,9 +76,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       },
     });
     const context: SandboxContext = { options: resolved, state, webhooks, idempotency: new Idempotency(() => state.data, resolved.createDelayMs), baseUrl: '' };
-    // fastify loads when a sandbox starts: importing checkout-kit (which exports runCheck) loads none,
-    // and without fastify, an optional peer, only starting a sandbox fails.
-    const { buildServer } = await importOptionalPeer('fastify', 'The sandbox', () => import('./server.js'));
     const app = buildServer(context);
     await listenOn(app, { port: resolved.port, host: resolved.host }, 'the port option; on the command line --port or PORT');
     const { port } = app.server.address() as AddressInfo;

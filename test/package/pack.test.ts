@@ -252,7 +252,7 @@ export default {
     5 * MINUTE,
   );
 
-  it('the installed CLI: --version, init into an empty folder, and the demo says it needs fastify', async () => {
+  it('the installed CLI: --version, init into an empty folder, and the demo and the sandbox say they need fastify', async () => {
     const bin = join(consumer, 'node_modules/.bin/checkout-kit');
     expect(existsSync(bin)).toBe(true);
     const version = await ok(process.execPath, [bin, '--version'], consumer);
@@ -269,6 +269,13 @@ export default {
     expect(demo.stderr).toBe(
       'checkout-kit: The demo needs fastify, an optional peer dependency of checkout-kit that is not installed: npm install fastify@5\n',
     );
+    // The sandbox says so before it makes its folder: nothing is left behind.
+    const sandbox = await run(process.execPath, [bin, 'sandbox', '--port', '0'], consumer);
+    expect(sandbox.code).toBe(2);
+    expect(sandbox.stderr).toBe(
+      'checkout-kit: The sandbox needs fastify, an optional peer dependency of checkout-kit that is not installed: npm install fastify@5\n',
+    );
+    expect(existsSync(join(consumer, '.sandbox'))).toBe(false);
   });
 
   it('the build leaves each bin executable: a shop linked to a clone (npm install ../checkout-kit) still runs it after the clone builds again', async () => {
