@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { run } from '../../src/cli/program.js';
 import { ConfigError, StoreError } from '../../src/errors/index.js';
 import { LATEST_VERSION, MIGRATIONS, PostgresStore } from '../../src/store/postgres/index.js';
@@ -326,6 +326,36 @@ describe.skipIf(!DATABASE_URL)('PostgresStore on a server', () => {
   });
 });
 
+/**
+ * A server that answers every connection as PostgreSQL does under SCRAM authentication (its
+ * default): AuthenticationSASL, then, after the client's first message, AuthenticationSASLContinue.
+ */
+function scramServer(): net.Server {
+  /** An authentication message: 'R', its length, the request code, then `data`. */
+  const authentication = (code: number, data: string) => {
+    const message = Buffer.alloc(9 + data.length);
+    message.write('R');
+    message.writeInt32BE(8 + data.length, 1);
+    message.writeInt32BE(code, 5);
+    message.write(data, 9);
+    return message;
+  };
+  return net.createServer((socket) => {
+    let received = Buffer.alloc(0);
+    let answered = 0;
+    socket.on('error', () => undefined);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      // The startup message has no type byte; the client's next message (SASLInitialResponse) has one.
+      const offset = answered === 0 ? 0 : 1;
+      if (received.length < offset + 4 || received.length < offset + received.readInt32BE(offset)) return;
+      received = Buffer.alloc(0);
+      answered += 1;
+      socket.write(answered === 1 ? authentication(10, 'SCRAM-SHA-256\0\0') : authentication(11, 'r=abc,s=c2FsdA==,i=4096'));
+    });
+  });
+}
+
 /** Run the CLI in-process and capture what it prints. */
 async function cli(args: string[], env: NodeJS.ProcessEnv) {
   let stdout = '';
@@ -355,6 +385,25 @@ describe('checkout-kit migrate', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^checkout-kit: Could not migrate PostgreSQL 127\.0\.0\.1:1\/none, schema checkout_kit: .+\n$/);
     expect(result.stderr).not.toContain('pw');
+  });
+
+  it('exits 2 with one line saying to give the password when the server asks for one (SCRAM) and the URL has none', async () => {
+    vi.stubEnv('PGPASSWORD', undefined);
+    const server = scramServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    try {
+      for (const args of [['migrate'], ['events', 'list']]) {
+        const result = await cli(args, { CHECKOUT_STORE: `postgres://shop@127.0.0.1:${port}/shop` });
+        expect([result.code, result.stdout], args.join(' ')).toEqual([2, '']);
+        expect(result.stderr).toBe(
+          `checkout-kit: Could not open the store PostgreSQL 127.0.0.1:${port}/shop, schema checkout_kit: the server asks for a password and none was given. Put it in CHECKOUT_STORE (postgres://user:password@host/database) or in PGPASSWORD.\n`,
+        );
+      }
+    } finally {
+      vi.unstubAllEnvs();
+      server.close();
+    }
   });
 
   it.skipIf(!DATABASE_URL)('applies the migrations once and prints the versions, as text or --json', async () => {

@@ -15,6 +15,9 @@ import { DatabaseFailure, poolDatabase } from './database.js';
  */
 const MISCONFIGURED = new Set(['ERR_INVALID_URL', '3D000', '28000', '28P01', '42939', '42501']);
 
+/** pg's refusal to go on with SCRAM (PostgreSQL's default authentication) when the URL, PGPASSWORD and ~/.pgpass give no password. */
+const NO_PASSWORD = /^SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a (non-empty )?string$/;
+
 /** Where the PostgreSQL store connects, its schema, pool and migrations. */
 export interface PostgresStoreOptions extends Pick<SqlStoreOptions, 'migrate'> {
   /**
@@ -170,6 +173,12 @@ export class PostgresStore extends SqlStore {
 
   /** A `ConfigError` naming the setting when `cause` (the server's or pg's own error) says the store URL itself is wrong. */
   private misconfigured(cause: unknown): ConfigError | undefined {
+    if (cause instanceof Error && NO_PASSWORD.test(cause.message)) {
+      return new ConfigError(
+        `Could not open the store ${this.description}: the server asks for a password and none was given. Put it in ${this.setting} (postgres://user:password@host/database) or in PGPASSWORD.`,
+        { cause },
+      );
+    }
     if (!MISCONFIGURED.has(String((cause as { code?: unknown } | undefined)?.code))) return undefined;
     return new ConfigError(
       `Could not open the store ${this.description}: ${(cause as Error).message}. Check ${this.setting}: its user, password, host, port, database and schema.`,
