@@ -87,7 +87,8 @@ export const RULES: Record<Exclude<AlertKind, 'store_unwritable'>, Rule> = {
 export function storeUnwritable(error: string | undefined): Finding {
   return {
     title: 'the store does not take writes',
-    details: `${error ?? 'unknown error'}. Deliveries are answered 503 (the service retries them) and nothing is fulfilled meanwhile.`,
+    // The store's messages end with their own full stop.
+    details: `${(error ?? 'unknown error').replace(/\.$/, '')}. Deliveries are answered 503 (the service retries them) and nothing is fulfilled meanwhile.`,
     next: 'check the disk (free space, permissions of the store folder) or the PostgreSQL server; `checkout-kit store check` checks an embedded store; `/readyz` says when it is back.',
   };
 }

@@ -115,7 +115,13 @@ describe('alerts', () => {
       clock,
       consoleUrl: CONSOLE,
       onAlert: (alert) => void hooked.push(alert),
-      probeWrite: async () => (writable ? { ok: true } : { ok: false, error: 'ENOSPC: no space left on device' }),
+      probeWrite: async () =>
+        writable
+          ? { ok: true }
+          : {
+              ok: false,
+              error: 'The disk holding the store /srv/shop/.checkout-kit is full (ENOSPC: no space left on device): nothing was written. Free some space.',
+            },
       beforeCheck: () => verification.flush(),
     });
     const fired = () => hooked.filter((alert) => alert.state === 'firing').map((alert) => alert.kind);
@@ -164,7 +170,12 @@ describe('alerts', () => {
     writable = false;
     await monitor.evaluate();
     await monitor.evaluate();
-    expect(hooked.at(-1)).toMatchObject({ kind: 'store_unwritable', state: 'firing', details: expect.stringContaining('ENOSPC') });
+    expect(hooked.at(-1)).toMatchObject({
+      kind: 'store_unwritable',
+      state: 'firing',
+      details:
+        'The disk holding the store /srv/shop/.checkout-kit is full (ENOSPC: no space left on device): nothing was written. Free some space. Deliveries are answered 503 (the service retries them) and nothing is fulfilled meanwhile.',
+    });
     expect(fired()).toEqual(['dispatch_backlog', 'missed_by_webhooks', 'verification_failures', 'store_unwritable']);
     for (const alert of hooked) expect(alert.next, alert.kind).not.toBe('');
 
