@@ -89,13 +89,28 @@ export function createReceiver(receiverOptions: ReceiverOptions): WebhookReceive
   let stopped = false;
   const timers: Array<() => void> = [];
 
-  /** Run `task` every `ms` in the background; its runs count as in-flight work for `stop()`. */
+  /**
+   * Run `task` every `ms` in the background; its runs count as in-flight work for `stop()`. A store
+   * that stays down fails every run alike: that is logged once, then again only when it changes, and
+   * the first run that works again says so.
+   */
   function background(ms: number, task: () => Promise<unknown>): void {
+    let failing: string | undefined;
     timers.push(
       every(
         ms,
-        task,
-        (error) => logger.error({ err: String(error) }, `Webhook receiver background task failed: ${String(error)}`),
+        async () => {
+          await task();
+          if (failing === undefined) return;
+          failing = undefined;
+          logger.info('Webhook receiver background task works again');
+        },
+        (error) => {
+          const message = String(error);
+          if (message === failing) return logger.debug({ err: message }, `Webhook receiver background task failed again: ${message}`);
+          failing = message;
+          logger.error({ err: message }, `Webhook receiver background task failed: ${message}`);
+        },
         (run) => loop.track(run),
       ),
     );

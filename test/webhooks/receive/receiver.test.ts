@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { Invoice, Payment } from '../../../src/schemas/index.js';
-import { ConfigError } from '../../../src/errors/index.js';
+import { ConfigError, StoreError } from '../../../src/errors/index.js';
 import { MemoryStore } from '../../../src/store/memory-store.js';
 import { createReceiver, WebhookHandlerError, type ReceiverOptions, type WebhookReceiver } from '../../../src/webhooks/index.js';
 import { captureLogger, paymentEvent, SECRET, signed, signedEvent, waitFor } from '../helpers.js';
@@ -383,6 +383,33 @@ describe('dispatch, retries and recovery', () => {
     await waitFor(() => calls === 1);
     await next.stop();
     expect(await store.getRun(`event:${event.id}`)).toMatchObject({ status: 'done', attempts: 2 });
+  });
+
+  it('logs a store that stays down once, not on every poll, and says when polling works again', async () => {
+    const { store, receiver, logger } = setup({ pollIntervalMs: 5 });
+    let down = false;
+    let polls = 0;
+    const listRuns = store.listRuns.bind(store);
+    store.listRuns = async (...args) => {
+      polls += 1;
+      if (down)
+        throw new StoreError('The store PostgreSQL db:5432/shop cannot be reached (connect ECONNREFUSED): nothing was written; check that the server is up.');
+      return listRuns(...args);
+    };
+    const said = (level: string, text: string) => logger.lines.filter((line) => line.level === level && String(line.msg ?? line.obj).startsWith(text)).length;
+    await receiver.start();
+    down = true;
+    const before = polls;
+    await waitFor(() => polls >= before + 5);
+    expect(said('error', 'Webhook receiver background task failed')).toBe(1);
+    down = false;
+    await waitFor(() => said('info', 'Webhook receiver background task works again') === 1);
+    down = true;
+    const again = polls;
+    await waitFor(() => polls >= again + 5);
+    await receiver.stop();
+    expect(said('error', 'Webhook receiver background task failed')).toBe(2);
+    expect(said('info', 'Webhook receiver background task works again')).toBe(1);
   });
 
   it('stop() waits for in-flight handlers', async () => {
