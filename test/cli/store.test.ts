@@ -147,6 +147,26 @@ describe('checkout-kit store check', () => {
     }
   });
 
+  it("names PostgreSQL's own tool for each command, on the store's schema", async () => {
+    const cwd = await tempDir('ck-store-cli-');
+    for (const [args, tool] of [
+      [['store', 'check'], 'pg_amcheck'],
+      [['store', 'backup', 'backup.sqlite'], 'pg_dump'],
+      [['store', 'restore', 'backup.sqlite'], 'pg_restore'],
+    ] as const) {
+      for (const [store, schema] of [
+        ['postgres://user:secret@127.0.0.1:5432/shop', 'checkout_kit'],
+        ['postgres://user:secret@127.0.0.1:5432/shop?schema=ck', 'ck'],
+      ] as const) {
+        const result = await runCli([...args], { cwd, env: { CHECKOUT_STORE: store } });
+        expect([result.code, result.stderr], `${args[1]} ${store}`).toEqual([
+          2,
+          `checkout-kit: store ${args[1]} is for the embedded store (CHECKOUT_STORE=file:<dir>), not a postgres: store: use PostgreSQL's own tools on the store's schema (${tool} --schema=${schema} …).\n`,
+        ]);
+      }
+    }
+  });
+
   it('refuses a store folder that does not exist, and does not create it', async () => {
     const cwd = await tempDir('ck-store-cli-');
     const result = await runCli(['store', 'check', '--dir', 'missing'], { cwd });

@@ -4,6 +4,7 @@ import { DEFAULT_STORE, loadConfig } from '../../config/index.js';
 import { refuseTildeStore } from '../../config/environment.js';
 import { StoreError } from '../../errors/index.js';
 import { copyStore } from '../../store/sql/copy.js';
+import { DEFAULT_POSTGRES_SCHEMA } from '../../store/sql/dialect.js';
 import { SqlStore } from '../../store/sql/sql-store.js';
 import { fileStoreDir, openStore } from '../../store/open.js';
 import { isDamage } from '../../store/sqlite/driver.js';
@@ -13,11 +14,23 @@ import { isSound, partialBackupFiles, realPath, SqliteStore, STORE_FILE } from '
 import { EXIT, UsageError } from '../exit.js';
 import { output, writeLine, type CliIO } from '../io.js';
 
+/** PostgreSQL's own tool for each of these commands; each takes the schema the tables are in. */
+const POSTGRES_TOOLS: Record<'check' | 'backup' | 'restore', string> = { check: 'pg_amcheck', backup: 'pg_dump', restore: 'pg_restore' };
+
+/** The schema a PostgreSQL store URL keeps its tables in. */
+function postgresSchema(url: string): string {
+  try {
+    return new URL(url).searchParams.get('schema') ?? DEFAULT_POSTGRES_SCHEMA;
+  } catch {
+    return DEFAULT_POSTGRES_SCHEMA;
+  }
+}
+
 /**
  * The embedded store's folder: `--dir`, else CHECKOUT_STORE's `file:` folder. Other stores are a
- * usage error: PostgreSQL has its own tools (pg_amcheck, pg_dump).
+ * usage error: PostgreSQL has its own tools (pg_amcheck, pg_dump, pg_restore).
  */
-function storeDir(io: CliIO, dir: string | undefined, command: string): string {
+function storeDir(io: CliIO, dir: string | undefined, command: keyof typeof POSTGRES_TOOLS): string {
   if (dir !== undefined) {
     // An empty --dir (an unset variable) would be the current folder.
     if (dir.trim() === '') throw new UsageError(`store ${command}: --dir is empty: give the store's folder, e.g. --dir .checkout-kit.`);
@@ -27,7 +40,9 @@ function storeDir(io: CliIO, dir: string | undefined, command: string): string {
   if (url.startsWith('file:')) return fileStoreDir(url, io.cwd);
   // Only the scheme: a store URL may carry credentials.
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? 'that';
-  const why = /^postgres(ql)?:$/.test(scheme) ? "use PostgreSQL's own tools (pg_amcheck, pg_dump)" : 'it keeps nothing on disk';
+  const why = /^postgres(ql)?:$/.test(scheme)
+    ? `use PostgreSQL's own tools on the store's schema (${POSTGRES_TOOLS[command]} --schema=${postgresSchema(url)} …)`
+    : 'it keeps nothing on disk';
   throw new UsageError(`store ${command} is for the embedded store (CHECKOUT_STORE=file:<dir>), not a ${scheme} store: ${why}.`);
 }
 

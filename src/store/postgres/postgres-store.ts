@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { ConfigError, NoStoreError, StoreError } from '../../errors/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import type { Database } from '../sql/database.js';
-import { postgresDialect } from '../sql/dialect.js';
+import { DEFAULT_POSTGRES_SCHEMA, postgresDialect } from '../sql/dialect.js';
 import { appliedMigrations } from '../sql/migrate.js';
 import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
 import type { MigrationReport } from '../sql/migrations.js';
@@ -51,7 +51,6 @@ export interface PostgresStoreOptions extends Pick<SqlStoreOptions, 'migrate'> {
   logger?: Logger | undefined;
 }
 
-const DEFAULT_SCHEMA = 'checkout_kit';
 const DEFAULT_POOL_MAX = 10;
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -119,7 +118,7 @@ export class PostgresStore extends SqlStore {
 
   constructor(options: PostgresStoreOptions) {
     const { database, schemaFromUrl, connections } = connect(options, options.logger ?? silentLogger);
-    const schema = options.schema ?? schemaFromUrl ?? DEFAULT_SCHEMA;
+    const schema = options.schema ?? schemaFromUrl ?? DEFAULT_POSTGRES_SCHEMA;
     if (!SCHEMA_NAME.test(schema)) {
       throw new ConfigError(`PostgreSQL schema name "${schema}" is not allowed: use letters, digits and underscores (at most 63), not starting with a digit.`);
     }

@@ -33,6 +33,9 @@ export interface Dialect {
 /** A decimal string as the service writes amounts. */
 const DECIMAL_PATTERN = '^[0-9]+(\\.[0-9]+)?$';
 
+/** The PostgreSQL schema holding the tables when neither the `schema` option nor `?schema=` names one. */
+export const DEFAULT_POSTGRES_SCHEMA = 'checkout_kit';
+
 export function postgresDialect(schema: string): Dialect {
   const types = {
     time: 'timestamptz',
