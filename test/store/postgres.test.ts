@@ -193,6 +193,16 @@ describe('PostgresStore options', () => {
     await expect(store.open()).rejects.toThrow(/^Could not open the store PostgreSQL 127\.0\.0\.1:1\/none, schema checkout_kit: .*Check CHECKOUT_STORE/);
     await store.close();
   });
+
+  it('names a certificate file the URL gives that cannot be read, as a configuration error', async () => {
+    const store = new PostgresStore({ connectionString: 'postgres://nobody@127.0.0.1:1/none?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem' });
+    const error = await store.open().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(
+      /^Could not open the store .*: the file \/nonexistent\/ca\.pem that CHECKOUT_STORE names \(sslrootcert, sslcert or sslkey\) cannot be read \(ENOENT: .*\)\. Check the path and its permissions\.$/,
+    );
+    await store.close();
+  });
 });
 
 describe.skipIf(!DATABASE_URL)('PostgresStore on a server', () => {

@@ -178,6 +178,14 @@ export class PostgresStore extends SqlStore {
         { cause },
       );
     }
+    // pg reads the files the URL names (sslrootcert, sslcert, sslkey) before it connects.
+    const { syscall, path } = (cause ?? {}) as { syscall?: unknown; path?: unknown };
+    if (syscall === 'open' && typeof path === 'string') {
+      return new ConfigError(
+        `Could not open the store ${this.description}: the file ${path} that ${this.setting} names (sslrootcert, sslcert or sslkey) cannot be read (${(cause as Error).message}). Check the path and its permissions.`,
+        { cause },
+      );
+    }
     if (!MISCONFIGURED.has(String((cause as { code?: unknown } | undefined)?.code))) return undefined;
     return new ConfigError(
       `Could not open the store ${this.description}: ${(cause as Error).message}. Check ${this.setting}: its user, password, host, port, database and schema.`,
