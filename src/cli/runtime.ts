@@ -49,6 +49,23 @@ export interface RuntimeOptions {
   engine?: Pick<FulfillmentEngineOptions, 'maxAttempts' | 'backoffMs' | 'clock'> | undefined;
 }
 
+/**
+ * The merchant key and its signing secret work only together: with one of them, every payment read
+ * and checkout would fail at the first call, while the process looked healthy.
+ */
+function refuseHalfMerchantPair(config: CheckoutKitConfig): void {
+  const [set, missing] =
+    config.apiKey && !config.signingSecret
+      ? ['CHECKOUT_API_KEY', 'CHECKOUT_SIGNING_SECRET']
+      : !config.apiKey && config.signingSecret
+        ? ['CHECKOUT_SIGNING_SECRET', 'CHECKOUT_API_KEY']
+        : [];
+  if (set === undefined) return;
+  throw new ConfigError(
+    `${set} is set but ${missing} is not: the service takes the merchant key only on requests signed with its secret, so every payment read and checkout would fail. Set both (or neither, for invoices alone); \`checkout-kit doctor\` checks them.`,
+  );
+}
+
 /** Read the configuration, open the store, build the client and the engine. */
 export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Promise<Runtime> {
   const config = loadConfig({ env: io.env, cwd: io.cwd });
@@ -58,6 +75,7 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   const variables = readVariables({ env: io.env, cwd: io.cwd });
   const logger = createLogger({ level: variables('LOG_LEVEL'), format: variables('LOG_FORMAT'), destination: logs, tty: io.stderr.isTTY ?? false });
   if (options.requireService !== undefined && !configuresService(config)) throw new ConfigError(options.requireService);
+  if (options.requireService !== undefined) refuseHalfMerchantPair(config);
   // A platform with CHECKOUT_SECRETS_KEY may store some tenants' own keys: their payments are read with them.
   // Checked before the store is opened, as the rest of the configuration.
   const box = config.secretsKey === undefined ? undefined : SecretsBox.fromVariable(config.secretsKey);

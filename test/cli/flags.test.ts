@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/exit.js';
 import { duration, portNumber, sinceTime, wholeNumber } from '../../src/cli/flags.js';
 import { execCli, runCli } from '../support/cli.js';
+import { TEST_KEYS } from '../support/fixtures.js';
 
 describe('numeric flags', () => {
   it('wholeNumber takes digits within the range, and names the flag and the range otherwise', () => {
@@ -124,6 +126,27 @@ describe('numeric flags', () => {
     const doctor = await execCli(['doctor'], { cwd });
     expect(doctor.stdout).toContain('CHECKOUT_API_KEY in');
     expect(doctor.stdout + doctor.stderr).not.toContain('secretvalue');
+    await rm(cwd, { recursive: true, force: true });
+  });
+
+  it('a merchant key without its signing secret (or the reverse) stops serve and reconcile in one line, exit 2, before a store is made', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
+    await writeFile(join(cwd, 'fulfillment.mjs'), 'export default { paid: async () => {} };\n');
+    const base = { CHECKOUT_BASE_URL: 'http://127.0.0.1:9', CHECKOUT_INVOICE_KEY: TEST_KEYS.invoiceKey };
+    const halves = [
+      [{ CHECKOUT_API_KEY: TEST_KEYS.apiKey }, 'CHECKOUT_API_KEY is set but CHECKOUT_SIGNING_SECRET is not'],
+      [{ CHECKOUT_SIGNING_SECRET: TEST_KEYS.signingSecret }, 'CHECKOUT_SIGNING_SECRET is set but CHECKOUT_API_KEY is not'],
+    ] as const;
+    for (const [half, start] of halves) {
+      for (const args of [['serve', '--port', '0'], ['reconcile']]) {
+        const result = await execCli(args, { cwd, env: { ...base, ...half } });
+        expect(result, args[0]).toMatchObject({ code: 2, stdout: '' });
+        expect(result.stderr).toBe(
+          `checkout-kit: ${start}: the service takes the merchant key only on requests signed with its secret, so every payment read and checkout would fail. Set both (or neither, for invoices alone); \`checkout-kit doctor\` checks them.\n`,
+        );
+      }
+    }
+    expect(existsSync(join(cwd, '.checkout-kit'))).toBe(false);
     await rm(cwd, { recursive: true, force: true });
   });
 

@@ -99,6 +99,7 @@ describe('a store this user cannot write', () => {
           // Nothing listens there: serve starts without the service.
           CHECKOUT_BASE_URL: 'http://127.0.0.1:9',
           CHECKOUT_API_KEY: 'svc_mk_test_abcdefabcdefabcdefabcdef',
+          CHECKOUT_SIGNING_SECRET: 'svc_ms_abcdefabcdefabcdefabcdef',
           CHECKOUT_WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
           LOG_LEVEL: 'error',
         },
