@@ -82,7 +82,14 @@ export function createOperations(runtime: Runtime, options: OperationsOptions): 
           outcomeRules: config.outcomeRules,
           runDue: options.handlersLoaded ? () => engine.runDue() : undefined,
           reconcile: canReconcile
-            ? () => reconcile({ store, engine, listInvoices: client && config.invoiceKey ? () => client.invoices.list() : undefined, logger })
+            ? () =>
+                reconcile({
+                  store,
+                  engine,
+                  listInvoices: client && config.invoiceKey ? () => client.invoices.list() : undefined,
+                  environment: config.environment,
+                  logger,
+                })
             : undefined,
           reconcileUnavailable: !reads
             ? "reconcile needs CHECKOUT_BASE_URL and CHECKOUT_API_KEY / CHECKOUT_SIGNING_SECRET, or the partner's CHECKOUT_PARTNER_API_KEY / CHECKOUT_PARTNER_SIGNING_SECRET"

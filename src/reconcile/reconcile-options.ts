@@ -1,7 +1,7 @@
 import type { FulfillmentEngine } from '../fulfillment/index.js';
 import type { Logger } from '../log/index.js';
 import { numberOption } from '../runs/index.js';
-import type { Invoice } from '../schemas/index.js';
+import type { Environment, Invoice } from '../schemas/index.js';
 import type { Store } from '../store/index.js';
 
 /**
@@ -13,6 +13,11 @@ export interface ReconcileOptions {
   engine: FulfillmentEngine;
   /** Lists recent invoices, to find ones the store never heard of. @default none (no discovery) */
   listInvoices?: (() => Promise<Invoice[]>) | undefined;
+  /**
+   * The environment of the keys the engine reads with. An open resource stored from the other one (a
+   * store kept from testing when the shop goes live) is never shown to them: its 404 closes it. @default unknown
+   */
+  environment?: Environment | undefined;
   /** Poll only resources whose last news is older than this. @default 600000 (10 minutes) */
   olderThanMs?: number;
   /** Polls in flight at once. @default 8 */
@@ -34,8 +39,8 @@ export interface ReconcileOptions {
   clock?: () => Date;
 }
 
-export type NormalizedReconcileOptions = Required<Omit<ReconcileOptions, 'listInvoices' | 'onProgress'>> &
-  Pick<ReconcileOptions, 'listInvoices' | 'onProgress'>;
+export type NormalizedReconcileOptions = Required<Omit<ReconcileOptions, 'listInvoices' | 'onProgress' | 'environment'>> &
+  Pick<ReconcileOptions, 'listInvoices' | 'onProgress' | 'environment'>;
 
 /** Defaults applied and values checked up front, so a bad option fails before the pass takes its lock. */
 export function normalizeReconcileOptions(options: ReconcileOptions): NormalizedReconcileOptions {
@@ -45,6 +50,7 @@ export function normalizeReconcileOptions(options: ReconcileOptions): Normalized
     store: options.store,
     engine: options.engine,
     listInvoices: options.listInvoices,
+    environment: options.environment,
     olderThanMs: number('olderThanMs', options.olderThanMs, 600_000, 0),
     concurrency: number('concurrency', options.concurrency, 8),
     limit: number('limit', options.limit, 100_000),

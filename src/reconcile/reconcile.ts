@@ -125,7 +125,16 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
     // Only when another read of this pass succeeded: a CHECKOUT_BASE_URL with a wrong path answers
     // 404 for everything, and closing every open payment then would hide the ones paid meanwhile.
     for (const { kind, id, error } of unknown) {
-      if (summary.checked > 0) {
+      // Stored from the other environment's keys (a store kept from testing after going live): these keys never see it.
+      const stored = options.environment === undefined ? undefined : (await store.getResource(kind, id))?.environment;
+      if (stored !== undefined && stored !== options.environment) {
+        await store.updateResource({ kind, id, source: 'reconcile', open: false }, clock());
+        summary.unknownToService += 1;
+        logger.warn(
+          { kind, id, err: error },
+          `${kind} ${id} is a ${stored} ${kind}, which the service does not show to these ${options.environment} keys (404): closed, so reconcile stops asking`,
+        );
+      } else if (summary.checked > 0) {
         await store.updateResource({ kind, id, source: 'reconcile', open: false }, clock());
         summary.unknownToService += 1;
         logger.warn(

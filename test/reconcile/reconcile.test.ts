@@ -1,6 +1,8 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ApiError, type ApiErrorOptions } from '../../src/errors/index.js';
 import { FulfillmentEngine, type FulfillmentHandlers } from '../../src/fulfillment/index.js';
+import { createLogger } from '../../src/log/index.js';
 import { reconcile, RECONCILE_LOCK } from '../../src/reconcile/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { FakeReader } from '../support/fake-reader.js';
@@ -114,6 +116,30 @@ describe('reconcile', () => {
     const second = await reconcile({ store, engine, olderThanMs: 0 });
     expect(second).toMatchObject({ checked: 1, failed: 0, unknownToService: 0 });
     expect(reader.reads).toBe(reads + 1);
+  });
+
+  it('closes a test payment the live keys are answered 404 for, alone in its pass, saying why instead of blaming CHECKOUT_BASE_URL', async () => {
+    const { reader, store, engine } = setup();
+    const fromTesting = '5e1c3a4b-0000-4000-8000-0000000000cc';
+    answer404(reader, fromTesting, { code: 'not_found', message: 'No payment with this id in the live environment.' });
+    await store.updateResource({ kind: 'payment', id: fromTesting, environment: 'test', source: 'checkout' }, ELEVEN_MINUTES_AGO());
+    let logs = '';
+    const logger = createLogger({ destination: new Writable({ write: (chunk, _encoding, done) => ((logs += String(chunk)), done()) }) });
+    const pass = await reconcile({ store, engine, environment: 'live', logger });
+    expect(pass).toMatchObject({ checked: 0, failed: 0, unknownToService: 1, errors: [] });
+    expect(
+      logs
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { msg: string }).msg),
+    ).toEqual([`payment ${fromTesting} is a test payment, which the service does not show to these live keys (404): closed, so reconcile stops asking`]);
+    expect((await store.getResource('payment', fromTesting))?.open).toBe(false);
+    // Of the keys' own environment, a lone 404 still stays open as a failed poll.
+    const own = '5e1c3a4b-0000-4000-8000-0000000000dd';
+    answer404(reader, own, { code: 'not_found', message: 'Payment not found' });
+    await store.updateResource({ kind: 'payment', id: own, environment: 'live', source: 'checkout' }, ELEVEN_MINUTES_AGO());
+    expect(await reconcile({ store, engine, environment: 'live', olderThanMs: 0 })).toMatchObject({ failed: 1, unknownToService: 0 });
+    expect((await store.getResource('payment', own))?.open).toBe(true);
   });
 
   it('keeps open a resource answered 404 off the spec (an HTML page: another server, not the service), as a failed poll', async () => {

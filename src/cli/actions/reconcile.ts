@@ -63,6 +63,7 @@ export async function reconcileOnce(options: ReconcileFlags, io: CliIO, setExit:
       store: runtime.store,
       engine: runtime.engine,
       listInvoices: client && runtime.config.invoiceKey ? () => client.invoices.list() : undefined,
+      environment: runtime.config.environment,
       olderThanMs,
       concurrency,
       logger: runtime.logger,
