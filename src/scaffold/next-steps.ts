@@ -18,6 +18,8 @@ export function nextSteps(
   const where = relative(cwd, dir);
   const run = (script: string, command: string) => (keptScripts.includes(script) ? `${command}   (your own "${script}" script was kept)` : `npm run ${script}`);
   const partner = framework === 'partner';
+  // What starts the scaffold's server: the project's own `dev` script, kept, may start something else.
+  const start = keptScripts.includes('dev') ? (framework === 'next' ? 'npx next dev' : 'npx tsx src/server.ts') : 'npm run dev';
   const role = partner ? 'partner' : 'merchant';
   return [
     ...(where === '' ? [] : [`cd ${where.includes(' ') ? JSON.stringify(where) : where}`]),
@@ -41,7 +43,7 @@ export function nextSteps(
         : `${run('dev', 'npx tsx watch src/server.ts')}   (then open http://127.0.0.1:3000 and pay in the sandbox)`,
     run('test', 'npx vitest run'),
     partner
-      ? 'before going live: npx checkout-kit check --partner --against http://127.0.0.1:3000/webhooks/checkout --start "npm run dev"   (two tenants, the same order id, a forged cross-tenant delivery, a missed webhook)'
-      : 'before going live: npx checkout-kit check --against http://127.0.0.1:3000/webhooks/checkout --start "npm run dev"   (proves every handler runs exactly once in every scenario; CI runs it too: .github/workflows/checkout-check.yml)',
+      ? `before going live: npx checkout-kit check --partner --against http://127.0.0.1:3000/webhooks/checkout --start "${start}"   (two tenants, the same order id, a forged cross-tenant delivery, a missed webhook)`
+      : `before going live: npx checkout-kit check --against http://127.0.0.1:3000/webhooks/checkout --start "${start}"   (proves every handler runs exactly once in every scenario; CI runs it too: .github/workflows/checkout-check.yml)`,
   ];
 }

@@ -144,6 +144,8 @@ describe('checkout-kit init', () => {
     expect(manifest.devDependencies.vitest).toBe('~4.0.0');
     expect(report.packageJson).toMatchObject({ action: 'updated', kept: { scripts: ['dev'], dependencies: ['fastify', 'vitest'] } });
     expect(report.nextSteps.join('\n')).toContain('npx tsx watch src/server.ts');
+    // check starts the scaffold's server, not the project's own dev script (node watch.js).
+    expect(report.nextSteps.at(-1)).toContain('--start "npx tsx src/server.ts"');
 
     // Again: nothing to add, so package.json is not rewritten; --force replaces the handlers.
     const again = await init(dir, '--force');
@@ -163,6 +165,7 @@ describe('checkout-kit init', () => {
     expect(steps).toContain('npm run dev');
     expect(steps).toContain('npm run test');
     expect(steps).not.toContain('script was kept');
+    expect(steps).toContain('--start "npm run dev"');
   });
 
   it("beside a sandbox (the target's .sandbox, else the working folder's) writes .env from its credentials; keeps differing values without --force", async () => {
