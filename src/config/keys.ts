@@ -28,7 +28,7 @@ export function checkKey(kind: KeyKind, key: string, variable: string): Environm
   const match = format.pattern.exec(key);
   if (!match) {
     throw new ConfigError(
-      `${variable} should be a ${kind.replace('-', ' ')} (${format.example}) but is ${describeKey(key)}. Check that the right value is in the right variable.`,
+      `${variable} should be ${kind.startsWith('invoice') ? 'an' : 'a'} ${kind.replace('-', ' ')} (${format.example}) but is ${describeKey(key)}. Check that the right value is in the right variable.`,
     );
   }
   const env = match[1];

@@ -107,6 +107,7 @@ loadConfig({ env: process.env });
     [{ CHECKOUT_INVOICE_KEY: 'live_abcdefabcdefabcdef' }, /one environment/],
     [{ CHECKOUT_API_KEY: TEST_KEYS.partnerApiKey }, /merchant key/],
     [{ CHECKOUT_SIGNING_SECRET: 'svc_ps_wrongkind' }, /merchant secret/],
+    [{ CHECKOUT_INVOICE_KEY: TEST_KEYS.apiKey }, /^CHECKOUT_INVOICE_KEY should be an invoice key \(test_…\) but is a key starting "svc_mk_test_"\./],
     [{ CHECKOUT_WEBHOOK_SECRET: 'not-a-secret' }, /webhook secret/],
     [{ CHECKOUT_BASE_URL: 'not a url' }, /not a URL/],
     [{ CHECKOUT_STORE: 'mysql://x' }, /is none of file:<dir>, postgres:\/\/… or memory: \(tests only\)/],
