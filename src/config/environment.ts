@@ -63,6 +63,12 @@ export function readVariables(options: LoadConfigOptions = {}): Variables {
   const env = { ...(options.dotenv === false ? {} : readDotenv(cwd)), ...given };
   return (name) => {
     const value = env[name]?.trim();
+    // Quotes around a value are part of it where nothing strips them (docker compose's `- NAME="value"`, a
+    // .env line quoted twice): said here, not as a key of unknown format or a bare path (nor the value, which may be a secret).
+    if (value && value.length > 1 && /^["'`]/.test(value) && value.endsWith(value[0]!)) {
+      const where = name in given ? '' : ` in ${resolve(cwd, '.env')}`;
+      throw new ConfigError(`${name}${where} has quotes (${value[0]}) around its value that are read as part of it: remove them.`);
+    }
     // dotenv keeps a quote that is never closed as part of the value: said here, not as a malformed key or path (nor the value, which may be a secret).
     if (value && !(name in given) && /^["'`]/.test(value)) {
       throw new ConfigError(`${name} in ${resolve(cwd, '.env')} opens a quote (${value[0]}) it never closes: close it on the same line, or drop the quotes.`);

@@ -129,6 +129,27 @@ describe('numeric flags', () => {
     await rm(cwd, { recursive: true, force: true });
   });
 
+  it('quotes kept around a value (set in the environment, or quoted twice in .env) are one line naming the variable, exit 2, without its value', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
+    const secret = '"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"';
+    const inEnvironment = await execCli(['reconcile'], { cwd, env: { CHECKOUT_STORE: 'memory:', CHECKOUT_WEBHOOK_SECRET: secret } });
+    expect(inEnvironment).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'checkout-kit: CHECKOUT_WEBHOOK_SECRET has quotes (") around its value that are read as part of it: remove them.\n',
+    });
+    await writeFile(join(cwd, '.env'), `CHECKOUT_STORE='"file:./data"'\n`);
+    expect(await execCli(['events', 'list'], { cwd })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `checkout-kit: CHECKOUT_STORE in ${join(cwd, '.env')} has quotes (") around its value that are read as part of it: remove them.\n`,
+    });
+    const doctor = await execCli(['doctor'], { cwd, env: { CHECKOUT_WEBHOOK_SECRET: secret } });
+    expect(doctor.stdout).toContain('CHECKOUT_WEBHOOK_SECRET has quotes');
+    expect(doctor.stdout + doctor.stderr).not.toContain('MfKQ9r8');
+    await rm(cwd, { recursive: true, force: true });
+  });
+
   it('a merchant key without its signing secret (or the reverse) stops serve and reconcile in one line, exit 2, before a store is made', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'ck-flags-'));
     await writeFile(join(cwd, 'fulfillment.mjs'), 'export default { paid: async () => {} };\n');
