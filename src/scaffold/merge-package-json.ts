@@ -81,8 +81,11 @@ export function mergePackageJson(text: string, needs: PackageRequirements): Merg
     (name, value) => (scripts[name] === value ? 'same' : name in scripts && !(name === 'test' && scripts[name] === NPM_INIT_TEST)),
     changes.kept.scripts,
   );
-  add('dependencies', needs.dependencies, (name) => installed.has(name), changes.kept.dependencies);
-  add('devDependencies', needs.devDependencies, (name) => installed.has(name), changes.kept.dependencies);
+  // A dependency at the version the scaffold asks for (init run again) is not the project's own version.
+  const versionOf = (name: string) => ['dependencies', 'devDependencies'].map((key) => section(manifest, key)?.[name]).find((value) => value !== undefined);
+  const dependency = (name: string, value: string) => (versionOf(name) === value ? 'same' : installed.has(name));
+  add('dependencies', needs.dependencies, dependency, changes.kept.dependencies);
+  add('devDependencies', needs.devDependencies, dependency, changes.kept.dependencies);
 
   if (manifest.type !== 'module') {
     // npm 11's `npm init -y` writes "type": "commonjs": say what is there, not that nothing is.

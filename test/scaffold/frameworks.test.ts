@@ -41,7 +41,7 @@ describe('checkout-kit init --framework', () => {
       const { dir, report } = scaffolds[framework];
       expect(report.framework).toBe(framework);
       const map = templateFiles(framework);
-      expect(report.files).toEqual({ written: map.map(([, destination]) => destination), overwritten: [], skipped: [] });
+      expect(report.files).toEqual({ written: map.map(([, destination]) => destination), overwritten: [], skipped: [], withheld: [] });
       for (const [source, destination] of map) expect(await readFile(join(dir, destination)), destination).toEqual(await readFile(join(TEMPLATES, source)));
 
       const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;

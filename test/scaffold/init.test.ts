@@ -76,7 +76,7 @@ describe('checkout-kit init', () => {
     const report = await init(dir);
 
     expect(report.createdDir).toBe(true);
-    expect(report.files).toEqual({ written: TEMPLATE_FILES.map(([, destination]) => destination), overwritten: [], skipped: [] });
+    expect(report.files).toEqual({ written: TEMPLATE_FILES.map(([, destination]) => destination), overwritten: [], skipped: [], withheld: [] });
     for (const [source, destination] of TEMPLATE_FILES) {
       expect(await readFile(join(dir, destination)), destination).toEqual(await readFile(join(TEMPLATES, source)));
     }
@@ -123,7 +123,13 @@ describe('checkout-kit init', () => {
     const report = await init(dir);
     expect(await readFile(join(dir, 'fulfillment.ts'), 'utf8')).toBe(mine);
     expect(report.files.skipped).toEqual(['fulfillment.ts']);
-    expect(report.files.written).toEqual(TEMPLATE_FILES.map(([, destination]) => destination).filter((file) => file !== 'fulfillment.ts'));
+    // The scaffold's tests of the scaffold's handlers would fail on the project's own: not written.
+    const withheld = ['test/webhook.test.ts', 'test/fulfillment.test.ts'];
+    expect(report.files.withheld).toEqual(withheld.map((file) => ({ file, kept: ['fulfillment.ts'] })));
+    for (const file of withheld) expect(existsSync(join(dir, file)), file).toBe(false);
+    expect(report.files.written).toEqual(
+      TEMPLATE_FILES.map(([, destination]) => destination).filter((file) => file !== 'fulfillment.ts' && !withheld.includes(file)),
+    );
 
     const text = await readFile(join(dir, 'package.json'), 'utf8');
     const manifest = JSON.parse(text) as typeof original & Record<string, Record<string, string>>;
@@ -149,7 +155,8 @@ describe('checkout-kit init', () => {
 
     // Again: nothing to add, so package.json is not rewritten; --force replaces the handlers.
     const again = await init(dir, '--force');
-    expect(again.files.overwritten).toEqual(TEMPLATE_FILES.map(([, destination]) => destination));
+    expect(again.files.overwritten).toEqual(TEMPLATE_FILES.map(([, destination]) => destination).filter((file) => !withheld.includes(file)));
+    expect(again.files.written).toEqual(withheld);
     expect(again.packageJson.action).toBe('unchanged');
     expect(await readFile(join(dir, 'package.json'), 'utf8')).toBe(text);
     expect(await readFile(join(dir, 'fulfillment.ts'))).toEqual(await readFile(join(TEMPLATES, 'fulfillment.ts')));
@@ -160,7 +167,9 @@ describe('checkout-kit init', () => {
     const first = await init(dir);
     expect(first.nextSteps.join('\n')).toContain('npm run dev');
     const again = await init(dir);
-    expect(again.packageJson).toMatchObject({ action: 'unchanged', kept: { scripts: [] } });
+    // Its own scripts and packages, added by the first run, are not the project's own versions kept.
+    expect(again.packageJson).toMatchObject({ action: 'unchanged', kept: { scripts: [], dependencies: [] } });
+    expect(again.files.withheld).toEqual([]);
     const steps = again.nextSteps.join('\n');
     expect(steps).toContain('npm run dev');
     expect(steps).toContain('npm run test');
@@ -260,9 +269,14 @@ describe('checkout-kit init', () => {
   it('says what it skipped in human output', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'tsconfig.json'), '{}\n');
+    await mkdir(join(dir, 'src'));
+    await writeFile(join(dir, 'src/server.ts'), 'export {};\n');
     const result = await runCli(['init', dir], { cwd: dir });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/skipped +tsconfig\.json \(exists; --force overwrites\)/);
+    expect(result.stdout).toMatch(
+      /not written test\/webhook\.test\.ts \(it tests the scaffold's src\/server\.ts, and yours were kept; --force writes them all\)/,
+    );
     expect(result.stdout).toMatch(/wrote +\.gitignore/);
     expect(result.stdout).not.toMatch(/^ +1\. cd /m);
     expect(await readFile(join(dir, 'tsconfig.json'), 'utf8')).toBe('{}\n');

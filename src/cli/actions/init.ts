@@ -31,6 +31,8 @@ function human(report: ScaffoldReport): string {
   for (const file of report.files.written) lines.push(`  wrote       ${file}`);
   for (const file of report.files.overwritten) lines.push(`  overwrote   ${file}`);
   for (const file of report.files.skipped) lines.push(`  skipped     ${file} (exists; --force overwrites)`);
+  for (const { file, kept } of report.files.withheld)
+    lines.push(`  not written ${file} (it tests the scaffold's ${kept.join(' and ')}, and yours were kept; --force writes them all)`);
 
   const { action, added, kept, warnings } = report.packageJson;
   lines.push(`  ${action.padEnd(11)} package.json`);
