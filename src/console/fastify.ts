@@ -62,8 +62,10 @@ function sessionCookie(context: ConsoleContext, request: FastifyRequest, value: 
 function routes(scope: FastifyInstance, context: ConsoleContext): void {
   scope.get('/', async (_request, reply) => sendHtml(reply, 200, await overviewPage(context)));
   scope.get('/events', async (request, reply) => sendHtml(reply, 200, await eventsPage(context, request.query)));
-  scope.get<{ Params: { id: string } }>('/events/:id', async (request, reply) =>
-    sendHtml(reply, 200, await eventPage(context, request.params.id, request.query)),
+  // A wildcard, not `:id`: an event id may be 255 characters, and fastify refuses a `:param` over 100 (its
+  // maxParamLength, the app's own setting when the console is registered in another app) with 414.
+  scope.get<{ Params: { '*': string } }>('/events/*', async (request, reply) =>
+    sendHtml(reply, 200, await eventPage(context, request.params['*'], request.query)),
   );
   for (const kind of ['payment', 'invoice'] as const) {
     scope.get(`/${kind}s`, async (request, reply) => sendHtml(reply, 200, await resourcesPage(context, kind, request.query)));

@@ -184,6 +184,21 @@ describe('operator console (fastify, memory store)', () => {
     }
   });
 
+  it('opens an event whose id is as long as the receiver takes (255 characters), from the events list', async () => {
+    const store = new MemoryStore();
+    const id = `evt_${'x'.repeat(240)}/${'y'.repeat(10)}`;
+    await store.insertEvent(storedEvent({ id, resourceId: 'pay_long', body: eventBody(id, 'payment.paid', { id: 'pay_long' }) }), new Date(T0));
+    const app = await consoleApp(store);
+    const link = /href="(\/checkout-kit\/events\/evt_[^"]+)"/.exec((await app.inject('/checkout-kit/events')).body)?.[1];
+    expect(link).toBe(`/checkout-kit/events/${encodeURIComponent(id)}`);
+    const page = await app.inject(link as string);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('y'.repeat(10));
+    expect((await app.inject(`/checkout-kit/events/${encodeURIComponent(`${id}z`)}`)).json()).toEqual({
+      error: { code: 'not_found', message: `No event ${id}z in the store.` },
+    });
+  });
+
   it('shows bidirectional controls in ids and error reasons as escapes, and finds an id by what the page shows or by the id itself', async () => {
     const store = new MemoryStore();
     // U+202E turns what follows around on screen: "pay_\u202ecod.exe" would read as "pay_exe.doc".
