@@ -9,6 +9,7 @@ import { consoleContext, type ConsoleContext, type ConsoleOptions } from './cont
 import { LOCAL_TIMES_SCRIPT_SOURCE } from './local-times.js';
 import { confirmPage, resultPage } from './pages/action-pages.js';
 import { deadLettersPage } from './pages/dead-letters.js';
+import { errorPage } from './pages/error.js';
 import { merchantsPage } from './pages/merchants.js';
 import { eventPage, eventsPage } from './pages/events.js';
 import { logPage } from './pages/log.js';
@@ -30,6 +31,16 @@ const SECURITY_HEADERS = {
 };
 
 const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
+
+/** The spec's error object in a JSON reply, if that is what it is. */
+function errorOf(payload: string): { code: string; message: string } | undefined {
+  try {
+    const error = (JSON.parse(payload) as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+    return typeof error?.code === 'string' && typeof error.message === 'string' ? { code: error.code, message: error.message } : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function sendHtml(reply: FastifyReply, status: number, text: string) {
   return reply.code(status).type('text/html; charset=utf-8').send(text);
@@ -143,6 +154,17 @@ export const checkoutConsole: FastifyPluginAsync<ConsoleOptions> = async (app, o
       scope.addHook('onSend', async (_request, reply, payload) => {
         reply.headers(SECURITY_HEADERS);
         return payload;
+      });
+      // A browser gets a refusal (a bad filter, a missing payment, an expired confirmation, an unknown
+      // page) as a console page with the same status; programs keep the error object.
+      scope.addHook('onSend', async (request, reply, payload) => {
+        if (reply.statusCode < 400 || !wantsHtml(request) || typeof payload !== 'string') return payload;
+        if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
+        const error = errorOf(payload);
+        if (!error) return payload;
+        const signedIn = decideAccess({ remoteAddress: request.raw.socket.remoteAddress, headers: request.headers }, context.token).ok;
+        reply.type('text/html; charset=utf-8');
+        return errorPage(context, reply.statusCode, error, signedIn);
       });
       scope.addHook('onRequest', async (request, reply) => {
         // Signing in is the one thing a request without the token may do (its page is the refusal itself).

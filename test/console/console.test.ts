@@ -406,6 +406,40 @@ describe('operator console (fastify, memory store)', () => {
     }
   });
 
+  it('answers a browser the same refusals as a console page with the same status, the message as text', async () => {
+    const app = await consoleApp(new MemoryStore());
+    const cases: Array<[string, number, string]> = [
+      ['/checkout-kit/payments?amountMin=10%2C5', 400, 'amountMin: amounts are decimals such as 42.10.'],
+      ['/checkout-kit/search?q=%20%20', 400, 'q is the order id, payment or invoice id, e-mail or event id to find.'],
+      ['/checkout-kit/payments/pay_%E2%80%AE%3Cb%3E', 404, 'No payment pay_\\u202e&lt;b&gt; in the store.'],
+      ['/checkout-kit/nope', 404, 'No console page at GET /checkout-kit/nope: start at /checkout-kit/.'],
+      ['/checkout-kit/actions/reconcile', 409, 'Reconcile is not available here'],
+    ];
+    for (const [url, status, message] of cases) {
+      const response = await app.inject({ url, headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+      expect([response.statusCode, response.headers['content-type']], url).toEqual([status, 'text/html; charset=utf-8']);
+      expect(response.body, url).toContain(message);
+      expect(response.body, url).toContain('href="/checkout-kit/payments"');
+      expect(response.headers['content-security-policy'], url).toContain("default-src 'none'");
+    }
+    // A confirmation made by a console process since restarted.
+    const stale = await post(app, '/checkout-kit/actions/retry', { nonce: 'n', csrf: 'c', key: 'x' }, { accept: 'text/html' });
+    expect([stale.statusCode, stale.headers['content-type']]).toEqual([403, 'text/html; charset=utf-8']);
+    expect(stale.body).toContain('This confirmation is not valid');
+
+    // Without the token, a refused sign-in shows no navigation and no store, as the sign-in page.
+    const guarded = await consoleApp(new MemoryStore(), { token: 'a-long-random-console-token-0123456789' });
+    const signIn = await guarded.inject({
+      method: 'POST',
+      url: '/checkout-kit/login',
+      headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `token=${'x'.repeat(20_000)}`,
+    });
+    expect([signIn.statusCode, signIn.headers['content-type']]).toEqual([413, 'text/html; charset=utf-8']);
+    expect(signIn.body).not.toContain('href="/checkout-kit/payments"');
+    expect(signIn.body).not.toContain('memory');
+  });
+
   it('retries a failed run once per confirmation: CSRF required, a second submit does nothing, a new one finds nothing to do', async () => {
     const store = new MemoryStore();
     let broken = true;
