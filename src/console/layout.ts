@@ -42,7 +42,12 @@ export function page(context: ConsoleContext, input: PageInput): string {
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="same-origin">
 <title>${input.title} · checkout-kit</title><style>${raw(STYLE)}</style></head>
 <body>
-<header><span class="brand">checkout-kit</span>${input.public ? '' : html`<nav>${(Object.keys(NAV) as Section[]).map(link)}</nav><span class="store" title="${context.store.description}">${context.store.description}</span>`}</header>
+<header><span class="brand">checkout-kit</span>${input.public ? '' : html`<nav>${(Object.keys(NAV) as Section[]).map(link)}</nav><span class="store" title="${context.store.description}">${context.store.description}</span>`}${
+    // Signed in with the token: the session cookie is HttpOnly, so only the console can end it.
+    input.public || context.token === undefined
+      ? ''
+      : html`<form class="signout" method="post" action="${context.prefix}/logout"><button type="submit" id="sign-out">Sign out</button></form>`
+  }</header>
 <main>
 <h1>${prose(input.title)}</h1>
 ${input.notice ? html`<div class="notice ${input.notice.tone}" id="notice">${input.notice.text}</div>` : ''}

@@ -14,6 +14,9 @@ header nav a { color: #cfd6e4; text-decoration: none; white-space: nowrap; }
 header nav a.active, header nav a:hover { color: #fff; }
 header nav a.active { text-decoration: underline; text-underline-offset: 4px; }
 header .store { margin-left: auto; min-width: 0; max-width: 100%; color: #9aa5b8; font-size: 12px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+header .signout { margin: 0; }
+header .signout button { background: transparent; border-color: #5d6677; color: #cfd6e4; padding: 2px 10px; font-size: 12px; }
+header .signout button:hover { color: #fff; border-color: #cfd6e4; }
 main { padding: 20px 24px 40px; max-width: 1280px; }
 h1 { font-size: 20px; margin: 0 0 16px; }
 h2 { font-size: 15px; margin: 0 0 10px; }

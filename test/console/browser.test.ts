@@ -379,6 +379,12 @@ describe('operator console in Chromium', () => {
         label,
       ).toEqual([['checkout_kit_console', true, 'Strict']]);
       expect(cookies[0]?.value, label).not.toContain(TOKEN);
+
+      // Signing out from any page ends the session: the console is refused again.
+      await page.goto(`${origin}/checkout-kit/payments`);
+      await Promise.all([page.waitForSelector('#refusal'), page.locator('#sign-out').click()]);
+      expect(await page.context().cookies(), label).toEqual([]);
+      expect((await page.goto(`${origin}/checkout-kit/`))?.status(), label).toBe(401);
       await page.close();
     }
   });
