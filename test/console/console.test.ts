@@ -143,6 +143,16 @@ describe('operator console (fastify, memory store)', () => {
     const byAmount = await app.inject('/checkout-kit/payments?amountMin=40&amountMax=50&outcome=paid&from=2031-03-04&to=2031-03-04');
     expect(byAmount.body).toContain(found.payment.id);
     expect(byAmount.body).not.toContain(failed.payment.id);
+    // Pasted with the spaces around them, amounts and an event filter's payment id still match.
+    const spacedAmounts = await app.inject(`/checkout-kit/payments?amountMin=${encodeURIComponent(' 40 ')}&amountMax=${encodeURIComponent('50.00\n')}`);
+    expect([spacedAmounts.statusCode, spacedAmounts.body.includes(found.payment.id)]).toEqual([200, true]);
+    expect(spacedAmounts.body).not.toContain(failed.payment.id);
+    expect((await app.inject('/checkout-kit/payments?amountMin=%20%20')).statusCode).toBe(200);
+    const events = await app.inject(
+      `/checkout-kit/events?resource=${encodeURIComponent(` ${found.payment.id}\n`)}&type=${encodeURIComponent('payment.paid ')}`,
+    );
+    expect(events.body).toContain(found.eventId);
+    expect(events.body).not.toContain(failed.eventId);
     expect((await app.inject('/checkout-kit/payments?orderId=A-1001')).statusCode).toBe(400);
     const badAmount = await app.inject('/checkout-kit/payments?amountMin=forty');
     expect(badAmount.statusCode).toBe(400);

@@ -13,10 +13,19 @@ import { ConsoleRequestError } from '../request-error.js';
 const STATUSES = RUN_STATUSES as [Run['status'], ...Array<Run['status']>];
 
 const EventsQuery = z.strictObject({
-  // Typed as the console shows them: `\u202e` stands for the bidirectional control (see FindTerm).
-  type: z.string().max(200, 'type is too long').transform(readBidiEscapes).optional(),
+  // Typed as the console shows them: `\u202e` stands for the bidirectional control (see FindTerm);
+  // without the spaces around them, so an id pasted with a trailing space or line break is found.
+  type: z
+    .string()
+    .max(200, 'type is too long')
+    .transform((type) => readBidiEscapes(type).trim())
+    .optional(),
   status: blankAsAbsent(z.enum(STATUSES, { error: `status must be one of ${STATUSES.join(', ')}` })),
-  resource: z.string().max(200, 'resource is too long').transform(readBidiEscapes).optional(),
+  resource: z
+    .string()
+    .max(200, 'resource is too long')
+    .transform((resource) => readBidiEscapes(resource).trim())
+    .optional(),
   page: PageSchema,
 });
 

@@ -28,7 +28,11 @@ const handlerTone = (state: HandlerState) => (state === 'failed' ? 'error' : sta
 const choice = <T extends string>(name: string, values: readonly T[]) =>
   blankAsAbsent(z.enum(values as [T, ...T[]], { error: `${name} must be one of ${values.join(', ')}` }));
 const DAY = blankAsAbsent(z.iso.date({ error: 'dates are YYYY-MM-DD' }));
-const AMOUNT = blankAsAbsent(z.string().regex(DECIMAL, 'amounts are decimals such as 42.10'));
+/** Trimmed: an amount pasted with the spaces around it (` 10.00 `) is that amount. */
+const AMOUNT = z.preprocess(
+  (value) => (typeof value === 'string' ? value.trim() : value),
+  blankAsAbsent(z.string().regex(DECIMAL, 'amounts are decimals such as 42.10')),
+);
 
 const FIND_WHAT = 'q is the order id, payment or invoice id, e-mail or event id to find';
 /** What the search box and the lists' `q` take: matched exactly (as typed, or without the spaces around it), so a long one is a mistake. */
