@@ -125,6 +125,28 @@ export function operatorViewsContract(store: () => Store): void {
       expect(await found('\nevt_plain ')).toEqual(['pay_plain']);
     });
 
+    it("finds a partner platform's order by the tenant's own order id, in every onboarded tenant", async () => {
+      for (const tenantId of ['shop-42', 'acme'])
+        await store().putTenantMerchant(
+          { tenantId, environment: 'test', idempotencyKey: `ck-merchant-${tenantId}`, requestHash: 'h', name: tenantId, email: 'o@example.com' },
+          at(T0),
+        );
+      await store().putTenantMerchant(
+        { tenantId: 'acme', environment: 'live', idempotencyKey: 'ck-merchant-acme-live', requestHash: 'h', name: 'acme', email: 'o@example.com' },
+        at(T0),
+      );
+      await store().updateResource({ kind: 'payment', id: 'pay_shop', orderId: 'shop-42/1001', outcome: 'pending', source: 'checkout' }, at(T0));
+      await store().updateResource({ kind: 'payment', id: 'pay_acme', orderId: 'acme/1001', outcome: 'pending', source: 'checkout' }, at(T0 + MINUTE));
+      await store().updateResource({ kind: 'payment', id: 'pay_other', orderId: 'gone/1001', outcome: 'pending', source: 'checkout' }, at(T0 + 2 * MINUTE));
+      await store().updateResource({ kind: 'payment', id: 'pay_1002', orderId: 'acme/1002', outcome: 'pending', source: 'checkout' }, at(T0 + 3 * MINUTE));
+      const found = async (find: string) => (await store().searchResources({ find })).map((row) => row.id);
+      expect(await found(' 1001 ')).toEqual(['pay_acme', 'pay_shop']);
+      expect(await found('acme/1001')).toEqual(['pay_acme']);
+      expect(await found('1002')).toEqual(['pay_1002']);
+      expect(await found('100')).toEqual([]);
+      expect(await found('shop-42')).toEqual([]);
+    });
+
     it('pages dead letters newest first', async () => {
       for (let i = 0; i < 4; i++) await store().insertDeadLetter({ receivedAt: iso(T0 + i), reason: `r${i}`, body: '{', headers: {} }, at(T0 + i));
       expect((await store().listDeadLetters(2, 1)).map((letter) => letter.reason)).toEqual(['r2', 'r1']);

@@ -365,9 +365,14 @@ export class SqlStore implements Store {
     let from = `${p}resources res`;
     if (search.find !== undefined) {
       const trimmed = search.find.trim();
-      const find = [...new Set([search.find, trimmed])].map((term) => where.param(term)).join(', ');
+      const terms = [...new Set([search.find, trimmed])].map((term) => where.param(term));
+      const find = terms.join(', ');
+      // On a partner platform an order is kept as `<tenant>/<order>`: the tenant's own order id finds it
+      // in every onboarded tenant, one order_id index lookup per tenant.
+      const tenantOrders = terms.map((term) => `SELECT tenant_id || '/' || ${term} FROM ${p}tenant_merchants`).join(' UNION ');
       from = `(SELECT seq FROM ${p}resources WHERE kind IN (${RESOURCE_KINDS.map((kind) => `'${kind}'`).join(', ')}) AND id IN (${find})
         UNION SELECT seq FROM ${p}resources WHERE order_id IN (${find})
+        UNION SELECT seq FROM ${p}resources WHERE order_id IN (${tenantOrders})
         UNION SELECT seq FROM ${p}resources WHERE email = ${where.param(trimmed.toLowerCase())}
         UNION SELECT r2.seq FROM ${p}events e JOIN ${p}resources r2 ON r2.kind = e.resource_kind AND r2.id = e.resource_id WHERE e.id IN (${find})) found
         JOIN ${p}resources res ON res.seq = found.seq`;
