@@ -13,7 +13,7 @@ import { errorPage } from './pages/error.js';
 import { merchantsPage } from './pages/merchants.js';
 import { eventPage, eventsPage } from './pages/events.js';
 import { logPage } from './pages/log.js';
-import { loginPage } from './pages/login.js';
+import { consolePath, loginPage } from './pages/login.js';
 import { overviewPage } from './pages/overview.js';
 import { resourcePage, resourcesPage } from './pages/resources.js';
 import { search } from './pages/search.js';
@@ -172,7 +172,8 @@ export const checkoutConsole: FastifyPluginAsync<ConsoleOptions> = async (app, o
         const decision = decideAccess({ remoteAddress: request.raw.socket.remoteAddress, headers: request.headers }, context.token);
         if (decision.ok) return;
         reply.header('www-authenticate', 'Bearer realm="checkout-kit"');
-        if (wantsHtml(request)) return sendHtml(reply, 401, loginPage(context, decision.message));
+        if (wantsHtml(request))
+          return sendHtml(reply, 401, loginPage(context, decision.message, request.method === 'GET' ? consolePath(context, request.url) : undefined));
         return reply.code(401).send(errorObject('unauthorized', decision.message));
       });
       // A page asked for with a trailing slash (typed so, or a link copied with one) is that page,
@@ -207,16 +208,17 @@ export const checkoutConsole: FastifyPluginAsync<ConsoleOptions> = async (app, o
       scope.setNotFoundHandler(notFoundReply(`: start at ${context.prefix}/`, (method, path) => `No console page at ${method} ${path}`));
       scope.get('/login', async (_request, reply) => reply.redirect(`${context.prefix}/`, 303));
       scope.post('/login', async (request, reply) => {
-        const token = (request.body as { token?: unknown } | undefined)?.token;
+        const { token, next } = (request.body ?? {}) as { token?: unknown; next?: unknown };
+        const then = consolePath(context, next);
         if (context.token === undefined || typeof token !== 'string' || !tokenMatches(token, context.token)) {
           context.logger.warn({ remote: request.raw.socket.remoteAddress }, 'console sign-in refused: wrong token');
           return sendHtml(
             reply.header('www-authenticate', 'Bearer realm="checkout-kit"'),
             401,
-            loginPage(context, 'Wrong token, or no CHECKOUT_CONSOLE_TOKEN is configured.'),
+            loginPage(context, 'Wrong token, or no CHECKOUT_CONSOLE_TOKEN is configured.', then),
           );
         }
-        return reply.header('set-cookie', sessionCookie(context, request, sessionValue(context.token), 12 * 3600)).redirect(`${context.prefix}/`, 303);
+        return reply.header('set-cookie', sessionCookie(context, request, sessionValue(context.token), 12 * 3600)).redirect(then ?? `${context.prefix}/`, 303);
       });
       scope.post('/logout', async (request, reply) => reply.header('set-cookie', sessionCookie(context, request, '', 0)).redirect(`${context.prefix}/`, 303));
       routes(scope, context);

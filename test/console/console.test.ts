@@ -647,6 +647,32 @@ describe('operator console (fastify, memory store)', () => {
     expect(overview.body).toContain('data-count="events-last-hour"');
   });
 
+  it("signing in from a page asked for (an alert's link) opens that page, and never another site", async () => {
+    const token = 'a-long-random-console-token-0123456789';
+    const app = await consoleApp(new MemoryStore(), { token });
+    const asked = '/checkout-kit/runs?status=failed&kind=fulfillment';
+    const refused = await app.inject({ url: asked, headers: { accept: 'text/html' } });
+    expect(refused.statusCode).toBe(401);
+    const next = /<input type="hidden" name="next" value="([^"]*)">/.exec(refused.body)?.[1]?.replace(/&amp;/g, '&');
+    expect(next).toBe(asked);
+    // A wrong token keeps the page asked for in the form.
+    expect((await post(app, '/checkout-kit/login', { token: 'not-the-token-0123456789', next: asked })).body).toContain(
+      'name="next" value="/checkout-kit/runs?status=failed&amp;kind=fulfillment"',
+    );
+    expect((await post(app, '/checkout-kit/login', { token, next: asked })).headers.location).toBe(asked);
+    for (const elsewhere of [
+      '//evil.example/',
+      '/checkout-kit/../../x\\y',
+      'https://evil.example/checkout-kit/',
+      '/checkout-kitten',
+      '/checkout-kit/\u00e9',
+      '/checkout-kit/a\r\nSet-Cookie: x=1',
+    ]) {
+      const response = await post(app, '/checkout-kit/login', { token, next: elsewhere });
+      expect([response.statusCode, response.headers.location], elsewhere).toEqual([303, '/checkout-kit/']);
+    }
+  });
+
   it('without a token, lets this machine in and refuses a request a proxy relays or one from elsewhere', async () => {
     const app = await consoleApp(new MemoryStore());
     expect((await app.inject('/checkout-kit/')).statusCode).toBe(200);
