@@ -162,6 +162,15 @@ export class TimeoutError extends CheckoutKitError {
   override name = 'TimeoutError';
 }
 
+/**
+ * The service could not be asked just now: no answer (network, timeout), a rate limit or a server
+ * fault. It says nothing of the request or the resource, and passes when the service is back.
+ */
+export function isServiceOutage(error: unknown): boolean {
+  if (error instanceof NetworkError || error instanceof TimeoutError) return true;
+  return error instanceof ApiError && (error.status === 429 || error.status >= 500);
+}
+
 /** Where a schema issue is, as a dotted path (`depositAddresses.0.chainId`), `(root)` for the whole body. */
 function issuePath(issue: z.core.$ZodIssue): string {
   return issue.path.map(String).join('.') || '(root)';

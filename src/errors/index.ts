@@ -28,6 +28,7 @@ export {
   isApiError,
   isCheckoutKitError,
   isOffSpec,
+  isServiceOutage,
   offSpecElsewhere,
   offSpecRefusal,
   refusesRequest,

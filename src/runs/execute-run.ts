@@ -56,10 +56,12 @@ export interface ExecuteRunOptions extends RunSettings {
 
 /**
  * How one attempt of the work ended. A failure is retried with backoff (or given up after
- * `maxAttempts`, or at once with `giveUp`); a throw is not an attempt's failure but the runner's
- * (a store error): it is passed on, and the run stays leased until its lease runs out.
+ * `maxAttempts`, or at once with `giveUp`; never with `keepTrying`, a failure that is not the
+ * work's own, such as a service that cannot be reached, retried at the backoff until it passes);
+ * a throw is not an attempt's failure but the runner's (a store error): it is passed on, and the
+ * run stays leased until its lease runs out.
  */
-export type AttemptResult<T> = { ok: true; value: T } | { ok: false; error: unknown; giveUp?: boolean };
+export type AttemptResult<T> = { ok: true; value: T } | { ok: false; error: unknown; giveUp?: boolean; keepTrying?: boolean };
 
 /**
  * What became of the run. `not-claimed`: another worker holds it, it is not due, or it is finished.
@@ -108,7 +110,7 @@ export async function executeRun<T>(
   try {
     if (attempt.ok) return { status: 'finished', run, value: attempt.value, completion: await storeCompletion(store, key, options) };
     const now = clock();
-    const willRetry = !attempt.giveUp && run.attempts < options.maxAttempts;
+    const willRetry = !attempt.giveUp && (attempt.keepTrying === true || run.attempts < options.maxAttempts);
     const retryAt = willRetry ? new Date(now.getTime() + backoffDelay(run.attempts, options.backoffMs, options.maxBackoffMs)).toISOString() : undefined;
     const error = options.explain ? options.explain(attempt.error, { attempt: run.attempts, maxAttempts: options.maxAttempts, retryAt }) : attempt.error;
     await store.failRun(key, owner, { error: messageOf(error), retryAt, now });

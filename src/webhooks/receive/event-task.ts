@@ -1,4 +1,4 @@
-import { isAbortedBy } from '../../errors/index.js';
+import { isAbortedBy, isServiceOutage } from '../../errors/index.js';
 import type { CheckoutEvent } from '../../schemas/event.js';
 import { COMPLETION_RETRIES, eventIdOf, executeRun, type RunSettings, type Task } from '../../runs/index.js';
 import type { Store } from '../../store/types.js';
@@ -18,10 +18,14 @@ export interface EventTaskSettings extends Omit<RunSettings, keyof typeof COMPLE
 
 /** The handlers' failures of one attempt, made a `WebhookHandlerError` once the runner has decided the retry. */
 class HandlerFailures {
+  /** Every handler failed only because the service could not be asked (down, rate limited, too slow). */
+  readonly outage: boolean;
   constructor(
     readonly event: CheckoutEvent,
     readonly errors: unknown[],
-  ) {}
+  ) {
+    this.outage = errors.every(isServiceOutage);
+  }
 }
 
 /** Thrown through the runner when handlers failed because the loop stopped: not the attempt's failure. */
@@ -70,7 +74,9 @@ export function eventTask(settings: EventTaskSettings): Task {
         onLeaseLost: (reason) =>
           logger.warn({ eventId, reason }, `Lost the lease on event ${eventId} while its handlers ran; another worker may run them again.`),
         explain: (error, { attempt: number, retryAt }) =>
-          error instanceof HandlerFailures ? new WebhookHandlerError(error.event, error.errors, number, maxAttempts, retryAt) : error,
+          error instanceof HandlerFailures
+            ? new WebhookHandlerError(error.event, error.errors, number, error.outage ? undefined : maxAttempts, retryAt)
+            : error,
       },
       async (run) => {
         const event = (context.kept as CheckoutEvent | undefined) ?? (await loadEvent(eventId));
@@ -81,7 +87,12 @@ export function eventTask(settings: EventTaskSettings): Task {
         // Failing because we are stopping (a read given up) is no attempt's failure: thrown past
         // the runner, which then stores nothing and gives the lease back.
         if (errors.length > 0 && errors.every((error) => isAbortedBy(error, signal))) throw new DispatchStopped(String(signal.reason));
-        return errors.length === 0 ? { ok: true, value: undefined } : { ok: false, error: new HandlerFailures(event, errors) };
+        if (errors.length === 0) return { ok: true, value: undefined };
+        // A service that cannot be asked (an outage, a rate limit) is no fault of the event: giving
+        // up would leave it failed for good after a few minutes' outage, raising run_failed until
+        // someone retried it by hand. It is retried at the backoff, at most maxBackoffMs apart.
+        const failures = new HandlerFailures(event, errors);
+        return { ok: false, error: failures, keepTrying: failures.outage };
       },
     );
     switch (result.status) {

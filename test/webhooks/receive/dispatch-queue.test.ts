@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { ApiError, NetworkError } from '../../../src/errors/index.js';
 import { attachFulfillment, FulfillmentEngine } from '../../../src/fulfillment/index.js';
 import { silentLogger } from '../../../src/log/index.js';
 import { runKeys } from '../../../src/runs/index.js';
@@ -338,5 +339,90 @@ describe('coalesced confirm reads', () => {
     expect(reader.reads).toBeGreaterThanOrEqual(payments.length);
     expect(reader.reads).toBeLessThanOrEqual(payments.length + 4);
     expect([...calls.values()]).toEqual(payments.map(() => 1));
+  });
+});
+
+describe('a service that cannot be asked', () => {
+  /** A receiver and engine on SQLite whose confirm reads throw `fail()` while `down` holds. */
+  async function outage(fail: () => Error) {
+    const dir = await tempDir('ck-dispatch-outage-');
+    const store = new SqliteStore({ dir });
+    await store.open();
+    const logger = captureLogger();
+    const receiver = createReceiver({ store, secrets: [SECRET], logger, maxAttempts: 3, backoffMs: 1, maxBackoffMs: 20, pollIntervalMs: 10 });
+    const reader = new FakeReader();
+    const state = { down: true, failedReads: 0 };
+    const get = reader.payments.get;
+    reader.payments.get = async (id: string) => {
+      if (state.down) {
+        state.failedReads += 1;
+        throw fail();
+      }
+      return get(id);
+    };
+    const calls: string[] = [];
+    const engine = new FulfillmentEngine({ store, client: reader, logger: silentLogger, handlers: { paid: async (p) => void calls.push(p.id) } });
+    attachFulfillment(receiver, engine);
+    const payment = reader.put(samplePayment({ amountReceived: '25.00', status: 'PAID' }));
+    const event = { ...paymentEvent(), data: payment };
+    return { store, receiver, logger, state, calls, payment, event, close: async () => (await receiver.stop(), await store.close()) };
+  }
+
+  it('keeps retrying an event whose confirm read finds the service down, past maxAttempts, and fulfils it once the service is back', async () => {
+    const { store, receiver, logger, state, calls, payment, event, close } = await outage(
+      () => new NetworkError('payments.get could not reach the service (GET http://127.0.0.1:4010/v1/payments/x): connect ECONNREFUSED 127.0.0.1:4010.'),
+    );
+    await receiver.start();
+    expect((await receiver.handle(signedEvent(event))).status).toBe(200);
+    // Three times maxAttempts, and the run is still waiting for its next try, not failed for good.
+    await waitFor(() => state.failedReads >= 9);
+    expect(await store.getRun(runKeys.event(event.id))).toMatchObject({ status: expect.stringMatching(/^(pending|running)$/) });
+    expect(await store.listRuns({ status: 'failed' })).toEqual([]);
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({ level: 'warn', msg: expect.stringContaining('the service could not be asked, so it is retried until it answers') }),
+    );
+    state.down = false;
+    await waitFor(async () => (await store.getRun(runKeys.event(event.id)))?.status === 'done');
+    await receiver.idle();
+    expect(calls).toEqual([payment.id]);
+    expect(await store.listRuns({ status: 'failed' })).toEqual([]);
+    await close();
+  });
+
+  it('a 429 or 5xx answer is an outage too; an answer that refuses the read (404) still gives up after maxAttempts', async () => {
+    const unavailable = await outage(
+      () =>
+        new ApiError({
+          status: 503,
+          code: 'unavailable',
+          message: 'down for maintenance',
+          operation: 'payments.get',
+          method: 'GET',
+          url: 'http://127.0.0.1:4010/v1/payments/x',
+        }),
+    );
+    await unavailable.receiver.start();
+    await unavailable.receiver.handle(signedEvent(unavailable.event));
+    await waitFor(() => unavailable.state.failedReads >= 6);
+    expect(await unavailable.store.listRuns({ status: 'failed' })).toEqual([]);
+    await unavailable.close();
+
+    const refused = await outage(
+      () =>
+        new ApiError({
+          status: 404,
+          code: 'not_found',
+          message: 'No such payment',
+          operation: 'payments.get',
+          method: 'GET',
+          url: 'http://127.0.0.1:4010/v1/payments/x',
+        }),
+    );
+    await refused.receiver.start();
+    await refused.receiver.handle(signedEvent(refused.event));
+    await waitFor(async () => (await refused.store.getRun(runKeys.event(refused.event.id)))?.status === 'failed');
+    expect(refused.state.failedReads).toBe(3);
+    expect(refused.calls).toEqual([]);
+    await refused.close();
   });
 });
