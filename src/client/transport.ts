@@ -90,6 +90,8 @@ export class Transport {
   private readonly options: Required<Omit<TransportOptions, 'baseUrl' | 'maxRps' | 'rateLimiter' | 'fetch' | 'onCall'>>;
   private readonly call: HttpCall;
   private readonly onCall: ((call: HttpCallRecord) => void) | undefined;
+  /** Since when attempts have been failing (a retryable failure), and how many: said once, not per attempt. */
+  private failing: { since: string; attempts: number } | undefined;
 
   constructor(options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -137,10 +139,15 @@ export class Transport {
     return pRetry(
       async () => {
         try {
-          return await this.attempt(spec, body);
+          const answer = await this.attempt(spec, body);
+          this.answered(spec.operation);
+          return answer;
         } catch (error) {
           // Stop at once for what a retry cannot fix; p-retry unwraps AbortError.
-          if (!isRetryable(error)) throw new AbortError(error as Error);
+          if (!isRetryable(error)) {
+            if (error instanceof ApiError) this.answered(spec.operation);
+            throw new AbortError(error as Error);
+          }
           throw error;
         }
       },
@@ -153,10 +160,20 @@ export class Transport {
         signal: spec.signal,
         onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
           if (!isRetryable(error) || retriesLeft === 0) return;
-          this.options.logger.warn(
-            { operation: spec.operation, attempt: attemptNumber, error: error.message },
-            `${spec.operation}: attempt ${attemptNumber} failed, retrying`,
-          );
+          // In an outage every call fails every attempt: the first failure is a warning, the rest
+          // debug, until an answer comes (said at info), so the log shows the outage, not each try.
+          const first = this.failing === undefined;
+          this.failing ??= { since: new Date().toISOString(), attempts: 0 };
+          this.failing.attempts += 1;
+          const line = { operation: spec.operation, attempt: attemptNumber, error: error.message };
+          if (first) {
+            this.options.logger.warn(
+              line,
+              `${spec.operation}: attempt ${attemptNumber} failed, retrying (${error.message}). Further failed attempts of any call are logged at debug until the service answers again.`,
+            );
+          } else {
+            this.options.logger.debug(line, `${spec.operation}: attempt ${attemptNumber} failed, retrying`);
+          }
           // A 429 paused the shared limiter until Retry-After: the retry waits there, with every other call.
           if (error instanceof ApiError && error.status !== 429 && error.retryAfterMs !== undefined) await sleep(error.retryAfterMs, spec.signal);
         },
@@ -220,6 +237,17 @@ export class Transport {
     const error = new InvalidResponseError({ operation: spec.operation, status, method: spec.method, url, issues, problem });
     this.options.logger.warn({ operation: spec.operation, method: spec.method, path: spec.path, status, fields: error.fields }, error.message);
     return error;
+  }
+
+  /** The service answered (a success, or a refusal no retry changes): ends a run of failed attempts. */
+  private answered(operation: string): void {
+    if (this.failing === undefined) return;
+    const { since, attempts } = this.failing;
+    this.failing = undefined;
+    this.options.logger.info(
+      { operation, failedAttempts: attempts, since },
+      `the service answers again (${operation}), after ${attempts} failed attempt(s) since ${since}`,
+    );
   }
 
   /** An observer that throws must not turn the call's outcome into its error. */

@@ -153,6 +153,41 @@ describe('retries', () => {
     expect(error).toMatchObject({ name: 'ApiError', status: 500, code: 'http_500' });
   });
 
+  it('an outage is logged once, not per attempt: the first failed attempt warns, the rest are debug, and the first answer after it says so', async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = createLogger({
+      level: 'debug',
+      format: 'json',
+      destination: new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(JSON.parse(String(chunk)) as { level: number; msg: string });
+          done();
+        },
+      }),
+    });
+    const reader = client({ logger, retries: 2, minRetryDelayMs: 1 });
+    const payment = samplePayment();
+    // Ten calls, each failing all three attempts; then the service is back.
+    counted('get', `/v1/payments/${payment.id}`, 30, () => [503, { error: { code: 'unavailable', message: 'maintenance' } }]);
+    for (let i = 0; i < 10; i++) await expect(reader.payments.get(payment.id)).rejects.toBeInstanceOf(ApiError);
+    counted('get', `/v1/payments/${payment.id}`, 2, () => [200, payment]);
+    await reader.payments.get(payment.id);
+    await reader.payments.get(payment.id);
+    const failedAttempts = lines.filter((line) => line.msg.includes('failed, retrying'));
+    expect(failedAttempts).toHaveLength(20);
+    expect(failedAttempts.filter((line) => line.level === 40)).toEqual([
+      expect.objectContaining({ msg: expect.stringContaining('payments.get: attempt 1 failed, retrying (payments.get failed: 503 unavailable: maintenance') }),
+    ]);
+    expect(failedAttempts.filter((line) => line.level === 40)[0]!.msg).toContain(
+      'Further failed attempts of any call are logged at debug until the service answers again.',
+    );
+    const back = lines.filter((line) => line.msg.includes('answers again ('));
+    expect(back).toEqual([
+      expect.objectContaining({ level: 30, msg: expect.stringMatching(/^the service answers again \(payments\.get\), after 20 failed attempt\(s\) since /) }),
+    ]);
+    expect(lines.filter((line) => line.level >= 40)).toHaveLength(1);
+  });
+
   it('does not retry a malformed 200 body: SchemaValidationError with issues', async () => {
     const answered = counted('post', '/v1/payments', 2, () => [200, { id: 'x', amount: 25 }]);
     const error = await client()
