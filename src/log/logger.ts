@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { pino } from 'pino';
 import type { PrettyOptions } from 'pino-pretty';
-import { ApiError, ConfigError, redact } from '../errors/index.js';
+import { ApiError, ConfigError, NetworkError, redact, TimeoutError } from '../errors/index.js';
 
 /** The subset of pino's logger checkout-kit calls. */
 export interface Logger {
@@ -79,9 +79,13 @@ function prettyLines(destination: { write(chunk: string): unknown }, colorize: b
 /**
  * `err` as a line shows it. The service's answer (`ApiError`: a wrong key, an unknown payment) is
  * its status, code and message: its stack says only where the client threw, in every such line.
+ * So is a service that gave no answer (`NetworkError`, `TimeoutError`: the message names the cause)
+ * and a `DOMException` (a timeout or abort reason: its stack is a timer's, and a serializer that
+ * copies every property would copy its 25 legacy code constants too).
  */
 function serializeError(error: unknown): unknown {
   if (error instanceof ApiError) return { type: error.name, message: error.message, status: error.status, code: error.code, operation: error.operation };
+  if (error instanceof NetworkError || error instanceof TimeoutError || error instanceof DOMException) return { type: error.name, message: error.message };
   return pino.stdSerializers.err(error as Error);
 }
 

@@ -151,6 +151,15 @@ describe('GET /checkout/return during an outage of the service', () => {
       expect(answer.json()).toMatchObject({ orderId, state: orderId === 'o-paid' ? 'paid' : 'pending', confirmed: false, note: expect.any(String) });
     }
     expect(shop.paid).toHaveLength(1);
+    // One short line per return: the timeout's name and message, no timer's stack or DOMException's code constants.
+    const lines = shop
+      .logs()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; err?: unknown });
+    const warned = lines.filter((line) => line.msg.startsWith('could not confirm a return'));
+    expect(warned).toHaveLength(2);
+    for (const line of warned) expect(line.err).toEqual({ type: 'TimeoutError', message: 'no answer within 200 ms' });
   });
 
   it("returns of one order at the same time share one read of the service (its rate budget is the webhooks' and reconcile's too)", async () => {

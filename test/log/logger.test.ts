@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors/index.js';
+import { ApiError, NetworkError, TimeoutError } from '../../src/errors/index.js';
 import { lineGate } from '../../src/log/line-gate.js';
 import { createLogger } from '../../src/log/logger.js';
 
@@ -29,6 +29,25 @@ describe('createLogger', () => {
     const [api, bug] = lines();
     expect(api!.err).toEqual({ type: 'ApiError', message: refused.message, status: 401, code: 'unauthorized', operation: 'Get payment' });
     expect(bug!.err).toMatchObject({ type: 'TypeError', message: 'a bug', stack: expect.stringContaining('TypeError: a bug') });
+  });
+
+  it('logs a service that gave no answer (NetworkError, TimeoutError) and a DOMException by name and message alone', () => {
+    const { destination, lines } = capture();
+    const logger = createLogger({ destination });
+    const refused = new NetworkError(
+      'payments.get could not reach the service (GET http://127.0.0.1:4010/v1/payments/p1): connect ECONNREFUSED 127.0.0.1:4010.',
+      {
+        cause: new Error('connect ECONNREFUSED 127.0.0.1:4010'),
+      },
+    );
+    logger.warn({ err: refused }, 'could not reconcile');
+    logger.warn({ err: new TimeoutError('payments.get got no answer within 15000 ms') }, 'could not reconcile');
+    logger.warn({ err: new DOMException('no answer within 20000 ms', 'TimeoutError') }, 'could not confirm a return');
+    expect(lines().map((line) => line.err)).toEqual([
+      { type: 'NetworkError', message: refused.message },
+      { type: 'TimeoutError', message: 'payments.get got no answer within 15000 ms' },
+      { type: 'TimeoutError', message: 'no answer within 20000 ms' },
+    ]);
   });
 });
 
