@@ -1,5 +1,5 @@
 import { clientFromConfig, configuresService, partnerFromConfig, type CheckoutClient, type PartnerClient } from '../client/index.js';
-import { loadConfig, type CheckoutKitConfig } from '../config/index.js';
+import { loadConfig, roleOf, type CheckoutKitConfig } from '../config/index.js';
 import { readVariables } from '../config/environment.js';
 import { ConfigError } from '../errors/index.js';
 import { EngineObservers, FulfillmentEngine, loadHandlers, type FulfillmentEngineOptions, type FulfillmentHandlers } from '../fulfillment/index.js';
@@ -75,7 +75,8 @@ export async function openRuntime(io: CliIO, options: RuntimeOptions = {}): Prom
   const variables = readVariables({ env: io.env, cwd: io.cwd });
   const logger = createLogger({ level: variables('LOG_LEVEL'), format: variables('LOG_FORMAT'), destination: logs, tty: io.stderr.isTTY ?? false });
   if (options.requireService !== undefined && !configuresService(config)) throw new ConfigError(options.requireService);
-  if (options.requireService !== undefined) refuseHalfMerchantPair(config);
+  // A partner platform holds no merchant key: a merchant's secret left beside its keys is not half a pair it uses.
+  if (options.requireService !== undefined && roleOf(config) === 'merchant') refuseHalfMerchantPair(config);
   // A platform with CHECKOUT_SECRETS_KEY may store some tenants' own keys: their payments are read with them.
   // Checked before the store is opened, as the rest of the configuration.
   const box = config.secretsKey === undefined ? undefined : SecretsBox.fromVariable(config.secretsKey);

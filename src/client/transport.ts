@@ -1,6 +1,6 @@
 import pRetry, { AbortError } from 'p-retry';
 import type { z } from 'zod';
-import { ApiError, CheckoutKitError, ConfigError, InvalidResponseError, NetworkError, TimeoutError } from '../errors/index.js';
+import { ApiError, CheckoutKitError, ConfigError, InvalidResponseError, isServiceOutage, NetworkError, TimeoutError } from '../errors/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { ErrorObjectSchema } from '../schemas/index.js';
 import { AnswerTooLargeError, fetchCall, MAX_ANSWER_CHARS, nodeHttpCall, type HttpAnswer, type HttpCall } from './http-call.js';
@@ -143,11 +143,10 @@ export class Transport {
           this.answered(spec.operation);
           return answer;
         } catch (error) {
+          // Anything but an outage (a refusal, a 409 for a key in flight, an answer off the spec) is the service answering.
+          if (!isServiceOutage(error)) this.answered(spec.operation);
           // Stop at once for what a retry cannot fix; p-retry unwraps AbortError.
-          if (!isRetryable(error)) {
-            if (error instanceof ApiError) this.answered(spec.operation);
-            throw new AbortError(error as Error);
-          }
+          if (!isRetryable(error)) throw new AbortError(error as Error);
           throw error;
         }
       },
@@ -160,18 +159,20 @@ export class Transport {
         signal: spec.signal,
         onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
           if (!isRetryable(error) || retriesLeft === 0) return;
-          // In an outage every call fails every attempt: the first failure is a warning, the rest
-          // debug, until an answer comes (said at info), so the log shows the outage, not each try.
-          const first = this.failing === undefined;
-          this.failing ??= { since: new Date().toISOString(), attempts: 0 };
-          this.failing.attempts += 1;
           const line = { operation: spec.operation, attempt: attemptNumber, error: error.message };
-          if (first) {
+          if (!isServiceOutage(error)) {
+            // A 409 (the same key in flight) is an answer: said per attempt.
+            this.options.logger.warn(line, `${spec.operation}: attempt ${attemptNumber} failed, retrying`);
+          } else if (this.failing === undefined) {
+            // In an outage every call fails every attempt: the first failure is a warning, the rest
+            // debug, until an answer comes (said at info), so the log shows the outage, not each try.
+            this.failing = { since: new Date().toISOString(), attempts: 1 };
             this.options.logger.warn(
               line,
               `${spec.operation}: attempt ${attemptNumber} failed, retrying (${error.message}). Further failed attempts of any call are logged at debug until the service answers again.`,
             );
           } else {
+            this.failing.attempts += 1;
             this.options.logger.debug(line, `${spec.operation}: attempt ${attemptNumber} failed, retrying`);
           }
           // A 429 paused the shared limiter until Retry-After: the retry waits there, with every other call.

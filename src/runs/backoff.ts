@@ -3,5 +3,6 @@
  * retry delay of the event task, the fulfillment engine and the sandbox's webhook sender.
  */
 export function backoffDelay(attempt: number, baseMs: number, maxMs = Number.POSITIVE_INFINITY): number {
-  return Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
+  // The exponent capped: a run retried for as long as the service is down may count past 1,024 attempts, where 2 ** n is Infinity (and 0 × Infinity NaN).
+  return Math.min(maxMs, baseMs * 2 ** Math.min(52, Math.max(0, attempt - 1)));
 }

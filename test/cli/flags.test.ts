@@ -168,6 +168,19 @@ describe('numeric flags', () => {
       }
     }
     expect(existsSync(join(cwd, '.checkout-kit'))).toBe(false);
+    // A partner platform uses no merchant key: a merchant's secret left beside the partner's keys is not half of its pair.
+    const partner = await execCli(['reconcile'], {
+      cwd,
+      env: {
+        CHECKOUT_BASE_URL: 'http://127.0.0.1:9',
+        CHECKOUT_PARTNER_API_KEY: TEST_KEYS.partnerApiKey,
+        CHECKOUT_PARTNER_SIGNING_SECRET: TEST_KEYS.partnerSigningSecret,
+        CHECKOUT_SIGNING_SECRET: TEST_KEYS.signingSecret,
+        CHECKOUT_STORE: 'memory:',
+      },
+    });
+    expect(partner.stderr).not.toContain('is set but');
+    expect(partner.code).not.toBe(2);
     await rm(cwd, { recursive: true, force: true });
   });
 

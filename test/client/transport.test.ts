@@ -188,6 +188,32 @@ describe('retries', () => {
     expect(lines.filter((line) => line.level >= 40)).toHaveLength(1);
   });
 
+  it('a 409 for a key in flight is an answer, not an outage: warned per attempt, and it ends an outage', async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = createLogger({
+      level: 'debug',
+      format: 'json',
+      destination: new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(JSON.parse(String(chunk)) as { level: number; msg: string });
+          done();
+        },
+      }),
+    });
+    const reader = client({ logger, retries: 1, minRetryDelayMs: 1 });
+    const payment = samplePayment();
+    counted('get', `/v1/payments/${payment.id}`, 2, () => [503, { error: { code: 'unavailable', message: 'maintenance' } }]);
+    await expect(reader.payments.get(payment.id)).rejects.toBeInstanceOf(ApiError);
+    counted('get', `/v1/payments/${payment.id}`, 1, () => [409, { error: { code: 'request_in_progress', message: 'in flight' } }]);
+    counted('get', `/v1/payments/${payment.id}`, 1, () => [200, payment]);
+    await reader.payments.get(payment.id);
+    expect(lines.filter((line) => line.msg.includes('answers again ('))).toEqual([
+      expect.objectContaining({ msg: expect.stringMatching(/^the service answers again \(payments\.get\), after 1 failed attempt\(s\)/) }),
+    ]);
+    // The 409's own retry is a warning, as every attempt that the service answered.
+    expect(lines.filter((line) => line.level === 40 && line.msg === 'payments.get: attempt 1 failed, retrying')).toHaveLength(1);
+  });
+
   it('does not retry a malformed 200 body: SchemaValidationError with issues', async () => {
     const answered = counted('post', '/v1/payments', 2, () => [200, { id: 'x', amount: 25 }]);
     const error = await client()

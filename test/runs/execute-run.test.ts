@@ -208,4 +208,10 @@ describe('backoffDelay', () => {
     expect(backoffDelay(0, 1000, 5000)).toBe(1000);
     expect(backoffDelay(11, 100)).toBe(102_400);
   });
+
+  it('stays a number for a run retried past 1,024 attempts (an outage), a zero base included', () => {
+    expect(backoffDelay(2000, 0, 600_000)).toBe(0);
+    expect(backoffDelay(2000, 1000, 600_000)).toBe(600_000);
+    expect(Number.isFinite(backoffDelay(5000, 1))).toBe(true);
+  });
 });
