@@ -64,7 +64,7 @@ describe('commands that read the store refuse one that does not exist', () => {
     const lines = result.stderr.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`checkout-kit: ${dir} holds a store written by an earlier checkout-kit`);
-    expect(lines[0]).toContain('move the folder aside and run `checkout-kit reconcile`');
+    expect(lines[0]).toContain('move the folder aside: nothing of it is carried over');
     expect((await readdir(dir)).sort()).toEqual(['journal-1.jsonl', 'snapshot.json']);
   });
 
