@@ -110,10 +110,15 @@ export async function executeRun<T>(
   try {
     if (attempt.ok) return { status: 'finished', run, value: attempt.value, completion: await storeCompletion(store, key, options) };
     const now = clock();
-    const willRetry = !attempt.giveUp && (attempt.keepTrying === true || run.attempts < options.maxAttempts);
+    const outage = attempt.keepTrying === true;
+    // An outage's attempts never count toward giving up; the backoff still grows with every attempt.
+    const counted = run.attempts - run.outageAttempts;
+    const willRetry = !attempt.giveUp && (outage || counted < options.maxAttempts);
     const retryAt = willRetry ? new Date(now.getTime() + backoffDelay(run.attempts, options.backoffMs, options.maxBackoffMs)).toISOString() : undefined;
-    const error = options.explain ? options.explain(attempt.error, { attempt: run.attempts, maxAttempts: options.maxAttempts, retryAt }) : attempt.error;
-    await store.failRun(key, owner, { error: messageOf(error), retryAt, now });
+    const error = options.explain
+      ? options.explain(attempt.error, { attempt: outage ? run.attempts : counted, maxAttempts: options.maxAttempts, retryAt })
+      : attempt.error;
+    await store.failRun(key, owner, { error: messageOf(error), retryAt, now, outage });
     return { status: willRetry ? 'retrying' : 'failed', run, error, retryAt };
   } finally {
     stopRenewing();

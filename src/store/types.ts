@@ -32,6 +32,8 @@ export interface Run {
   /** `pending` (due at `nextAttemptAt`), `running` (leased), `done`, `failed` (gave up). */
   status: RunStatus;
   attempts: number;
+  /** Of `attempts`, those that failed only because the service could not be asked (`FailOptions.outage`): they never count toward giving up. */
+  outageAttempts: number;
   /** Owner of the current lease (a process/worker id). */
   owner: string | undefined;
   leaseUntil: string | undefined;
@@ -309,6 +311,8 @@ export interface FailOptions {
   now?: Date;
   /** Retry at this time; omit to mark the run `failed` (given up, retryable by command). */
   retryAt?: string | undefined;
+  /** The attempt failed only because the service could not be asked (an outage): counted in `outageAttempts` too. @default false */
+  outage?: boolean | undefined;
 }
 
 /** What `prune` forgets: payloads, then whole events, older than given times. */

@@ -186,24 +186,31 @@ export function storeContract(name: string, factory: () => Promise<{ store: Stor
         expect(await store.renewLease(newRun.key, 'b', 1000, new Date(t0 + 1700))).toBe(false);
       });
 
-      it('fails back to pending at retryAt, or to failed for good; retryRun revives failed runs only', async () => {
+      it('fails back to pending at retryAt (an outage counted apart), or to failed for good; retryRun revives failed runs only', async () => {
         const t0 = Date.now();
         await store.enqueueRun({ ...newRun, nextAttemptAt: iso(t0) });
         await store.claimRun(newRun.key, { owner: 'a', leaseMs: 60_000, now: new Date(t0) });
         expect(await store.failRun(newRun.key, 'b', { error: 'not mine', retryAt: iso(t0) })).toBe(false);
-        expect(await store.failRun(newRun.key, 'a', { error: 'HTTP 503', retryAt: iso(t0 + HOUR) })).toBe(true);
-        expect(await store.getRun(newRun.key)).toMatchObject({ status: 'pending', owner: undefined, lastError: 'HTTP 503', nextAttemptAt: iso(t0 + HOUR) });
+        expect(await store.failRun(newRun.key, 'a', { error: 'HTTP 503', retryAt: iso(t0 + HOUR), outage: true })).toBe(true);
+        expect(await store.getRun(newRun.key)).toMatchObject({
+          status: 'pending',
+          owner: undefined,
+          lastError: 'HTTP 503',
+          nextAttemptAt: iso(t0 + HOUR),
+          attempts: 1,
+          outageAttempts: 1,
+        });
         expect(await store.claimRun(newRun.key, { owner: 'a', leaseMs: 60_000, now: new Date(t0 + HOUR - 1) })).toBeUndefined();
         expect(await store.retryRun(newRun.key)).toBe(false);
 
         await store.claimRun(newRun.key, { owner: 'a', leaseMs: 60_000, now: new Date(t0 + HOUR) });
         expect(await store.failRun(newRun.key, 'a', { error: 'handler threw' })).toBe(true);
-        expect(await store.getRun(newRun.key)).toMatchObject({ status: 'failed', attempts: 2, lastError: 'handler threw' });
+        expect(await store.getRun(newRun.key)).toMatchObject({ status: 'failed', attempts: 2, outageAttempts: 1, lastError: 'handler threw' });
         expect(await store.claimRun(newRun.key, { owner: 'a', leaseMs: 60_000, now: new Date(t0 + 10 * HOUR) })).toBeUndefined();
         expect(await store.completeRun(newRun.key, 'a')).toBe(false);
 
         expect(await store.retryRun(newRun.key)).toBe(true);
-        expect(await store.getRun(newRun.key)).toMatchObject({ status: 'pending', attempts: 0 });
+        expect(await store.getRun(newRun.key)).toMatchObject({ status: 'pending', attempts: 0, outageAttempts: 0 });
         expect(await store.claimRun(newRun.key, { owner: 'b', leaseMs: 60_000 })).toMatchObject({ owner: 'b', attempts: 1 });
       });
 

@@ -27,6 +27,9 @@ function atVersionOne(dialect: Dialect): string[] {
     payment(2, 'pay_odd', JSON.stringify({ amount: 'n/a' })),
     `INSERT INTO ${p}resources (kind, id, outcome, outcome_rank, snapshot, last_news_at, open, created_at, updated_at)
      VALUES ('payment', 'pay_elsewhere', 'paid', 2, '${JSON.stringify({ amount: '1', referenceId: 'B-7' })}', '2030-01-01T00:00:03.000Z', ${dialect.name === 'sqlite' ? 1 : 'true'}, '2030-01-01T00:00:03.000Z', '2030-01-01T00:00:03.000Z')`,
+    // A handler run waiting for its second attempt, as version 1 kept it.
+    `INSERT INTO ${p}runs (key, kind, status, attempts, next_attempt_at, data, created_at, updated_at)
+     VALUES ('payment:pay_old:paid', 'fulfillment', 'pending', 1, '2030-01-01T00:00:04.000Z', '{}', '2030-01-01T00:00:04.000Z', '2030-01-01T00:00:04.000Z')`,
   ];
 }
 
@@ -34,13 +37,23 @@ function atVersionOne(dialect: Dialect): string[] {
 async function findsWhatVersionOneWrote(store: Store): Promise<void> {
   expect((await store.searchResources({ find: 'buyer@example.com' })).map((row) => row.id)).toEqual(['pay_old']);
   expect((await store.searchResources({ amountMin: '42.1', amountMax: '42.1' })).map((row) => row.id)).toEqual(['pay_old']);
-  expect((await store.searchResources({})).map((row) => `${row.id} ${row.handler}`)).toEqual(['pay_elsewhere none', 'pay_odd none', 'pay_old none']);
+  expect((await store.searchResources({})).map((row) => `${row.id} ${row.handler}`)).toEqual(['pay_elsewhere none', 'pay_odd none', 'pay_old pending']);
   // Made without the checkout helper: its referenceId is its order id.
   expect((await store.searchResources({ find: 'B-7' })).map((row) => row.orderId)).toEqual(['B-7']);
   expect((await store.searchResources({ find: 'A-1' })).map((row) => row.id)).toEqual(['pay_old']);
   // Written after the migration, by the same statement as ever.
   await store.updateResource({ kind: 'payment', id: 'pay_new', outcome: 'paid', snapshot: { amount: '5', email: 'NEW@example.com' } });
   expect((await store.searchResources({ find: 'new@EXAMPLE.com' })).map((row) => row.id)).toEqual(['pay_new']);
+  // Its run has counted no outage; an attempt failed by one is counted apart.
+  expect(await store.getRun('payment:pay_old:paid')).toMatchObject({ attempts: 1, outageAttempts: 0 });
+  await store.claimRun('payment:pay_old:paid', { owner: 'w', leaseMs: 1000, now: new Date('2030-01-01T00:00:05.000Z') });
+  await store.failRun('payment:pay_old:paid', 'w', {
+    error: 'no answer',
+    retryAt: '2030-01-01T00:01:00.000Z',
+    outage: true,
+    now: new Date('2030-01-01T00:00:06.000Z'),
+  });
+  expect(await store.getRun('payment:pay_old:paid')).toMatchObject({ attempts: 2, outageAttempts: 1 });
 }
 
 /** A SQLite store's folder, its file written at schema version 1. */
@@ -64,11 +77,13 @@ describe('a store written by schema version 1', () => {
     const beside = new SqliteStore({ dir, readonly: true });
     await beside.open();
     expect((await beside.searchResources({ find: 'new@example.com' })).map((row) => row.id)).toEqual(['pay_new']);
+    expect(await beside.getRun('payment:pay_old:paid')).toMatchObject({ attempts: 2, outageAttempts: 1 });
     await beside.close();
     await store.close();
     const restarted = new SqliteStore({ dir });
     await restarted.open();
     expect((await restarted.searchResources({ find: 'buyer@example.com' })).map((row) => row.id)).toEqual(['pay_old']);
+    expect(await restarted.getRun('payment:pay_old:paid')).toMatchObject({ attempts: 2, outageAttempts: 1 });
     await restarted.close();
   });
 

@@ -177,6 +177,12 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 5,
+    name: 'attempts that failed only because the service could not be asked',
+    // Counted apart, so that an outage never uses up a run's attempts (see `FailOptions.outage`).
+    statements: ({ prefix: p }) => [`ALTER TABLE ${p}runs ADD COLUMN outage_attempts integer NOT NULL DEFAULT 0`],
+  },
 ];
 
 /** The version this code needs. */

@@ -81,6 +81,7 @@ export const RUN = table({
   kind: plain<Run['kind']>,
   status: plain<Run['status']>,
   attempts: int,
+  outage_attempts: int,
   owner: optional(text),
   lease_until: optional(time),
   next_attempt_at: time,

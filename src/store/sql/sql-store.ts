@@ -251,7 +251,7 @@ export class SqlStore implements Store {
   async failRun(key: string, owner: string, options: FailOptions): Promise<boolean> {
     // An empty retryAt means "give up", like an absent one.
     const retryAt = options.retryAt ? iso(options.retryAt) : null;
-    return this.changed(this.sql.runs.fail, [key, owner, iso(options.now ?? new Date()), retryAt, options.error]);
+    return this.changed(this.sql.runs.fail, [key, owner, iso(options.now ?? new Date()), retryAt, options.error, options.outage ? 1 : 0]);
   }
 
   async retryRun(key: string, now = new Date()): Promise<boolean> {

@@ -86,9 +86,9 @@ export function buildStatements(d: Dialect) {
       fail: `UPDATE ${p}runs
         SET status = CASE WHEN ${d.cast('$4', 'time')} IS NULL THEN 'failed' ELSE 'pending' END,
             next_attempt_at = COALESCE(${d.cast('$4', 'time')}, next_attempt_at),
-            lease_until = NULL, owner = NULL, last_error = $5, updated_at = $3
+            lease_until = NULL, owner = NULL, last_error = $5, updated_at = $3, outage_attempts = outage_attempts + $6
         WHERE key = $1 AND status = 'running' AND owner = $2`,
-      retry: `UPDATE ${p}runs SET status = 'pending', attempts = 0, next_attempt_at = $2, updated_at = $2 WHERE key = $1 AND status = 'failed'`,
+      retry: `UPDATE ${p}runs SET status = 'pending', attempts = 0, outage_attempts = 0, next_attempt_at = $2, updated_at = $2 WHERE key = $1 AND status = 'failed'`,
       enqueue: `INSERT INTO ${p}runs (key, kind, status, attempts, next_attempt_at, data, created_at, updated_at)
         VALUES ($1, $2, 'pending', 0, $3, ${d.cast('$4', 'json')}, $5, $5)
         ON CONFLICT (key) DO NOTHING

@@ -12,7 +12,7 @@ export class WebhookHandlerError extends AggregateError {
   /** When the next attempt is due; undefined once the run is given up (`failed`, see `retryFailed`). */
   readonly retryAt: string | undefined;
 
-  /** `maxAttempts` undefined: the attempt failed only because the service could not be asked, which is never given up for. */
+  /** `maxAttempts` undefined: the attempt failed only because the service could not be asked, which never uses up the attempts. */
   constructor(event: CheckoutEvent, errors: unknown[], attempt: number, maxAttempts: number | undefined, retryAt: string | undefined) {
     const first = (errors[0] instanceof Error ? errors[0].message : String(errors[0])).replace(/\.$/, '');
     const others = errors.length > 1 ? ` (and ${errors.length - 1} other handler(s))` : '';
