@@ -1,14 +1,13 @@
-import { ApiError, NetworkError, TimeoutError } from '../errors/index.js';
+import { ApiError, isOutageStatus, isServiceOutage } from '../errors/index.js';
 
-/** Statuses worth another try: the same key still in flight, rate limited, or a server fault. */
+/** Statuses worth another try: the same key still in flight (409), or an outage's (`isOutageStatus`). */
 export function isRetryableStatus(status: number): boolean {
-  return status === 409 || status === 429 || status >= 500;
+  return status === 409 || isOutageStatus(status);
 }
 
-/** Network failures, timeouts and retryable statuses are retried; nothing else is. */
+/** An outage (`isServiceOutage`: no answer, a rate limit, a server fault) or a key still in flight is retried; nothing else is. */
 export function isRetryable(error: unknown): boolean {
-  if (error instanceof NetworkError || error instanceof TimeoutError) return true;
-  return error instanceof ApiError && isRetryableStatus(error.status);
+  return isServiceOutage(error) || (error instanceof ApiError && error.status === 409);
 }
 
 /** Parse `Retry-After` (seconds or an HTTP date) into milliseconds, capped at `maxMs`. */

@@ -168,8 +168,11 @@ export class TimeoutError extends CheckoutKitError {
  */
 export function isServiceOutage(error: unknown): boolean {
   if (error instanceof NetworkError || error instanceof TimeoutError) return true;
-  return error instanceof ApiError && (error.status === 429 || error.status >= 500);
+  return error instanceof ApiError && isOutageStatus(error.status);
 }
+
+/** Statuses of a service that cannot be asked just now: rate limited, or a server fault. */
+export const isOutageStatus = (status: number): boolean => status === 429 || status >= 500;
 
 /** Where a schema issue is, as a dotted path (`depositAddresses.0.chainId`), `(root)` for the whole body. */
 function issuePath(issue: z.core.$ZodIssue): string {

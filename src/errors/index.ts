@@ -28,6 +28,7 @@ export {
   isApiError,
   isCheckoutKitError,
   isOffSpec,
+  isOutageStatus,
   isServiceOutage,
   offSpecElsewhere,
   offSpecRefusal,

@@ -127,23 +127,19 @@ export async function reconcile(input: ReconcileOptions): Promise<ReconcileSumma
     for (const { kind, id, error } of unknown) {
       // Stored from the other environment's keys (a store kept from testing after going live): these keys never see it.
       const stored = options.environment === undefined ? undefined : (await store.getResource(kind, id))?.environment;
-      if (stored !== undefined && stored !== options.environment) {
-        await store.updateResource({ kind, id, source: 'reconcile', open: false }, clock());
-        summary.unknownToService += 1;
-        logger.warn(
-          { kind, id, err: error },
-          `${kind} ${id} is a ${stored} ${kind}, which the service does not show to these ${options.environment} keys (404): closed, so reconcile stops asking`,
-        );
-      } else if (summary.checked > 0) {
-        await store.updateResource({ kind, id, source: 'reconcile', open: false }, clock());
-        summary.unknownToService += 1;
-        logger.warn(
-          { kind, id, err: error },
-          `the service does not know ${kind} ${id} (404): closed, so reconcile stops asking; news of it from a webhook is still handled`,
-        );
-      } else {
+      const otherEnvironment = stored !== undefined && stored !== options.environment;
+      if (!otherEnvironment && summary.checked === 0) {
         pollFailed(kind, id, error, `${error.message} (no read of this pass succeeded, so it stays open: if every read answers 404, check CHECKOUT_BASE_URL)`);
+        continue;
       }
+      await store.updateResource({ kind, id, source: 'reconcile', open: false }, clock());
+      summary.unknownToService += 1;
+      logger.warn(
+        { kind, id, err: error },
+        otherEnvironment
+          ? `${kind} ${id} is a ${stored} ${kind}, which the service does not show to these ${options.environment} keys (404): closed, so reconcile stops asking`
+          : `the service does not know ${kind} ${id} (404): closed, so reconcile stops asking; news of it from a webhook is still handled`,
+      );
     }
 
     const due = await engine.runDue(10_000);
