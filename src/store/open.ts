@@ -39,9 +39,10 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
   const setting = options.setting ?? 'CHECKOUT_STORE';
   if ((options.mustExist || options.readonly) && url.startsWith('file:')) {
     const dir = fileStoreDir(url, options.cwd ?? process.cwd());
-    refuseEarlierFormat(dir);
-    // A file in the folder's place is SqliteStore's to explain; only a plain absence is refused here.
+    // A file in the folder's place is SqliteStore's to explain; only a plain absence is refused here
+    // (an earlier checkout-kit's store in the folder is said to be one).
     if (!(await fileStoreExists(dir)) && !(await fileInTheWay(dir))) {
+      refuseEarlierFormat(dir);
       throw new NoStoreError(
         `No store at ${dir} (${setting}=${url}): nothing was ever stored there. Check ${setting}; a relative folder is read from the current directory.`,
       );

@@ -230,6 +230,8 @@ const EARLIER_FORMAT = /^(snapshot\.json|journal-\d+\.jsonl)$/;
  * store): opened as an empty store, every event and fulfilled order in it would be new again.
  */
 export function refuseEarlierFormat(dir: string): void {
+  // A store already there (nearly every open) is the one to open: no need to list the folder.
+  if (holdsStore(join(dir, STORE_FILE))) return;
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -237,7 +239,7 @@ export function refuseEarlierFormat(dir: string): void {
     return;
   }
   const earlier = names.filter((name) => EARLIER_FORMAT.test(name)).sort();
-  if (earlier.length === 0 || holdsStore(join(dir, STORE_FILE))) return;
+  if (earlier.length === 0) return;
   throw new ConfigError(
     `${dir} holds a store written by an earlier checkout-kit (${earlier.slice(0, 2).join(', ')}${earlier.length > 2 ? ', …' : ''}), which this version does not read; nothing was changed. To keep its history, stay on that version until its payments have settled. To start afresh, move the folder aside: nothing of it is carried over (\`checkout-kit reconcile\` finds invoices again, not payments), and events and orders it knew come again as new, so handlers must be idempotent by ctx.key.`,
   );
