@@ -15,6 +15,22 @@ beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
 afterAll(() => nock.enableNetConnect());
 
+/** A logger at debug level writing JSON lines as the CLI does, and the lines it wrote (pino's numeric levels). */
+function jsonLines() {
+  const lines: Array<{ level: number; msg: string }> = [];
+  const logger = createLogger({
+    level: 'debug',
+    format: 'json',
+    destination: new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)) as { level: number; msg: string });
+        done();
+      },
+    }),
+  });
+  return { logger, lines };
+}
+
 /** Up to `times` `method` requests to `path`, each answered with `answer()`; `calls` counts those that came. */
 function counted(method: 'get' | 'post', path: string | RegExp, times: number, answer: () => nock.ReplyFnResult): { calls: number } {
   const counter = { calls: 0 };
@@ -154,17 +170,7 @@ describe('retries', () => {
   });
 
   it('an outage is logged once, not per attempt: the first failed attempt warns, the rest are debug, and the first answer after it says so', async () => {
-    const lines: Array<{ level: number; msg: string }> = [];
-    const logger = createLogger({
-      level: 'debug',
-      format: 'json',
-      destination: new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(JSON.parse(String(chunk)) as { level: number; msg: string });
-          done();
-        },
-      }),
-    });
+    const { logger, lines } = jsonLines();
     const reader = client({ logger, retries: 2, minRetryDelayMs: 1 });
     const payment = samplePayment();
     // Ten calls, each failing all three attempts; then the service is back.
@@ -189,17 +195,7 @@ describe('retries', () => {
   });
 
   it('a 409 for a key in flight is an answer, not an outage: warned per attempt, and it ends an outage', async () => {
-    const lines: Array<{ level: number; msg: string }> = [];
-    const logger = createLogger({
-      level: 'debug',
-      format: 'json',
-      destination: new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(JSON.parse(String(chunk)) as { level: number; msg: string });
-          done();
-        },
-      }),
-    });
+    const { logger, lines } = jsonLines();
     const reader = client({ logger, retries: 1, minRetryDelayMs: 1 });
     const payment = samplePayment();
     counted('get', `/v1/payments/${payment.id}`, 2, () => [503, { error: { code: 'unavailable', message: 'maintenance' } }]);

@@ -368,6 +368,10 @@ describe('a service that cannot be asked', () => {
     return { store, receiver, logger, state, calls, payment, event, close: async () => (await receiver.stop(), await store.close()) };
   }
 
+  /** The service's answer to the confirm read, with that status. */
+  const answer = (status: number, code: string, message: string) =>
+    new ApiError({ status, code, message, operation: 'payments.get', method: 'GET', url: 'http://127.0.0.1:4010/v1/payments/x' });
+
   it('keeps retrying an event whose confirm read finds the service down, past maxAttempts, and fulfils it once the service is back', async () => {
     const { store, receiver, logger, state, calls, payment, event, close } = await outage(
       () => new NetworkError('payments.get could not reach the service (GET http://127.0.0.1:4010/v1/payments/x): connect ECONNREFUSED 127.0.0.1:4010.'),
@@ -390,39 +394,44 @@ describe('a service that cannot be asked', () => {
   });
 
   it('a 429 or 5xx answer is an outage too; an answer that refuses the read (404) still gives up after maxAttempts', async () => {
-    const unavailable = await outage(
-      () =>
-        new ApiError({
-          status: 503,
-          code: 'unavailable',
-          message: 'down for maintenance',
-          operation: 'payments.get',
-          method: 'GET',
-          url: 'http://127.0.0.1:4010/v1/payments/x',
-        }),
-    );
+    const unavailable = await outage(() => answer(503, 'unavailable', 'down for maintenance'));
     await unavailable.receiver.start();
     await unavailable.receiver.handle(signedEvent(unavailable.event));
     await waitFor(() => unavailable.state.failedReads >= 6);
     expect(await unavailable.store.listRuns({ status: 'failed' })).toEqual([]);
     await unavailable.close();
 
-    const refused = await outage(
-      () =>
-        new ApiError({
-          status: 404,
-          code: 'not_found',
-          message: 'No such payment',
-          operation: 'payments.get',
-          method: 'GET',
-          url: 'http://127.0.0.1:4010/v1/payments/x',
-        }),
-    );
+    const refused = await outage(() => answer(404, 'not_found', 'No such payment'));
     await refused.receiver.start();
     await refused.receiver.handle(signedEvent(refused.event));
     await waitFor(async () => (await refused.store.getRun(runKeys.event(refused.event.id)))?.status === 'failed');
     expect(refused.state.failedReads).toBe(3);
     expect(refused.calls).toEqual([]);
     await refused.close();
+  });
+
+  it('keeps its attempts through an outage: one failure of its own afterwards is retried, not given up at once', async () => {
+    const { store, receiver, state, calls, payment, event, close } = await outage(() => new NetworkError('down'));
+    // Once the service is back, another handler of the event fails once (the shop's database, say).
+    let thrown = false;
+    receiver.on(event.type, async () => {
+      if (!state.down && !thrown) {
+        thrown = true;
+        throw new Error('db hiccup');
+      }
+    });
+    await receiver.start();
+    await receiver.handle(signedEvent(event));
+    // Three times maxAttempts spent on the outage.
+    await waitFor(() => state.failedReads >= 9);
+    state.down = false;
+    await waitFor(async () => ['done', 'failed'].includes((await store.getRun(runKeys.event(event.id)))?.status ?? ''));
+    const run = await store.getRun(runKeys.event(event.id));
+    // The order is fulfilled once the service answers, and once only.
+    if (run?.status === 'done') await waitFor(() => calls.length === 1);
+    await close();
+    expect(run?.status).toBe('done');
+    expect(run?.outageAttempts).toBeGreaterThanOrEqual(3);
+    expect(calls).toEqual([payment.id]);
   });
 });
